@@ -1,0 +1,71 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_informer_global_optspecs
+    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= v/verbose h/help V/version
+end
+
+function __fish_kubectl_informer_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_informer_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_informer_using_subcommand
+    set -l cmd (__fish_kubectl_informer_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s A -l all-namespaces -d 'Work across all namespaces'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s v -l verbose -d 'More detail on stderr (requests made, discovery results); repeat for more'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s l -l selector -d 'Label selector, e.g. `app=web,tier!=db`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l initial -d 'How the initial state is obtained: `list` prints the listed objects as ADDED (marked initial) before the changes; `none` prints only changes from now on' -r -f -a "list\t'Paginated LIST, then WATCH from the list\'s resourceVersion'
+none\t'Start from now: print only changes after the LIST\'s resourceVersion'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l chunk-size -d 'Objects per LIST page' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l server-timeout -d 'The watch\'s timeoutSeconds: the server closes each watch after this, e.g. `30s`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l max-events -d 'Stop after N object events (bookmarks and notices do not count)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l timeout -d 'Stop after this much wall-clock time, e.g. `30s`, `5m`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event'
+json\t'JSON Lines, one event per line (schema in README)'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-bookmarks -d 'Do not request or print BOOKMARK events'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-reconnect -d 'Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of re-opening it from the last resourceVersion'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l stats -d 'Print a summary on stderr at exit (on by default when stderr is a terminal)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s A -l all-namespaces -d 'Work across all namespaces'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s v -l verbose -d 'More detail on stderr (requests made, discovery results); repeat for more'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s V -l version -d 'Print version'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s A -l all-namespaces -d 'Work across all namespaces'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s v -l verbose -d 'More detail on stderr (requests made, discovery results); repeat for more'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s V -l version -d 'Print version'

@@ -1,0 +1,143 @@
+//! The command line as clap sees it: plain structs, validated later into each command's config.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Run a client-go style reflector and informer pipeline on demand: see every watch event,
+/// bookmark, reconnect and relist of any resource.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-informer",
+    bin_name = "kubectl-informer",
+    version,
+    propagate_version = true,
+    disable_help_subcommand = true,
+    after_help = "Run as a kubectl plugin: `kubectl informer tail configmaps -n kube-system`."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// kubectl's global flags, shared by every subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// The kubeconfig cluster to use (overrides the context's).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use (overrides the context's).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub user: Option<String>,
+    /// Namespace to work in (default: the context's namespace, else `default`).
+    #[arg(short = 'n', long, global = true, value_name = "NAME")]
+    pub namespace: Option<String>,
+    /// Work across all namespaces.
+    #[arg(short = 'A', long, global = true)]
+    pub all_namespaces: bool,
+    /// Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "0")]
+    pub request_timeout: String,
+    /// More detail on stderr (requests made, discovery results); repeat for more.
+    #[arg(short = 'v', long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Stream the watch events of a resource with their resourceVersions and bookmarks.
+    Tail(TailArgs),
+    /// Print a shell completion script.
+    Completion(CompletionArgs),
+}
+
+/// `kubectl informer tail RESOURCE [NAME]`.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "Examples:\n  \
+    kubectl informer tail configmaps -n default\n  \
+    kubectl informer tail deploy my-app -o json --max-events 10\n  \
+    kubectl informer tail pods -A -l app=web --initial none")]
+pub struct TailArgs {
+    /// The resource, as kubectl names it: `configmaps`, `cm`, `deployments.apps`, a CRD.
+    #[arg(value_name = "RESOURCE")]
+    pub resource: String,
+    /// Only this object (a field selector on metadata.name).
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+    /// Label selector, e.g. `app=web,tier!=db`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Field selector, e.g. `metadata.name=foo`.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+    /// How the initial state is obtained: `list` prints the listed objects as ADDED (marked
+    /// initial) before the changes; `none` prints only changes from now on.
+    #[arg(long, value_enum, default_value_t = InitialMode::List)]
+    pub initial: InitialMode,
+    /// Objects per LIST page.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub chunk_size: u32,
+    /// Do not request or print BOOKMARK events.
+    #[arg(long)]
+    pub no_bookmarks: bool,
+    /// Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of
+    /// re-opening it from the last resourceVersion.
+    #[arg(long)]
+    pub no_reconnect: bool,
+    /// The watch's timeoutSeconds: the server closes each watch after this, e.g. `30s`.
+    #[arg(long, value_name = "DURATION")]
+    pub server_timeout: Option<String>,
+    /// Stop after N object events (bookmarks and notices do not count).
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+    /// Stop after this much wall-clock time, e.g. `30s`, `5m`.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Print a summary on stderr at exit (on by default when stderr is a terminal).
+    #[arg(long)]
+    pub stats: bool,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+}
+
+/// How `tail` obtains the initial state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InitialMode {
+    /// Paginated LIST, then WATCH from the list's resourceVersion.
+    List,
+    /// Start from now: print only changes after the LIST's resourceVersion.
+    None,
+}
+
+/// Output formats for event streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// One aligned line per event.
+    Text,
+    /// JSON Lines, one event per line (schema in README).
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionArgs {
+    /// The shell to print a completion script for.
+    #[arg(value_enum)]
+    pub shell: CompletionShell,
+}
+
+/// Shells that `completion` writes scripts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+}

@@ -1,0 +1,344 @@
+//! The connection to one cluster: kube's HTTP client plus the names that errors refer to, and
+//! the raw requests every command is made of (discovery, LIST pages, WATCH streams).
+
+use super::kubeconfig::{self, KubeconfigSelection};
+use super::resolve::ApiResource;
+use super::error::Forbidden;
+use super::ClusterError;
+use futures::AsyncBufRead;
+use kube::core::discovery::v2::APIGroupDiscoveryList;
+use std::time::Duration;
+
+/// kubectl's dial timeout, used when `--request-timeout` is 0 (no limit on the request itself).
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Accept header for aggregated discovery (GA since Kubernetes 1.30).
+const ACCEPT_AGGREGATED_DISCOVERY: &str =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+
+/// What a request does, for error messages: `list configmaps in namespace "x"`.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    pub verb: &'static str,
+    pub resource: String,
+    pub namespace: Option<String>,
+}
+
+impl Operation {
+    pub fn new(verb: &'static str, resource: impl Into<String>, namespace: Option<&str>) -> Self {
+        Operation {
+            verb,
+            resource: resource.into(),
+            namespace: namespace.map(str::to_string),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{} {} in namespace \"{ns}\"", self.verb, self.resource),
+            None => format!("{} {}", self.verb, self.resource),
+        }
+    }
+}
+
+/// A connected cluster.
+#[derive(Clone)]
+pub struct Cluster {
+    client: kube::Client,
+    /// The API server URL.
+    pub server: String,
+    /// The kubeconfig context in use.
+    pub context: String,
+    /// The kubeconfig user name (never a credential).
+    pub user: String,
+    /// The context's namespace, else `default`.
+    pub default_namespace: String,
+    request_timeout: Option<Duration>,
+}
+
+impl Cluster {
+    /// Loads the kubeconfig and builds a client; no request is made yet.
+    pub async fn connect(
+        selection: &KubeconfigSelection,
+        request_timeout: Option<Duration>,
+    ) -> Result<Self, ClusterError> {
+        let loaded = kubeconfig::load(selection).await?;
+        let mut config = loaded.config;
+        config.connect_timeout = Some(request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT));
+        // The reflector decides itself when to retry; kube's retry layer would hide 429s.
+        config.default_retry = false;
+        let server = config
+            .cluster_url
+            .to_string()
+            .trim_end_matches('/')
+            .to_string();
+        let default_namespace = config.default_namespace.clone();
+        let client =
+            kube::Client::try_from(config).map_err(|e| ClusterError::KubeconfigUnusable {
+                source_desc: format!("context \"{}\"", loaded.context),
+                reason: innermost(&e),
+            })?;
+        Ok(Cluster {
+            client,
+            server,
+            context: loaded.context,
+            user: loaded.user,
+            default_namespace,
+            request_timeout,
+        })
+    }
+
+    /// All resource types the server serves, in discovery (priority) order, every version.
+    pub async fn discover(&self) -> Result<Vec<ApiResource>, ClusterError> {
+        let op = Operation::new("discover", "API resources", None);
+        let mut resources = Vec::new();
+        for path in ["/api", "/apis"] {
+            let body = self.get(path, ACCEPT_AGGREGATED_DISCOVERY, &op).await?;
+            let list: APIGroupDiscoveryList =
+                serde_json::from_slice(&body).map_err(|e| ClusterError::Decode {
+                    what: format!("discovery ({path})"),
+                    reason: format!(
+                        "{e} (the server may be older than Kubernetes 1.26, which lacks aggregated discovery)"
+                    ),
+                })?;
+            resources.extend(flatten_discovery(list));
+        }
+        Ok(resources)
+    }
+
+    /// GET `path_and_query` and return the body, within the request timeout.
+    pub async fn get(
+        &self,
+        path_and_query: &str,
+        accept: &str,
+        op: &Operation,
+    ) -> Result<Vec<u8>, ClusterError> {
+        let request = http::Request::get(path_and_query)
+            .header(http::header::ACCEPT, accept)
+            .body(Vec::new())
+            .map_err(|e| ClusterError::Transport {
+                what: op.describe(),
+                reason: e.to_string(),
+            })?;
+        let text = self.bounded(op, self.client.request_text(request)).await?;
+        Ok(text.into_bytes())
+    }
+
+    /// Open a streaming GET (a watch): returns once the server answered with a success status.
+    /// Opening is bounded by the request timeout; the stream itself is not.
+    pub async fn stream(
+        &self,
+        path_and_query: &str,
+        op: &Operation,
+    ) -> Result<impl AsyncBufRead + Unpin + Send + use<>, ClusterError> {
+        let request = http::Request::get(path_and_query)
+            .header(http::header::ACCEPT, "application/json")
+            .body(Vec::new())
+            .map_err(|e| ClusterError::Transport {
+                what: op.describe(),
+                reason: e.to_string(),
+            })?;
+        let reader = self
+            .bounded(op, self.client.request_stream(request))
+            .await?;
+        Ok(Box::pin(reader))
+    }
+
+    async fn bounded<T>(
+        &self,
+        op: &Operation,
+        fut: impl std::future::Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, ClusterError> {
+        let result = match self.request_timeout {
+            Some(limit) => match tokio::time::timeout(limit, fut).await {
+                Ok(r) => r,
+                Err(_) => {
+                    return Err(ClusterError::Timeout {
+                        what: op.describe(),
+                        server: self.server.clone(),
+                        after: limit,
+                    })
+                }
+            },
+            None => fut.await,
+        };
+        result.map_err(|e| self.classify(e, op))
+    }
+
+    /// Turns a kube error into the one-line error the user sees.
+    pub fn classify(&self, err: kube::Error, op: &Operation) -> ClusterError {
+        match err {
+            kube::Error::Api(status) => {
+                let code = status.code;
+                let message = status.message.clone();
+                match code {
+                    401 => ClusterError::Unauthorized {
+                        server: self.server.clone(),
+                        user: self.user.clone(),
+                    },
+                    403 => {
+                        let (scope, can_i_scope) = match &op.namespace {
+                            Some(ns) => (format!(" in namespace \"{ns}\""), format!(" -n {ns}")),
+                            None => (String::new(), String::new()),
+                        };
+                        ClusterError::Forbidden(Box::new(Forbidden {
+                            verb: op.verb.to_string(),
+                            resource: op.resource.clone(),
+                            scope,
+                            can_i_scope,
+                            user: server_user(&message).unwrap_or_else(|| self.user.clone()),
+                            message,
+                        }))
+                    }
+                    _ => ClusterError::Api {
+                        what: op.describe(),
+                        code,
+                        reason: if status.reason.is_empty() {
+                            "Error".to_string()
+                        } else {
+                            status.reason.clone()
+                        },
+                        message,
+                    },
+                }
+            }
+            kube::Error::SerdeError(e) => ClusterError::Decode {
+                what: op.describe(),
+                reason: e.to_string(),
+            },
+            other => self.transport_error(&other, op),
+        }
+    }
+
+    /// Classifies an I/O or connection failure into unreachable, TLS, or a plain transport error.
+    pub fn transport_error(
+        &self,
+        err: &(dyn std::error::Error + 'static),
+        op: &Operation,
+    ) -> ClusterError {
+        let reason = innermost(err);
+        let lower = reason.to_ascii_lowercase();
+        let io_kind = io_error_kind(err);
+        if lower.contains("certificate")
+            || lower.contains("tls")
+            || lower.contains("handshake")
+            || lower.contains("unknownissuer")
+        {
+            ClusterError::Tls {
+                server: self.server.clone(),
+                context: self.context.clone(),
+                reason,
+            }
+        } else if matches!(
+            io_kind,
+            Some(
+                std::io::ErrorKind::ConnectionRefused
+                    | std::io::ErrorKind::AddrNotAvailable
+                    | std::io::ErrorKind::HostUnreachable
+                    | std::io::ErrorKind::NetworkUnreachable
+                    | std::io::ErrorKind::TimedOut
+            )
+        ) || lower.contains("dns")
+            || lower.contains("failed to lookup")
+            || lower.contains("connect")
+        {
+            ClusterError::Unreachable {
+                server: self.server.clone(),
+                context: self.context.clone(),
+                reason,
+            }
+        } else {
+            ClusterError::Transport {
+                what: op.describe(),
+                reason,
+            }
+        }
+    }
+}
+
+/// Flattens aggregated discovery into one entry per resource and version, in priority order.
+fn flatten_discovery(list: APIGroupDiscoveryList) -> Vec<ApiResource> {
+    let mut out = Vec::new();
+    for group in list.items {
+        let group_name = group.metadata.and_then(|m| m.name).unwrap_or_default();
+        for (index, version) in group.versions.into_iter().enumerate() {
+            let version_name = version.version.unwrap_or_default();
+            for r in version.resources {
+                let Some(plural) = r.resource else { continue };
+                let kind = r
+                    .response_kind
+                    .as_ref()
+                    .and_then(|k| k.kind.clone())
+                    .unwrap_or_default();
+                out.push(ApiResource {
+                    group: group_name.clone(),
+                    version: version_name.clone(),
+                    singular: r
+                        .singular_resource
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or_else(|| kind.to_ascii_lowercase()),
+                    plural,
+                    kind,
+                    short_names: r.short_names,
+                    namespaced: r.scope.as_deref() == Some("Namespaced"),
+                    verbs: r.verbs,
+                    preferred: index == 0,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The user a 403 message names: `... User "nobody" cannot list ...`.
+fn server_user(message: &str) -> Option<String> {
+    let start = message.find("User \"")? + "User \"".len();
+    let len = message[start..].find('"')?;
+    Some(message[start..start + len].to_string())
+}
+
+fn io_error_kind(err: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
+    let mut current = Some(err);
+    while let Some(e) = current {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        current = e.source();
+    }
+    None
+}
+
+/// The innermost cause of an error: the part that says what is actually wrong.
+pub fn innermost(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = err;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_is_read_from_a_forbidden_message() {
+        let msg = r#"configmaps is forbidden: User "nobody" cannot list resource "configmaps" in API group "" in the namespace "default""#;
+        assert_eq!(server_user(msg).as_deref(), Some("nobody"));
+        assert_eq!(server_user("forbidden"), None);
+    }
+
+    #[test]
+    fn aggregated_discovery_flattens_with_preferred_first_version() {
+        let json = r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[
+          {"metadata":{"name":"autoscaling"},"versions":[
+            {"version":"v2","resources":[{"resource":"horizontalpodautoscalers","responseKind":{"group":"autoscaling","version":"v2","kind":"HorizontalPodAutoscaler"},"scope":"Namespaced","singularResource":"horizontalpodautoscaler","verbs":["list","watch"],"shortNames":["hpa"]}]},
+            {"version":"v1","resources":[{"resource":"horizontalpodautoscalers","responseKind":{"group":"autoscaling","version":"v1","kind":"HorizontalPodAutoscaler"},"scope":"Namespaced","singularResource":"horizontalpodautoscaler","verbs":["list"]}]}]}]}"#;
+        let list: APIGroupDiscoveryList = serde_json::from_str(json).unwrap();
+        let flat = flatten_discovery(list);
+        assert_eq!(flat.len(), 2);
+        assert!(flat[0].preferred && !flat[1].preferred);
+        assert_eq!(flat[0].short_names, vec!["hpa"]);
+        assert!(flat[0].namespaced);
+        assert_eq!(flat[1].api_version(), "autoscaling/v1");
+    }
+}

@@ -1,0 +1,120 @@
+//! Errors that involve the cluster, each turned into one line: what failed, why, what to do.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A failure reaching or using the cluster. Messages are lowercase fragments, never carry
+/// credentials, and end with what the user can do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("kubeconfig {path} does not exist: pass an existing file with --kubeconfig")]
+    KubeconfigMissing { path: PathBuf },
+    #[error(
+        "cannot read kubeconfig {path}: {reason}: fix the file or pass another with --kubeconfig"
+    )]
+    KubeconfigInvalid { path: String, reason: String },
+    #[error(
+        "no kubeconfig found ({searched}) and not running in a pod: \
+         pass --kubeconfig or set KUBECONFIG"
+    )]
+    NoKubeconfig { searched: String },
+    #[error("{what} \"{name}\" not found in kubeconfig {source_desc}: {hint}")]
+    NotInKubeconfig {
+        what: &'static str,
+        name: String,
+        source_desc: String,
+        hint: String,
+    },
+    #[error("kubeconfig {source_desc} is unusable: {reason}")]
+    KubeconfigUnusable { source_desc: String, reason: String },
+    #[error(
+        "in-cluster configuration failed: {reason}: pass --kubeconfig to use a kubeconfig instead"
+    )]
+    InCluster { reason: String },
+    #[error(
+        "cannot connect to {server}: {reason}: check that the API server is running and \
+         reachable, and the server address in your kubeconfig (context \"{context}\")"
+    )]
+    Unreachable {
+        server: String,
+        context: String,
+        reason: String,
+    },
+    #[error(
+        "{what} timed out after {} (--request-timeout) waiting for {server}: check that the \
+         API server is healthy, or raise --request-timeout",
+        humantime::format_duration(*after)
+    )]
+    Timeout {
+        what: String,
+        server: String,
+        after: Duration,
+    },
+    #[error(
+        "TLS handshake with {server} failed: {reason}: check certificate-authority(-data) of \
+         the cluster in your kubeconfig (context \"{context}\")"
+    )]
+    Tls {
+        server: String,
+        context: String,
+        reason: String,
+    },
+    #[error(
+        "{server} rejected the credentials of user \"{user}\" (401 Unauthorized): the token or \
+         client certificate of that user in your kubeconfig is wrong or expired; log in again"
+    )]
+    Unauthorized { server: String, user: String },
+    #[error("{0}")]
+    Forbidden(Box<Forbidden>),
+    #[error("unknown resource \"{name}\": the server has no resource type of that name{hint}")]
+    UnknownResource { name: String, hint: String },
+    #[error(
+        "resource name \"{name}\" is ambiguous: it matches {}; name one of them in full",
+        candidates.join(", ")
+    )]
+    AmbiguousResource {
+        name: String,
+        candidates: Vec<String>,
+    },
+    #[error("{resource} cannot be watched: the server does not allow {missing} on it")]
+    NotWatchable { resource: String, missing: String },
+    #[error("{what} failed: the server answered {code} {reason}: {message}")]
+    Api {
+        what: String,
+        code: u16,
+        reason: String,
+        message: String,
+    },
+    #[error("{what} failed: {reason}")]
+    Transport { what: String, reason: String },
+    #[error("{what} failed: the server sent something that is not valid JSON: {reason}")]
+    Decode { what: String, reason: String },
+}
+
+/// A 403: which verb on which resource was denied, to whom, and how to check the grant.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "cannot {verb} {resource}{scope} as user \"{user}\": forbidden by the server ({message}): \
+     ask a cluster admin for an RBAC role that grants {verb} on {resource} \
+     (check with `kubectl auth can-i {verb} {resource}{can_i_scope}`)"
+)]
+pub struct Forbidden {
+    pub verb: String,
+    pub resource: String,
+    pub scope: String,
+    pub can_i_scope: String,
+    pub user: String,
+    pub message: String,
+}
+
+impl ClusterError {
+    /// The HTTP status of an API error, if this is one.
+    pub fn status_code(&self) -> Option<u16> {
+        match self {
+            ClusterError::Api { code, .. } => Some(*code),
+            ClusterError::Unauthorized { .. } => Some(401),
+            ClusterError::Forbidden(_) => Some(403),
+            _ => None,
+        }
+    }
+}

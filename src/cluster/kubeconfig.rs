@@ -1,0 +1,416 @@
+//! Finds and loads the kubeconfig the way kubectl does, and turns it into a client configuration.
+//!
+//! Precedence: `--kubeconfig` > `$KUBECONFIG` (a colon-separated list, merged, missing files
+//! skipped) > `~/.kube/config` > in-cluster service account.
+
+use super::ClusterError;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use std::path::{Path, PathBuf};
+
+/// Which kubeconfig overrides the user asked for.
+#[derive(Debug, Clone, Default)]
+pub struct KubeconfigSelection {
+    pub path: Option<PathBuf>,
+    pub context: Option<String>,
+    pub cluster: Option<String>,
+    pub user: Option<String>,
+}
+
+/// A client configuration plus the names that error messages refer to.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    pub config: kube::Config,
+    /// The context in use, or `in-cluster`.
+    pub context: String,
+    /// The user name as the kubeconfig calls it (not a credential).
+    pub user: String,
+}
+
+/// Where the kubeconfig comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Files(Vec<PathBuf>),
+    InCluster,
+}
+
+impl Source {
+    fn describe(&self) -> String {
+        match self {
+            Source::Files(paths) => paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":"),
+            Source::InCluster => "in-cluster".to_string(),
+        }
+    }
+}
+
+/// Decides where the kubeconfig comes from, without reading any file contents.
+///
+/// `kubeconfig_env` is `$KUBECONFIG`, `home` the home directory, `in_cluster` whether the
+/// in-cluster environment variables are set; passed in so the decision is testable.
+pub fn find_source(
+    explicit: Option<&Path>,
+    kubeconfig_env: Option<&str>,
+    home: Option<&Path>,
+    in_cluster: bool,
+) -> Result<Source, ClusterError> {
+    if let Some(path) = explicit {
+        if !path.exists() {
+            return Err(ClusterError::KubeconfigMissing {
+                path: path.to_path_buf(),
+            });
+        }
+        return Ok(Source::Files(vec![path.to_path_buf()]));
+    }
+    let mut searched = Vec::new();
+    if let Some(list) = kubeconfig_env.filter(|v| !v.is_empty()) {
+        // kubectl skips files of the list that do not exist.
+        let listed: Vec<PathBuf> = std::env::split_paths(list)
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect();
+        let existing: Vec<PathBuf> = listed.iter().filter(|p| p.exists()).cloned().collect();
+        if !existing.is_empty() {
+            return Ok(Source::Files(existing));
+        }
+        searched.push(format!("KUBECONFIG={list}"));
+    } else if let Some(home) = home {
+        let default = home.join(".kube").join("config");
+        if default.exists() {
+            return Ok(Source::Files(vec![default]));
+        }
+        searched.push(default.display().to_string());
+    }
+    if in_cluster {
+        return Ok(Source::InCluster);
+    }
+    Err(ClusterError::NoKubeconfig {
+        searched: searched.join(", "),
+    })
+}
+
+/// Loads the kubeconfig for `selection` from the environment of this process.
+pub async fn load(selection: &KubeconfigSelection) -> Result<LoadedConfig, ClusterError> {
+    let env = std::env::var("KUBECONFIG").ok();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let in_cluster = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
+        && std::env::var_os("KUBERNETES_SERVICE_PORT").is_some();
+    let source = find_source(
+        selection.path.as_deref(),
+        env.as_deref(),
+        home.as_deref(),
+        in_cluster,
+    )?;
+    match source {
+        Source::InCluster => {
+            let config = kube::Config::incluster().map_err(|e| ClusterError::InCluster {
+                reason: e.to_string(),
+            })?;
+            Ok(LoadedConfig {
+                config,
+                context: "in-cluster".to_string(),
+                user: "service account".to_string(),
+            })
+        }
+        Source::Files(ref paths) => {
+            let kubeconfig = read_merged(paths)?;
+            from_kubeconfig(kubeconfig, selection, &source.describe()).await
+        }
+    }
+}
+
+/// Reads and merges kubeconfig files in order; the first file to set a value wins.
+pub fn read_merged(paths: &[PathBuf]) -> Result<Kubeconfig, ClusterError> {
+    let mut merged: Option<Kubeconfig> = None;
+    for path in paths {
+        let next = Kubeconfig::read_from(path).map_err(|e| ClusterError::KubeconfigInvalid {
+            path: path.display().to_string(),
+            reason: innermost(&e),
+        })?;
+        merged = Some(match merged {
+            None => next,
+            Some(m) => m.merge(next).map_err(|e| ClusterError::KubeconfigInvalid {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            })?,
+        });
+    }
+    Ok(merged.unwrap_or_default())
+}
+
+/// Checks the selection against a parsed kubeconfig and builds the client configuration.
+pub async fn from_kubeconfig(
+    kubeconfig: Kubeconfig,
+    selection: &KubeconfigSelection,
+    source_desc: &str,
+) -> Result<LoadedConfig, ClusterError> {
+    let context_name =
+        match selection
+            .context
+            .clone()
+            .or_else(|| kubeconfig.current_context.clone())
+        {
+            Some(name) if !name.is_empty() => name,
+            _ => return Err(ClusterError::KubeconfigUnusable {
+                source_desc: source_desc.to_string(),
+                reason:
+                    "it has no current-context: pass --context (see kubectl config get-contexts)"
+                        .to_string(),
+            }),
+        };
+    let context = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context_name)
+        .ok_or_else(|| ClusterError::NotInKubeconfig {
+            what: "context",
+            name: context_name.clone(),
+            source_desc: source_desc.to_string(),
+            hint: available("contexts", kubeconfig.contexts.iter().map(|c| &c.name)),
+        })?;
+    let ctx = context.context.clone().unwrap_or_default();
+    let cluster_name = selection.cluster.clone().unwrap_or(ctx.cluster.clone());
+    if !kubeconfig.clusters.iter().any(|c| c.name == cluster_name) {
+        return Err(ClusterError::NotInKubeconfig {
+            what: "cluster",
+            name: cluster_name,
+            source_desc: source_desc.to_string(),
+            hint: available("clusters", kubeconfig.clusters.iter().map(|c| &c.name)),
+        });
+    }
+    let user_name = selection
+        .user
+        .clone()
+        .or(ctx.user.clone())
+        .unwrap_or_default();
+    if !user_name.is_empty() && !kubeconfig.auth_infos.iter().any(|u| u.name == user_name) {
+        return Err(ClusterError::NotInKubeconfig {
+            what: "user",
+            name: user_name,
+            source_desc: source_desc.to_string(),
+            hint: available("users", kubeconfig.auth_infos.iter().map(|u| &u.name)),
+        });
+    }
+    let options = KubeConfigOptions {
+        context: Some(context_name.clone()),
+        cluster: selection.cluster.clone(),
+        user: selection.user.clone(),
+    };
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .map_err(|e| ClusterError::KubeconfigUnusable {
+            source_desc: source_desc.to_string(),
+            reason: innermost(&e),
+        })?;
+    Ok(LoadedConfig {
+        config,
+        context: context_name,
+        user: user_name,
+    })
+}
+
+/// The context names of a kubeconfig found as kubectl would find it (for completion).
+pub fn context_names(explicit: Option<&Path>) -> Vec<String> {
+    let env = std::env::var("KUBECONFIG").ok();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match find_source(explicit, env.as_deref(), home.as_deref(), false) {
+        Ok(Source::Files(paths)) => read_merged(&paths)
+            .map(|k| k.contexts.into_iter().map(|c| c.name).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+fn available<'a>(what: &str, names: impl Iterator<Item = &'a String>) -> String {
+    let names: Vec<&str> = names.map(String::as_str).collect();
+    if names.is_empty() {
+        format!("it defines no {what}")
+    } else {
+        format!(
+            "available {what}: {} (see kubectl config get-contexts)",
+            names.join(", ")
+        )
+    }
+}
+
+/// The innermost cause of an error, which is the part that tells the user what is wrong.
+fn innermost(err: &dyn std::error::Error) -> String {
+    let mut current = err;
+    while let Some(next) = current.source() {
+        current = next;
+    }
+    current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_kubeconfig_wins_over_env_and_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let explicit = dir.path().join("explicit");
+        let env_file = dir.path().join("env");
+        std::fs::write(&explicit, "").unwrap();
+        std::fs::write(&env_file, "").unwrap();
+        let source = find_source(
+            Some(&explicit),
+            Some(env_file.to_str().unwrap()),
+            Some(dir.path()),
+            true,
+        )
+        .unwrap();
+        assert_eq!(source, Source::Files(vec![explicit]));
+    }
+
+    #[test]
+    fn missing_explicit_kubeconfig_is_an_error_even_when_env_is_set() {
+        let dir = tempfile::tempdir().unwrap();
+        let env_file = dir.path().join("env");
+        std::fs::write(&env_file, "").unwrap();
+        let err = find_source(
+            Some(&dir.path().join("nope")),
+            Some(env_file.to_str().unwrap()),
+            None,
+            false,
+        )
+        .unwrap_err();
+        assert!(matches!(err, ClusterError::KubeconfigMissing { .. }));
+        assert!(err.to_string().contains("--kubeconfig"), "{err}");
+    }
+
+    #[test]
+    fn kubeconfig_env_list_skips_missing_files_like_kubectl() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        std::fs::write(&b, "").unwrap();
+        let list = format!("{}:{}", a.display(), b.display());
+        let source = find_source(None, Some(&list), Some(dir.path()), false).unwrap();
+        assert_eq!(source, Source::Files(vec![b]));
+    }
+
+    #[test]
+    fn env_wins_over_home_and_home_over_in_cluster() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".kube")).unwrap();
+        let home_cfg = dir.path().join(".kube").join("config");
+        std::fs::write(&home_cfg, "").unwrap();
+        let env_file = dir.path().join("env");
+        std::fs::write(&env_file, "").unwrap();
+        assert_eq!(
+            find_source(None, env_file.to_str(), Some(dir.path()), true).unwrap(),
+            Source::Files(vec![env_file])
+        );
+        assert_eq!(
+            find_source(None, None, Some(dir.path()), true).unwrap(),
+            Source::Files(vec![home_cfg])
+        );
+    }
+
+    #[test]
+    fn no_kubeconfig_falls_back_to_in_cluster_or_fails_with_what_was_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            find_source(None, None, Some(dir.path()), true).unwrap(),
+            Source::InCluster
+        );
+        let err = find_source(None, None, Some(dir.path()), false).unwrap_err();
+        assert!(err.to_string().contains(".kube/config"), "{err}");
+    }
+
+    fn two_file_merge() -> (tempfile::TempDir, Vec<PathBuf>) {
+        let dir = tempfile::tempdir().unwrap();
+        let first = dir.path().join("first");
+        let second = dir.path().join("second");
+        std::fs::write(
+            &first,
+            "apiVersion: v1\nkind: Config\ncurrent-context: one\nclusters:\n- name: c1\n  cluster: {server: 'https://127.0.0.1:1'}\ncontexts:\n- name: one\n  context: {cluster: c1, user: u1, namespace: ns-one}\nusers:\n- name: u1\n  user: {token: t1}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &second,
+            "apiVersion: v1\nkind: Config\ncurrent-context: two\nclusters:\n- name: c2\n  cluster: {server: 'https://127.0.0.1:2'}\ncontexts:\n- name: two\n  context: {cluster: c2, user: u2}\n- name: one\n  context: {cluster: c2, user: u2, namespace: overridden}\nusers:\n- name: u2\n  user: {token: t2}\n",
+        )
+        .unwrap();
+        (dir, vec![first, second])
+    }
+
+    #[tokio::test]
+    async fn merged_kubeconfig_keeps_the_first_files_values() {
+        let (_dir, paths) = two_file_merge();
+        let merged = read_merged(&paths).unwrap();
+        let loaded = from_kubeconfig(merged, &KubeconfigSelection::default(), "test")
+            .await
+            .unwrap();
+        assert_eq!(loaded.context, "one");
+        assert_eq!(loaded.config.default_namespace, "ns-one");
+        assert_eq!(loaded.config.cluster_url.port_u16(), Some(1));
+    }
+
+    #[tokio::test]
+    async fn context_from_the_second_file_is_usable_and_namespace_defaults_to_default() {
+        let (_dir, paths) = two_file_merge();
+        let merged = read_merged(&paths).unwrap();
+        let selection = KubeconfigSelection {
+            context: Some("two".into()),
+            ..Default::default()
+        };
+        let loaded = from_kubeconfig(merged, &selection, "test").await.unwrap();
+        assert_eq!(loaded.user, "u2");
+        assert_eq!(loaded.config.default_namespace, "default");
+        assert_eq!(loaded.config.cluster_url.port_u16(), Some(2));
+    }
+
+    #[tokio::test]
+    async fn unknown_context_cluster_and_user_list_what_exists() {
+        let (_dir, paths) = two_file_merge();
+        for (selection, needle) in [
+            (
+                KubeconfigSelection {
+                    context: Some("nope".into()),
+                    ..Default::default()
+                },
+                "context \"nope\" not found",
+            ),
+            (
+                KubeconfigSelection {
+                    cluster: Some("nope".into()),
+                    ..Default::default()
+                },
+                "cluster \"nope\" not found",
+            ),
+            (
+                KubeconfigSelection {
+                    user: Some("nope".into()),
+                    ..Default::default()
+                },
+                "user \"nope\" not found",
+            ),
+        ] {
+            let merged = read_merged(&paths).unwrap();
+            let err = from_kubeconfig(merged, &selection, "test")
+                .await
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(needle), "{err}");
+            assert!(err.contains("available"), "{err}");
+        }
+    }
+
+    #[tokio::test]
+    async fn cluster_and_user_flags_override_the_context() {
+        let (_dir, paths) = two_file_merge();
+        let merged = read_merged(&paths).unwrap();
+        let selection = KubeconfigSelection {
+            cluster: Some("c2".into()),
+            user: Some("u2".into()),
+            ..Default::default()
+        };
+        let loaded = from_kubeconfig(merged, &selection, "test").await.unwrap();
+        assert_eq!(loaded.context, "one");
+        assert_eq!(loaded.user, "u2");
+        assert_eq!(loaded.config.cluster_url.port_u16(), Some(2));
+    }
+}

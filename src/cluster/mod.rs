@@ -1,0 +1,13 @@
+//! Everything about reaching a cluster: kubeconfig, client, discovery and resource names,
+//! selectors, and the errors of each.
+
+mod client;
+mod error;
+pub mod kubeconfig;
+pub mod resolve;
+pub mod selector;
+
+pub use client::{innermost, Cluster, Operation};
+pub use error::ClusterError;
+pub use kubeconfig::KubeconfigSelection;
+pub use resolve::{resolve, ApiResource};

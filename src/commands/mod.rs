@@ -1,0 +1,178 @@
+//! One file per subcommand, each with a validated config and an `exec`; shared set-up here.
+
+pub mod complete;
+pub mod completion;
+pub mod tail;
+
+use crate::cli::GlobalArgs;
+use crate::cluster::{self, ApiResource, Cluster, ClusterError, KubeconfigSelection};
+use crate::error::{Error, Result};
+use std::time::Duration;
+
+/// kubectl's global flags, validated.
+#[derive(Debug, Clone)]
+pub struct GlobalConfig {
+    pub selection: KubeconfigSelection,
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+    pub request_timeout: Option<Duration>,
+    pub verbose: u8,
+}
+
+impl GlobalConfig {
+    pub fn from_args(args: &GlobalArgs) -> Result<Self> {
+        if let Some(ns) = &args.namespace {
+            validate_dns_label(ns)
+                .map_err(|why| Error::Usage(format!("invalid namespace \"{ns}\" (-n): {why}")))?;
+        }
+        let request_timeout = parse_duration(&args.request_timeout, "--request-timeout")?;
+        Ok(GlobalConfig {
+            selection: KubeconfigSelection {
+                path: args.kubeconfig.clone(),
+                context: args.context.clone(),
+                cluster: args.cluster.clone(),
+                user: args.user.clone(),
+            },
+            namespace: args.namespace.clone(),
+            all_namespaces: args.all_namespaces,
+            request_timeout: request_timeout.filter(|d| !d.is_zero()),
+            verbose: args.verbose,
+        })
+    }
+
+    /// Prints a diagnostic line on stderr when `-v` is at least `level`.
+    pub fn log(&self, level: u8, message: impl FnOnce() -> String) {
+        if self.verbose >= level {
+            eprintln!("kubectl-informer: {}", message());
+        }
+    }
+}
+
+/// A cluster connection and the resource a command works on, in the scope the flags ask for.
+pub struct Target {
+    pub cluster: Cluster,
+    pub resource: ApiResource,
+    /// `None` for all namespaces (`-A`) or a cluster-scoped resource.
+    pub namespace: Option<String>,
+}
+
+/// Connects, discovers, resolves `resource_arg` and checks that it supports `verbs`.
+pub async fn resolve_target(
+    global: &GlobalConfig,
+    resource_arg: &str,
+    verbs: &[&str],
+) -> Result<Target> {
+    let cluster = Cluster::connect(&global.selection, global.request_timeout).await?;
+    global.log(1, || {
+        format!(
+            "context \"{}\", user \"{}\", server {}",
+            cluster.context, cluster.user, cluster.server
+        )
+    });
+    let resources = cluster.discover().await?;
+    let resource = cluster::resolve(resource_arg, &resources)?.clone();
+    let missing: Vec<&str> = verbs
+        .iter()
+        .copied()
+        .filter(|v| !resource.supports(v))
+        .collect();
+    if !missing.is_empty() {
+        return Err(ClusterError::NotWatchable {
+            resource: resource.qualified_name(),
+            missing: missing.join(" and "),
+        }
+        .into());
+    }
+    let namespace = if !resource.namespaced || global.all_namespaces {
+        None
+    } else {
+        Some(
+            global
+                .namespace
+                .clone()
+                .unwrap_or_else(|| cluster.default_namespace.clone()),
+        )
+    };
+    global.log(1, || {
+        format!(
+            "resolved \"{resource_arg}\" to {} ({}, kind {}, {})",
+            resource.qualified_name(),
+            resource.api_version(),
+            resource.kind,
+            match &namespace {
+                Some(ns) => format!("namespace \"{ns}\""),
+                None if resource.namespaced => "all namespaces".to_string(),
+                None => "cluster-scoped".to_string(),
+            }
+        )
+    });
+    Ok(Target {
+        cluster,
+        resource,
+        namespace,
+    })
+}
+
+/// Parses a duration the way kubectl does: `500ms`, `30s`, `5m`, `1h`; a bare number is seconds.
+pub fn parse_duration(text: &str, flag: &str) -> Result<Option<Duration>> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    if let Ok(secs) = text.parse::<u64>() {
+        return Ok(Some(Duration::from_secs(secs)));
+    }
+    humantime::parse_duration(text).map(Some).map_err(|e| {
+        Error::Usage(format!(
+            "invalid duration \"{text}\" for {flag}: {e}: use a number with a unit, e.g. 30s, 5m, 1h"
+        ))
+    })
+}
+
+/// A namespace name: a DNS-1123 label.
+pub fn validate_dns_label(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() || name.len() > 63 {
+        return Err("must be 1 to 63 characters".into());
+    }
+    let b = name.as_bytes();
+    let ok_char = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-';
+    if !b.iter().all(ok_char) {
+        return Err("may only contain lowercase letters, digits and '-'".into());
+    }
+    if b[0] == b'-' || b[b.len() - 1] == b'-' {
+        return Err("must start and end with a letter or digit".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_like_kubectl() {
+        assert_eq!(parse_duration("0", "--x").unwrap(), Some(Duration::ZERO));
+        assert_eq!(
+            parse_duration("5", "--x").unwrap(),
+            Some(Duration::from_secs(5))
+        );
+        assert_eq!(
+            parse_duration("1m30s", "--x").unwrap(),
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(
+            parse_duration("250ms", "--x").unwrap(),
+            Some(Duration::from_millis(250))
+        );
+        let err = parse_duration("soon", "--timeout").unwrap_err().to_string();
+        assert!(err.contains("--timeout") && err.contains("30s"), "{err}");
+    }
+
+    #[test]
+    fn namespaces_must_be_dns_labels() {
+        assert!(validate_dns_label("kube-system").is_ok());
+        assert!(validate_dns_label("Kube").is_err());
+        assert!(validate_dns_label("-a").is_err());
+        assert!(validate_dns_label("").is_err());
+    }
+}

@@ -1,0 +1,528 @@
+//! `tail`: the reflector's output printed: every object event with its resourceVersion,
+//! bookmarks, watch closes and reconnects, 410s and what a relist revealed.
+
+use super::{parse_duration, resolve_target, GlobalConfig};
+use crate::cli::{InitialMode, OutputFormat, TailArgs};
+use crate::cluster::selector::{validate_field_selector, validate_label_selector};
+use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
+use crate::informer::listwatch::ListWatch;
+use crate::informer::object::RawObject;
+use crate::informer::reflector::{CloseReason, Reflector, ReflectorConfig, ReflectorEvent};
+use crate::output::json::JsonPrinter;
+use crate::output::text::TextPrinter;
+use crate::output::{
+    stderr_is_terminal, BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, SCHEMA_VERSION,
+};
+use std::collections::HashMap;
+use std::time::{Duration, Instant, SystemTime};
+
+/// `tail`'s arguments, validated.
+#[derive(Debug, Clone)]
+pub struct TailConfig {
+    pub resource: String,
+    pub label_selector: Option<String>,
+    /// The user's field selector, plus `metadata.name=NAME` when a name was given.
+    pub field_selector: Option<String>,
+    pub initial: InitialMode,
+    pub chunk_size: u32,
+    pub bookmarks: bool,
+    pub reconnect: bool,
+    pub server_timeout: Option<u64>,
+    pub max_events: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub stats: bool,
+    pub output: OutputFormat,
+}
+
+impl TailConfig {
+    pub fn from_args(args: &TailArgs) -> Result<Self> {
+        if let Some(l) = &args.selector {
+            validate_label_selector(l).map_err(Error::Usage)?;
+        }
+        if let Some(f) = &args.field_selector {
+            validate_field_selector(f).map_err(Error::Usage)?;
+        }
+        let field_selector = match (&args.name, &args.field_selector) {
+            (Some(name), user) => {
+                if name.is_empty() || name.contains('/') {
+                    return Err(Error::Usage(format!(
+                        "invalid object name \"{name}\": names are non-empty and contain no '/'"
+                    )));
+                }
+                let by_name = format!("metadata.name={}", escape_field_value(name));
+                Some(match user {
+                    Some(f) if !f.is_empty() => format!("{by_name},{f}"),
+                    _ => by_name,
+                })
+            }
+            (None, user) => user.clone(),
+        };
+        if args.chunk_size == 0 {
+            return Err(Error::Usage(
+                "--chunk-size must be at least 1 (objects per LIST page)".into(),
+            ));
+        }
+        let server_timeout = match &args.server_timeout {
+            Some(t) => {
+                let d = parse_duration(t, "--server-timeout")?.unwrap_or_default();
+                if d < Duration::from_secs(1) {
+                    return Err(Error::Usage(
+                        "--server-timeout must be at least 1s (the API takes whole seconds)".into(),
+                    ));
+                }
+                Some(d.as_secs())
+            }
+            None => None,
+        };
+        let timeout = match &args.timeout {
+            Some(t) => parse_duration(t, "--timeout")?,
+            None => None,
+        };
+        Ok(TailConfig {
+            resource: args.resource.clone(),
+            label_selector: args.selector.clone().filter(|s| !s.is_empty()),
+            field_selector,
+            initial: args.initial,
+            chunk_size: args.chunk_size,
+            bookmarks: !args.no_bookmarks,
+            reconnect: !args.no_reconnect,
+            server_timeout,
+            max_events: args.max_events,
+            timeout,
+            stats: args.stats,
+            output: args.output,
+        })
+    }
+}
+
+/// apimachinery's `fields.EscapeValue`: `\`, `,` and `=` are escaped with a backslash.
+fn escape_field_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if matches!(c, '\\' | ',' | '=') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Counters for the exit summary.
+#[derive(Debug, Default)]
+struct Stats {
+    added: u64,
+    modified: u64,
+    deleted: u64,
+    bookmarks: u64,
+    reconnects: u64,
+    relists: u64,
+    first_rv: Option<String>,
+    last_rv: Option<String>,
+}
+
+impl Stats {
+    fn objects(&self) -> u64 {
+        self.added + self.modified + self.deleted
+    }
+
+    fn count(&mut self, event_type: &str, rv: &str) {
+        match event_type {
+            "ADDED" => self.added += 1,
+            "MODIFIED" => self.modified += 1,
+            _ => self.deleted += 1,
+        }
+        self.saw_rv(rv);
+    }
+
+    fn saw_rv(&mut self, rv: &str) {
+        if self.first_rv.is_none() {
+            self.first_rv = Some(rv.to_string());
+        }
+        self.last_rv = Some(rv.to_string());
+    }
+
+    fn summary(&self, elapsed: Duration) -> String {
+        let secs = elapsed.as_secs_f64();
+        let rate = if secs > 0.0 {
+            self.objects() as f64 / secs
+        } else {
+            0.0
+        };
+        format!(
+            "summary: {} events (ADDED {}, MODIFIED {}, DELETED {}), {} bookmarks, {} reconnects, \
+             {} relists, RV {} to {}, {:.1}s, {:.1} events/s",
+            self.objects(),
+            self.added,
+            self.modified,
+            self.deleted,
+            self.bookmarks,
+            self.reconnects,
+            self.relists,
+            self.first_rv.as_deref().unwrap_or("-"),
+            self.last_rv.as_deref().unwrap_or("-"),
+            secs,
+            rate
+        )
+    }
+}
+
+/// Why printing stopped.
+enum Stop {
+    /// A stop condition was met or the watch ended.
+    Done,
+    Interrupted,
+}
+
+/// Runs `tail` and returns the exit code.
+pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
+    let target = resolve_target(global, &config.resource, &["list", "watch"]).await?;
+    let lw = ListWatch {
+        cluster: target.cluster.clone(),
+        resource: target.resource.clone(),
+        namespace: target.namespace.clone(),
+        label_selector: config.label_selector.clone(),
+        field_selector: config.field_selector.clone(),
+    };
+    let reflector = Reflector::new(
+        lw,
+        ReflectorConfig {
+            chunk_size: config.chunk_size,
+            bookmarks: config.bookmarks,
+            server_timeout: config.server_timeout,
+            reconnect: config.reconnect,
+        },
+    );
+    let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut printer: Box<dyn EventPrinter> = match config.output {
+        OutputFormat::Text => Box::new(TextPrinter::new(
+            stdout,
+            std::io::stderr(),
+            crate::output::color_stdout(),
+        )),
+        OutputFormat::Json => Box::new(JsonPrinter::new(stdout)),
+    };
+    let start = Notice::Start {
+        schema_version: SCHEMA_VERSION,
+        resource: target.resource.qualified_name(),
+        api_version: target.resource.api_version(),
+        kind: target.resource.kind.clone(),
+        namespace: target.namespace.clone(),
+        label_selector: config.label_selector.clone(),
+        field_selector: config.field_selector.clone(),
+        server: target.cluster.server.clone(),
+    };
+    let started = Instant::now();
+    let mut session = Session {
+        config: &config,
+        printer: printer.as_mut(),
+        stats: Stats::default(),
+        seen: HashMap::new(),
+        relisted: HashMap::new(),
+    };
+    let outcome = session.run(reflector, start).await;
+    let summary = session.stats.summary(started.elapsed());
+    let _ = printer.flush();
+    if config.stats || stderr_is_terminal() {
+        eprintln!("{summary}");
+    }
+    match outcome {
+        Ok(Stop::Done) => Ok(EXIT_OK),
+        Ok(Stop::Interrupted) => Ok(EXIT_INTERRUPTED),
+        Err(Error::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(EXIT_OK),
+        Err(e) => Err(e),
+    }
+}
+
+/// The state of one `tail` run: what was printed, and what tail has seen (to report what a
+/// relist revealed).
+struct Session<'a> {
+    config: &'a TailConfig,
+    printer: &'a mut dyn EventPrinter,
+    stats: Stats,
+    /// Every object tail knows, by key, at its last RV.
+    seen: HashMap<String, RawObject>,
+    /// Objects of a relist in progress.
+    relisted: HashMap<String, RawObject>,
+}
+
+impl Session<'_> {
+    async fn run(&mut self, mut reflector: Reflector, start: Notice) -> Result<Stop> {
+        self.notice(&start)?;
+        let deadline = self.config.timeout.map(|t| tokio::time::Instant::now() + t);
+        let interrupt = tokio::signal::ctrl_c();
+        tokio::pin!(interrupt);
+        loop {
+            if self
+                .config
+                .max_events
+                .is_some_and(|max| self.stats.objects() >= max)
+            {
+                return Ok(Stop::Done);
+            }
+            let next = tokio::select! {
+                biased;
+                _ = &mut interrupt => return Ok(Stop::Interrupted),
+                _ = sleep_until(deadline) => return Ok(Stop::Done),
+                next = reflector.next() => next,
+            };
+            let event = match next {
+                Ok(Some(event)) => event,
+                Ok(None) => return Ok(Stop::Done),
+                Err(e) => {
+                    self.printer.flush().map_err(Error::Output)?;
+                    return Err(reflector_error(e));
+                }
+            };
+            self.handle(event)?;
+            if !reflector.has_pending() {
+                self.printer.flush().map_err(Error::Output)?;
+            }
+        }
+    }
+
+    fn handle(&mut self, event: ReflectorEvent) -> Result<()> {
+        match event {
+            ReflectorEvent::Listed {
+                object,
+                received_at,
+                relist: false,
+            } => {
+                if self.config.initial == InitialMode::List {
+                    self.print_object("ADDED", Origin::Initial, &object, received_at)?;
+                }
+                self.seen.insert(object.key(), object);
+            }
+            ReflectorEvent::Listed {
+                object,
+                received_at,
+                relist: true,
+            } => {
+                let key = object.key();
+                match self.seen.get(&key) {
+                    None => self.print_object("ADDED", Origin::Relist, &object, received_at)?,
+                    Some(old) if old.meta.metadata.uid != object.meta.metadata.uid => {
+                        let old = old.clone();
+                        self.print_object("DELETED", Origin::Relist, &old, received_at)?;
+                        self.print_object("ADDED", Origin::Relist, &object, received_at)?;
+                    }
+                    Some(old) if old.resource_version() != object.resource_version() => {
+                        self.print_object("MODIFIED", Origin::Relist, &object, received_at)?
+                    }
+                    Some(_) => {}
+                }
+                self.relisted.insert(key, object);
+            }
+            ReflectorEvent::ListComplete {
+                resource_version,
+                objects,
+                pages,
+                relist,
+            } => {
+                if relist {
+                    self.stats.relists += 1;
+                    let now = SystemTime::now();
+                    let relisted = std::mem::take(&mut self.relisted);
+                    let mut gone: Vec<RawObject> = self
+                        .seen
+                        .iter()
+                        .filter(|(k, _)| !relisted.contains_key(*k))
+                        .map(|(_, o)| o.clone())
+                        .collect();
+                    gone.sort_by_key(RawObject::key);
+                    for object in gone {
+                        self.print_object("DELETED", Origin::Relist, &object, now)?;
+                    }
+                    self.seen = relisted;
+                }
+                self.notice(&Notice::ListComplete {
+                    resource_version,
+                    objects,
+                    pages,
+                    relist,
+                })?;
+            }
+            ReflectorEvent::WatchOpened { resource_version } => {
+                self.notice(&Notice::WatchOpened { resource_version })?;
+            }
+            ReflectorEvent::Watched {
+                event_type,
+                object,
+                received_at,
+            } => {
+                self.print_object(event_type.as_str(), Origin::Watch, &object, received_at)?;
+                if event_type == crate::informer::reflector::EventType::Deleted {
+                    self.seen.remove(&object.key());
+                } else {
+                    self.seen.insert(object.key(), object);
+                }
+            }
+            ReflectorEvent::Bookmark {
+                resource_version,
+                initial_events_end,
+                received_at,
+            } => {
+                self.stats.bookmarks += 1;
+                self.stats.saw_rv(&resource_version);
+                if self.config.bookmarks {
+                    self.printer
+                        .bookmark(&BookmarkEvent {
+                            resource_version: &resource_version,
+                            initial_events_end,
+                            received_at,
+                        })
+                        .map_err(Error::Output)?;
+                }
+            }
+            ReflectorEvent::WatchClosed {
+                resource_version,
+                reason,
+                retry_in,
+            } => {
+                if retry_in.is_some() {
+                    self.stats.reconnects += 1;
+                }
+                self.notice(&Notice::WatchClosed {
+                    resource_version,
+                    reason: describe_close(&reason),
+                    retry_in_seconds: retry_in.map(|d| d.as_secs_f64()),
+                })?;
+            }
+            ReflectorEvent::WatchFailed {
+                resource_version,
+                error,
+                retry_in,
+            } => {
+                self.notice(&Notice::WatchFailed {
+                    resource_version,
+                    error,
+                    retry_in_seconds: retry_in.as_secs_f64(),
+                })?;
+            }
+            ReflectorEvent::Expired {
+                resource_version,
+                message,
+            } => {
+                self.notice(&Notice::Expired {
+                    resource_version,
+                    message,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn print_object(
+        &mut self,
+        event_type: &'static str,
+        origin: Origin,
+        object: &RawObject,
+        received_at: SystemTime,
+    ) -> Result<()> {
+        if self
+            .config
+            .max_events
+            .is_some_and(|max| self.stats.objects() >= max)
+        {
+            return Ok(());
+        }
+        self.stats.count(event_type, object.resource_version());
+        self.printer
+            .object(&ObjectEvent {
+                event_type,
+                origin,
+                object,
+                received_at,
+            })
+            .map_err(Error::Output)
+    }
+
+    fn notice(&mut self, notice: &Notice) -> Result<()> {
+        self.printer
+            .notice(notice, SystemTime::now())
+            .map_err(Error::Output)
+    }
+}
+
+fn describe_close(reason: &CloseReason) -> String {
+    match reason {
+        CloseReason::ServerClosed => "closed by the server".to_string(),
+        CloseReason::ConnectionLost(r) => format!("connection lost ({r})"),
+        CloseReason::Malformed(r) => format!("malformed event, relisting ({r})"),
+        CloseReason::ErrorEvent { code, message } => {
+            format!("the server sent an error ({code}: {message})")
+        }
+    }
+}
+
+fn reflector_error(e: crate::informer::reflector::ReflectorError) -> Error {
+    use crate::informer::reflector::ReflectorError;
+    match e {
+        ReflectorError::Cluster(c) => Error::Cluster(c),
+        other => Error::Usage(other.to_string()),
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn config(args: &[&str]) -> Result<TailConfig> {
+        let mut argv = vec!["kubectl-informer", "tail"];
+        argv.extend_from_slice(args);
+        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        match cli.command {
+            crate::cli::Command::Tail(t) => TailConfig::from_args(&t),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn a_name_becomes_an_escaped_field_selector_joined_with_the_users() {
+        let c = config(&["cm", "a=b,c", "--field-selector", "metadata.namespace=x"]).unwrap();
+        assert_eq!(
+            c.field_selector.as_deref(),
+            Some(r"metadata.name=a\=b\,c,metadata.namespace=x")
+        );
+    }
+
+    #[test]
+    fn bad_flags_fail_before_any_request() {
+        for (args, needle) in [
+            (vec!["cm", "-l", "app=we b"], "invalid label selector"),
+            (
+                vec!["cm", "--field-selector", "nope"],
+                "invalid field selector",
+            ),
+            (vec!["cm", "--chunk-size", "0"], "--chunk-size"),
+            (vec!["cm", "--server-timeout", "0s"], "--server-timeout"),
+            (vec!["cm", "--timeout", "soon"], "--timeout"),
+            (vec!["cm", "a/b"], "invalid object name"),
+        ] {
+            let err = config(&args).unwrap_err().to_string();
+            assert!(err.contains(needle), "{args:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn summary_counts_events_and_rates() {
+        let mut s = Stats::default();
+        s.count("ADDED", "1");
+        s.count("MODIFIED", "2");
+        s.bookmarks = 1;
+        let text = s.summary(Duration::from_secs(2));
+        assert!(
+            text.contains("2 events (ADDED 1, MODIFIED 1, DELETED 0)"),
+            "{text}"
+        );
+        assert!(text.contains("RV 1 to 2"), "{text}");
+        assert!(text.contains("1.0 events/s"), "{text}");
+    }
+}

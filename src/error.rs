@@ -1,0 +1,36 @@
+//! The top-level error: every failure the binary reports, its one-line message and its exit code.
+
+use crate::cluster::ClusterError;
+
+/// Everything went as asked (also when the reader of stdout went away).
+pub const EXIT_OK: u8 = 0;
+/// The command ran and found something: drift, a failed bench gate.
+pub const EXIT_FINDING: u8 = 1;
+/// Bad input, an API error, an expired `--from-rv`.
+pub const EXIT_ERROR: u8 = 2;
+/// Interrupted by Ctrl-C (128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// A failure of any command, printed once by `main` as `error: {self}`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A flag or argument that fails validation before any I/O.
+    #[error("{0}")]
+    Usage(String),
+    /// Anything that involves the cluster: kubeconfig, connection, discovery, API calls.
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    /// Writing output failed for a reason other than a closed pipe.
+    #[error("cannot write output: {0}")]
+    Output(#[source] std::io::Error),
+}
+
+impl Error {
+    /// The exit code this error ends the process with.
+    pub fn exit_code(&self) -> u8 {
+        EXIT_ERROR
+    }
+}
+
+/// What a command's `exec` returns: an exit code, or an error to print.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

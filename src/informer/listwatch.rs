@@ -1,0 +1,357 @@
+//! The wire protocol of LIST and WATCH for one resource: URLs and query parameters, LIST pages,
+//! and the watch stream's JSON lines decoded into events.
+
+use super::object::{RawObject, INITIAL_EVENTS_END};
+use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
+use futures::{AsyncBufRead, AsyncBufReadExt};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::pin::Pin;
+
+/// One resource in one scope with its selectors: what a reflector lists and watches.
+#[derive(Clone)]
+pub struct ListWatch {
+    pub cluster: Cluster,
+    pub resource: ApiResource,
+    /// `None` for all namespaces or a cluster-scoped resource.
+    pub namespace: Option<String>,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+}
+
+/// Query options of one LIST page.
+#[derive(Debug, Clone, Default)]
+pub struct ListOptions {
+    pub limit: Option<u32>,
+    pub continue_token: Option<String>,
+    /// `None` is a consistent read ("" on the wire).
+    pub resource_version: Option<String>,
+    /// `Exact` or `NotOlderThan`, with `resource_version`.
+    pub version_match: Option<&'static str>,
+}
+
+/// One page of a LIST.
+#[derive(Debug)]
+pub struct ListPage {
+    pub items: Vec<RawObject>,
+    pub resource_version: String,
+    pub continue_token: Option<String>,
+    pub remaining_item_count: Option<i64>,
+}
+
+/// Query options of a WATCH.
+#[derive(Debug, Clone, Default)]
+pub struct WatchOptions {
+    /// Events after this RV; "" with `send_initial_events` for a consistent watch-list.
+    pub resource_version: String,
+    pub timeout_seconds: Option<u64>,
+    pub bookmarks: bool,
+    pub send_initial_events: bool,
+}
+
+/// A decoded watch event.
+#[derive(Debug, Clone)]
+pub enum WatchEvent {
+    Added(RawObject),
+    Modified(RawObject),
+    Deleted(RawObject),
+    Bookmark {
+        resource_version: String,
+        initial_events_end: bool,
+    },
+    /// An ERROR event: a `Status` inside the 200 stream (410 Expired, most often).
+    Error(ApiStatus),
+}
+
+/// The fields of a `metav1.Status` that matter to a reflector.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+pub struct ApiStatus {
+    #[serde(default)]
+    pub code: u16,
+    #[serde(default)]
+    pub reason: String,
+    #[serde(default)]
+    pub message: String,
+}
+
+/// Why reading a watch stream failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StreamError {
+    #[error("the connection failed while reading the watch: {0}")]
+    Io(String),
+    #[error("the server sent an event that is not valid JSON ({reason}): {snippet}")]
+    Malformed { reason: String, snippet: String },
+}
+
+#[derive(Deserialize)]
+struct WireEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    #[serde(borrow)]
+    object: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireList {
+    #[serde(default)]
+    metadata: WireListMeta,
+    #[serde(default)]
+    items: Vec<Box<RawValue>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct WireListMeta {
+    #[serde(default)]
+    resource_version: String,
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+    #[serde(default)]
+    remaining_item_count: Option<i64>,
+}
+
+impl ListWatch {
+    /// The operation a request makes, for error messages.
+    pub fn operation(&self, verb: &'static str) -> Operation {
+        Operation::new(
+            verb,
+            self.resource.qualified_name(),
+            self.namespace.as_deref(),
+        )
+    }
+
+    fn path(&self) -> String {
+        self.resource.collection_path(self.namespace.as_deref())
+    }
+
+    fn selectors(&self, q: &mut form_urlencoded::Serializer<String>) {
+        if let Some(l) = self.label_selector.as_deref().filter(|s| !s.is_empty()) {
+            q.append_pair("labelSelector", l);
+        }
+        if let Some(f) = self.field_selector.as_deref().filter(|s| !s.is_empty()) {
+            q.append_pair("fieldSelector", f);
+        }
+    }
+
+    /// The path and query of a LIST page.
+    pub fn list_url(&self, opts: &ListOptions) -> String {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        self.selectors(&mut q);
+        if let Some(limit) = opts.limit.filter(|l| *l > 0) {
+            q.append_pair("limit", &limit.to_string());
+        }
+        if let Some(token) = &opts.continue_token {
+            // The continue token carries the RV; sending both is rejected.
+            q.append_pair("continue", token);
+        } else if let Some(rv) = &opts.resource_version {
+            q.append_pair("resourceVersion", rv);
+            if let Some(m) = opts.version_match {
+                q.append_pair("resourceVersionMatch", m);
+            }
+        }
+        join(self.path(), q.finish())
+    }
+
+    /// The path and query of a WATCH.
+    pub fn watch_url(&self, opts: &WatchOptions) -> String {
+        let mut q = form_urlencoded::Serializer::new(String::new());
+        q.append_pair("watch", "true");
+        self.selectors(&mut q);
+        q.append_pair("resourceVersion", &opts.resource_version);
+        if let Some(t) = opts.timeout_seconds {
+            q.append_pair("timeoutSeconds", &t.to_string());
+        }
+        if opts.bookmarks || opts.send_initial_events {
+            q.append_pair("allowWatchBookmarks", "true");
+        }
+        if opts.send_initial_events {
+            q.append_pair("sendInitialEvents", "true");
+            q.append_pair("resourceVersionMatch", "NotOlderThan");
+        }
+        join(self.path(), q.finish())
+    }
+
+    /// Fetches one LIST page.
+    pub async fn list_page(&self, opts: &ListOptions) -> Result<ListPage, ClusterError> {
+        let op = self.operation("list");
+        let body = self
+            .cluster
+            .get(&self.list_url(opts), "application/json", &op)
+            .await?;
+        let list: WireList = serde_json::from_slice(&body).map_err(|e| ClusterError::Decode {
+            what: format!("list {}", self.resource.qualified_name()),
+            reason: e.to_string(),
+        })?;
+        let api_version = self.resource.api_version();
+        let hint = Some((self.resource.kind.as_str(), api_version.as_str()));
+        let items = list
+            .items
+            .into_iter()
+            .map(|raw| RawObject::parse(raw, hint))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| ClusterError::Decode {
+                what: format!("list {}", self.resource.qualified_name()),
+                reason: e.to_string(),
+            })?;
+        Ok(ListPage {
+            items,
+            resource_version: list.metadata.resource_version,
+            continue_token: list.metadata.continue_token.filter(|c| !c.is_empty()),
+            remaining_item_count: list.metadata.remaining_item_count,
+        })
+    }
+
+    /// Opens a WATCH; errors at open time (401, 403, 410 ...) come back here.
+    pub async fn watch(&self, opts: &WatchOptions) -> Result<WatchStream, ClusterError> {
+        let op = self.operation("watch");
+        let reader = self.cluster.stream(&self.watch_url(opts), &op).await?;
+        Ok(WatchStream::new(Box::pin(reader)))
+    }
+}
+
+fn join(path: String, query: String) -> String {
+    if query.is_empty() {
+        path
+    } else {
+        format!("{path}?{query}")
+    }
+}
+
+/// The body of a watch: newline-delimited JSON events, read one at a time.
+pub struct WatchStream {
+    reader: Pin<Box<dyn AsyncBufRead + Send>>,
+    line: Vec<u8>,
+}
+
+impl WatchStream {
+    pub fn new(reader: Pin<Box<dyn AsyncBufRead + Send>>) -> Self {
+        WatchStream {
+            reader,
+            line: Vec::with_capacity(4096),
+        }
+    }
+
+    /// The next event; `Ok(None)` when the server closed the stream cleanly.
+    pub async fn next(&mut self) -> Result<Option<WatchEvent>, StreamError> {
+        loop {
+            self.line.clear();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut self.line)
+                .await
+                .map_err(|e| StreamError::Io(io_reason(&e)))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            if self.line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if self.line.last() != Some(&b'\n') {
+                // The stream ended in the middle of an event: the connection was cut.
+                return Err(StreamError::Io(
+                    "the stream ended in the middle of an event".to_string(),
+                ));
+            }
+            return decode_event(&self.line).map(Some);
+        }
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    crate::cluster::innermost(e)
+}
+
+/// Decodes one line of a watch stream.
+pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
+    let malformed = |reason: String| StreamError::Malformed {
+        reason,
+        snippet: String::from_utf8_lossy(&line[..line.len().min(120)])
+            .trim_end()
+            .to_string(),
+    };
+    let wire: WireEvent = serde_json::from_slice(line).map_err(|e| malformed(e.to_string()))?;
+    let object =
+        || RawObject::parse(wire.object.to_owned(), None).map_err(|e| malformed(e.to_string()));
+    Ok(match wire.kind {
+        "ADDED" => WatchEvent::Added(object()?),
+        "MODIFIED" => WatchEvent::Modified(object()?),
+        "DELETED" => WatchEvent::Deleted(object()?),
+        "BOOKMARK" => {
+            let obj = object()?;
+            WatchEvent::Bookmark {
+                initial_events_end: obj
+                    .meta
+                    .metadata
+                    .annotations
+                    .get(INITIAL_EVENTS_END)
+                    .is_some_and(|v| v == "true"),
+                resource_version: obj.meta.metadata.resource_version,
+            }
+        }
+        "ERROR" => WatchEvent::Error(
+            serde_json::from_str(wire.object.get()).map_err(|e| malformed(e.to_string()))?,
+        ),
+        other => return Err(malformed(format!("unknown event type \"{other}\""))),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bookmark_with_initial_events_end_is_decoded() {
+        let line = br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"42","annotations":{"k8s.io/initial-events-end":"true"}}}}
+"#;
+        match decode_event(line).unwrap() {
+            WatchEvent::Bookmark {
+                resource_version,
+                initial_events_end,
+            } => {
+                assert_eq!(resource_version, "42");
+                assert!(initial_events_end);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn error_event_carries_the_status() {
+        let line = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 5 (90)","reason":"Expired","code":410}}"#;
+        match decode_event(line).unwrap() {
+            WatchEvent::Error(s) => {
+                assert_eq!(s.code, 410);
+                assert_eq!(s.reason, "Expired");
+                assert!(s.message.contains("too old"));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn malformed_and_unknown_events_are_errors_with_a_snippet() {
+        let err = decode_event(b"{\"type\":\"ADDED\",\"object\":{").unwrap_err();
+        assert!(err.to_string().contains("not valid JSON"), "{err}");
+        let err = decode_event(br#"{"type":"WHAT","object":{}}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown event type"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn stream_reassembles_events_split_across_chunks_and_reports_a_cut() {
+        let chunks: Vec<std::io::Result<Vec<u8>>> = vec![
+            Ok(br#"{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}}"#[..50].to_vec()),
+            Ok(br#"{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}}"#[50..].to_vec()),
+            Ok(b"\n{\"type\":\"MODIFIED\",\"obj".to_vec()),
+        ];
+        let reader = futures::stream::iter(chunks).into_async_read();
+        let mut stream = WatchStream::new(Box::pin(reader));
+        match stream.next().await.unwrap() {
+            Some(WatchEvent::Added(o)) => assert_eq!(o.key(), "n/a"),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(matches!(stream.next().await, Err(StreamError::Io(_))));
+    }
+
+    use futures::TryStreamExt;
+}

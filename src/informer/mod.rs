@@ -1,0 +1,7 @@
+//! The informer pipeline, one stage per module with client-go's names. So far: the wire
+//! protocol of LIST/WATCH, raw objects, client-go's backoff, and the Reflector.
+
+pub mod backoff;
+pub mod listwatch;
+pub mod object;
+pub mod reflector;

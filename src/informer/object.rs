@@ -1,0 +1,146 @@
+//! Objects as the server sent them (raw JSON, kept verbatim) with the metadata the pipeline reads.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The annotation on the BOOKMARK that ends a watch-list's initial events (KEP-3157).
+pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+/// An object exactly as the server sent it, with its parsed identity.
+#[derive(Debug, Clone)]
+pub struct RawObject {
+    /// The JSON text of the object, unchanged (shared, never copied per listener).
+    pub json: Arc<RawValue>,
+    pub meta: ObjectHead,
+}
+
+/// The parts of an object the pipeline needs: type, identity and version.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectHead {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub metadata: Metadata,
+}
+
+/// `metadata`, reduced to what identifies and versions an object.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Metadata {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub namespace: Option<String>,
+    #[serde(default)]
+    pub uid: String,
+    #[serde(default)]
+    pub resource_version: String,
+    #[serde(default)]
+    pub generation: Option<i64>,
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
+}
+
+impl RawObject {
+    /// Parses the identity of `json`; kind and apiVersion are filled from `kind_hint` when the
+    /// server left them out (items of a LIST response carry neither).
+    pub fn parse(json: Box<RawValue>, kind_hint: Option<(&str, &str)>) -> serde_json::Result<Self> {
+        let mut meta: ObjectHead = serde_json::from_str(json.get())?;
+        let json = match kind_hint {
+            Some((kind, api_version)) if meta.kind.is_empty() => {
+                meta.kind = kind.to_string();
+                meta.api_version = api_version.to_string();
+                with_type_meta(&json, kind, api_version)?
+            }
+            _ => json,
+        };
+        Ok(RawObject {
+            json: Arc::from(json),
+            meta,
+        })
+    }
+
+    /// `namespace/name`, or `name` for cluster-scoped objects: the cache key client-go uses.
+    pub fn key(&self) -> String {
+        object_key(
+            self.meta.metadata.namespace.as_deref(),
+            &self.meta.metadata.name,
+        )
+    }
+
+    pub fn resource_version(&self) -> &str {
+        &self.meta.metadata.resource_version
+    }
+}
+
+/// client-go's `MetaNamespaceKeyFunc`.
+pub fn object_key(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        _ => name.to_string(),
+    }
+}
+
+/// Inserts `kind` and `apiVersion` at the front of an object's JSON, as watch events carry them.
+fn with_type_meta(
+    json: &RawValue,
+    kind: &str,
+    api_version: &str,
+) -> serde_json::Result<Box<RawValue>> {
+    let text = json.get().trim_start();
+    let rest = text.strip_prefix('{').unwrap_or(text).trim_start();
+    let sep = if rest.starts_with('}') { "" } else { "," };
+    let spliced = format!(
+        "{{\"kind\":{},\"apiVersion\":{}{sep}{rest}",
+        serde_json::to_string(kind)?,
+        serde_json::to_string(api_version)?
+    );
+    RawValue::from_string(spliced)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_items_get_kind_and_api_version_spliced_in() {
+        let raw = RawValue::from_string(
+            r#"{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7","uid":"u"}}"#.into(),
+        )
+        .unwrap();
+        let obj = RawObject::parse(raw, Some(("ConfigMap", "v1"))).unwrap();
+        assert_eq!(obj.meta.kind, "ConfigMap");
+        assert_eq!(obj.key(), "ns/a");
+        let v: serde_json::Value = serde_json::from_str(obj.json.get()).unwrap();
+        assert_eq!(v["kind"], "ConfigMap");
+        assert_eq!(v["apiVersion"], "v1");
+        assert_eq!(v["metadata"]["resourceVersion"], "7");
+    }
+
+    #[test]
+    fn objects_that_carry_their_kind_are_left_verbatim() {
+        let text = r#"{"kind":"Node","apiVersion":"v1","metadata":{"name":"n1"}}"#;
+        let obj = RawObject::parse(
+            RawValue::from_string(text.into()).unwrap(),
+            Some(("X", "y")),
+        )
+        .unwrap();
+        assert_eq!(obj.json.get(), text);
+        assert_eq!(obj.key(), "n1");
+    }
+
+    #[test]
+    fn empty_object_splice_stays_valid_json() {
+        let obj = RawObject::parse(
+            RawValue::from_string("{}".into()).unwrap(),
+            Some(("K", "v1")),
+        )
+        .unwrap();
+        assert_eq!(obj.json.get(), r#"{"kind":"K","apiVersion":"v1"}"#);
+    }
+}

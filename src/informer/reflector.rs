@@ -1,0 +1,475 @@
+//! The Reflector: LIST (paginated) then WATCH from the list's resourceVersion, resuming from the
+//! last RV seen (bookmarks advance it), relisting on 410, backing off like client-go. Every
+//! transition is reported as a [`ReflectorEvent`] so that callers can show or count it.
+
+use super::backoff::Backoff;
+use super::listwatch::{
+    ListOptions, ListWatch, StreamError, WatchEvent, WatchOptions, WatchStream,
+};
+use super::object::RawObject;
+use crate::cluster::ClusterError;
+use std::collections::VecDeque;
+use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
+
+/// A watch that ends sooner than this without any event is treated as a failure (client-go).
+const SHORT_WATCH: Duration = Duration::from_secs(1);
+
+/// What the reflector is asked to do.
+#[derive(Debug, Clone)]
+pub struct ReflectorConfig {
+    /// LIST page size (`limit`); 0 for no pagination.
+    pub chunk_size: u32,
+    pub bookmarks: bool,
+    /// The watch's `timeoutSeconds`; `None` lets the server choose.
+    pub server_timeout: Option<u64>,
+    /// Re-open the watch when it ends; when false, the first end of the watch ends the stream.
+    pub reconnect: bool,
+}
+
+/// The kind of an object event from a watch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// Why a watch ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloseReason {
+    /// The server ended the response normally (its timeout elapsed).
+    ServerClosed,
+    /// The connection failed mid-stream.
+    ConnectionLost(String),
+    /// The server sent something undecodable; the reflector relists.
+    Malformed(String),
+    /// The server sent an ERROR event other than 410.
+    ErrorEvent { code: u16, message: String },
+}
+
+/// Everything a reflector does, in order.
+#[derive(Debug, Clone)]
+pub enum ReflectorEvent {
+    /// One object of a LIST; `relist` when the LIST followed a 410 or a malformed stream.
+    Listed {
+        object: RawObject,
+        received_at: SystemTime,
+        relist: bool,
+    },
+    /// A LIST is complete: every object it returned was emitted before this.
+    ListComplete {
+        resource_version: String,
+        objects: usize,
+        pages: usize,
+        relist: bool,
+    },
+    /// A WATCH opened from `resource_version`.
+    WatchOpened { resource_version: String },
+    /// An object event of the watch.
+    Watched {
+        event_type: EventType,
+        object: RawObject,
+        received_at: SystemTime,
+    },
+    Bookmark {
+        resource_version: String,
+        initial_events_end: bool,
+        received_at: SystemTime,
+    },
+    /// The watch ended; `retry_in` when the reflector will re-open it after that delay.
+    WatchClosed {
+        resource_version: String,
+        reason: CloseReason,
+        retry_in: Option<Duration>,
+    },
+    /// Opening the watch failed with an error the reflector retries after `retry_in`.
+    WatchFailed {
+        resource_version: String,
+        error: String,
+        retry_in: Duration,
+    },
+    /// The server no longer has `resource_version` (410 Gone): the reflector relists.
+    Expired {
+        resource_version: String,
+        message: String,
+    },
+}
+
+/// A failure that ends the reflector.
+#[derive(Debug, thiserror::Error)]
+pub enum ReflectorError {
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    #[error("the watch of {resource} failed at resourceVersion {resource_version}: {reason}")]
+    WatchEnded {
+        resource: String,
+        resource_version: String,
+        reason: String,
+    },
+    #[error(
+        "resourceVersion {resource_version} of {resource} is too old: the server said \"{message}\": \
+         its history is compacted and the watch cache keeps only a short window"
+    )]
+    Expired {
+        resource: String,
+        resource_version: String,
+        message: String,
+    },
+}
+
+enum State {
+    List {
+        continue_token: Option<String>,
+        pages: usize,
+        objects: usize,
+        relist: bool,
+    },
+    OpenWatch,
+    Watching {
+        stream: WatchStream,
+        opened: Instant,
+        events: u64,
+    },
+    Sleep {
+        until: Instant,
+        then: Box<State>,
+    },
+    Done,
+}
+
+/// LIST + WATCH of one resource, as a stream of [`ReflectorEvent`]s pulled with [`Self::next`].
+pub struct Reflector {
+    lw: ListWatch,
+    config: ReflectorConfig,
+    state: State,
+    /// The RV to resume from: the list's, then the last object event's or bookmark's.
+    resource_version: String,
+    /// Whether anything ever succeeded: before that, every error is fatal (fail fast on bad
+    /// input); after it, transient errors are retried like client-go does.
+    started: bool,
+    backoff: Backoff,
+    pending: VecDeque<ReflectorEvent>,
+}
+
+impl Reflector {
+    pub fn new(lw: ListWatch, config: ReflectorConfig) -> Self {
+        Reflector {
+            lw,
+            config,
+            state: State::List {
+                continue_token: None,
+                pages: 0,
+                objects: 0,
+                relist: false,
+            },
+            resource_version: String::new(),
+            started: false,
+            backoff: Backoff::default(),
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// The last resourceVersion the reflector is synced to.
+    pub fn resource_version(&self) -> &str {
+        &self.resource_version
+    }
+
+    /// Whether events are queued that `next` returns without waiting.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The next event; `Ok(None)` once the watch ended and `reconnect` is off.
+    pub async fn next(&mut self) -> Result<Option<ReflectorEvent>, ReflectorError> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Ok(Some(event));
+            }
+            if matches!(self.state, State::Done) {
+                return Ok(None);
+            }
+            let state = std::mem::replace(&mut self.state, State::Done);
+            self.state = self.step(state).await?;
+        }
+    }
+
+    async fn step(&mut self, state: State) -> Result<State, ReflectorError> {
+        match state {
+            State::List {
+                continue_token,
+                pages,
+                objects,
+                relist,
+            } => self.list_page(continue_token, pages, objects, relist).await,
+            State::OpenWatch => self.open_watch().await,
+            State::Watching {
+                stream,
+                opened,
+                events,
+            } => self.read_watch(stream, opened, events).await,
+            State::Sleep { until, then } => {
+                tokio::time::sleep_until(until).await;
+                Ok(*then)
+            }
+            State::Done => Ok(State::Done),
+        }
+    }
+
+    async fn list_page(
+        &mut self,
+        continue_token: Option<String>,
+        pages: usize,
+        objects: usize,
+        relist: bool,
+    ) -> Result<State, ReflectorError> {
+        let opts = ListOptions {
+            limit: Some(self.config.chunk_size),
+            continue_token: continue_token.clone(),
+            // "" is a consistent read: never "0", which may be served stale from the cache.
+            resource_version: None,
+            version_match: None,
+        };
+        let page = match self.lw.list_page(&opts).await {
+            Ok(page) => page,
+            Err(e) if continue_token.is_some() && e.status_code() == Some(410) => {
+                // The continue token expired mid-list: start the LIST over.
+                return Ok(State::List {
+                    continue_token: None,
+                    pages: 0,
+                    objects: 0,
+                    relist,
+                });
+            }
+            Err(e) => {
+                return self.retry_or_fail(
+                    e,
+                    State::List {
+                        continue_token,
+                        pages,
+                        objects,
+                        relist,
+                    },
+                )
+            }
+        };
+        self.started = true;
+        let received_at = SystemTime::now();
+        let count = page.items.len();
+        for object in page.items {
+            self.pending.push_back(ReflectorEvent::Listed {
+                object,
+                received_at,
+                relist,
+            });
+        }
+        match page.continue_token {
+            Some(token) => Ok(State::List {
+                continue_token: Some(token),
+                pages: pages + 1,
+                objects: objects + count,
+                relist,
+            }),
+            None => {
+                self.resource_version = page.resource_version.clone();
+                self.pending.push_back(ReflectorEvent::ListComplete {
+                    resource_version: page.resource_version,
+                    objects: objects + count,
+                    pages: pages + 1,
+                    relist,
+                });
+                Ok(State::OpenWatch)
+            }
+        }
+    }
+
+    async fn open_watch(&mut self) -> Result<State, ReflectorError> {
+        let opts = WatchOptions {
+            resource_version: self.resource_version.clone(),
+            timeout_seconds: self.config.server_timeout,
+            bookmarks: self.config.bookmarks,
+            send_initial_events: false,
+        };
+        match self.lw.watch(&opts).await {
+            Ok(stream) => {
+                self.pending.push_back(ReflectorEvent::WatchOpened {
+                    resource_version: self.resource_version.clone(),
+                });
+                Ok(State::Watching {
+                    stream,
+                    opened: Instant::now(),
+                    events: 0,
+                })
+            }
+            Err(e) if e.status_code() == Some(410) => {
+                let message = match &e {
+                    ClusterError::Api { message, .. } => message.clone(),
+                    other => other.to_string(),
+                };
+                self.expired(message)
+            }
+            Err(e) => self.retry_or_fail(e, State::OpenWatch),
+        }
+    }
+
+    async fn read_watch(
+        &mut self,
+        mut stream: WatchStream,
+        opened: Instant,
+        events: u64,
+    ) -> Result<State, ReflectorError> {
+        let received_at = SystemTime::now();
+        let (event_type, object) = match stream.next().await {
+            Ok(Some(WatchEvent::Added(o))) => (EventType::Added, o),
+            Ok(Some(WatchEvent::Modified(o))) => (EventType::Modified, o),
+            Ok(Some(WatchEvent::Deleted(o))) => (EventType::Deleted, o),
+            Ok(Some(WatchEvent::Bookmark {
+                resource_version,
+                initial_events_end,
+            })) => {
+                self.resource_version = resource_version.clone();
+                self.pending.push_back(ReflectorEvent::Bookmark {
+                    resource_version,
+                    initial_events_end,
+                    received_at,
+                });
+                return Ok(State::Watching {
+                    stream,
+                    opened,
+                    events: events + 1,
+                });
+            }
+            Ok(Some(WatchEvent::Error(status))) if status.code == 410 => {
+                return self.expired(status.message);
+            }
+            Ok(Some(WatchEvent::Error(status))) => {
+                return self.closed(
+                    CloseReason::ErrorEvent {
+                        code: status.code,
+                        message: status.message,
+                    },
+                    State::OpenWatch,
+                );
+            }
+            Ok(None) => {
+                let reason = CloseReason::ServerClosed;
+                if events == 0 && opened.elapsed() < SHORT_WATCH {
+                    return self.closed(reason, State::OpenWatch);
+                }
+                self.pending.push_back(ReflectorEvent::WatchClosed {
+                    resource_version: self.resource_version.clone(),
+                    reason,
+                    retry_in: self.config.reconnect.then_some(Duration::ZERO),
+                });
+                return Ok(if self.config.reconnect {
+                    State::OpenWatch
+                } else {
+                    State::Done
+                });
+            }
+            Err(StreamError::Io(reason)) => {
+                return self.closed(CloseReason::ConnectionLost(reason), State::OpenWatch);
+            }
+            Err(StreamError::Malformed { reason, snippet }) => {
+                return self.closed(
+                    CloseReason::Malformed(format!("{reason}: {snippet}")),
+                    State::List {
+                        continue_token: None,
+                        pages: 0,
+                        objects: 0,
+                        relist: true,
+                    },
+                );
+            }
+        };
+        self.resource_version = object.resource_version().to_string();
+        self.pending.push_back(ReflectorEvent::Watched {
+            event_type,
+            object,
+            received_at,
+        });
+        Ok(State::Watching {
+            stream,
+            opened,
+            events: events + 1,
+        })
+    }
+
+    /// The watch ended abnormally: report it, then retry after a backoff or end with an error.
+    fn closed(&mut self, reason: CloseReason, then: State) -> Result<State, ReflectorError> {
+        if !self.config.reconnect {
+            let text = match &reason {
+                CloseReason::ServerClosed => "the server closed the watch at once".to_string(),
+                CloseReason::ConnectionLost(r) => r.clone(),
+                CloseReason::Malformed(r) => r.clone(),
+                CloseReason::ErrorEvent { code, message } => {
+                    format!("the server sent an error ({code}): {message}")
+                }
+            };
+            return Err(ReflectorError::WatchEnded {
+                resource: self.lw.resource.qualified_name(),
+                resource_version: self.resource_version.clone(),
+                reason: text,
+            });
+        }
+        let delay = self.backoff.next_delay();
+        self.pending.push_back(ReflectorEvent::WatchClosed {
+            resource_version: self.resource_version.clone(),
+            reason,
+            retry_in: Some(delay),
+        });
+        Ok(State::Sleep {
+            until: Instant::now() + delay,
+            then: Box::new(then),
+        })
+    }
+
+    fn expired(&mut self, message: String) -> Result<State, ReflectorError> {
+        if !self.config.reconnect {
+            return Err(ReflectorError::Expired {
+                resource: self.lw.resource.qualified_name(),
+                resource_version: self.resource_version.clone(),
+                message,
+            });
+        }
+        self.pending.push_back(ReflectorEvent::Expired {
+            resource_version: self.resource_version.clone(),
+            message,
+        });
+        Ok(State::List {
+            continue_token: None,
+            pages: 0,
+            objects: 0,
+            relist: true,
+        })
+    }
+
+    /// Before the first success every error is fatal; afterwards only those that retrying
+    /// cannot fix (bad request, credentials, permissions, a resource that went away).
+    fn retry_or_fail(&mut self, err: ClusterError, then: State) -> Result<State, ReflectorError> {
+        let permanent = matches!(err.status_code(), Some(400 | 401 | 403 | 404 | 405 | 422));
+        if !self.started || permanent || !self.config.reconnect {
+            return Err(err.into());
+        }
+        let delay = self.backoff.next_delay();
+        self.pending.push_back(ReflectorEvent::WatchFailed {
+            resource_version: self.resource_version.clone(),
+            error: err.to_string(),
+            retry_in: delay,
+        });
+        Ok(State::Sleep {
+            until: Instant::now() + delay,
+            then: Box::new(then),
+        })
+    }
+}

@@ -1,0 +1,42 @@
+//! The `kubectl-informer` binary: parse, run, print an error once, exit with its code.
+
+use clap::Parser;
+use kubectl_informer::error::{EXIT_ERROR, EXIT_OK};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let args: Vec<String> = std::env::args().collect();
+    // kubectl's plugin completion protocol, answered before clap sees the words.
+    if args.get(1).map(String::as_str) == Some("__complete") {
+        let mut out = std::io::stdout().lock();
+        let _ = runtime.block_on(kubectl_informer::commands::complete::exec(
+            &args[2..],
+            &mut out,
+        ));
+        return ExitCode::from(EXIT_OK);
+    }
+    let cli = match kubectl_informer::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_OK });
+        }
+    };
+    match runtime.block_on(kubectl_informer::run(cli)) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

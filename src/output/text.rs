@@ -1,0 +1,204 @@
+//! Human text: one aligned line per event on stdout, notices on stderr.
+
+use super::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin};
+use std::io::Write;
+use std::time::SystemTime;
+
+const RESET: &str = "\x1b[0m";
+
+/// Prints events as `TIME TYPE RV NAMESPACE/NAME [origin]`, notices as lines on `err`.
+pub struct TextPrinter<O: Write, E: Write> {
+    out: O,
+    err: E,
+    color: bool,
+    /// Column width of resourceVersions, grown to the widest seen so columns stay aligned.
+    rv_width: usize,
+}
+
+impl<O: Write, E: Write> TextPrinter<O, E> {
+    pub fn new(out: O, err: E, color: bool) -> Self {
+        TextPrinter {
+            out,
+            err,
+            color,
+            rv_width: 8,
+        }
+    }
+
+    fn paint(&self, text: &str, code: &str) -> String {
+        if self.color {
+            format!("{code}{text}{RESET}")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn type_column(&self, event_type: &str) -> String {
+        let code = match event_type {
+            "ADDED" => "\x1b[32m",
+            "MODIFIED" => "\x1b[33m",
+            "DELETED" => "\x1b[31m",
+            "BOOKMARK" => "\x1b[36m",
+            _ => "\x1b[35m",
+        };
+        self.paint(&format!("{event_type:<8}"), code)
+    }
+
+    fn rv_column(&mut self, rv: &str) -> String {
+        self.rv_width = self.rv_width.max(rv.len());
+        format!("{rv:<width$}", width = self.rv_width)
+    }
+}
+
+/// Local wall-clock time with milliseconds: `14:03:07.512`.
+pub fn local_time(t: SystemTime) -> String {
+    let dt: chrono::DateTime<chrono::Local> = t.into();
+    dt.format("%H:%M:%S%.3f").to_string()
+}
+
+fn seconds(s: f64) -> String {
+    humantime::format_duration(std::time::Duration::from_millis((s * 1000.0) as u64)).to_string()
+}
+
+/// The sentence a notice reads as in text output.
+pub fn describe_notice(notice: &Notice) -> String {
+    match notice {
+        Notice::Start {
+            resource,
+            namespace,
+            server,
+            ..
+        } => match namespace {
+            Some(ns) => format!("tailing {resource} in namespace \"{ns}\" on {server}"),
+            None => format!("tailing {resource} on {server}"),
+        },
+        Notice::ListComplete {
+            resource_version,
+            objects,
+            pages,
+            relist,
+        } => format!(
+            "{} {objects} objects in {pages} page(s) at RV {resource_version}",
+            if *relist { "relisted" } else { "listed" }
+        ),
+        Notice::WatchOpened { resource_version } => {
+            format!("watch opened from RV {resource_version}")
+        }
+        Notice::WatchClosed {
+            resource_version,
+            reason,
+            retry_in_seconds,
+        } => match retry_in_seconds {
+            Some(s) if *s > 0.0 => format!(
+                "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version} in {}",
+                seconds(*s)
+            ),
+            Some(_) => format!(
+                "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version}"
+            ),
+            None => format!("watch closed at RV {resource_version}: {reason}"),
+        },
+        Notice::WatchFailed {
+            resource_version,
+            error,
+            retry_in_seconds,
+        } => format!(
+            "{error}; retrying from RV {resource_version} in {}",
+            seconds(*retry_in_seconds)
+        ),
+        Notice::Expired {
+            resource_version,
+            message,
+        } => format!(
+            "RV {resource_version} expired (410 Gone: {message}); relisting to find what changed"
+        ),
+    }
+}
+
+impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
+    fn object(&mut self, e: &ObjectEvent<'_>) -> std::io::Result<()> {
+        let time = local_time(e.received_at);
+        let kind = self.type_column(e.event_type);
+        let rv = self.rv_column(e.object.resource_version());
+        let mark = match e.origin {
+            Origin::Initial => "  (initial)",
+            Origin::Watch => "",
+            Origin::Relist => "  (relist)",
+        };
+        writeln!(self.out, "{time}  {kind}  {rv}  {}{mark}", e.object.key())
+    }
+
+    fn bookmark(&mut self, e: &BookmarkEvent<'_>) -> std::io::Result<()> {
+        let time = local_time(e.received_at);
+        let kind = self.type_column("BOOKMARK");
+        let rv = self.rv_column(e.resource_version);
+        let mark = if e.initial_events_end {
+            "  (initial-events-end)"
+        } else {
+            ""
+        };
+        writeln!(self.out, "{time}  {kind}  {}{mark}", rv.trim_end())
+    }
+
+    fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()> {
+        self.out.flush()?;
+        let label = self.paint("NOTICE  ", "\x1b[35m");
+        writeln!(
+            self.err,
+            "{}  {label}  {}",
+            local_time(at),
+            describe_notice(notice)
+        )
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()?;
+        self.err.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::informer::object::RawObject;
+    use serde_json::value::RawValue;
+
+    #[test]
+    fn events_go_to_stdout_and_notices_to_stderr_without_color() {
+        let raw = RawValue::from_string(
+            r#"{"kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","resourceVersion":"12"}}"#
+                .into(),
+        )
+        .unwrap();
+        let object = RawObject::parse(raw, None).unwrap();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut p = TextPrinter::new(&mut out, &mut err, false);
+        let at = SystemTime::now();
+        p.object(&ObjectEvent {
+            event_type: "DELETED",
+            origin: Origin::Relist,
+            object: &object,
+            received_at: at,
+        })
+        .unwrap();
+        p.bookmark(&BookmarkEvent {
+            resource_version: "13",
+            initial_events_end: false,
+            received_at: at,
+        })
+        .unwrap();
+        p.notice(
+            &Notice::WatchOpened {
+                resource_version: "13".into(),
+            },
+            at,
+        )
+        .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        assert!(out.contains("DELETED   12        ns/a  (relist)"), "{out}");
+        assert!(out.contains("BOOKMARK  13\n"), "{out}");
+        assert!(!out.contains('\x1b'));
+        assert!(err.contains("watch opened from RV 13"), "{err}");
+    }
+}

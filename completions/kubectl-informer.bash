@@ -135,7 +135,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__tail)
-            opts="-l -o -n -A -v -h -V --selector --field-selector --initial --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --timeout --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --verbose --help --version"
+            opts="-l -o -n -A -v -h -V --selector --field-selector --initial --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --timeout --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -31,7 +31,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l user 
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s v -l verbose -d 'More detail on stderr (requests made, discovery results); repeat for more'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
@@ -54,9 +54,10 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-bookmarks -d 'Do not request or print BOOKMARK events'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-reconnect -d 'Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of re-opening it from the last resourceVersion'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l show-secret-data -d 'Print the values of Secret `data` and `stringData` (redacted by default)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l stats -d 'Print a summary on stderr at exit (on by default when stderr is a terminal)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s v -l verbose -d 'More detail on stderr (requests made, discovery results); repeat for more'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
@@ -66,6 +67,6 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand comple
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s v -l verbose -d 'More detail on stderr (requests made, discovery results); repeat for more'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s V -l version -d 'Print version'

@@ -12,6 +12,7 @@ use std::path::PathBuf;
     version,
     propagate_version = true,
     disable_help_subcommand = true,
+    args_override_self = true,
     after_help = "Run as a kubectl plugin: `kubectl informer tail configmaps -n kube-system`."
 )]
 pub struct Cli {
@@ -23,6 +24,7 @@ pub struct Cli {
 
 /// kubectl's global flags, shared by every subcommand.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config).
     #[arg(long, global = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
@@ -45,7 +47,7 @@ pub struct GlobalArgs {
     /// Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl).
     #[arg(long, global = true, value_name = "DURATION", default_value = "0")]
     pub request_timeout: String,
-    /// More detail on stderr (requests made, discovery results); repeat for more.
+    /// More detail on stderr: -v the context, server and resolved resource; -vv every request.
     #[arg(short = 'v', long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 }
@@ -100,6 +102,9 @@ pub struct TailArgs {
     /// Stop after this much wall-clock time, e.g. `30s`, `5m`.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
+    /// Print the values of Secret `data` and `stringData` (redacted by default).
+    #[arg(long)]
+    pub show_secret_data: bool,
     /// Print a summary on stderr at exit (on by default when stderr is a terminal).
     #[arg(long)]
     pub stats: bool,

@@ -38,7 +38,10 @@ fn completion_scripts_in_the_repository_match_the_cli() {
 fn kubectl_plugin_completion_helper_calls_the_complete_protocol() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/kubectl_complete-informer");
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.contains("exec kubectl-informer __complete \"$@\""), "{text}");
+    assert!(
+        text.contains("exec kubectl-informer __complete \"$@\""),
+        "{text}"
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -1,9 +1,9 @@
 //! The connection to one cluster: kube's HTTP client plus the names that errors refer to, and
 //! the raw requests every command is made of (discovery, LIST pages, WATCH streams).
 
+use super::error::Forbidden;
 use super::kubeconfig::{self, KubeconfigSelection};
 use super::resolve::ApiResource;
-use super::error::Forbidden;
 use super::ClusterError;
 use futures::AsyncBufRead;
 use kube::core::discovery::v2::APIGroupDiscoveryList;
@@ -53,6 +53,8 @@ pub struct Cluster {
     /// The context's namespace, else `default`.
     pub default_namespace: String,
     request_timeout: Option<Duration>,
+    /// At 2 or more, every request is logged on stderr (`-vv`).
+    verbose: u8,
 }
 
 impl Cluster {
@@ -84,7 +86,20 @@ impl Cluster {
             user: loaded.user,
             default_namespace,
             request_timeout,
+            verbose: 0,
         })
+    }
+
+    /// Logs every request on stderr from `verbose` 2 on (`-vv`).
+    pub fn with_verbosity(mut self, verbose: u8) -> Self {
+        self.verbose = verbose;
+        self
+    }
+
+    fn log_request(&self, path_and_query: &str) {
+        if self.verbose >= 2 {
+            eprintln!("kubectl-informer: GET {}{path_and_query}", self.server);
+        }
     }
 
     /// All resource types the server serves, in discovery (priority) order, every version.
@@ -112,6 +127,7 @@ impl Cluster {
         accept: &str,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
+        self.log_request(path_and_query);
         let request = http::Request::get(path_and_query)
             .header(http::header::ACCEPT, accept)
             .body(Vec::new())
@@ -130,6 +146,7 @@ impl Cluster {
         path_and_query: &str,
         op: &Operation,
     ) -> Result<impl AsyncBufRead + Unpin + Send + use<>, ClusterError> {
+        self.log_request(path_and_query);
         let request = http::Request::get(path_and_query)
             .header(http::header::ACCEPT, "application/json")
             .body(Vec::new())
@@ -218,7 +235,13 @@ impl Cluster {
         let reason = innermost(err);
         let lower = reason.to_ascii_lowercase();
         let io_kind = io_error_kind(err);
-        if lower.contains("certificate")
+        if lower.contains("deadline has elapsed") || io_kind == Some(std::io::ErrorKind::TimedOut) {
+            ClusterError::Timeout {
+                what: op.describe(),
+                server: self.server.clone(),
+                after: self.request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
+            }
+        } else if lower.contains("certificate")
             || lower.contains("tls")
             || lower.contains("handshake")
             || lower.contains("unknownissuer")
@@ -235,7 +258,6 @@ impl Cluster {
                     | std::io::ErrorKind::AddrNotAvailable
                     | std::io::ErrorKind::HostUnreachable
                     | std::io::ErrorKind::NetworkUnreachable
-                    | std::io::ErrorKind::TimedOut
             )
         ) || lower.contains("dns")
             || lower.contains("failed to lookup")

@@ -41,8 +41,8 @@ pub enum ClusterError {
         reason: String,
     },
     #[error(
-        "{what} timed out after {} (--request-timeout) waiting for {server}: check that the \
-         API server is healthy, or raise --request-timeout",
+        "{what} timed out after {} waiting for {server}: check that the API server is \
+         running and healthy, or raise --request-timeout",
         humantime::format_duration(*after)
     )]
     Timeout {

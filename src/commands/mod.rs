@@ -62,7 +62,9 @@ pub async fn resolve_target(
     resource_arg: &str,
     verbs: &[&str],
 ) -> Result<Target> {
-    let cluster = Cluster::connect(&global.selection, global.request_timeout).await?;
+    let cluster = Cluster::connect(&global.selection, global.request_timeout)
+        .await?
+        .with_verbosity(global.verbose);
     global.log(1, || {
         format!(
             "context \"{}\", user \"{}\", server {}",

@@ -31,6 +31,7 @@ pub struct TailConfig {
     pub max_events: Option<u64>,
     pub timeout: Option<Duration>,
     pub stats: bool,
+    pub show_secret_data: bool,
     pub output: OutputFormat,
 }
 
@@ -90,6 +91,7 @@ impl TailConfig {
             max_events: args.max_events,
             timeout,
             stats: args.stats,
+            show_secret_data: args.show_secret_data,
             output: args.output,
         })
     }
@@ -214,6 +216,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     let started = Instant::now();
     let mut session = Session {
         config: &config,
+        redact: is_secret(&target.resource) && !config.show_secret_data,
         printer: printer.as_mut(),
         stats: Stats::default(),
         seen: HashMap::new(),
@@ -237,6 +240,8 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
 /// relist revealed).
 struct Session<'a> {
     config: &'a TailConfig,
+    /// Whether objects are Secrets whose values must not be printed.
+    redact: bool,
     printer: &'a mut dyn EventPrinter,
     stats: Stats,
     /// Every object tail knows, by key, at its last RV.
@@ -247,7 +252,8 @@ struct Session<'a> {
 
 impl Session<'_> {
     async fn run(&mut self, mut reflector: Reflector, start: Notice) -> Result<Stop> {
-        self.notice(&start)?;
+        // Printed with the first event, so a run that fails at once prints only its error.
+        let mut start = Some(start);
         let deadline = self.config.timeout.map(|t| tokio::time::Instant::now() + t);
         let interrupt = tokio::signal::ctrl_c();
         tokio::pin!(interrupt);
@@ -273,6 +279,9 @@ impl Session<'_> {
                     return Err(reflector_error(e));
                 }
             };
+            if let Some(start) = start.take() {
+                self.notice(&start)?;
+            }
             self.handle(event)?;
             if !reflector.has_pending() {
                 self.printer.flush().map_err(Error::Output)?;
@@ -426,6 +435,15 @@ impl Session<'_> {
             return Ok(());
         }
         self.stats.count(event_type, object.resource_version());
+        let redacted;
+        let object = if self.redact {
+            redacted = object
+                .redacted()
+                .map_err(|e| Error::Usage(format!("cannot redact Secret {}: {e}", object.key())))?;
+            &redacted
+        } else {
+            object
+        };
         self.printer
             .object(&ObjectEvent {
                 event_type,
@@ -441,6 +459,11 @@ impl Session<'_> {
             .notice(notice, SystemTime::now())
             .map_err(Error::Output)
     }
+}
+
+/// Core `v1` Secrets: their values are redacted unless asked for.
+fn is_secret(resource: &crate::cluster::ApiResource) -> bool {
+    resource.group.is_empty() && resource.plural == "secrets"
 }
 
 fn describe_close(reason: &CloseReason) -> String {

@@ -78,6 +78,44 @@ impl RawObject {
     }
 }
 
+/// What replaces each value of a Secret's `data` and `stringData` in output.
+pub const REDACTED: &str = "REDACTED";
+/// kubectl apply keeps the whole applied manifest here, Secret data included.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+impl RawObject {
+    /// This object with the values of `data` and `stringData` (and kubectl's
+    /// last-applied-configuration, which repeats them) replaced by `REDACTED`; keys stay, so
+    /// users still see which keys changed.
+    pub fn redacted(&self) -> serde_json::Result<RawObject> {
+        let mut value: serde_json::Value = serde_json::from_str(self.json.get())?;
+        for field in ["data", "stringData"] {
+            if let Some(map) = value.get_mut(field).and_then(|v| v.as_object_mut()) {
+                for v in map.values_mut() {
+                    *v = serde_json::Value::String(REDACTED.to_string());
+                }
+            }
+        }
+        if let Some(annotations) = value
+            .pointer_mut("/metadata/annotations")
+            .and_then(|v| v.as_object_mut())
+        {
+            if let Some(v) = annotations.get_mut(LAST_APPLIED) {
+                *v = serde_json::Value::String(REDACTED.to_string());
+            }
+        }
+        let json = RawValue::from_string(serde_json::to_string(&value)?)?;
+        let mut meta = self.meta.clone();
+        if let Some(v) = meta.metadata.annotations.get_mut(LAST_APPLIED) {
+            *v = REDACTED.to_string();
+        }
+        Ok(RawObject {
+            json: Arc::from(json),
+            meta,
+        })
+    }
+}
+
 /// client-go's `MetaNamespaceKeyFunc`.
 pub fn object_key(namespace: Option<&str>, name: &str) -> String {
     match namespace {
@@ -132,6 +170,23 @@ mod tests {
         .unwrap();
         assert_eq!(obj.json.get(), text);
         assert_eq!(obj.key(), "n1");
+    }
+
+    #[test]
+    fn secret_values_and_last_applied_are_redacted_but_keys_stay() {
+        let text = r#"{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"password\":\"aHVudGVyMg==\"}}","other":"x"}},"data":{"password":"aHVudGVyMg=="},"stringData":{"token":"hunter2"}}"#;
+        let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
+        let red = obj.redacted().unwrap();
+        let out = red.json.get();
+        assert!(
+            !out.contains("aHVudGVyMg") && !out.contains("hunter2"),
+            "{out}"
+        );
+        let v: serde_json::Value = serde_json::from_str(out).unwrap();
+        assert_eq!(v["data"]["password"], REDACTED);
+        assert_eq!(v["stringData"]["token"], REDACTED);
+        assert_eq!(v["metadata"]["annotations"]["other"], "x");
+        assert_eq!(red.key(), "s");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 #   tests/controlplane/controlplane.sh build   build the binaries if the wrapper modules changed
 #   tests/controlplane/controlplane.sh up      build if needed, start on free loopback ports, wait
 #                                              until ready, write target/controlplane/run/kubeconfig
+#                                              ($KUBECTL_INFORMER_CONTROLPLANE_RUN overrides the dir)
 #   tests/controlplane/controlplane.sh down    stop both servers and remove their data
 #   tests/controlplane/controlplane.sh status  exit 0 when the control plane answers /readyz
 #
@@ -14,9 +15,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-out="${KUBECTL_INFORMER_CONTROLPLANE_DIR:-$root/target/controlplane}"
-bin="$out/bin"
-run="$out/run"
+# Binaries are shared; each running control plane has its own directory (data, certs, kubeconfig),
+# so the test run (tests/run.sh) does not disturb one a developer keeps running.
+bin="$root/target/controlplane/bin"
+run="${KUBECTL_INFORMER_CONTROLPLANE_RUN:-$root/target/controlplane/run}"
 
 k8s_version=v1.34.10
 
@@ -40,14 +42,14 @@ build() {
     return 0
   fi
   log "building etcd and kube-apiserver $k8s_version from their Go modules (a cold build takes several minutes)"
-  (cd "$here/etcd" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/etcd.new" .)
+  (cd "$here/etcd" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$bin/etcd.new" .)
   mv "$bin/etcd.new" "$bin/etcd"
   local ldflags="-s -w"
   ldflags+=" -X k8s.io/component-base/version.gitVersion=$k8s_version"
   ldflags+=" -X k8s.io/component-base/version.gitMajor=1"
   ldflags+=" -X k8s.io/component-base/version.gitMinor=34"
   ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
-  (cd "$here/kube-apiserver" && CGO_ENABLED=0 go build -trimpath -tags selinux,notest \
+  (cd "$here/kube-apiserver" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags selinux,notest \
       -ldflags "$ldflags" -o "$bin/kube-apiserver.new" .)
   mv "$bin/kube-apiserver.new" "$bin/kube-apiserver"
   printf '%s\n' "$want" > "$bin/stamp"

@@ -1,0 +1,211 @@
+//! Bad input and failing servers, each giving one clear line and exit code 2, against the real
+//! control plane (or a loopback socket that misbehaves on purpose).
+
+mod common;
+
+use common::*;
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+#[tokio::test]
+async fn missing_kubeconfig_file_names_the_file_and_the_flag() {
+    let out = run(&["tail", "cm", "--kubeconfig", "/nonexistent/kubeconfig"]);
+    assert_one_line_error(
+        &out,
+        &["/nonexistent/kubeconfig", "does not exist", "--kubeconfig"],
+    );
+}
+
+#[tokio::test]
+async fn kubeconfig_env_with_no_existing_file_says_what_was_searched() {
+    let mut cmd = informer();
+    cmd.env("KUBECONFIG", "/nonexistent/a:/nonexistent/b")
+        .args(["tail", "cm"]);
+    let out = run_with_limit(cmd, Duration::from_secs(30));
+    assert_one_line_error(
+        &out,
+        &[
+            "no kubeconfig found",
+            "KUBECONFIG=/nonexistent/a:/nonexistent/b",
+        ],
+    );
+}
+
+#[tokio::test]
+async fn unknown_context_lists_the_contexts_that_exist() {
+    admin().await;
+    let out = run(&["tail", "cm", "--context", "nope"]);
+    assert_one_line_error(&out, &["context \"nope\" not found", "admin", "nobody"]);
+}
+
+#[tokio::test]
+async fn connection_refused_fails_at_once_and_says_cannot_connect() {
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let kc = write_kubeconfig(dir.path(), &format!("https://127.0.0.1:{port}"), "t", None);
+    let out = run(&["tail", "cm", "--kubeconfig", kc.to_str().unwrap()]);
+    assert_one_line_error(&out, &["cannot connect to https://127.0.0.1:", "ctx"]);
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_fails_within_the_request_timeout() {
+    // Accepts connections and never says a word: without a request timeout this would hang.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().flatten() {
+            held.push(conn);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kc = write_kubeconfig(dir.path(), &format!("https://127.0.0.1:{port}"), "t", None);
+    let started = Instant::now();
+    let out = run(&[
+        "tail",
+        "cm",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+        "--request-timeout",
+        "1s",
+    ]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("timed out after 1s waiting for https://127.0.0.1:"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("--request-timeout"), "{}", out.stderr);
+    // Not a performance bound: proof that the flag, not run()'s 60 s guard, ended the run.
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[tokio::test]
+async fn untrusted_server_certificate_is_a_tls_error() {
+    admin().await;
+    let (server, _) = server_and_ca();
+    let unrelated = include_str!("fixtures/unrelated-ca.crt");
+    let dir = tempfile::tempdir().unwrap();
+    let kc = write_kubeconfig(dir.path(), &server, "t", Some(unrelated));
+    let out = run(&["tail", "cm", "--kubeconfig", kc.to_str().unwrap()]);
+    assert_one_line_error(
+        &out,
+        &["TLS handshake with", "failed", "certificate-authority"],
+    );
+}
+
+#[tokio::test]
+async fn bad_token_is_401_and_the_token_is_never_printed() {
+    admin().await;
+    let (server, ca) = server_and_ca();
+    let secret = "not-a-valid-token-4f1c2";
+    let dir = tempfile::tempdir().unwrap();
+    let kc = write_kubeconfig(dir.path(), &server, secret, Some(&ca));
+    let out = run(&["tail", "cm", "--kubeconfig", kc.to_str().unwrap()]);
+    assert_one_line_error(&out, &["401 Unauthorized", "user \"u\""]);
+    assert!(!out.stderr.contains(secret) && !out.stdout.contains(secret));
+}
+
+#[tokio::test]
+async fn rbac_denied_list_names_verb_resource_and_user() {
+    let ns = TestNamespace::new("forbid").await;
+    let out = run(&["tail", "configmaps", "-n", &ns.name, "--context", "nobody"]);
+    assert_one_line_error(
+        &out,
+        &[
+            "cannot list configmaps in namespace",
+            "as user \"nobody\"",
+            "kubectl auth can-i list configmaps -n",
+        ],
+    );
+}
+
+#[tokio::test]
+async fn rbac_allowing_list_but_not_watch_names_watch() {
+    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
+    use kube::api::{Api, PostParams};
+    let ns = TestNamespace::new("listonly").await;
+    let role: Role = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "list-cm"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}]
+    }))
+    .unwrap();
+    let binding: RoleBinding = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "list-cm"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "list-cm"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "nobody"}]
+    }))
+    .unwrap();
+    Api::<Role>::namespaced(ns.client.clone(), &ns.name)
+        .create(&PostParams::default(), &role)
+        .await
+        .unwrap();
+    Api::<RoleBinding>::namespaced(ns.client.clone(), &ns.name)
+        .create(&PostParams::default(), &binding)
+        .await
+        .unwrap();
+    // RBAC caches are eventually consistent; the list must be allowed before we look at watch.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = run(&["tail", "cm", "-n", &ns.name, "--context", "nobody"]);
+        if out.stderr.contains("cannot list") && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        }
+        assert_one_line_error(&out, &["cannot watch configmaps", "as user \"nobody\""]);
+        break;
+    }
+}
+
+#[tokio::test]
+async fn invalid_label_selector_fails_before_any_request() {
+    // No kubeconfig at all: the selector is checked first.
+    let out = run(&[
+        "tail",
+        "cm",
+        "-l",
+        "app in prod",
+        "--kubeconfig",
+        "/nonexistent",
+    ]);
+    assert_one_line_error(
+        &out,
+        &["invalid label selector \"app in prod\"", "parentheses"],
+    );
+}
+
+#[tokio::test]
+async fn field_selector_the_server_rejects_is_one_line_with_the_servers_reason() {
+    let ns = TestNamespace::new("badfield").await;
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--field-selector",
+        "spec.nonexistent=x",
+    ]);
+    assert_one_line_error(
+        &out,
+        &["list configmaps", "400", "is not a known field selector"],
+    );
+}
+
+#[tokio::test]
+async fn invalid_namespace_and_duration_flags_are_usage_errors() {
+    let out = run(&["tail", "cm", "-n", "Bad_NS"]);
+    assert_one_line_error(&out, &["invalid namespace \"Bad_NS\""]);
+    let out = run(&["tail", "cm", "--request-timeout", "soon"]);
+    assert_one_line_error(&out, &["invalid duration \"soon\" for --request-timeout"]);
+}
+
+#[tokio::test]
+async fn unknown_flag_is_a_usage_error_with_exit_2() {
+    let out = run(&["tail", "cm", "--no-such-flag"]);
+    assert_eq!(out.code, Some(2));
+    assert!(out.stderr.contains("--no-such-flag"), "{}", out.stderr);
+}

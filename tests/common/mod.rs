@@ -1,0 +1,433 @@
+//! Test harness for the real control plane: finds the running kube-apiserver (started by
+//! `tests/controlplane/controlplane.sh up`, or by `tests/run.sh`), gives each test its own
+//! namespace, and runs the `kubectl-informer` binary against it. A missing control plane is a
+//! failure that names the command to start it; nothing is skipped.
+#![allow(dead_code)]
+
+use base64::Engine;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, DeleteParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+pub const START_COMMAND: &str = "tests/controlplane/controlplane.sh up";
+
+/// The kubeconfig of the test control plane.
+pub fn kubeconfig_path() -> PathBuf {
+    match std::env::var_os("KUBECTL_INFORMER_TEST_KUBECONFIG") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target/controlplane/run/kubeconfig"),
+    }
+}
+
+/// A client for `context` of the test kubeconfig.
+pub async fn client_for(context: &str) -> kube::Client {
+    let path = kubeconfig_path();
+    let kubeconfig = Kubeconfig::read_from(&path).unwrap_or_else(|e| {
+        panic!(
+            "the test control plane is not running (no kubeconfig at {}: {e}); \
+             start it with `{START_COMMAND}`, or run every test with `tests/run.sh`",
+            path.display()
+        )
+    });
+    let options = KubeConfigOptions {
+        context: Some(context.to_string()),
+        ..Default::default()
+    };
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .expect("test kubeconfig is usable");
+    kube::Client::try_from(config).expect("client builds")
+}
+
+/// The admin client, after checking that the control plane answers.
+pub async fn admin() -> kube::Client {
+    let client = client_for("admin").await;
+    if let Err(e) = client.apiserver_version().await {
+        panic!(
+            "the test control plane does not answer at the server in {} ({e}); \
+             start it with `{START_COMMAND}`, or run every test with `tests/run.sh`",
+            kubeconfig_path().display()
+        );
+    }
+    client
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A name unique to this test process: `prefix-<pid>-<n>`.
+pub fn unique(prefix: &str) -> String {
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// A namespace of one test, deleted when dropped.
+pub struct TestNamespace {
+    pub name: String,
+    pub client: kube::Client,
+}
+
+impl TestNamespace {
+    pub async fn new(prefix: &str) -> Self {
+        let client = admin().await;
+        let name = unique(prefix);
+        let ns: Namespace = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name}
+        }))
+        .unwrap();
+        Api::<Namespace>::all(client.clone())
+            .create(&PostParams::default(), &ns)
+            .await
+            .expect("create test namespace");
+        TestNamespace { name, client }
+    }
+
+    pub fn configmaps(&self) -> Api<ConfigMap> {
+        Api::namespaced(self.client.clone(), &self.name)
+    }
+
+    /// Creates a ConfigMap with `data` and `labels`; returns its resourceVersion.
+    pub async fn create_configmap(&self, name: &str, labels: &[(&str, &str)]) -> String {
+        let labels: serde_json::Map<String, serde_json::Value> = labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+            .collect();
+        let cm: ConfigMap = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name, "labels": labels},
+            "data": {"k": "v0"}
+        }))
+        .unwrap();
+        let created = self
+            .configmaps()
+            .create(&PostParams::default(), &cm)
+            .await
+            .expect("create configmap");
+        created.metadata.resource_version.unwrap()
+    }
+
+    /// Sets `data.k` to `value`; returns the new resourceVersion.
+    pub async fn update_configmap(&self, name: &str, value: &str) -> String {
+        let patch = serde_json::json!({"data": {"k": value}});
+        let updated = self
+            .configmaps()
+            .patch(
+                name,
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(&patch),
+            )
+            .await
+            .expect("patch configmap");
+        updated.metadata.resource_version.unwrap()
+    }
+
+    pub async fn delete_configmap(&self, name: &str) {
+        self.configmaps()
+            .delete(name, &DeleteParams::default())
+            .await
+            .expect("delete configmap");
+    }
+}
+
+impl Drop for TestNamespace {
+    fn drop(&mut self) {
+        // Best effort, without blocking the test's runtime: a leftover namespace only costs space.
+        let client = self.client.clone();
+        let name = self.name.clone();
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(async move {
+                let _ = Api::<Namespace>::all(client)
+                    .delete(&name, &DeleteParams::default())
+                    .await;
+            });
+        }
+    }
+}
+
+/// What a run of the binary produced.
+#[derive(Debug)]
+pub struct Output {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    /// Lines of stdout parsed as JSON.
+    pub fn json_lines(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect()
+    }
+
+    /// Object events (not bookmarks or notices) of a `-o json` run.
+    pub fn object_events(&self) -> Vec<serde_json::Value> {
+        self.json_lines()
+            .into_iter()
+            .filter(|l| matches!(l["type"].as_str(), Some("ADDED" | "MODIFIED" | "DELETED")))
+            .collect()
+    }
+}
+
+/// The binary, with the test kubeconfig in `KUBECONFIG` and nothing inherited that could
+/// change what it reads.
+pub fn informer() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-informer"));
+    cmd.env("KUBECONFIG", kubeconfig_path())
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Runs `cmd` to completion; kills it and fails the test if it takes longer than `limit`
+/// (a hang is a bug, reported as one).
+pub fn run_with_limit(mut cmd: Command, limit: Duration) -> Output {
+    let mut child = cmd.spawn().expect("spawn kubectl-informer");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stdout = out_thread.join().unwrap();
+            let stderr = err_thread.join().unwrap();
+            panic!("kubectl-informer did not finish within {limit:?}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        code: status.code(),
+        stdout: out_thread.join().unwrap(),
+        stderr: err_thread.join().unwrap(),
+    }
+}
+
+/// Runs the binary with `args`, within 60 s.
+pub fn run(args: &[&str]) -> Output {
+    let mut cmd = informer();
+    cmd.args(args);
+    run_with_limit(cmd, Duration::from_secs(60))
+}
+
+/// Runs the binary in the background (the test makes changes meanwhile); `wait` collects it.
+pub struct Background {
+    handle: std::thread::JoinHandle<Output>,
+}
+
+impl Background {
+    pub fn start(args: &[&str]) -> Self {
+        let mut cmd = informer();
+        cmd.args(args);
+        Background {
+            handle: std::thread::spawn(move || run_with_limit(cmd, Duration::from_secs(90))),
+        }
+    }
+
+    pub fn wait(self) -> Output {
+        self.handle.join().expect("background run")
+    }
+}
+
+/// Asserts a failed run: exit code 2, exactly one line on stderr starting `error: ` (the last
+/// one; any others are NOTICE lines of what went before) that contains each of `needles`, and
+/// no panic or backtrace.
+pub fn assert_one_line_error(out: &Output, needles: &[&str]) {
+    assert_eq!(out.code, Some(2), "exit code; stderr: {}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    let errors: Vec<&&str> = lines.iter().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "expected one error line on stderr, got: {}",
+        out.stderr
+    );
+    assert_eq!(
+        lines.last(),
+        errors.first().copied(),
+        "error is the last line: {}",
+        out.stderr
+    );
+    for other in lines.iter().filter(|l| !l.starts_with("error: ")) {
+        assert!(
+            other.contains("  NOTICE  "),
+            "unexpected stderr line: {other}"
+        );
+    }
+    for needle in needles {
+        assert!(
+            errors[0].contains(needle),
+            "missing {needle:?} in: {}",
+            errors[0]
+        );
+    }
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert!(!out.stderr.contains("RUST_BACKTRACE"), "{}", out.stderr);
+}
+
+/// Writes a kubeconfig for `server` with `token` and optionally a CA; returns its path.
+pub fn write_kubeconfig(dir: &Path, server: &str, token: &str, ca_pem: Option<&str>) -> PathBuf {
+    use std::io::Write;
+    let ca = match ca_pem {
+        Some(pem) => format!(
+            "    certificate-authority-data: {}\n",
+            base64::engine::general_purpose::STANDARD.encode(pem.as_bytes())
+        ),
+        None => String::new(),
+    };
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {server}\n{ca}users:\n- name: u\n  user:\n    token: {token}\ncontexts:\n- name: ctx\n  context: {{cluster: c, user: u, namespace: default}}\ncurrent-context: ctx\n"
+    );
+    let path = dir.join(unique("kubeconfig"));
+    let mut f = std::fs::File::create(&path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    path
+}
+
+/// The test control plane's server URL and CA (PEM), read from its kubeconfig.
+pub fn server_and_ca() -> (String, String) {
+    let kubeconfig = Kubeconfig::read_from(kubeconfig_path()).unwrap_or_else(|e| {
+        panic!("the test control plane is not running ({e}); start it with `{START_COMMAND}`")
+    });
+    let cluster = kubeconfig.clusters[0].cluster.clone().unwrap();
+    let ca_b64 = cluster.certificate_authority_data.unwrap();
+    let ca = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(ca_b64.trim())
+            .unwrap(),
+    )
+    .unwrap();
+    (cluster.server.unwrap(), ca)
+}
+
+/// A run whose stdout the test reads line by line while it goes on (to act at the right moment,
+/// e.g. once the watch is open).
+pub struct Streaming {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    pub seen: Vec<String>,
+    stderr: std::thread::JoinHandle<String>,
+}
+
+impl Streaming {
+    pub fn start(args: &[&str]) -> Self {
+        let mut cmd = informer();
+        cmd.args(args);
+        let mut child = cmd.spawn().expect("spawn kubectl-informer");
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        Streaming {
+            child,
+            lines: rx,
+            seen: Vec::new(),
+            stderr,
+        }
+    }
+
+    /// Reads stdout until a line satisfies `pred`; fails the test after `limit`.
+    pub fn wait_for(&mut self, what: &str, limit: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if pred(&line) {
+                        return line;
+                    }
+                }
+                Err(_) => {
+                    let _ = self.child.kill();
+                    panic!(
+                        "no {what} within {limit:?}; stdout so far:\n{}",
+                        self.seen.join("\n")
+                    );
+                }
+            }
+        }
+    }
+
+    /// Waits for the JSON notice `notice` (a `-o json` run).
+    pub fn wait_for_notice(&mut self, notice: &str) -> serde_json::Value {
+        let needle = format!("\"notice\":\"{notice}\"");
+        let line = self.wait_for(&needle, Duration::from_secs(30), |l| l.contains(&needle));
+        serde_json::from_str(&line).unwrap()
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the process to exit by itself (within `limit`) and returns everything.
+    pub fn finish(mut self, limit: Duration) -> Output {
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!(
+                    "kubectl-informer did not exit within {limit:?}; stdout:\n{}",
+                    self.seen.join("\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line);
+        }
+        Output {
+            code: status.code(),
+            stdout: self.seen.join("\n"),
+            stderr: self.stderr.join().unwrap(),
+        }
+    }
+
+    /// Closes the read end of stdout, as `| head -1` does.
+    pub fn close_stdout(&mut self) {
+        let (_, rx) = std::sync::mpsc::channel();
+        self.lines = rx;
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The main job on a local control plane: builds kubectl-informer and the control plane, starts it,
+# and runs `kubectl informer tail` while another process creates, updates and deletes ConfigMaps,
+# so you see every event with its resourceVersion, the BOOKMARKs, and the watch being closed by
+# the server and resumed. The control plane keeps running afterwards; stop it with
+# `tests/controlplane/controlplane.sh down`.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+cargo build --locked
+tests/controlplane/controlplane.sh up
+run="$root/target/controlplane/run"
+export KUBECONFIG="$run/kubeconfig"
+export PATH="$root/target/debug:$PATH"
+server="https://127.0.0.1:$(cat "$run/apiserver.port")"
+
+# Changes are made with plain HTTP calls, so the demo needs no kubectl.
+api() {
+  curl -sf --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/admin.token")" \
+    -H "Content-Type: ${4:-application/json}" -X "$1" "$server$2" ${3:+-d "$3"} >/dev/null
+}
+for ns in demo demo-elsewhere; do
+  api DELETE "/api/v1/namespaces/$ns" || true
+done
+until api POST /api/v1/namespaces '{"metadata":{"name":"demo"}}'; do sleep 1; done
+until api POST /api/v1/namespaces '{"metadata":{"name":"demo-elsewhere"}}'; do sleep 1; done
+api POST /api/v1/namespaces/demo/configmaps '{"metadata":{"name":"before-tail"},"data":{"v":"1"}}'
+
+changes() {
+  sleep 2
+  for i in 1 2 3; do
+    api POST /api/v1/namespaces/demo/configmaps "{\"metadata\":{\"name\":\"app-$i\"},\"data\":{\"v\":\"1\"}}"
+    sleep 1
+  done
+  api PATCH /api/v1/namespaces/demo/configmaps/app-1 '{"data":{"v":"2"}}' application/merge-patch+json
+  api DELETE /api/v1/namespaces/demo/configmaps/app-2
+  # Writes elsewhere advance the resourceVersion that the watch's BOOKMARKs carry.
+  for i in $(seq 1 12); do
+    api POST /api/v1/namespaces/demo-elsewhere/configmaps "{\"metadata\":{\"name\":\"tick-$i\"}}"
+    sleep 1
+  done
+  api PATCH /api/v1/namespaces/demo/configmaps/app-3 '{"data":{"v":"3"}}' application/merge-patch+json
+}
+changes &
+
+if command -v kubectl >/dev/null; then
+  tail=(kubectl informer tail)
+else
+  tail=(kubectl-informer tail)
+fi
+echo "\$ ${tail[*]} configmaps -n demo --server-timeout 8s --timeout 20s --stats" >&2
+"${tail[@]}" configmaps -n demo --server-timeout 8s --timeout 20s --stats
+wait
+echo "The control plane is still running: export KUBECONFIG=$KUBECONFIG; stop it with tests/controlplane/controlplane.sh down" >&2

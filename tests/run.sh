@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every test of kubectl-informer on a fresh machine: builds etcd and kube-apiserver from their
+# Go modules if needed, starts a private control plane on loopback, checks formatting and lints,
+# runs all unit and integration tests against it, and stops it (also on failure).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+export KUBECTL_INFORMER_CONTROLPLANE_RUN="$root/target/controlplane/test-run"
+export KUBECTL_INFORMER_TEST_KUBECONFIG="$KUBECTL_INFORMER_CONTROLPLANE_RUN/kubeconfig"
+controlplane=tests/controlplane/controlplane.sh
+
+trap '"$controlplane" down' EXIT
+"$controlplane" up
+
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --all-targets --locked

@@ -1,0 +1,332 @@
+//! `tail` against the real control plane: initial LIST, watch events with the resourceVersions
+//! the API returned, selectors, bookmarks, server-side closes and reconnects, stop conditions,
+//! and the process conventions (broken pipe, Ctrl-C).
+
+mod common;
+
+use common::*;
+use std::time::Duration;
+
+#[tokio::test]
+async fn lists_then_watches_with_the_resource_versions_the_api_returned() {
+    let ns = TestNamespace::new("tail").await;
+    let rv_a = ns.create_configmap("a", &[]).await;
+    let rv_b = ns.create_configmap("b", &[]).await;
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--max-events",
+        "5",
+    ]);
+    let start = tail.wait_for_notice("start");
+    assert_eq!(start["schemaVersion"], 1);
+    assert_eq!(start["resource"], "configmaps");
+    assert_eq!(start["namespace"], ns.name.as_str());
+    tail.wait_for_notice("watch-opened");
+    let rv_c = ns.create_configmap("c", &[]).await;
+    let rv_a2 = ns.update_configmap("a", "v1").await;
+    ns.delete_configmap("b").await;
+    let out = tail.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let events = out.object_events();
+    let got: Vec<(String, String, String, String)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_string(),
+                e["name"].as_str().unwrap().to_string(),
+                e["resourceVersion"].as_str().unwrap().to_string(),
+                e["origin"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(got[0], (s("ADDED"), s("a"), rv_a, s("initial")));
+    assert_eq!(got[1], (s("ADDED"), s("b"), rv_b, s("initial")));
+    assert_eq!(got[2], (s("ADDED"), s("c"), rv_c, s("watch")));
+    assert_eq!(got[3], (s("MODIFIED"), s("a"), rv_a2, s("watch")));
+    assert_eq!(got[4].0, "DELETED");
+    assert_eq!(got[4].1, "b");
+    // The whole object as the server sent it, with kind and apiVersion also on listed items.
+    assert_eq!(events[0]["object"]["kind"], "ConfigMap");
+    assert_eq!(events[0]["object"]["apiVersion"], "v1");
+    assert_eq!(events[3]["object"]["data"]["k"], "v1");
+    assert_eq!(events[0]["namespace"], ns.name.as_str());
+    assert!(events[0]["uid"].as_str().is_some_and(|u| !u.is_empty()));
+    assert!(events[0]["time"].as_str().unwrap().ends_with('Z'));
+}
+
+#[tokio::test]
+async fn initial_none_prints_only_changes_and_pages_are_followed() {
+    let ns = TestNamespace::new("none").await;
+    for i in 0..7 {
+        ns.create_configmap(&format!("old-{i}"), &[]).await;
+    }
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--initial",
+        "none",
+        "--chunk-size",
+        "3",
+        "--max-events",
+        "1",
+    ]);
+    let listed = tail.wait_for_notice("list-complete");
+    assert_eq!(listed["objects"], 7);
+    assert_eq!(listed["pages"], 3);
+    tail.wait_for_notice("watch-opened");
+    ns.create_configmap("new", &[]).await;
+    let out = tail.finish(Duration::from_secs(30));
+    let events = out.object_events();
+    assert_eq!(events.len(), 1, "{}", out.stdout);
+    assert_eq!(events[0]["name"], "new");
+}
+
+#[tokio::test]
+async fn a_name_and_a_label_selector_narrow_the_events() {
+    let ns = TestNamespace::new("narrow").await;
+    ns.create_configmap("web-1", &[("app", "web")]).await;
+    ns.create_configmap("db-1", &[("app", "db")]).await;
+    let out = run(&[
+        "tail",
+        "cm",
+        "db-1",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--timeout",
+        "2s",
+    ]);
+    let names: Vec<String> = out
+        .object_events()
+        .iter()
+        .map(|e| e["name"].to_string())
+        .collect();
+    assert_eq!(names, vec!["\"db-1\""], "{}", out.stderr);
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-l",
+        "app=web",
+        "-o",
+        "json",
+        "--timeout",
+        "2s",
+    ]);
+    let names: Vec<String> = out
+        .object_events()
+        .iter()
+        .map(|e| e["name"].to_string())
+        .collect();
+    assert_eq!(names, vec!["\"web-1\""], "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn server_side_close_is_reported_and_the_watch_resumes_from_the_last_rv() {
+    let ns = TestNamespace::new("reconnect").await;
+    let other = TestNamespace::new("elsewhere").await;
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--server-timeout",
+        "4s",
+        "--timeout",
+        "30s",
+    ]);
+    tail.wait_for_notice("watch-opened");
+    // A change the watch does not see still advances the RV its bookmarks carry.
+    let elsewhere_rv: u64 = other.create_configmap("x", &[]).await.parse().unwrap();
+    let bookmark = tail.wait_for("a BOOKMARK", Duration::from_secs(20), |l| {
+        l.contains("\"BOOKMARK\"")
+    });
+    let bookmark: serde_json::Value = serde_json::from_str(&bookmark).unwrap();
+    let bookmark_rv: u64 = bookmark["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        bookmark_rv >= elsewhere_rv,
+        "bookmark {bookmark_rv} < {elsewhere_rv}"
+    );
+    let closed = tail.wait_for_notice("watch-closed");
+    assert_eq!(closed["reason"], "closed by the server");
+    assert_eq!(closed["retryInSeconds"], 0.0);
+    let reopened = tail.wait_for_notice("watch-opened");
+    assert_eq!(reopened["resourceVersion"], closed["resourceVersion"]);
+    // Changes after the reconnect still arrive.
+    let rv = ns.create_configmap("after", &[]).await;
+    let line = tail.wait_for("the ADDED after reconnect", Duration::from_secs(20), |l| {
+        l.contains("\"ADDED\"")
+    });
+    assert!(
+        line.contains(&format!("\"resourceVersion\":\"{rv}\"")),
+        "{line}"
+    );
+}
+
+#[tokio::test]
+async fn no_reconnect_exits_0_when_the_server_closes_the_watch() {
+    let ns = TestNamespace::new("noreconnect").await;
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--no-reconnect",
+        "--server-timeout",
+        "2s",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let closed: Vec<_> = out
+        .json_lines()
+        .into_iter()
+        .filter(|l| l["notice"] == "watch-closed")
+        .collect();
+    assert_eq!(closed.len(), 1);
+    assert!(closed[0]["retryInSeconds"].is_null());
+}
+
+#[tokio::test]
+async fn text_output_and_stats_summary() {
+    let ns = TestNamespace::new("text").await;
+    let rv = ns.create_configmap("t", &[]).await;
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--timeout",
+        "1s",
+        "--stats",
+        "--no-bookmarks",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let line = out.stdout.lines().next().unwrap();
+    assert!(line.contains("ADDED"), "{line}");
+    assert!(line.contains(&rv), "{line}");
+    assert!(
+        line.contains(&format!("{}/t  (initial)", ns.name)),
+        "{line}"
+    );
+    assert!(
+        out.stderr.contains("listed 1 objects in 1 page(s)"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("summary: 1 events (ADDED 1"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stdout.contains("BOOKMARK"));
+}
+
+#[tokio::test]
+async fn a_closed_stdout_ends_tail_with_exit_0() {
+    let ns = TestNamespace::new("pipe").await;
+    ns.create_configmap("first", &[]).await;
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--timeout",
+        "60s",
+    ]);
+    tail.wait_for_notice("watch-opened");
+    tail.close_stdout();
+    for i in 0..20 {
+        ns.create_configmap(&format!("more-{i}"), &[]).await;
+    }
+    let out = tail.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stderr.contains("error"), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn ctrl_c_ends_tail_with_exit_130() {
+    let ns = TestNamespace::new("sigint").await;
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--timeout",
+        "60s",
+    ]);
+    tail.wait_for_notice("watch-opened");
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &tail.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = tail.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(130), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn secret_values_are_redacted_unless_asked_for() {
+    use k8s_openapi::api::core::v1::Secret;
+    use kube::api::{Api, PostParams};
+    let ns = TestNamespace::new("secret").await;
+    let secret: Secret = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "s"},
+        "stringData": {"password": "hunter2-plaintext"}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(ns.client.clone(), &ns.name)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    // "hunter2-plaintext" in base64, as the server stores it in data.
+    let encoded = "aHVudGVyMi1wbGFpbnRleHQ=";
+    let out = run(&[
+        "tail",
+        "secrets",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--timeout",
+        "1s",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stdout.contains(encoded), "{}", out.stdout);
+    let events = out.object_events();
+    assert_eq!(events[0]["object"]["data"]["password"], "REDACTED");
+    let out = run(&[
+        "tail",
+        "secrets",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--timeout",
+        "1s",
+        "--show-secret-data",
+    ]);
+    assert!(out.stdout.contains(encoded), "{}", out.stdout);
+}

@@ -4,6 +4,8 @@
 //! failure that names the command to start it; nothing is skipped.
 #![allow(dead_code)]
 
+pub mod fake;
+
 use base64::Engine;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{Api, DeleteParams, PostParams};

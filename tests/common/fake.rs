@@ -1,0 +1,189 @@
+//! A scripted loopback HTTP server for the wire-level cases a real API server will not produce
+//! on demand: a 410 inside a watch stream, a reset connection, an event split mid-JSON, a
+//! malformed line. Plain HTTP/1.1 on 127.0.0.1; every request is recorded for assertions.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One step of a streamed (chunked) response.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// A chunk of bytes, sent as one HTTP chunk.
+    Chunk(String),
+    Sleep(Duration),
+    /// Drop the connection without ending the chunked body: what a cut connection looks like.
+    Reset,
+}
+
+/// What the server answers to one request.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Json(u16, String),
+    /// A 200 chunked stream; ends cleanly after the last step unless a step is `Reset`.
+    Stream(Vec<Step>),
+}
+
+type Handler = dyn Fn(&str, usize) -> Reply + Send + Sync;
+
+/// The server: `handler(path_and_query, n)` answers the n-th request (0-based) for that path
+/// (query excluded from the count key).
+pub struct FakeServer {
+    pub url: String,
+    pub requests: Arc<Mutex<Vec<String>>>,
+}
+
+impl FakeServer {
+    pub fn start(handler: impl Fn(&str, usize) -> Reply + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let handler: Arc<Handler> = Arc::new(handler);
+        let recorded = requests.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let handler = handler.clone();
+                let recorded = recorded.clone();
+                std::thread::spawn(move || serve(conn, &*handler, &recorded));
+            }
+        });
+        FakeServer { url, requests }
+    }
+
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+fn serve(conn: TcpStream, handler: &Handler, recorded: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut conn = conn;
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                break;
+            }
+        }
+        let target = request_line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("/")
+            .to_string();
+        let path = target.split('?').next().unwrap_or("").to_string();
+        let is_watch = target.contains("watch=true");
+        let n = {
+            let mut r = recorded.lock().unwrap();
+            let n = r
+                .iter()
+                .filter(|t| {
+                    t.split('?').next() == Some(path.as_str())
+                        && t.contains("watch=true") == is_watch
+                })
+                .count();
+            r.push(target.clone());
+            n
+        };
+        match handler(&target, n) {
+            Reply::Json(code, body) => {
+                let head = format!(
+                    "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                if conn.write_all(head.as_bytes()).is_err()
+                    || conn.write_all(body.as_bytes()).is_err()
+                {
+                    return;
+                }
+            }
+            Reply::Stream(steps) => {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+                if conn.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                for step in steps {
+                    match step {
+                        Step::Chunk(data) => {
+                            let chunk = format!("{:x}\r\n{data}\r\n", data.len());
+                            if conn.write_all(chunk.as_bytes()).is_err() {
+                                return;
+                            }
+                            let _ = conn.flush();
+                        }
+                        Step::Sleep(d) => std::thread::sleep(d),
+                        Step::Reset => {
+                            let _ = conn.shutdown(std::net::Shutdown::Both);
+                            return;
+                        }
+                    }
+                }
+                if conn.write_all(b"0\r\n\r\n").is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Aggregated discovery for `/api` serving only `configmaps` in `v1`.
+pub fn core_discovery() -> String {
+    serde_json::json!({
+        "kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2",
+        "items": [{"metadata": {"name": ""}, "versions": [{"version": "v1", "resources": [{
+            "resource": "configmaps", "responseKind": {"group": "", "version": "v1", "kind": "ConfigMap"},
+            "scope": "Namespaced", "singularResource": "configmap", "shortNames": ["cm"],
+            "verbs": ["list", "watch", "get"]
+        }]}]}]
+    })
+    .to_string()
+}
+
+pub fn empty_discovery() -> String {
+    r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[]}"#
+        .to_string()
+}
+
+/// A ConfigMap in namespace `ns` as JSON.
+pub fn configmap(name: &str, uid: &str, rv: u64) -> serde_json::Value {
+    serde_json::json!({"metadata": {"name": name, "namespace": "ns", "uid": uid, "resourceVersion": rv.to_string()}})
+}
+
+/// A LIST response of `items` at `rv`.
+pub fn list(rv: u64, items: Vec<serde_json::Value>) -> Reply {
+    Reply::Json(
+        200,
+        serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourceVersion": rv.to_string()}, "items": items})
+            .to_string(),
+    )
+}
+
+/// One watch event line.
+pub fn event(kind: &str, name: &str, uid: &str, rv: u64) -> Step {
+    let mut object = configmap(name, uid, rv);
+    object["kind"] = "ConfigMap".into();
+    object["apiVersion"] = "v1".into();
+    Step::Chunk(format!(
+        "{}\n",
+        serde_json::json!({"type": kind, "object": object})
+    ))
+}
+
+/// An ERROR event carrying 410 Expired, as the apiserver sends it inside a 200 stream.
+pub fn expired_event(rv: u64) -> Step {
+    Step::Chunk(format!(
+        "{}\n",
+        serde_json::json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "metadata": {},
+            "status": "Failure", "message": format!("too old resource version: {rv} ({})", rv + 100),
+            "reason": "Expired", "code": 410}})
+    ))
+}
+
+/// A kubeconfig pointing at the fake server.
+pub fn kubeconfig(dir: &std::path::Path, url: &str) -> std::path::PathBuf {
+    super::write_kubeconfig(dir, url, "fake-token", None)
+}

@@ -1,0 +1,278 @@
+//! Wire-level cases against a scripted loopback server (tests/common/fake.rs), because a real
+//! API server does not produce them on demand: a 410 inside the stream and at watch open, a cut
+//! connection, an event split mid-JSON, a malformed line.
+
+mod common;
+
+use common::fake::*;
+use common::*;
+use std::time::Duration;
+
+/// Discovery for configmaps, then `on_list(n)` / `on_watch(n)` for the n-th LIST / WATCH.
+fn server(
+    on_list: impl Fn(usize) -> Reply + Send + Sync + 'static,
+    on_watch: impl Fn(usize) -> Reply + Send + Sync + 'static,
+) -> FakeServer {
+    FakeServer::start(move |target, n| {
+        let path = target.split('?').next().unwrap_or("");
+        match path {
+            "/api" => Reply::Json(200, core_discovery()),
+            "/apis" => Reply::Json(200, empty_discovery()),
+            "/api/v1/namespaces/ns/configmaps" if target.contains("watch=true") => on_watch(n),
+            "/api/v1/namespaces/ns/configmaps" => on_list(n),
+            _ => Reply::Json(
+                404,
+                r#"{"kind":"Status","code":404,"reason":"NotFound","message":"not found"}"#.into(),
+            ),
+        }
+    })
+}
+
+fn tail(fake: &FakeServer, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let mut args = vec![
+        "tail",
+        "cm",
+        "-n",
+        "ns",
+        "-o",
+        "json",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn summary(events: &[serde_json::Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {} {}",
+                e["type"].as_str().unwrap(),
+                e["name"].as_str().unwrap(),
+                e["resourceVersion"].as_str().unwrap(),
+                e["origin"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn relist_after_410_in_the_stream_reports_what_changed_while_away() {
+    let fake = server(
+        |n| match n {
+            0 => list(
+                12,
+                vec![
+                    configmap("a", "ua", 10),
+                    configmap("b", "ub", 11),
+                    configmap("c", "uc", 12),
+                    configmap("e", "ue", 9),
+                ],
+            ),
+            // While tail was away: a changed, b unchanged, c recreated, d added, e deleted.
+            _ => list(
+                17,
+                vec![
+                    configmap("a", "ua", 15),
+                    configmap("b", "ub", 11),
+                    configmap("c", "uc2", 16),
+                    configmap("d", "ud", 17),
+                ],
+            ),
+        },
+        |n| match n {
+            0 => Reply::Stream(vec![event("MODIFIED", "a", "ua", 13), expired_event(13)]),
+            _ => Reply::Stream(vec![event("ADDED", "f", "uf", 18)]),
+        },
+    );
+    let out = tail(&fake, &["--max-events", "11"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 10 initial",
+            "ADDED b 11 initial",
+            "ADDED c 12 initial",
+            "ADDED e 9 initial",
+            "MODIFIED a 13 watch",
+            "MODIFIED a 15 relist",
+            "DELETED c 12 relist",
+            "ADDED c 16 relist",
+            "ADDED d 17 relist",
+            "DELETED e 9 relist",
+            "ADDED f 18 watch",
+        ]
+    );
+    let notices: Vec<serde_json::Value> = out
+        .json_lines()
+        .into_iter()
+        .filter(|l| l["type"] == "NOTICE")
+        .collect();
+    let expired = notices
+        .iter()
+        .find(|n| n["notice"] == "expired")
+        .expect("expired notice");
+    assert_eq!(expired["resourceVersion"], "13");
+    assert!(expired["message"]
+        .as_str()
+        .unwrap()
+        .contains("too old resource version: 13"));
+    assert!(notices
+        .iter()
+        .any(|n| n["notice"] == "list-complete" && n["relist"] == true));
+    // The watch after the relist starts from the relist's RV.
+    let watches: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.contains("watch=true"))
+        .collect();
+    assert!(watches[1].contains("resourceVersion=17"), "{watches:?}");
+}
+
+#[test]
+fn a_410_when_the_watch_opens_also_relists() {
+    let fake = server(
+        |n| match n {
+            0 => list(5, vec![configmap("a", "ua", 5)]),
+            _ => list(30, vec![]),
+        },
+        |n| {
+            match n {
+            0 => Reply::Json(410, r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 5 (29)","reason":"Expired","code":410}"#.into()),
+            _ => Reply::Stream(vec![event("ADDED", "z", "uz", 31)]),
+        }
+        },
+    );
+    let out = tail(&fake, &["--max-events", "3"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 5 initial",
+            "DELETED a 5 relist",
+            "ADDED z 31 watch"
+        ]
+    );
+}
+
+#[test]
+fn with_no_reconnect_a_410_ends_with_exit_2_quoting_the_server() {
+    let fake = server(
+        |_| list(5, vec![]),
+        |_| Reply::Stream(vec![expired_event(5)]),
+    );
+    let out = tail(&fake, &["--no-reconnect"]);
+    assert_one_line_error(
+        &out,
+        &[
+            "resourceVersion 5",
+            "too old resource version: 5 (105)",
+            "history is compacted",
+        ],
+    );
+}
+
+#[test]
+fn a_cut_connection_is_resumed_from_the_last_rv_after_client_go_backoff() {
+    let fake = server(
+        |_| list(10, vec![]),
+        |n| match n {
+            0 => Reply::Stream(vec![event("ADDED", "x", "ux", 20), Step::Reset]),
+            _ => Reply::Stream(vec![event("MODIFIED", "x", "ux", 21)]),
+        },
+    );
+    let out = tail(&fake, &["--max-events", "2"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec!["ADDED x 20 watch", "MODIFIED x 21 watch"]
+    );
+    let closed = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "watch-closed")
+        .expect("watch-closed");
+    assert!(
+        closed["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("connection lost"),
+        "{closed}"
+    );
+    let retry = closed["retryInSeconds"].as_f64().unwrap();
+    assert!(
+        (0.8..=1.6).contains(&retry),
+        "first backoff is 800ms plus up to 100% jitter: {retry}"
+    );
+    let watches: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.contains("watch=true"))
+        .collect();
+    assert!(watches[1].contains("resourceVersion=20"), "{watches:?}");
+}
+
+#[test]
+fn an_event_split_across_chunks_mid_json_is_reassembled() {
+    let line = match event("ADDED", "split", "us", 7) {
+        Step::Chunk(s) => s,
+        _ => unreachable!(),
+    };
+    let (a, b) = line.split_at(line.len() / 2);
+    let (a, b) = (a.to_string(), b.to_string());
+    let fake = server(
+        |_| list(6, vec![]),
+        move |_| {
+            Reply::Stream(vec![
+                Step::Chunk(a.clone()),
+                Step::Sleep(Duration::from_millis(200)),
+                Step::Chunk(b.clone()),
+            ])
+        },
+    );
+    let out = tail(&fake, &["--max-events", "1"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(summary(&out.object_events()), vec!["ADDED split 7 watch"]);
+}
+
+#[test]
+fn a_malformed_event_is_reported_and_followed_by_a_relist() {
+    let fake = server(
+        |n| match n {
+            0 => list(6, vec![configmap("a", "ua", 6)]),
+            _ => list(8, vec![configmap("a", "ua", 8)]),
+        },
+        |n| match n {
+            0 => Reply::Stream(vec![Step::Chunk(
+                "{\"type\":\"ADDED\",\"object\":{\"metadata\":\n".into(),
+            )]),
+            _ => Reply::Stream(vec![event("DELETED", "a", "ua", 9)]),
+        },
+    );
+    let out = tail(&fake, &["--max-events", "3"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 6 initial",
+            "MODIFIED a 8 relist",
+            "DELETED a 9 watch"
+        ]
+    );
+    let closed = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "watch-closed")
+        .expect("watch-closed");
+    assert!(
+        closed["reason"]
+            .as_str()
+            .unwrap()
+            .contains("malformed event"),
+        "{closed}"
+    );
+}

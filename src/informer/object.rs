@@ -78,37 +78,50 @@ impl RawObject {
     }
 }
 
-/// What replaces each value of a Secret's `data` and `stringData` in output.
-pub const REDACTED: &str = "REDACTED";
 /// kubectl apply keeps the whole applied manifest here, Secret data included.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+/// The marker that replaces a secret value of `bytes` bytes.
+pub fn redaction_marker(bytes: usize) -> String {
+    format!("<redacted: {bytes} bytes>")
+}
+
+/// The decoded length of base64 text, without decoding it.
+fn base64_len(text: &str) -> usize {
+    let text = text.trim_end();
+    let padding = text.bytes().rev().take_while(|b| *b == b'=').count();
+    (text.len() / 4 * 3).saturating_sub(padding)
+}
+
 impl RawObject {
-    /// This object with the values of `data` and `stringData` (and kubectl's
-    /// last-applied-configuration, which repeats them) replaced by `REDACTED`; keys stay, so
-    /// users still see which keys changed.
+    /// This object with each value of `data` and `stringData` (and kubectl's
+    /// last-applied-configuration, which repeats them) replaced by a marker with its length in
+    /// bytes; keys stay, so users still see which keys changed.
     pub fn redacted(&self) -> serde_json::Result<RawObject> {
-        let mut value: serde_json::Value = serde_json::from_str(self.json.get())?;
-        for field in ["data", "stringData"] {
-            if let Some(map) = value.get_mut(field).and_then(|v| v.as_object_mut()) {
+        use serde_json::Value;
+        let mut value: Value = serde_json::from_str(self.json.get())?;
+        for (field, decoded_len) in [
+            ("data", base64_len as fn(&str) -> usize),
+            ("stringData", str::len),
+        ] {
+            if let Some(map) = value.get_mut(field).and_then(Value::as_object_mut) {
                 for v in map.values_mut() {
-                    *v = serde_json::Value::String(REDACTED.to_string());
+                    let len = v.as_str().map(decoded_len).unwrap_or(0);
+                    *v = Value::String(redaction_marker(len));
                 }
             }
         }
-        if let Some(annotations) = value
-            .pointer_mut("/metadata/annotations")
-            .and_then(|v| v.as_object_mut())
+        let mut meta = self.meta.clone();
+        if let Some(v) = value
+            .pointer_mut(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
         {
-            if let Some(v) = annotations.get_mut(LAST_APPLIED) {
-                *v = serde_json::Value::String(REDACTED.to_string());
-            }
+            let marker = redaction_marker(v.as_str().map(str::len).unwrap_or(0));
+            meta.metadata
+                .annotations
+                .insert(LAST_APPLIED.to_string(), marker.clone());
+            *v = Value::String(marker);
         }
         let json = RawValue::from_string(serde_json::to_string(&value)?)?;
-        let mut meta = self.meta.clone();
-        if let Some(v) = meta.metadata.annotations.get_mut(LAST_APPLIED) {
-            *v = REDACTED.to_string();
-        }
         Ok(RawObject {
             json: Arc::from(json),
             meta,
@@ -183,8 +196,10 @@ mod tests {
             "{out}"
         );
         let v: serde_json::Value = serde_json::from_str(out).unwrap();
-        assert_eq!(v["data"]["password"], REDACTED);
-        assert_eq!(v["stringData"]["token"], REDACTED);
+        assert_eq!(v["data"]["password"], "<redacted: 7 bytes>");
+        assert_eq!(v["stringData"]["token"], "<redacted: 7 bytes>");
+        let last = &v["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"];
+        assert!(last.as_str().unwrap().starts_with("<redacted: "), "{last}");
         assert_eq!(v["metadata"]["annotations"]["other"], "x");
         assert_eq!(red.key(), "s");
     }

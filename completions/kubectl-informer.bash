@@ -135,7 +135,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__tail)
-            opts="-l -o -n -A -v -h -V --selector --field-selector --initial --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --timeout --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --verbose --help --version"
+            opts="-l -o -n -A -v -h -V --selector --field-selector --initial --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --timeout --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,7 +154,15 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --initial)
-                    COMPREPLY=($(compgen -W "list none" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "list watch-list none" -- "${cur}"))
+                    return 0
+                    ;;
+                --from-rv)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-expired)
+                    COMPREPLY=($(compgen -W "fail relist" -- "${cur}"))
                     return 0
                     ;;
                 --chunk-size)
@@ -166,6 +174,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --max-events)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until-rv)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

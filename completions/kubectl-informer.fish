@@ -38,11 +38,16 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "t
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s l -l selector -d 'Label selector, e.g. `app=web,tier!=db`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l initial -d 'How the initial state is obtained: `list` prints the listed objects as ADDED (marked initial) before the changes; `none` prints only changes from now on' -r -f -a "list\t'Paginated LIST, then WATCH from the list\'s resourceVersion'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l initial -d 'How the initial state is obtained (without --from-rv): `list` prints the listed objects as ADDED (marked initial), `watch-list` gets them from one watch (sendInitialEvents), `none` prints only changes from now on' -r -f -a "list\t'Paginated LIST, then WATCH from the list\'s resourceVersion'
+watch-list\t'One WATCH with sendInitialEvents (KEP-3157); falls back to `list` when refused'
 none\t'Start from now: print only changes after the LIST\'s resourceVersion'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l from-rv -d 'Replay: open the watch at this resourceVersion without any LIST and print exactly the events after it' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l on-expired -d 'What to do when --from-rv is older than the server\'s history (410 Gone): `fail` (exit 2) or `relist` (print the current state as relist events and go on)' -r -f -a "fail\t'Exit 2 with the server\'s message'
+relist\t'Relist, print what the relist found, and go on watching'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l chunk-size -d 'Objects per LIST page' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l server-timeout -d 'The watch\'s timeoutSeconds: the server closes each watch after this, e.g. `30s`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l max-events -d 'Stop after N object events (bookmarks and notices do not count)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l until-rv -d 'Stop after the first event or bookmark at or past this resourceVersion' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l timeout -d 'Stop after this much wall-clock time, e.g. `30s`, `5m`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event'
 json\t'JSON Lines, one event per line (schema in README)'"

@@ -55,7 +55,7 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Stream the watch events of a resource with their resourceVersions and bookmarks.
-    Tail(TailArgs),
+    Tail(Box<TailArgs>),
     /// Print a shell completion script.
     Completion(CompletionArgs),
 }
@@ -79,10 +79,19 @@ pub struct TailArgs {
     /// Field selector, e.g. `metadata.name=foo`.
     #[arg(long, value_name = "SELECTOR")]
     pub field_selector: Option<String>,
-    /// How the initial state is obtained: `list` prints the listed objects as ADDED (marked
-    /// initial) before the changes; `none` prints only changes from now on.
+    /// How the initial state is obtained (without --from-rv): `list` prints the listed objects
+    /// as ADDED (marked initial), `watch-list` gets them from one watch (sendInitialEvents), `none`
+    /// prints only changes from now on.
     #[arg(long, value_enum, default_value_t = InitialMode::List)]
     pub initial: InitialMode,
+    /// Replay: open the watch at this resourceVersion without any LIST and print exactly the
+    /// events after it.
+    #[arg(long, value_name = "RV", conflicts_with = "initial")]
+    pub from_rv: Option<String>,
+    /// What to do when --from-rv is older than the server's history (410 Gone): `fail` (exit 2)
+    /// or `relist` (print the current state as relist events and go on).
+    #[arg(long, value_enum, default_value_t = OnExpired::Fail, requires = "from_rv")]
+    pub on_expired: OnExpired,
     /// Objects per LIST page.
     #[arg(long, value_name = "N", default_value_t = 500)]
     pub chunk_size: u32,
@@ -99,6 +108,9 @@ pub struct TailArgs {
     /// Stop after N object events (bookmarks and notices do not count).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
+    /// Stop after the first event or bookmark at or past this resourceVersion.
+    #[arg(long, value_name = "RV")]
+    pub until_rv: Option<String>,
     /// Stop after this much wall-clock time, e.g. `30s`, `5m`.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
@@ -118,8 +130,19 @@ pub struct TailArgs {
 pub enum InitialMode {
     /// Paginated LIST, then WATCH from the list's resourceVersion.
     List,
+    /// One WATCH with sendInitialEvents (KEP-3157); falls back to `list` when refused.
+    WatchList,
     /// Start from now: print only changes after the LIST's resourceVersion.
     None,
+}
+
+/// What `tail --from-rv` does when the RV is too old.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnExpired {
+    /// Exit 2 with the server's message.
+    Fail,
+    /// Relist, print what the relist found, and go on watching.
+    Relist,
 }
 
 /// Output formats for event streams.

@@ -316,7 +316,10 @@ async fn secret_values_are_redacted_unless_asked_for() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(!out.stdout.contains(encoded), "{}", out.stdout);
     let events = out.object_events();
-    assert_eq!(events[0]["object"]["data"]["password"], "<redacted: 17 bytes>");
+    assert_eq!(
+        events[0]["object"]["data"]["password"],
+        "<redacted: 17 bytes>"
+    );
     let out = run(&[
         "tail",
         "secrets",

@@ -276,3 +276,99 @@ fn a_malformed_event_is_reported_and_followed_by_a_relist() {
         "{closed}"
     );
 }
+
+#[test]
+fn a_refused_watch_list_falls_back_to_list_and_says_so() {
+    let fake = server(
+        |_| list(40, vec![configmap("a", "ua", 40)]),
+        |n| {
+            match n {
+            0 => Reply::Json(
+                422,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","code":422}"#.into(),
+            ),
+            _ => Reply::Stream(vec![event("MODIFIED", "a", "ua", 41)]),
+        }
+        },
+    );
+    let out = tail(&fake, &["--initial", "watch-list", "--max-events", "2"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec!["ADDED a 40 initial", "MODIFIED a 41 watch"]
+    );
+    let fallback = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "fallback")
+        .expect("fallback notice");
+    assert!(
+        fallback["reason"]
+            .as_str()
+            .unwrap()
+            .contains("WatchList feature gate"),
+        "{fallback}"
+    );
+    let requests = fake.requests();
+    assert!(
+        requests[2].contains("sendInitialEvents=true"),
+        "{requests:?}"
+    );
+    assert!(
+        requests[3].starts_with("/api/v1/namespaces/ns/configmaps?limit=500"),
+        "{requests:?}"
+    );
+}
+
+#[test]
+fn with_no_reconnect_a_malformed_line_is_an_error_naming_the_rv_it_followed() {
+    let fake = server(
+        |_| list(6, vec![]),
+        |_| {
+            Reply::Stream(vec![
+                event("ADDED", "a", "ua", 7),
+                Step::Chunk("not json at all\n".into()),
+            ])
+        },
+    );
+    let out = tail(&fake, &["--no-reconnect"]);
+    assert_one_line_error(
+        &out,
+        &[
+            "after resourceVersion 7",
+            "cannot be decoded",
+            "not json at all",
+        ],
+    );
+}
+
+#[test]
+fn an_unknown_event_type_is_reported_and_followed_by_a_relist() {
+    let fake = server(
+        |n| match n {
+            0 => list(6, vec![]),
+            _ => list(9, vec![configmap("a", "ua", 8)]),
+        },
+        |n| {
+            match n {
+            0 => Reply::Stream(vec![Step::Chunk(
+                r#"{"type":"RENAMED","object":{"metadata":{"name":"a","namespace":"ns","resourceVersion":"8"}}}"#.to_string() + "\n",
+            )]),
+            _ => Reply::Stream(vec![]),
+        }
+        },
+    );
+    let out = tail(&fake, &["--max-events", "1"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(summary(&out.object_events()), vec!["ADDED a 8 relist"]);
+    let closed = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "watch-closed")
+        .unwrap();
+    let reason = closed["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(r#"unknown event type "RENAMED""#),
+        "{reason}"
+    );
+}

@@ -2,12 +2,12 @@
 //! bookmarks, watch closes and reconnects, 410s and what a relist revealed.
 
 use super::{parse_duration, resolve_target, GlobalConfig};
-use crate::cli::{InitialMode, OutputFormat, TailArgs};
+use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::RawObject;
-use crate::informer::reflector::{CloseReason, Reflector, ReflectorConfig, ReflectorEvent};
+use crate::informer::reflector::{CloseReason, Reflector, ReflectorConfig, ReflectorEvent, Start};
 use crate::output::json::JsonPrinter;
 use crate::output::text::TextPrinter;
 use crate::output::{
@@ -24,6 +24,9 @@ pub struct TailConfig {
     /// The user's field selector, plus `metadata.name=NAME` when a name was given.
     pub field_selector: Option<String>,
     pub initial: InitialMode,
+    pub from_rv: Option<String>,
+    pub relist_if_replay_expired: bool,
+    pub until_rv: Option<u64>,
     pub chunk_size: u32,
     pub bookmarks: bool,
     pub reconnect: bool,
@@ -75,6 +78,22 @@ impl TailConfig {
             }
             None => None,
         };
+        if let Some(rv) = &args.from_rv {
+            if rv.is_empty() || rv == "0" {
+                return Err(Error::Usage(format!(
+                    "--from-rv \"{rv}\" is not a point in history (\"\" and \"0\" mean \"any\"): pass a \
+                     resourceVersion that tail or kubectl printed, or use --initial list"
+                )));
+            }
+        }
+        let until_rv = match &args.until_rv {
+            Some(rv) => Some(rv.parse::<u64>().map_err(|_| {
+                Error::Usage(format!(
+                    "--until-rv \"{rv}\" is not a resourceVersion number (the values tail prints)"
+                ))
+            })?),
+            None => None,
+        };
         let timeout = match &args.timeout {
             Some(t) => parse_duration(t, "--timeout")?,
             None => None,
@@ -84,6 +103,9 @@ impl TailConfig {
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
             field_selector,
             initial: args.initial,
+            from_rv: args.from_rv.clone(),
+            relist_if_replay_expired: args.on_expired == OnExpired::Relist,
+            until_rv,
             chunk_size: args.chunk_size,
             bookmarks: !args.no_bookmarks,
             reconnect: !args.no_reconnect,
@@ -188,6 +210,12 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     let reflector = Reflector::new(
         lw,
         ReflectorConfig {
+            start: match (&config.from_rv, config.initial) {
+                (Some(rv), _) => Start::FromResourceVersion(rv.clone()),
+                (None, InitialMode::WatchList) => Start::WatchList,
+                (None, InitialMode::List | InitialMode::None) => Start::List,
+            },
+            relist_if_replay_expired: config.relist_if_replay_expired,
             chunk_size: config.chunk_size,
             bookmarks: config.bookmarks,
             server_timeout: config.server_timeout,
@@ -221,6 +249,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         stats: Stats::default(),
         seen: HashMap::new(),
         relisted: HashMap::new(),
+        until_reached: false,
     };
     let outcome = session.run(reflector, start).await;
     let summary = session.stats.summary(started.elapsed());
@@ -248,6 +277,8 @@ struct Session<'a> {
     seen: HashMap<String, RawObject>,
     /// Objects of a relist in progress.
     relisted: HashMap<String, RawObject>,
+    /// Set once an event at or past `--until-rv` was printed.
+    until_reached: bool,
 }
 
 impl Session<'_> {
@@ -258,10 +289,11 @@ impl Session<'_> {
         let interrupt = tokio::signal::ctrl_c();
         tokio::pin!(interrupt);
         loop {
-            if self
-                .config
-                .max_events
-                .is_some_and(|max| self.stats.objects() >= max)
+            if self.until_reached
+                || self
+                    .config
+                    .max_events
+                    .is_some_and(|max| self.stats.objects() >= max)
             {
                 return Ok(Stop::Done);
             }
@@ -296,7 +328,7 @@ impl Session<'_> {
                 received_at,
                 relist: false,
             } => {
-                if self.config.initial == InitialMode::List {
+                if self.config.initial != InitialMode::None {
                     self.print_object("ADDED", Origin::Initial, &object, received_at)?;
                 }
                 self.seen.insert(object.key(), object);
@@ -350,6 +382,9 @@ impl Session<'_> {
                     relist,
                 })?;
             }
+            ReflectorEvent::Fallback { reason } => {
+                self.notice(&Notice::Fallback { reason })?;
+            }
             ReflectorEvent::WatchOpened { resource_version } => {
                 self.notice(&Notice::WatchOpened { resource_version })?;
             }
@@ -372,6 +407,7 @@ impl Session<'_> {
             } => {
                 self.stats.bookmarks += 1;
                 self.stats.saw_rv(&resource_version);
+                self.check_until(&resource_version);
                 if self.config.bookmarks {
                     self.printer
                         .bookmark(&BookmarkEvent {
@@ -435,6 +471,7 @@ impl Session<'_> {
             return Ok(());
         }
         self.stats.count(event_type, object.resource_version());
+        self.check_until(object.resource_version());
         let redacted;
         let object = if self.redact {
             redacted = object
@@ -452,6 +489,12 @@ impl Session<'_> {
                 received_at,
             })
             .map_err(Error::Output)
+    }
+
+    fn check_until(&mut self, rv: &str) {
+        if let (Some(until), Ok(rv)) = (self.config.until_rv, rv.parse::<u64>()) {
+            self.until_reached |= rv >= until;
+        }
     }
 
     fn notice(&mut self, notice: &Notice) -> Result<()> {

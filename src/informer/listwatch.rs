@@ -79,7 +79,7 @@ pub struct ApiStatus {
 pub enum StreamError {
     #[error("the connection failed while reading the watch: {0}")]
     Io(String),
-    #[error("the server sent an event that is not valid JSON ({reason}): {snippet}")]
+    #[error("the server sent an event that cannot be decoded ({reason}): {snippet}")]
     Malformed { reason: String, snippet: String },
 }
 
@@ -332,7 +332,7 @@ mod tests {
     #[test]
     fn malformed_and_unknown_events_are_errors_with_a_snippet() {
         let err = decode_event(b"{\"type\":\"ADDED\",\"object\":{").unwrap_err();
-        assert!(err.to_string().contains("not valid JSON"), "{err}");
+        assert!(err.to_string().contains("cannot be decoded"), "{err}");
         let err = decode_event(br#"{"type":"WHAT","object":{}}"#).unwrap_err();
         assert!(err.to_string().contains("unknown event type"), "{err}");
     }

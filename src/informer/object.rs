@@ -112,9 +112,10 @@ impl RawObject {
             }
         }
         let mut meta = self.meta.clone();
-        if let Some(v) = value
-            .pointer_mut(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
-        {
+        if let Some(v) = value.pointer_mut(&format!(
+            "/metadata/annotations/{}",
+            LAST_APPLIED.replace('/', "~1")
+        )) {
             let marker = redaction_marker(v.as_str().map(str::len).unwrap_or(0));
             meta.metadata
                 .annotations
@@ -198,7 +199,8 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(out).unwrap();
         assert_eq!(v["data"]["password"], "<redacted: 7 bytes>");
         assert_eq!(v["stringData"]["token"], "<redacted: 7 bytes>");
-        let last = &v["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"];
+        let last =
+            &v["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"];
         assert!(last.as_str().unwrap().starts_with("<redacted: "), "{last}");
         assert_eq!(v["metadata"]["annotations"]["other"], "x");
         assert_eq!(red.key(), "s");

@@ -15,9 +15,26 @@ use tokio::time::Instant;
 /// A watch that ends sooner than this without any event is treated as a failure (client-go).
 const SHORT_WATCH: Duration = Duration::from_secs(1);
 
+/// How the reflector obtains its starting state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Start {
+    /// Paginated LIST, then WATCH from the list's RV (client-go's default).
+    List,
+    /// One WATCH with `sendInitialEvents=true` (KEP-3157): the initial state arrives as ADDED
+    /// events ending with a BOOKMARK marked `k8s.io/initial-events-end`. Falls back to `List` on
+    /// any error, as client-go does.
+    WatchList,
+    /// WATCH from this RV without any LIST: exactly the events after it (a replay).
+    FromResourceVersion(String),
+}
+
 /// What the reflector is asked to do.
 #[derive(Debug, Clone)]
 pub struct ReflectorConfig {
+    pub start: Start,
+    /// With `Start::FromResourceVersion`: when the server no longer has that RV (410), relist
+    /// and go on instead of failing.
+    pub relist_if_replay_expired: bool,
     /// LIST page size (`limit`); 0 for no pagination.
     pub chunk_size: u32,
     pub bookmarks: bool,
@@ -67,13 +84,17 @@ pub enum ReflectorEvent {
         received_at: SystemTime,
         relist: bool,
     },
-    /// A LIST is complete: every object it returned was emitted before this.
+    /// A LIST is complete (or a watch-list's initial events ended): every object it returned
+    /// was emitted before this.
     ListComplete {
         resource_version: String,
         objects: usize,
+        /// LIST pages; 0 when the state came from a watch-list.
         pages: usize,
         relist: bool,
     },
+    /// The server refused the watch-list; the reflector falls back to LIST + WATCH.
+    Fallback { reason: String },
     /// A WATCH opened from `resource_version`.
     WatchOpened { resource_version: String },
     /// An object event of the watch.
@@ -111,7 +132,18 @@ pub enum ReflectorEvent {
 pub enum ReflectorError {
     #[error(transparent)]
     Cluster(#[from] ClusterError),
-    #[error("the watch of {resource} failed at resourceVersion {resource_version}: {reason}")]
+    #[error(
+        "cannot replay {resource} from resourceVersion {resource_version}: the server said \
+         \"{message}\": that history is gone (the API server compacts etcd, every 5 minutes by \
+         default, and its watch cache keeps only a short window, from about 75 s); start from \
+         the current state with --initial list instead, or add --on-expired relist"
+    )]
+    ReplayExpired {
+        resource: String,
+        resource_version: String,
+        message: String,
+    },
+    #[error("the watch of {resource} failed after resourceVersion {resource_version}: {reason}")]
     WatchEnded {
         resource: String,
         resource_version: String,
@@ -158,23 +190,40 @@ pub struct Reflector {
     /// Whether anything ever succeeded: before that, every error is fatal (fail fast on bad
     /// input); after it, transient errors are retried like client-go does.
     started: bool,
+    /// While a watch-list's initial events arrive: how many so far.
+    initial_events: Option<usize>,
+    /// With `--from-rv`, until the replay watch delivered anything: a 410 then means the RV
+    /// is too old to replay.
+    replaying: bool,
     backoff: Backoff,
     pending: VecDeque<ReflectorEvent>,
 }
 
 impl Reflector {
     pub fn new(lw: ListWatch, config: ReflectorConfig) -> Self {
+        let (state, resource_version, initial_events, replaying) = match &config.start {
+            Start::List => (
+                State::List {
+                    continue_token: None,
+                    pages: 0,
+                    objects: 0,
+                    relist: false,
+                },
+                String::new(),
+                None,
+                false,
+            ),
+            Start::WatchList => (State::OpenWatch, String::new(), Some(0), false),
+            Start::FromResourceVersion(rv) => (State::OpenWatch, rv.clone(), None, true),
+        };
         Reflector {
             lw,
             config,
-            state: State::List {
-                continue_token: None,
-                pages: 0,
-                objects: 0,
-                relist: false,
-            },
-            resource_version: String::new(),
+            state,
+            resource_version,
             started: false,
+            initial_events,
+            replaying,
             backoff: Backoff::default(),
             pending: VecDeque::new(),
         }
@@ -243,12 +292,13 @@ impl Reflector {
         let page = match self.lw.list_page(&opts).await {
             Ok(page) => page,
             Err(e) if continue_token.is_some() && e.status_code() == Some(410) => {
-                // The continue token expired mid-list: start the LIST over.
+                // The continue token expired mid-list: start the LIST over, as a relist so that
+                // the objects of the pages already emitted are compared, not repeated.
                 return Ok(State::List {
                     continue_token: None,
                     pages: 0,
                     objects: 0,
-                    relist,
+                    relist: true,
                 });
             }
             Err(e) => {
@@ -294,14 +344,17 @@ impl Reflector {
     }
 
     async fn open_watch(&mut self) -> Result<State, ReflectorError> {
+        let watch_list = self.initial_events.is_some();
         let opts = WatchOptions {
+            // A watch-list with "" is a consistent read of the initial state.
             resource_version: self.resource_version.clone(),
             timeout_seconds: self.config.server_timeout,
             bookmarks: self.config.bookmarks,
-            send_initial_events: false,
+            send_initial_events: watch_list,
         };
         match self.lw.watch(&opts).await {
             Ok(stream) => {
+                self.started = true;
                 self.pending.push_back(ReflectorEvent::WatchOpened {
                     resource_version: self.resource_version.clone(),
                 });
@@ -309,6 +362,19 @@ impl Reflector {
                     stream,
                     opened: Instant::now(),
                     events: 0,
+                })
+            }
+            Err(e) if watch_list => {
+                // client-go falls back to LIST + WATCH on any error of a watch-list.
+                self.initial_events = None;
+                self.pending.push_back(ReflectorEvent::Fallback {
+                    reason: e.to_string(),
+                });
+                Ok(State::List {
+                    continue_token: None,
+                    pages: 0,
+                    objects: 0,
+                    relist: false,
                 })
             }
             Err(e) if e.status_code() == Some(410) => {
@@ -328,8 +394,12 @@ impl Reflector {
         opened: Instant,
         events: u64,
     ) -> Result<State, ReflectorError> {
+        let next = stream.next().await;
         let received_at = SystemTime::now();
-        let (event_type, object) = match stream.next().await {
+        if matches!(next, Ok(Some(ref e)) if !matches!(e, WatchEvent::Error(_))) {
+            self.replaying = false;
+        }
+        let (event_type, object) = match next {
             Ok(Some(WatchEvent::Added(o))) => (EventType::Added, o),
             Ok(Some(WatchEvent::Modified(o))) => (EventType::Modified, o),
             Ok(Some(WatchEvent::Deleted(o))) => (EventType::Deleted, o),
@@ -339,10 +409,19 @@ impl Reflector {
             })) => {
                 self.resource_version = resource_version.clone();
                 self.pending.push_back(ReflectorEvent::Bookmark {
-                    resource_version,
+                    resource_version: resource_version.clone(),
                     initial_events_end,
                     received_at,
                 });
+                if let (true, Some(objects)) = (initial_events_end, self.initial_events) {
+                    self.initial_events = None;
+                    self.pending.push_back(ReflectorEvent::ListComplete {
+                        resource_version,
+                        objects,
+                        pages: 0,
+                        relist: false,
+                    });
+                }
                 return Ok(State::Watching {
                     stream,
                     opened,
@@ -363,6 +442,9 @@ impl Reflector {
             }
             Ok(None) => {
                 let reason = CloseReason::ServerClosed;
+                if self.initial_events.is_some() {
+                    return self.closed(reason, State::OpenWatch);
+                }
                 if events == 0 && opened.elapsed() < SHORT_WATCH {
                     return self.closed(reason, State::OpenWatch);
                 }
@@ -380,9 +462,9 @@ impl Reflector {
             Err(StreamError::Io(reason)) => {
                 return self.closed(CloseReason::ConnectionLost(reason), State::OpenWatch);
             }
-            Err(StreamError::Malformed { reason, snippet }) => {
+            Err(e @ StreamError::Malformed { .. }) => {
                 return self.closed(
-                    CloseReason::Malformed(format!("{reason}: {snippet}")),
+                    CloseReason::Malformed(e.to_string()),
                     State::List {
                         continue_token: None,
                         pages: 0,
@@ -392,12 +474,22 @@ impl Reflector {
                 );
             }
         };
-        self.resource_version = object.resource_version().to_string();
-        self.pending.push_back(ReflectorEvent::Watched {
-            event_type,
-            object,
-            received_at,
-        });
+        if let (Some(count), EventType::Added) = (self.initial_events.as_mut(), event_type) {
+            // A watch-list's initial state: not yet synced, so the RV does not advance.
+            *count += 1;
+            self.pending.push_back(ReflectorEvent::Listed {
+                object,
+                received_at,
+                relist: false,
+            });
+        } else {
+            self.resource_version = object.resource_version().to_string();
+            self.pending.push_back(ReflectorEvent::Watched {
+                event_type,
+                object,
+                received_at,
+            });
+        }
         Ok(State::Watching {
             stream,
             opened,
@@ -422,6 +514,16 @@ impl Reflector {
                 reason: text,
             });
         }
+        // A watch-list cut short is replaced by a relist, which compares instead of repeating.
+        let then = match self.initial_events.take() {
+            Some(objects) => State::List {
+                continue_token: None,
+                pages: 0,
+                objects: 0,
+                relist: objects > 0,
+            },
+            None => then,
+        };
         let delay = self.backoff.next_delay();
         self.pending.push_back(ReflectorEvent::WatchClosed {
             resource_version: self.resource_version.clone(),
@@ -435,13 +537,21 @@ impl Reflector {
     }
 
     fn expired(&mut self, message: String) -> Result<State, ReflectorError> {
-        if !self.config.reconnect {
+        if self.replaying && !self.config.relist_if_replay_expired {
+            return Err(ReflectorError::ReplayExpired {
+                resource: self.lw.resource.qualified_name(),
+                resource_version: self.resource_version.clone(),
+                message,
+            });
+        }
+        if !self.config.reconnect && !self.replaying {
             return Err(ReflectorError::Expired {
                 resource: self.lw.resource.qualified_name(),
                 resource_version: self.resource_version.clone(),
                 message,
             });
         }
+        self.replaying = false;
         self.pending.push_back(ReflectorEvent::Expired {
             resource_version: self.resource_version.clone(),
             message,

@@ -59,6 +59,7 @@ pub enum Notice {
         field_selector: Option<String>,
         server: String,
     },
+    /// The initial state (or a relist) is complete; `pages` is 0 for a watch-list.
     #[serde(rename_all = "camelCase")]
     ListComplete {
         resource_version: String,
@@ -66,6 +67,9 @@ pub enum Notice {
         pages: usize,
         relist: bool,
     },
+    /// The server refused the watch-list: LIST + WATCH instead, as client-go does.
+    #[serde(rename_all = "camelCase")]
+    Fallback { reason: String },
     #[serde(rename_all = "camelCase")]
     WatchOpened { resource_version: String },
     /// The watch ended; `retry_in_seconds` when tail re-opens it.

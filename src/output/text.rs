@@ -75,6 +75,17 @@ pub fn describe_notice(notice: &Notice) -> String {
         Notice::ListComplete {
             resource_version,
             objects,
+            pages: 0,
+            ..
+        } => format!(
+            "received {objects} initial events by watch-list, synced at RV {resource_version}"
+        ),
+        Notice::Fallback { reason } => format!(
+            "the server refused the watch-list ({reason}); falling back to LIST + WATCH, as client-go does"
+        ),
+        Notice::ListComplete {
+            resource_version,
+            objects,
             pages,
             relist,
         } => format!(

@@ -433,3 +433,46 @@ impl Streaming {
         self.lines = rx;
     }
 }
+
+/// A loopback TCP proxy in front of the test API server (TLS passes through untouched) that can
+/// cut every open connection on demand, as a flaky network would.
+pub struct CuttingProxy {
+    pub port: u16,
+    conns: std::sync::Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl CuttingProxy {
+    pub fn start(upstream: &str) -> Self {
+        let upstream = upstream.trim_start_matches("https://").to_string();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let conns = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tracked = conns.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let Ok(server) = std::net::TcpStream::connect(&upstream) else {
+                    continue;
+                };
+                tracked.lock().unwrap().push(client.try_clone().unwrap());
+                tracked.lock().unwrap().push(server.try_clone().unwrap());
+                pump(client.try_clone().unwrap(), server.try_clone().unwrap());
+                pump(server, client);
+            }
+        });
+        CuttingProxy { port, conns }
+    }
+
+    /// Severs every connection open now; new ones are accepted as before.
+    pub fn cut(&self) {
+        for conn in self.conns.lock().unwrap().drain(..) {
+            let _ = conn.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+fn pump(mut from: std::net::TcpStream, mut to: std::net::TcpStream) {
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut from, &mut to);
+        let _ = to.shutdown(std::net::Shutdown::Both);
+    });
+}

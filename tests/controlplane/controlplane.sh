@@ -146,7 +146,8 @@ up() {
     --disable-admission-plugins=ServiceAccount --allow-privileged=true \
     --endpoint-reconciler-type=none --profiling=false \
     --feature-gates=WatchList=true \
-    --etcd-compaction-interval="${KUBECTL_INFORMER_ETCD_COMPACTION_INTERVAL:-5m}" \
+    --watch-cache-sizes=podtemplates#0 \
+    --etcd-compaction-interval="${KUBECTL_INFORMER_ETCD_COMPACTION_INTERVAL:-10s}" \
     >"$run/apiserver.log" 2>&1 &
   echo $! > "$run/apiserver.pid"
   echo "$api_port" > "$run/apiserver.port"

@@ -49,7 +49,9 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l max-events -d 'Stop after N object events (bookmarks and notices do not count)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l until-rv -d 'Stop after the first event or bookmark at or past this resourceVersion' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l timeout -d 'Stop after this much wall-clock time, e.g. `30s`, `5m`' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l record -d 'Also write the events as JSON Lines (the recording format) to FILE, whatever -o says. FILE must not exist yet' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event; MODIFIED lines say which fields changed'
+wide\t'Text plus kind, uid, generation, and the delay between the event\'s arrival and its print'
 json\t'JSON Lines, one event per line (schema in README)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l context -d 'The kubeconfig context to use' -r
@@ -59,6 +61,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-bookmarks -d 'Do not request or print BOOKMARK events'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-reconnect -d 'Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of re-opening it from the last resourceVersion'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l metadata-only -d 'Watch metadata only (PartialObjectMetadata): much less data for large objects'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l show-secret-data -d 'Print the values of Secret `data` and `stringData` (redacted by default)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l stats -d 'Print a summary on stderr at exit (on by default when stderr is a terminal)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s A -l all-namespaces -d 'Work across all namespaces'

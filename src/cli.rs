@@ -114,6 +114,13 @@ pub struct TailArgs {
     /// Stop after this much wall-clock time, e.g. `30s`, `5m`.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
+    /// Also write the events as JSON Lines (the recording format) to FILE, whatever -o says.
+    /// FILE must not exist yet.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub record: Option<std::path::PathBuf>,
+    /// Watch metadata only (PartialObjectMetadata): much less data for large objects.
+    #[arg(long)]
+    pub metadata_only: bool,
     /// Print the values of Secret `data` and `stringData` (redacted by default).
     #[arg(long)]
     pub show_secret_data: bool,
@@ -148,8 +155,10 @@ pub enum OnExpired {
 /// Output formats for event streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
-    /// One aligned line per event.
+    /// One aligned line per event; MODIFIED lines say which fields changed.
     Text,
+    /// Text plus kind, uid, generation, and the delay between the event's arrival and its print.
+    Wide,
     /// JSON Lines, one event per line (schema in README).
     Json,
 }

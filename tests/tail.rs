@@ -333,3 +333,113 @@ async fn secret_values_are_redacted_unless_asked_for() {
     ]);
     assert!(out.stdout.contains(encoded), "{}", out.stdout);
 }
+
+#[tokio::test]
+async fn modified_lines_say_which_fields_changed_and_wide_adds_identity_and_delay() {
+    let ns = TestNamespace::new("changes").await;
+    ns.create_configmap("m", &[]).await;
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "wide",
+        "--max-events",
+        "2",
+    ]);
+    tail.wait_for("the initial ADDED", Duration::from_secs(30), |l| {
+        l.contains("ADDED")
+    });
+    let rv = ns.update_configmap("m", "v9").await;
+    let out = tail.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let modified = out.stdout.lines().find(|l| l.contains("MODIFIED")).unwrap();
+    assert!(modified.contains(&rv), "{modified}");
+    assert!(modified.contains("ConfigMap"), "{modified}");
+    assert!(
+        modified.contains("gen=-") && modified.contains("delay="),
+        "{modified}"
+    );
+    assert!(modified.ends_with("data.k v0→v9"), "{modified}");
+}
+
+#[tokio::test]
+async fn record_writes_json_lines_beside_text_and_never_overwrites() {
+    let ns = TestNamespace::new("record").await;
+    ns.create_configmap("r", &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rec.jsonl");
+    let path = file.to_str().unwrap();
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--timeout",
+        "1s",
+        "--record",
+        path,
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("ADDED"),
+        "text still on stdout: {}",
+        out.stdout
+    );
+    let recorded = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<serde_json::Value> = recorded
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["notice"], "start");
+    assert!(lines
+        .iter()
+        .any(|l| l["type"] == "ADDED" && l["name"] == "r"));
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--timeout",
+        "1s",
+        "--record",
+        path,
+    ]);
+    assert_one_line_error(&out, &["the file exists"]);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        recorded,
+        "the existing file is untouched"
+    );
+}
+
+#[tokio::test]
+async fn metadata_only_watches_partial_object_metadata() {
+    let ns = TestNamespace::new("meta").await;
+    ns.create_configmap("p", &[("app", "x")]).await;
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--metadata-only",
+        "--max-events",
+        "2",
+    ]);
+    tail.wait_for_notice("watch-opened");
+    ns.update_configmap("p", "v2").await;
+    let out = tail.finish(Duration::from_secs(30));
+    let events = out.object_events();
+    assert_eq!(events.len(), 2, "{}", out.stdout);
+    for e in &events {
+        assert_eq!(e["object"]["kind"], "PartialObjectMetadata", "{e}");
+        assert_eq!(e["object"]["metadata"]["labels"]["app"], "x");
+        assert!(
+            e["object"].get("data").is_none(),
+            "no data in metadata-only: {e}"
+        );
+    }
+}

@@ -144,11 +144,12 @@ impl Cluster {
     pub async fn stream(
         &self,
         path_and_query: &str,
+        accept: &str,
         op: &Operation,
     ) -> Result<impl AsyncBufRead + Unpin + Send + use<>, ClusterError> {
         self.log_request(path_and_query);
         let request = http::Request::get(path_and_query)
-            .header(http::header::ACCEPT, "application/json")
+            .header(http::header::ACCEPT, accept)
             .body(Vec::new())
             .map_err(|e| ClusterError::Transport {
                 what: op.describe(),

@@ -5,13 +5,17 @@ use super::{parse_duration, resolve_target, GlobalConfig};
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
+use crate::informer::fields::{changed_fields, summarize};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::RawObject;
-use crate::informer::reflector::{CloseReason, Reflector, ReflectorConfig, ReflectorEvent, Start};
+use crate::informer::reflector::{
+    CloseReason, EventType, Reflector, ReflectorConfig, ReflectorEvent, Start,
+};
 use crate::output::json::JsonPrinter;
 use crate::output::text::TextPrinter;
 use crate::output::{
-    stderr_is_terminal, BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, SCHEMA_VERSION,
+    stderr_is_terminal, BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, Tee,
+    SCHEMA_VERSION,
 };
 use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
@@ -34,6 +38,8 @@ pub struct TailConfig {
     pub max_events: Option<u64>,
     pub timeout: Option<Duration>,
     pub stats: bool,
+    pub record: Option<std::path::PathBuf>,
+    pub metadata_only: bool,
     pub show_secret_data: bool,
     pub output: OutputFormat,
 }
@@ -61,6 +67,14 @@ impl TailConfig {
             }
             (None, user) => user.clone(),
         };
+        if let Some(path) = &args.record {
+            if path.exists() {
+                return Err(Error::Usage(format!(
+                    "--record {}: the file exists; name a new file (tail never overwrites one)",
+                    path.display()
+                )));
+            }
+        }
         if args.chunk_size == 0 {
             return Err(Error::Usage(
                 "--chunk-size must be at least 1 (objects per LIST page)".into(),
@@ -113,6 +127,8 @@ impl TailConfig {
             max_events: args.max_events,
             timeout,
             stats: args.stats,
+            record: args.record.clone(),
+            metadata_only: args.metadata_only,
             show_secret_data: args.show_secret_data,
             output: args.output,
         })
@@ -206,6 +222,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         namespace: target.namespace.clone(),
         label_selector: config.label_selector.clone(),
         field_selector: config.field_selector.clone(),
+        metadata_only: config.metadata_only,
     };
     let reflector = Reflector::new(
         lw,
@@ -224,13 +241,28 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     );
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut printer: Box<dyn EventPrinter> = match config.output {
-        OutputFormat::Text => Box::new(TextPrinter::new(
+        OutputFormat::Text | OutputFormat::Wide => Box::new(TextPrinter::new(
             stdout,
             std::io::stderr(),
             crate::output::color_stdout(),
+            config.output == OutputFormat::Wide,
         )),
         OutputFormat::Json => Box::new(JsonPrinter::new(stdout)),
     };
+    if let Some(path) = &config.record {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| {
+                Error::Usage(format!(
+                    "cannot create --record file {}: {e}: name a new file in a writable directory",
+                    path.display()
+                ))
+            })?;
+        let recorder = JsonPrinter::new(std::io::BufWriter::new(file));
+        printer = Box::new(Tee(vec![printer, Box::new(recorder)]));
+    }
     let start = Notice::Start {
         schema_version: SCHEMA_VERSION,
         resource: target.resource.qualified_name(),
@@ -239,6 +271,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         namespace: target.namespace.clone(),
         label_selector: config.label_selector.clone(),
         field_selector: config.field_selector.clone(),
+        metadata_only: config.metadata_only,
         server: target.cluster.server.clone(),
     };
     let started = Instant::now();
@@ -347,7 +380,15 @@ impl Session<'_> {
                         self.print_object("ADDED", Origin::Relist, &object, received_at)?;
                     }
                     Some(old) if old.resource_version() != object.resource_version() => {
-                        self.print_object("MODIFIED", Origin::Relist, &object, received_at)?
+                        let changes = (self.config.output != OutputFormat::Json)
+                            .then(|| self.changes(old, &object));
+                        self.print_object_with(
+                            "MODIFIED",
+                            Origin::Relist,
+                            &object,
+                            received_at,
+                            changes.as_deref(),
+                        )?
                     }
                     Some(_) => {}
                 }
@@ -393,8 +434,22 @@ impl Session<'_> {
                 object,
                 received_at,
             } => {
-                self.print_object(event_type.as_str(), Origin::Watch, &object, received_at)?;
-                if event_type == crate::informer::reflector::EventType::Deleted {
+                let changes = match (event_type, self.seen.get(&object.key())) {
+                    (EventType::Modified, Some(old))
+                        if self.config.output != OutputFormat::Json =>
+                    {
+                        Some(self.changes(old, &object))
+                    }
+                    _ => None,
+                };
+                self.print_object_with(
+                    event_type.as_str(),
+                    Origin::Watch,
+                    &object,
+                    received_at,
+                    changes.as_deref(),
+                )?;
+                if event_type == EventType::Deleted {
                     self.seen.remove(&object.key());
                 } else {
                     self.seen.insert(object.key(), object);
@@ -456,12 +511,32 @@ impl Session<'_> {
         Ok(())
     }
 
+    /// Which fields changed from `old` to `new`, as text shows them (values hidden for Secrets).
+    fn changes(&self, old: &RawObject, new: &RawObject) -> String {
+        let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json.get());
+        match (parse(old), parse(new)) {
+            (Ok(a), Ok(b)) => summarize(&changed_fields(&a, &b), 4, !self.redact),
+            _ => String::new(),
+        }
+    }
+
     fn print_object(
         &mut self,
         event_type: &'static str,
         origin: Origin,
         object: &RawObject,
         received_at: SystemTime,
+    ) -> Result<()> {
+        self.print_object_with(event_type, origin, object, received_at, None)
+    }
+
+    fn print_object_with(
+        &mut self,
+        event_type: &'static str,
+        origin: Origin,
+        object: &RawObject,
+        received_at: SystemTime,
+        changes: Option<&str>,
     ) -> Result<()> {
         if self
             .config
@@ -487,6 +562,7 @@ impl Session<'_> {
                 origin,
                 object,
                 received_at,
+                changes,
             })
             .map_err(Error::Output)
     }

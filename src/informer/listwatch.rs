@@ -17,7 +17,15 @@ pub struct ListWatch {
     pub namespace: Option<String>,
     pub label_selector: Option<String>,
     pub field_selector: Option<String>,
+    /// Ask for `PartialObjectMetadata` instead of whole objects.
+    pub metadata_only: bool,
 }
+
+/// Accept headers for metadata-only LIST and WATCH (server-side conversion to meta.k8s.io/v1).
+const ACCEPT_METADATA_LIST: &str =
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+const ACCEPT_METADATA: &str =
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 /// Query options of one LIST page.
 #[derive(Debug, Clone, Default)]
@@ -175,16 +183,22 @@ impl ListWatch {
     /// Fetches one LIST page.
     pub async fn list_page(&self, opts: &ListOptions) -> Result<ListPage, ClusterError> {
         let op = self.operation("list");
-        let body = self
-            .cluster
-            .get(&self.list_url(opts), "application/json", &op)
-            .await?;
+        let accept = if self.metadata_only {
+            ACCEPT_METADATA_LIST
+        } else {
+            "application/json"
+        };
+        let body = self.cluster.get(&self.list_url(opts), accept, &op).await?;
         let list: WireList = serde_json::from_slice(&body).map_err(|e| ClusterError::Decode {
             what: format!("list {}", self.resource.qualified_name()),
             reason: e.to_string(),
         })?;
         let api_version = self.resource.api_version();
-        let hint = Some((self.resource.kind.as_str(), api_version.as_str()));
+        let hint = if self.metadata_only {
+            Some(("PartialObjectMetadata", "meta.k8s.io/v1"))
+        } else {
+            Some((self.resource.kind.as_str(), api_version.as_str()))
+        };
         let items = list
             .items
             .into_iter()
@@ -205,7 +219,15 @@ impl ListWatch {
     /// Opens a WATCH; errors at open time (401, 403, 410 ...) come back here.
     pub async fn watch(&self, opts: &WatchOptions) -> Result<WatchStream, ClusterError> {
         let op = self.operation("watch");
-        let reader = self.cluster.stream(&self.watch_url(opts), &op).await?;
+        let accept = if self.metadata_only {
+            ACCEPT_METADATA
+        } else {
+            "application/json"
+        };
+        let reader = self
+            .cluster
+            .stream(&self.watch_url(opts), accept, &op)
+            .await?;
         Ok(WatchStream::new(Box::pin(reader)))
     }
 }

@@ -2,6 +2,7 @@
 //! protocol of LIST/WATCH, raw objects, client-go's backoff, and the Reflector.
 
 pub mod backoff;
+pub mod fields;
 pub mod listwatch;
 pub mod object;
 pub mod reflector;

@@ -114,6 +114,7 @@ mod tests {
             origin: Origin::Initial,
             object: &object,
             received_at: at,
+            changes: None,
         })
         .unwrap();
         p.bookmark(&BookmarkEvent {

@@ -33,6 +33,8 @@ pub struct ObjectEvent<'a> {
     pub origin: Origin,
     pub object: &'a RawObject,
     pub received_at: SystemTime,
+    /// For MODIFIED in text output: which fields changed (`spec.replicas 3→5, ...`).
+    pub changes: Option<&'a str>,
 }
 
 /// One BOOKMARK to print.
@@ -57,6 +59,8 @@ pub enum Notice {
         namespace: Option<String>,
         label_selector: Option<String>,
         field_selector: Option<String>,
+        /// Objects are `PartialObjectMetadata` (`--metadata-only`).
+        metadata_only: bool,
         server: String,
     },
     /// The initial state (or a relist) is complete; `pages` is 0 for a watch-list.
@@ -99,6 +103,27 @@ pub trait EventPrinter {
     fn bookmark(&mut self, event: &BookmarkEvent<'_>) -> std::io::Result<()>;
     fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()>;
     fn flush(&mut self) -> std::io::Result<()>;
+}
+
+/// Sends every record to each printer in turn (`-o text --record FILE`).
+pub struct Tee(pub Vec<Box<dyn EventPrinter>>);
+
+impl EventPrinter for Tee {
+    fn object(&mut self, event: &ObjectEvent<'_>) -> std::io::Result<()> {
+        self.0.iter_mut().try_for_each(|p| p.object(event))
+    }
+
+    fn bookmark(&mut self, event: &BookmarkEvent<'_>) -> std::io::Result<()> {
+        self.0.iter_mut().try_for_each(|p| p.bookmark(event))
+    }
+
+    fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()> {
+        self.0.iter_mut().try_for_each(|p| p.notice(notice, at))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.iter_mut().try_for_each(|p| p.flush())
+    }
 }
 
 /// Whether to color output written to stdout: a terminal, and `NO_COLOR` unset.

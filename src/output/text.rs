@@ -6,21 +6,24 @@ use std::time::SystemTime;
 
 const RESET: &str = "\x1b[0m";
 
-/// Prints events as `TIME TYPE RV NAMESPACE/NAME [origin]`, notices as lines on `err`.
+/// Prints events as `TIME TYPE RV NAMESPACE/NAME [origin] [changes]` (wide: with kind, uid,
+/// generation and the delay from arrival to print), notices as lines on `err`.
 pub struct TextPrinter<O: Write, E: Write> {
     out: O,
     err: E,
     color: bool,
+    wide: bool,
     /// Column width of resourceVersions, grown to the widest seen so columns stay aligned.
     rv_width: usize,
 }
 
 impl<O: Write, E: Write> TextPrinter<O, E> {
-    pub fn new(out: O, err: E, color: bool) -> Self {
+    pub fn new(out: O, err: E, color: bool, wide: bool) -> Self {
         TextPrinter {
             out,
             err,
             color,
+            wide,
             rv_width: 8,
         }
     }
@@ -136,7 +139,36 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
             Origin::Watch => "",
             Origin::Relist => "  (relist)",
         };
-        writeln!(self.out, "{time}  {kind}  {rv}  {}{mark}", e.object.key())
+        let changes = e
+            .changes
+            .filter(|c| !c.is_empty())
+            .map(|c| format!("  {c}"))
+            .unwrap_or_default();
+        if self.wide {
+            let meta = &e.object.meta;
+            let generation = meta
+                .metadata
+                .generation
+                .map(|g| g.to_string())
+                .unwrap_or_else(|| "-".to_string());
+            let delay = SystemTime::now()
+                .duration_since(e.received_at)
+                .unwrap_or_default();
+            writeln!(
+                self.out,
+                "{time}  {kind}  {rv}  {:<14}  {}  {}  gen={generation}  delay={:.3}ms{mark}{changes}",
+                meta.kind,
+                e.object.key(),
+                meta.metadata.uid,
+                delay.as_secs_f64() * 1000.0
+            )
+        } else {
+            writeln!(
+                self.out,
+                "{time}  {kind}  {rv}  {}{mark}{changes}",
+                e.object.key()
+            )
+        }
     }
 
     fn bookmark(&mut self, e: &BookmarkEvent<'_>) -> std::io::Result<()> {
@@ -183,13 +215,14 @@ mod tests {
         .unwrap();
         let object = RawObject::parse(raw, None).unwrap();
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut p = TextPrinter::new(&mut out, &mut err, false);
+        let mut p = TextPrinter::new(&mut out, &mut err, false, false);
         let at = SystemTime::now();
         p.object(&ObjectEvent {
             event_type: "DELETED",
             origin: Origin::Relist,
             object: &object,
             received_at: at,
+            changes: None,
         })
         .unwrap();
         p.bookmark(&BookmarkEvent {

@@ -1,0 +1,166 @@
+//! Which fields differ between two versions of an object, without the noise every write makes
+//! (`metadata.resourceVersion`, `metadata.managedFields`): `spec.replicas 3→5`.
+
+use serde_json::Value;
+
+/// Paths whose changes are bookkeeping, not content.
+const NOISE: &[&str] = &["metadata.resourceVersion", "metadata.managedFields"];
+/// Values longer than this are named, not shown.
+const MAX_SHOWN: usize = 24;
+
+/// One changed field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldChange {
+    /// Dotted path: `spec.replicas`, `metadata.labels.app`, `data.key`.
+    pub path: String,
+    /// The old and new value when both are short scalars (absent side shown as `∅`).
+    pub values: Option<(String, String)>,
+}
+
+impl std::fmt::Display for FieldChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.values {
+            Some((old, new)) => write!(f, "{} {old}→{new}", self.path),
+            None => f.write_str(&self.path),
+        }
+    }
+}
+
+/// The changed leaf fields from `old` to `new`, in document order; arrays compare whole.
+pub fn changed_fields(old: &Value, new: &Value) -> Vec<FieldChange> {
+    let mut out = Vec::new();
+    walk(String::new(), Some(old), Some(new), &mut out);
+    out
+}
+
+/// `changed_fields` as one short line: up to `limit` fields, then `+N more`.
+pub fn summarize(changes: &[FieldChange], limit: usize, show_values: bool) -> String {
+    let mut parts: Vec<String> = changes
+        .iter()
+        .take(limit)
+        .map(|c| {
+            if show_values {
+                c.to_string()
+            } else {
+                c.path.clone()
+            }
+        })
+        .collect();
+    if changes.len() > limit {
+        parts.push(format!("+{} more", changes.len() - limit));
+    }
+    parts.join(", ")
+}
+
+fn walk(path: String, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<FieldChange>) {
+    if NOISE.contains(&path.as_str()) || old == new {
+        return;
+    }
+    match (old, new) {
+        (Some(Value::Object(a)), Some(Value::Object(b))) => {
+            for (key, va) in a {
+                walk(join(&path, key), Some(va), b.get(key), out);
+            }
+            for (key, vb) in b.iter().filter(|(k, _)| !a.contains_key(*k)) {
+                walk(join(&path, key), None, Some(vb), out);
+            }
+        }
+        // A whole map added or removed: name its leaves, so `metadata.labels.app ∅→web` shows.
+        (Some(Value::Object(a)), None) if !a.is_empty() => {
+            for (key, va) in a {
+                walk(join(&path, key), Some(va), None, out);
+            }
+        }
+        (None, Some(Value::Object(b))) if !b.is_empty() => {
+            for (key, vb) in b {
+                walk(join(&path, key), None, Some(vb), out);
+            }
+        }
+        _ => out.push(FieldChange {
+            values: match (short(old), short(new)) {
+                (Some(a), Some(b)) => Some((a, b)),
+                _ => None,
+            },
+            path,
+        }),
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A scalar short enough to print, or `∅` for an absent field.
+fn short(v: Option<&Value>) -> Option<String> {
+    let text = match v {
+        None => "∅".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Null) => "null".to_string(),
+        Some(_) => return None,
+    };
+    (text.chars().count() <= MAX_SHOWN).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scalar_changes_show_old_and_new_and_noise_is_left_out() {
+        let old = json!({"metadata": {"resourceVersion": "1", "managedFields": [1], "labels": {"app": "a"}}, "spec": {"replicas": 3}});
+        let new = json!({"metadata": {"resourceVersion": "2", "managedFields": [2], "labels": {"app": "b", "tier": "web"}}, "spec": {"replicas": 5}});
+        let changes = changed_fields(&old, &new);
+        let text = summarize(&changes, 10, true);
+        assert_eq!(
+            text,
+            "metadata.labels.app a→b, metadata.labels.tier ∅→web, spec.replicas 3→5"
+        );
+    }
+
+    #[test]
+    fn long_values_and_arrays_are_named_only_and_the_list_is_capped() {
+        let old = json!({"data": {"big": "x".repeat(100), "a": "1", "b": "1", "c": "1"}, "spec": {"ports": [1]}});
+        let new = json!({"data": {"big": "y".repeat(100), "a": "2", "b": "2", "c": "2"}, "spec": {"ports": [1, 2]}});
+        let changes = changed_fields(&old, &new);
+        assert_eq!(
+            changes[0],
+            FieldChange {
+                path: "data.big".into(),
+                values: None
+            }
+        );
+        assert_eq!(
+            summarize(&changes, 2, true),
+            "data.big, data.a 1→2, +3 more"
+        );
+        assert_eq!(summarize(&changes[..2], 5, false), "data.big, data.a");
+    }
+
+    #[test]
+    fn a_map_added_whole_names_its_leaves() {
+        let old = json!({"metadata": {"name": "a"}});
+        let new = json!({"metadata": {"name": "a", "labels": {"app": "web"}}});
+        assert_eq!(
+            summarize(&changed_fields(&old, &new), 5, true),
+            "metadata.labels.app ∅→web"
+        );
+    }
+
+    #[test]
+    fn removed_fields_and_identical_objects() {
+        let old = json!({"spec": {"paused": true}});
+        let new = json!({"spec": {}});
+        assert_eq!(
+            summarize(&changed_fields(&old, &new), 5, true),
+            "spec.paused true→∅"
+        );
+        assert!(changed_fields(&old, &old).is_empty());
+    }
+}

@@ -16,8 +16,8 @@ fn server(
     FakeServer::start(move |target, n| {
         let path = target.split('?').next().unwrap_or("");
         match path {
-            "/api" => Reply::Json(200, core_discovery()),
-            "/apis" => Reply::Json(200, empty_discovery()),
+            "/api" => core_discovery(),
+            "/apis" => empty_discovery(),
             "/api/v1/namespaces/ns/configmaps" if target.contains("watch=true") => on_watch(n),
             "/api/v1/namespaces/ns/configmaps" => on_list(n),
             _ => Reply::Json(

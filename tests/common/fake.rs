@@ -1,6 +1,8 @@
 //! A scripted loopback HTTP server for the wire-level cases a real API server will not produce
 //! on demand: a 410 inside a watch stream, a reset connection, an event split mid-JSON, a
 //! malformed line. Plain HTTP/1.1 on 127.0.0.1; every request is recorded for assertions.
+//! Also used by benches/tail_throughput.rs to serve one recorded stream to tail and kubectl.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -21,6 +23,8 @@ pub enum Step {
 #[derive(Debug, Clone)]
 pub enum Reply {
     Json(u16, String),
+    /// A body with its own content type (aggregated discovery needs its media type).
+    Typed(u16, &'static str, String),
     /// A 200 chunked stream; ends cleanly after the last step unless a step is `Reset`.
     Stream(Vec<Step>),
 }
@@ -89,10 +93,15 @@ fn serve(conn: TcpStream, handler: &Handler, recorded: &Mutex<Vec<String>>) {
             r.push(target.clone());
             n
         };
-        match handler(&target, n) {
-            Reply::Json(code, body) => {
+        let reply = match handler(&target, n) {
+            Reply::Json(code, body) => Reply::Typed(code, "application/json", body),
+            other => other,
+        };
+        match reply {
+            Reply::Json(..) => unreachable!(),
+            Reply::Typed(code, content_type, body) => {
                 let head = format!(
-                    "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    "HTTP/1.1 {code} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
                     body.len()
                 );
                 if conn.write_all(head.as_bytes()).is_err()
@@ -130,9 +139,11 @@ fn serve(conn: TcpStream, handler: &Handler, recorded: &Mutex<Vec<String>>) {
     }
 }
 
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
 /// Aggregated discovery for `/api` serving only `configmaps` in `v1`.
-pub fn core_discovery() -> String {
-    serde_json::json!({
+pub fn core_discovery() -> Reply {
+    let body = serde_json::json!({
         "kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2",
         "items": [{"metadata": {"name": ""}, "versions": [{"version": "v1", "resources": [{
             "resource": "configmaps", "responseKind": {"group": "", "version": "v1", "kind": "ConfigMap"},
@@ -140,12 +151,13 @@ pub fn core_discovery() -> String {
             "verbs": ["list", "watch", "get"]
         }]}]}]
     })
-    .to_string()
+    .to_string();
+    Reply::Typed(200, AGGREGATED, body)
 }
 
-pub fn empty_discovery() -> String {
-    r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[]}"#
-        .to_string()
+pub fn empty_discovery() -> Reply {
+    let body = r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[]}"#;
+    Reply::Typed(200, AGGREGATED, body.to_string())
 }
 
 /// A ConfigMap in namespace `ns` as JSON.
@@ -183,7 +195,12 @@ pub fn expired_event(rv: u64) -> Step {
     ))
 }
 
-/// A kubeconfig pointing at the fake server.
+/// A kubeconfig pointing at the fake server (plain HTTP, a dummy token).
 pub fn kubeconfig(dir: &std::path::Path, url: &str) -> std::path::PathBuf {
-    super::write_kubeconfig(dir, url, "fake-token", None)
+    let path = dir.join("fake-kubeconfig");
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {{server: '{url}'}}\nusers:\n- name: u\n  user: {{token: fake-token}}\ncontexts:\n- name: fake\n  context: {{cluster: fake, user: u, namespace: ns}}\ncurrent-context: fake\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path
 }

@@ -78,7 +78,10 @@ fn measure(program: &str, args: &[&str], kubeconfig: &str) -> Option<(f64, u64)>
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let events: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(100_000);
     let objects: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000);
     let steps = stream(events, objects);
@@ -103,9 +106,21 @@ fn main() {
     println!("| command | wall s | events/s | peak RSS MiB |");
     println!("|---|---|---|---|");
     let runs: Vec<(&str, &str, Vec<&str>)> = vec![
-        ("kubectl-informer tail -o json", tail, vec!["tail", "cm", "-n", "ns", "-o", "json", "--no-reconnect"]),
-        ("kubectl-informer tail -o text", tail, vec!["tail", "cm", "-n", "ns", "--no-reconnect"]),
-        ("kubectl get -w -o json", "kubectl", vec!["get", "configmaps", "-n", "ns", "-w", "-o", "json"]),
+        (
+            "kubectl-informer tail -o json",
+            tail,
+            vec!["tail", "cm", "-n", "ns", "-o", "json", "--no-reconnect"],
+        ),
+        (
+            "kubectl-informer tail -o text",
+            tail,
+            vec!["tail", "cm", "-n", "ns", "--no-reconnect"],
+        ),
+        (
+            "kubectl get -w -o json",
+            "kubectl",
+            vec!["get", "configmaps", "-n", "ns", "-w", "-o", "json"],
+        ),
     ];
     for (label, program, args) in runs {
         match measure(program, &args, kubeconfig) {

@@ -259,3 +259,76 @@ async fn a_connection_cut_again_and_again_loses_and_repeats_nothing() {
         .count();
     assert!(closes >= 1, "the proxy cut the watch at least once");
 }
+
+#[tokio::test]
+async fn after_an_outage_longer_than_the_history_the_relist_reports_what_was_deleted() {
+    use k8s_openapi::api::core::v1::PodTemplate;
+    use kube::api::{Api, DeleteParams, PostParams};
+    let ns = TestNamespace::new("outage").await;
+    let templates: Api<PodTemplate> = Api::namespaced(ns.client.clone(), &ns.name);
+    for name in ["stays", "goes"] {
+        let pt: PodTemplate = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name},
+            "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}
+        }))
+        .unwrap();
+        templates.create(&PostParams::default(), &pt).await.unwrap();
+    }
+    let (server, ca) = server_and_ca();
+    let proxy = CuttingProxy::start(&server);
+    let dir = tempfile::tempdir().unwrap();
+    let token =
+        std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token")).unwrap();
+    let kc = write_kubeconfig(
+        dir.path(),
+        &format!("https://127.0.0.1:{}", proxy.port),
+        token.trim(),
+        Some(&ca),
+    );
+    // PodTemplate watches are served by etcd in the test control plane, so history expires with
+    // etcd's compaction (every 10 s) while tail cannot reach the server.
+    let mut tail = Streaming::start(&[
+        "tail",
+        "podtemplates",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+        "--timeout",
+        "120s",
+    ]);
+    tail.wait_for_notice("watch-opened");
+    proxy.outage();
+    templates
+        .delete("goes", &DeleteParams::default())
+        .await
+        .unwrap();
+    // Writes elsewhere move etcd's revision on, so compaction passes the RV tail resumes from.
+    let other = TestNamespace::new("outage-churn").await;
+    for i in 0..30 {
+        other.create_configmap(&format!("c{i}"), &[]).await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    proxy.restore();
+    tail.wait_for_notice("expired");
+    let deleted = tail.wait_for(
+        "the DELETED found by the relist",
+        Duration::from_secs(60),
+        |l| l.contains("\"DELETED\""),
+    );
+    let deleted: serde_json::Value = serde_json::from_str(&deleted).unwrap();
+    assert_eq!(deleted["name"], "goes");
+    assert_eq!(deleted["origin"], "relist");
+    tail.wait_for_notice("list-complete");
+    let shown: Vec<&String> = tail
+        .seen
+        .iter()
+        .filter(|l| l.contains("\"stays\"") && l.contains("\"relist\""))
+        .collect();
+    assert!(
+        shown.is_empty(),
+        "an unchanged object is not repeated by the relist: {shown:?}"
+    );
+}

@@ -156,7 +156,8 @@ pub fn core_discovery() -> Reply {
 }
 
 pub fn empty_discovery() -> Reply {
-    let body = r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[]}"#;
+    let body =
+        r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[]}"#;
     Reply::Typed(200, AGGREGATED, body.to_string())
 }
 

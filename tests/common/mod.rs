@@ -439,6 +439,7 @@ impl Streaming {
 pub struct CuttingProxy {
     pub port: u16,
     conns: std::sync::Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+    refusing: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl CuttingProxy {
@@ -448,8 +449,14 @@ impl CuttingProxy {
         let port = listener.local_addr().unwrap().port();
         let conns = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let tracked = conns.clone();
+        let refusing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let refuse = refusing.clone();
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
+                if refuse.load(Ordering::SeqCst) {
+                    let _ = client.shutdown(std::net::Shutdown::Both);
+                    continue;
+                }
                 let Ok(server) = std::net::TcpStream::connect(&upstream) else {
                     continue;
                 };
@@ -459,7 +466,21 @@ impl CuttingProxy {
                 pump(server, client);
             }
         });
-        CuttingProxy { port, conns }
+        CuttingProxy {
+            port,
+            conns,
+            refusing,
+        }
+    }
+
+    /// Cuts every connection and drops new ones until `restore`: the network is down.
+    pub fn outage(&self) {
+        self.refusing.store(true, Ordering::SeqCst);
+        self.cut();
+    }
+
+    pub fn restore(&self) {
+        self.refusing.store(false, Ordering::SeqCst);
     }
 
     /// Severs every connection open now; new ones are accepted as before.

@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod commands;
 pub mod error;
 pub mod informer;
+pub mod metrics;
 pub mod output;
 
 use cli::{Cli, Command};

@@ -1,7 +1,7 @@
 //! The wire protocol of LIST and WATCH for one resource: URLs and query parameters, LIST pages,
 //! and the watch stream's JSON lines decoded into events.
 
-use super::object::{RawObject, INITIAL_EVENTS_END};
+use super::object::RawObject;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use futures::{AsyncBufRead, AsyncBufReadExt};
 use serde::Deserialize;
@@ -302,12 +302,7 @@ pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
         "BOOKMARK" => {
             let obj = object()?;
             WatchEvent::Bookmark {
-                initial_events_end: obj
-                    .meta
-                    .metadata
-                    .annotations
-                    .get(INITIAL_EVENTS_END)
-                    .is_some_and(|v| v == "true"),
+                initial_events_end: obj.meta.metadata.initial_events_end,
                 resource_version: obj.meta.metadata.resource_version,
             }
         }

@@ -43,7 +43,41 @@ pub struct Metadata {
     #[serde(default)]
     pub generation: Option<i64>,
     #[serde(default)]
-    pub annotations: BTreeMap<String, String>,
+    pub labels: BTreeMap<String, String>,
+    /// Whether the annotation `k8s.io/initial-events-end` is "true" (other annotations are not
+    /// kept: they can be large, and the JSON has them).
+    #[serde(
+        default,
+        rename = "annotations",
+        deserialize_with = "initial_events_end"
+    )]
+    pub initial_events_end: bool,
+}
+
+/// Reads only `k8s.io/initial-events-end` out of `metadata.annotations`.
+fn initial_events_end<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    struct Visitor;
+    impl<'de> serde::de::Visitor<'de> for Visitor {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map of annotations")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let mut found = false;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == INITIAL_EVENTS_END {
+                    found = map.next_value::<std::borrow::Cow<'de, str>>()? == "true";
+                } else {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+    }
+    d.deserialize_any(Visitor)
 }
 
 impl RawObject {
@@ -111,21 +145,16 @@ impl RawObject {
                 }
             }
         }
-        let mut meta = self.meta.clone();
         if let Some(v) = value.pointer_mut(&format!(
             "/metadata/annotations/{}",
             LAST_APPLIED.replace('/', "~1")
         )) {
-            let marker = redaction_marker(v.as_str().map(str::len).unwrap_or(0));
-            meta.metadata
-                .annotations
-                .insert(LAST_APPLIED.to_string(), marker.clone());
-            *v = Value::String(marker);
+            *v = Value::String(redaction_marker(v.as_str().map(str::len).unwrap_or(0)));
         }
         let json = RawValue::from_string(serde_json::to_string(&value)?)?;
         Ok(RawObject {
             json: Arc::from(json),
-            meta,
+            meta: self.meta.clone(),
         })
     }
 }

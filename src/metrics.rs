@@ -1,0 +1,186 @@
+//! Measurements shared by every stage: latencies in HdrHistogram (microsecond resolution, up to
+//! hours) and gauges sampled over time, with their summaries.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use std::time::Duration;
+
+/// Highest latency recorded exactly: longer values are clamped to it (and counted).
+const MAX_MICROS: u64 = 4 * 3600 * 1_000_000;
+
+/// A latency distribution in microseconds.
+#[derive(Debug, Clone)]
+pub struct Latency {
+    histogram: Histogram<u64>,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency {
+            histogram: Histogram::new_with_bounds(1, MAX_MICROS, 3)
+                .expect("valid histogram bounds"),
+        }
+    }
+}
+
+/// The statistics a latency or gauge is reported with, in seconds for latencies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Summary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}
+
+impl Latency {
+    pub fn record(&mut self, d: Duration) {
+        let micros = (d.as_micros() as u64).clamp(1, MAX_MICROS);
+        self.histogram.saturating_record(micros);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    /// Adds every value of `other` (e.g. one histogram per listener into one per stage).
+    pub fn merge(&mut self, other: &Latency) {
+        let _ = self.histogram.add(&other.histogram);
+    }
+
+    /// The summary in seconds.
+    pub fn summary(&self) -> Summary {
+        let h = &self.histogram;
+        if h.is_empty() {
+            return Summary::default();
+        }
+        let s = |micros: u64| micros as f64 / 1e6;
+        Summary {
+            count: h.len(),
+            mean: h.mean() / 1e6,
+            p50: s(h.value_at_quantile(0.50)),
+            p90: s(h.value_at_quantile(0.90)),
+            p99: s(h.value_at_quantile(0.99)),
+            p999: s(h.value_at_quantile(0.999)),
+            max: s(h.max()),
+        }
+    }
+
+    /// Cumulative counts at `bounds` (seconds), for a Prometheus histogram.
+    pub fn buckets(&self, bounds: &[f64]) -> Vec<(f64, u64)> {
+        bounds
+            .iter()
+            .map(|b| {
+                let micros = (b * 1e6) as u64;
+                let count = self
+                    .histogram
+                    .iter_recorded()
+                    .filter(|v| v.value_iterated_to() <= micros)
+                    .map(|v| v.count_at_value())
+                    .sum();
+                (*b, count)
+            })
+            .collect()
+    }
+
+    /// The sum of all values in seconds (approximate, from the histogram's buckets).
+    pub fn sum_seconds(&self) -> f64 {
+        self.histogram.mean() * self.histogram.len() as f64 / 1e6
+    }
+}
+
+/// A gauge sampled over time: backlog of a listener, depth of a queue.
+#[derive(Debug, Clone, Default)]
+pub struct Gauge {
+    samples: u64,
+    sum: f64,
+    max: u64,
+    last: u64,
+}
+
+/// A gauge's summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct GaugeSummary {
+    pub samples: u64,
+    pub mean: f64,
+    pub max: u64,
+    pub last: u64,
+}
+
+impl Gauge {
+    pub fn sample(&mut self, value: u64) {
+        self.samples += 1;
+        self.sum += value as f64;
+        self.max = self.max.max(value);
+        self.last = value;
+    }
+
+    pub fn summary(&self) -> GaugeSummary {
+        GaugeSummary {
+            samples: self.samples,
+            mean: if self.samples == 0 {
+                0.0
+            } else {
+                self.sum / self.samples as f64
+            },
+            max: self.max,
+            last: self.last,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_summary_is_in_seconds_with_microsecond_resolution() {
+        let mut l = Latency::default();
+        for ms in 1..=100 {
+            l.record(Duration::from_millis(ms));
+        }
+        let s = l.summary();
+        assert_eq!(s.count, 100);
+        assert!((s.p50 - 0.050).abs() < 0.0005, "{s:?}");
+        assert!((s.p99 - 0.099).abs() < 0.0005, "{s:?}");
+        assert!((s.max - 0.100).abs() < 0.0005, "{s:?}");
+        l.record(Duration::from_micros(3));
+        assert!(l.summary().count == 101);
+    }
+
+    #[test]
+    fn hours_long_latencies_are_kept() {
+        let mut l = Latency::default();
+        l.record(Duration::from_secs(3 * 3600));
+        assert!((l.summary().max - 10800.0).abs() / 10800.0 < 0.001);
+    }
+
+    #[test]
+    fn buckets_are_cumulative() {
+        let mut l = Latency::default();
+        for ms in [1, 2, 50, 900] {
+            l.record(Duration::from_millis(ms));
+        }
+        let b = l.buckets(&[0.005, 0.1, 1.0]);
+        assert_eq!(b, vec![(0.005, 2), (0.1, 3), (1.0, 4)]);
+    }
+
+    #[test]
+    fn gauges_keep_mean_max_and_last() {
+        let mut g = Gauge::default();
+        for v in [0, 10, 5] {
+            g.sample(v);
+        }
+        assert_eq!(
+            g.summary(),
+            GaugeSummary {
+                samples: 3,
+                mean: 5.0,
+                max: 10,
+                last: 5
+            }
+        );
+    }
+}

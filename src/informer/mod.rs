@@ -3,6 +3,10 @@
 
 pub mod backoff;
 pub mod fields;
+pub mod fifo;
 pub mod listwatch;
 pub mod object;
+pub mod processor;
 pub mod reflector;
+pub mod store;
+pub mod workqueue;

@@ -303,7 +303,7 @@ pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
             let obj = object()?;
             WatchEvent::Bookmark {
                 initial_events_end: obj.meta.metadata.initial_events_end,
-                resource_version: obj.meta.metadata.resource_version,
+                resource_version: obj.meta.metadata.resource_version.clone(),
             }
         }
         "ERROR" => WatchEvent::Error(

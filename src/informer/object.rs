@@ -8,12 +8,13 @@ use std::sync::Arc;
 /// The annotation on the BOOKMARK that ends a watch-list's initial events (KEP-3157).
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
-/// An object exactly as the server sent it, with its parsed identity.
+/// An object exactly as the server sent it, with its parsed identity; both shared, so a clone
+/// (one per listener, per delta) costs two reference counts.
 #[derive(Debug, Clone)]
 pub struct RawObject {
-    /// The JSON text of the object, unchanged (shared, never copied per listener).
+    /// The JSON text of the object, unchanged.
     pub json: Arc<RawValue>,
-    pub meta: ObjectHead,
+    pub meta: Arc<ObjectHead>,
 }
 
 /// The parts of an object the pipeline needs: type, identity and version.
@@ -95,7 +96,7 @@ impl RawObject {
         };
         Ok(RawObject {
             json: Arc::from(json),
-            meta,
+            meta: Arc::new(meta),
         })
     }
 

@@ -8,5 +8,6 @@ pub mod listwatch;
 pub mod object;
 pub mod processor;
 pub mod reflector;
+pub mod shared;
 pub mod store;
 pub mod workqueue;

@@ -372,3 +372,32 @@ fn an_unknown_event_type_is_reported_and_followed_by_a_relist() {
         "{reason}"
     );
 }
+
+#[test]
+fn a_429_waits_as_long_as_the_servers_retry_after_then_goes_on() {
+    let fake = server(
+        |_| list(6, vec![]),
+        |n| {
+            match n {
+            0 => Reply::Json(
+                429,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","details":{"retryAfterSeconds":2},"code":429}"#.into(),
+            ),
+            _ => Reply::Stream(vec![event("ADDED", "a", "ua", 7)]),
+        }
+        },
+    );
+    let out = tail(&fake, &["--max-events", "1"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let failed = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "watch-failed")
+        .expect("watch-failed");
+    assert_eq!(failed["retryInSeconds"], 2.0, "{failed}");
+    assert!(
+        failed["error"].as_str().unwrap().contains("429"),
+        "{failed}"
+    );
+    assert_eq!(summary(&out.object_events()), vec!["ADDED a 7 watch"]);
+}

@@ -216,6 +216,12 @@ impl Cluster {
                             status.reason.clone()
                         },
                         message,
+                        retry_after: status
+                            .details
+                            .as_ref()
+                            .map(|d| d.retry_after_seconds)
+                            .filter(|s| *s > 0)
+                            .map(|s| Duration::from_secs(u64::from(s))),
                     },
                 }
             }

@@ -84,6 +84,8 @@ pub enum ClusterError {
         code: u16,
         reason: String,
         message: String,
+        /// The server's `details.retryAfterSeconds` (429 Too Many Requests, some 5xx).
+        retry_after: Option<std::time::Duration>,
     },
     #[error("{what} failed: {reason}")]
     Transport { what: String, reason: String },
@@ -108,6 +110,14 @@ pub struct Forbidden {
 }
 
 impl ClusterError {
+    /// How long the server asked the client to wait before retrying, if it did.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            ClusterError::Api { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
     /// The HTTP status of an API error, if this is one.
     pub fn status_code(&self) -> Option<u16> {
         match self {

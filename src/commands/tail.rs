@@ -11,13 +11,13 @@ use crate::informer::object::RawObject;
 use crate::informer::reflector::{
     CloseReason, EventType, Reflector, ReflectorConfig, ReflectorEvent, Start,
 };
+use crate::informer::store::Store;
 use crate::output::json::JsonPrinter;
 use crate::output::text::TextPrinter;
 use crate::output::{
     stderr_is_terminal, BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, Tee,
     SCHEMA_VERSION,
 };
-use std::collections::HashMap;
 use std::time::{Duration, Instant, SystemTime};
 
 /// `tail`'s arguments, validated.
@@ -280,8 +280,8 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         redact: is_secret(&target.resource) && !config.show_secret_data,
         printer: printer.as_mut(),
         stats: Stats::default(),
-        seen: HashMap::new(),
-        relisted: HashMap::new(),
+        seen: Store::new(),
+        relisted: Store::new(),
         until_reached: false,
     };
     let outcome = session.run(reflector, start).await;
@@ -306,10 +306,10 @@ struct Session<'a> {
     redact: bool,
     printer: &'a mut dyn EventPrinter,
     stats: Stats,
-    /// Every object tail knows, by key, at its last RV.
-    seen: HashMap<String, RawObject>,
+    /// Every object tail knows, at its last RV: a Store, like an informer's cache.
+    seen: Store,
     /// Objects of a relist in progress.
-    relisted: HashMap<String, RawObject>,
+    relisted: Store,
     /// Set once an event at or past `--until-rv` was printed.
     until_reached: bool,
 }
@@ -364,7 +364,7 @@ impl Session<'_> {
                 if self.config.initial != InitialMode::None {
                     self.print_object("ADDED", Origin::Initial, &object, received_at)?;
                 }
-                self.seen.insert(object.key(), object);
+                self.seen.upsert(object);
             }
             ReflectorEvent::Listed {
                 object,
@@ -392,7 +392,7 @@ impl Session<'_> {
                     }
                     Some(_) => {}
                 }
-                self.relisted.insert(key, object);
+                self.relisted.upsert(object);
             }
             ReflectorEvent::ListComplete {
                 resource_version,
@@ -404,13 +404,13 @@ impl Session<'_> {
                     self.stats.relists += 1;
                     let now = SystemTime::now();
                     let relisted = std::mem::take(&mut self.relisted);
-                    let mut gone: Vec<RawObject> = self
+                    let gone: Vec<RawObject> = self
                         .seen
-                        .iter()
-                        .filter(|(k, _)| !relisted.contains_key(*k))
-                        .map(|(_, o)| o.clone())
+                        .list()
+                        .into_iter()
+                        .filter(|o| !relisted.contains(&o.key()))
+                        .cloned()
                         .collect();
-                    gone.sort_by_key(RawObject::key);
                     for object in gone {
                         self.print_object("DELETED", Origin::Relist, &object, now)?;
                     }
@@ -452,7 +452,7 @@ impl Session<'_> {
                 if event_type == EventType::Deleted {
                     self.seen.remove(&object.key());
                 } else {
-                    self.seen.insert(object.key(), object);
+                    self.seen.upsert(object);
                 }
             }
             ReflectorEvent::Bookmark {

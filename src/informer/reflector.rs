@@ -565,13 +565,18 @@ impl Reflector {
     }
 
     /// Before the first success every error is fatal; afterwards only those that retrying
-    /// cannot fix (bad request, credentials, permissions, a resource that went away).
+    /// cannot fix (bad request, credentials, permissions, a resource that went away). A 429 waits
+    /// as long as the server's Retry-After asks, else the backoff.
     fn retry_or_fail(&mut self, err: ClusterError, then: State) -> Result<State, ReflectorError> {
         let permanent = matches!(err.status_code(), Some(400 | 401 | 403 | 404 | 405 | 422));
-        if !self.started || permanent || !self.config.reconnect {
+        let throttled = err.status_code() == Some(429);
+        if (!self.started && !throttled) || permanent || !self.config.reconnect {
             return Err(err.into());
         }
-        let delay = self.backoff.next_delay();
+        let delay = match err.retry_after() {
+            Some(after) if throttled => after,
+            _ => self.backoff.next_delay(),
+        };
         self.pending.push_back(ReflectorEvent::WatchFailed {
             resource_version: self.resource_version.clone(),
             error: err.to_string(),

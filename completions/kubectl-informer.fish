@@ -35,6 +35,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s v -l 
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s l -l selector -d 'Label selector, e.g. `app=web,tier!=db`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
@@ -68,6 +69,29 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s V -l version -d 'Print version'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s l -l selector -d 'Label selector, e.g. `app=web`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l initial -d 'How the informer gets its initial state' -r -f -a "list\t'Paginated LIST, then WATCH'
+watch-list\t'One WATCH with sendInitialEvents (falls back to `list` when refused)'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l settle -d 'Keep the informer watching this long (with its reconnects and relists) before comparing' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l every -d 'Compare again at this interval while the informer keeps running (a drift watchdog); stop with Ctrl-C or --timeout' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l timeout -d 'Stop after this much wall-clock time (with --every)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l chunk-size -d 'Objects per LIST page' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cache-file -d 'Compare a saved cache (JSON Lines in tail\'s recording format) with a LIST taken now, instead of running an informer' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l save-cache -d 'Write the informer\'s cache to FILE (tail\'s recording format) once synced. FILE must not exist yet' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t'A table of drifted objects and a one-line verdict'
+json\t'One JSON document (one per line with --every)'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l show-fields -d 'For stale and content drift, say which fields differ'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s A -l all-namespaces -d 'Work across all namespaces'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r

@@ -56,6 +56,8 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Stream the watch events of a resource with their resourceVersions and bookmarks.
     Tail(Box<TailArgs>),
+    /// Compare an informer cache with a fresh LIST at one resourceVersion and report drift.
+    Diff(Box<DiffArgs>),
     /// Print a shell completion script.
     Completion(CompletionArgs),
 }
@@ -130,6 +132,77 @@ pub struct TailArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+}
+
+/// `kubectl informer diff RESOURCE`.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Exit status: 0 no drift, 1 drift found, 2 error (like kubectl diff).\n\n\
+    Examples:\n  \
+    kubectl informer diff configmaps -n default\n  \
+    kubectl informer diff deploy -A --settle 30s --show-fields\n  \
+    kubectl informer diff cm -n app --save-cache before.jsonl\n  \
+    kubectl informer diff cm -n app --cache-file before.jsonl -o json\n  \
+    kubectl informer diff pods -n app --every 1m"
+)]
+pub struct DiffArgs {
+    /// The resource, as kubectl names it.
+    #[arg(value_name = "RESOURCE")]
+    pub resource: String,
+    /// Label selector, e.g. `app=web`.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Field selector, e.g. `metadata.name=foo`.
+    #[arg(long, value_name = "SELECTOR")]
+    pub field_selector: Option<String>,
+    /// How the informer gets its initial state.
+    #[arg(long, value_enum, default_value_t = CacheInitial::List)]
+    pub initial: CacheInitial,
+    /// Keep the informer watching this long (with its reconnects and relists) before comparing.
+    #[arg(long, value_name = "DURATION")]
+    pub settle: Option<String>,
+    /// Compare again at this interval while the informer keeps running (a drift watchdog);
+    /// stop with Ctrl-C or --timeout.
+    #[arg(long, value_name = "DURATION")]
+    pub every: Option<String>,
+    /// Stop after this much wall-clock time (with --every).
+    #[arg(long, value_name = "DURATION", requires = "every")]
+    pub timeout: Option<String>,
+    /// Objects per LIST page.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub chunk_size: u32,
+    /// Compare a saved cache (JSON Lines in tail's recording format) with a LIST taken now,
+    /// instead of running an informer.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["save_cache", "settle", "every", "initial"])]
+    pub cache_file: Option<PathBuf>,
+    /// Write the informer's cache to FILE (tail's recording format) once synced. FILE must not
+    /// exist yet.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub save_cache: Option<PathBuf>,
+    /// For stale and content drift, say which fields differ.
+    #[arg(long)]
+    pub show_fields: bool,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
+}
+
+/// How `diff`'s informer obtains its initial state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CacheInitial {
+    /// Paginated LIST, then WATCH.
+    List,
+    /// One WATCH with sendInitialEvents (falls back to `list` when refused).
+    WatchList,
+}
+
+/// Output formats for reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// A table of drifted objects and a one-line verdict.
+    Text,
+    /// One JSON document (one per line with --every).
+    Json,
 }
 
 /// How `tail` obtains the initial state.

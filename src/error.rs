@@ -20,9 +20,22 @@ pub enum Error {
     /// Anything that involves the cluster: kubeconfig, connection, discovery, API calls.
     #[error(transparent)]
     Cluster(#[from] ClusterError),
+    /// The watch failed in a way the reflector does not retry (e.g. an expired `--from-rv`).
+    #[error("{0}")]
+    Watch(String),
     /// Writing output failed for a reason other than a closed pipe.
     #[error("cannot write output: {0}")]
     Output(#[source] std::io::Error),
+}
+
+impl From<crate::informer::reflector::ReflectorError> for Error {
+    fn from(e: crate::informer::reflector::ReflectorError) -> Self {
+        use crate::informer::reflector::ReflectorError;
+        match e {
+            ReflectorError::Cluster(c) => Error::Cluster(c),
+            other => Error::Watch(other.to_string()),
+        }
+    }
 }
 
 impl Error {

@@ -20,6 +20,10 @@ pub async fn run(cli: Cli) -> Result<u8> {
             let config = commands::tail::TailConfig::from_args(&args)?;
             commands::tail::exec(&global, config).await
         }
+        Command::Diff(args) => {
+            let config = commands::diff::DiffConfig::from_args(&args)?;
+            commands::diff::exec(&global, config).await
+        }
         Command::Completion(args) => {
             let mut out = std::io::stdout().lock();
             match commands::completion::exec(args.shell, &mut out) {

@@ -182,7 +182,7 @@ async fn candidates(slot: &Slot, words: &Words) -> (Vec<(String, String)>, u8) {
             other => (enum_values(subcommand.as_deref(), other), DIRECTIVE_NO_FILE),
         },
         Slot::Positional { subcommand, index } => match (subcommand.as_str(), index) {
-            ("tail", 0) => (plain(resource_names(words).await), DIRECTIVE_NO_FILE),
+            ("tail" | "diff", 0) => (plain(resource_names(words).await), DIRECTIVE_NO_FILE),
             ("completion", 0) => (enum_positional(subcommand, "shell"), DIRECTIVE_NO_FILE),
             _ => (Vec::new(), DIRECTIVE_NO_FILE),
         },

@@ -2,6 +2,7 @@
 
 pub mod complete;
 pub mod completion;
+pub mod diff;
 pub mod tail;
 
 use crate::cli::GlobalArgs;

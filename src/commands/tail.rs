@@ -341,7 +341,7 @@ impl Session<'_> {
                 Ok(None) => return Ok(Stop::Done),
                 Err(e) => {
                     self.printer.flush().map_err(Error::Output)?;
-                    return Err(reflector_error(e));
+                    return Err(e.into());
                 }
             };
             if let Some(start) = start.take() {
@@ -593,14 +593,6 @@ fn describe_close(reason: &CloseReason) -> String {
         CloseReason::ErrorEvent { code, message } => {
             format!("the server sent an error ({code}: {message})")
         }
-    }
-}
-
-fn reflector_error(e: crate::informer::reflector::ReflectorError) -> Error {
-    use crate::informer::reflector::ReflectorError;
-    match e {
-        ReflectorError::Cluster(c) => Error::Cluster(c),
-        other => Error::Usage(other.to_string()),
     }
 }
 

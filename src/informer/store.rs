@@ -103,6 +103,11 @@ impl Store {
         self.objects.is_empty()
     }
 
+    /// A copy of the contents (objects are shared, not copied): the cache frozen at its RV.
+    pub fn frozen(&self) -> (String, HashMap<String, RawObject>) {
+        (self.resource_version.clone(), self.objects.clone())
+    }
+
     /// Every key, sorted.
     pub fn keys(&self) -> Vec<String> {
         let mut keys: Vec<String> = self.objects.keys().cloned().collect();

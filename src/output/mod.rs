@@ -2,6 +2,8 @@
 //! format (`text`, `json`), each generic over its writers.
 
 pub mod json;
+pub mod progress;
+pub mod table;
 pub mod text;
 
 use serde::Serialize;

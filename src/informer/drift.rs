@@ -1,0 +1,284 @@
+//! Drift between an informer's cache and the server, classified object by object: what `diff`
+//! reports. Pure: the caller feeds the LIST page by page and the cache's frozen contents.
+
+use super::fields::{changed_fields, summarize};
+use super::object::RawObject;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+/// The kind of disagreement between cache and server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriftClass {
+    /// In the LIST, not in the cache: a missed ADDED.
+    Missing,
+    /// In the cache, not in the LIST: a missed DELETED.
+    Ghost,
+    /// Same uid, the cache's resourceVersion differs from the LIST's: a missed MODIFIED.
+    Stale,
+    /// Same name, different uid: a missed delete-and-create.
+    Recreated,
+    /// Same resourceVersion, different content: a bug somewhere.
+    Content,
+}
+
+impl DriftClass {
+    pub const ALL: [DriftClass; 5] = [
+        DriftClass::Missing,
+        DriftClass::Ghost,
+        DriftClass::Stale,
+        DriftClass::Recreated,
+        DriftClass::Content,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DriftClass::Missing => "missing",
+            DriftClass::Ghost => "ghost",
+            DriftClass::Stale => "stale",
+            DriftClass::Recreated => "recreated",
+            DriftClass::Content => "content",
+        }
+    }
+}
+
+/// One drifted object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Drift {
+    pub class: DriftClass,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub cache_resource_version: Option<String>,
+    pub server_resource_version: Option<String>,
+    /// The cache's uid, else the server's.
+    pub uid: String,
+    /// For stale and content: the fields that differ (`--show-fields`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fields: Option<String>,
+}
+
+/// How much `classify` says about the fields of a stale or content drift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldDetail {
+    None,
+    /// Field paths only (Secrets: values are never shown).
+    Paths,
+    PathsAndValues,
+}
+
+/// Compares a frozen cache with a LIST streamed page by page.
+pub struct Comparison {
+    cache: HashMap<String, RawObject>,
+    listed: HashSet<String>,
+    detail: FieldDetail,
+    drift: Vec<Drift>,
+    compared: usize,
+}
+
+impl Comparison {
+    /// `cache`: the cache's objects by key, frozen at the RV the LIST is taken at.
+    pub fn new(cache: HashMap<String, RawObject>, detail: FieldDetail) -> Self {
+        Comparison {
+            cache,
+            listed: HashSet::new(),
+            detail,
+            drift: Vec::new(),
+            compared: 0,
+        }
+    }
+
+    /// Compares one page of the LIST.
+    pub fn page(&mut self, items: &[RawObject]) {
+        for server in items {
+            let key = server.key();
+            self.compared += 1;
+            if let Some(d) = classify(self.cache.get(&key), Some(server), self.detail) {
+                self.drift.push(d);
+            }
+            self.listed.insert(key);
+        }
+    }
+
+    /// Ends the comparison: cached keys the LIST never showed are ghosts. Drift is sorted by
+    /// class, then key.
+    pub fn finish(mut self) -> (usize, Vec<Drift>) {
+        let mut ghosts: Vec<&RawObject> = self
+            .cache
+            .iter()
+            .filter(|(k, _)| !self.listed.contains(*k))
+            .map(|(_, o)| o)
+            .collect();
+        ghosts.sort_by_key(|o| o.key());
+        for cached in ghosts {
+            self.compared += 1;
+            if let Some(d) = classify(Some(cached), None, self.detail) {
+                self.drift.push(d);
+            }
+        }
+        self.drift.sort_by(|a, b| {
+            (a.class, &a.namespace, &a.name).cmp(&(b.class, &b.namespace, &b.name))
+        });
+        (self.compared, self.drift)
+    }
+}
+
+/// The drift between the cache's and the server's version of one object, if any.
+pub fn classify(
+    cache: Option<&RawObject>,
+    server: Option<&RawObject>,
+    detail: FieldDetail,
+) -> Option<Drift> {
+    let (class, any) = match (cache, server) {
+        (None, None) => return None,
+        (None, Some(s)) => (DriftClass::Missing, s),
+        (Some(c), None) => (DriftClass::Ghost, c),
+        (Some(c), Some(s)) if c.meta.metadata.uid != s.meta.metadata.uid => {
+            (DriftClass::Recreated, c)
+        }
+        (Some(c), Some(s)) if c.resource_version() != s.resource_version() => {
+            (DriftClass::Stale, c)
+        }
+        (Some(c), Some(s)) => {
+            if same_content(c, s) {
+                return None;
+            }
+            (DriftClass::Content, c)
+        }
+    };
+    let fields = match (class, cache, server) {
+        (DriftClass::Stale | DriftClass::Content, Some(c), Some(s))
+            if detail != FieldDetail::None =>
+        {
+            Some(field_summary(c, s, detail == FieldDetail::PathsAndValues))
+        }
+        _ => None,
+    };
+    Some(Drift {
+        class,
+        namespace: any.meta.metadata.namespace.clone(),
+        name: any.meta.metadata.name.clone(),
+        cache_resource_version: cache.map(|c| c.resource_version().to_string()),
+        server_resource_version: server.map(|s| s.resource_version().to_string()),
+        uid: any.meta.metadata.uid.clone(),
+        fields,
+    })
+}
+
+fn parse(o: &RawObject) -> Option<serde_json::Value> {
+    serde_json::from_str(o.json.get()).ok()
+}
+
+/// Same JSON, ignoring key order (the same object may be serialized by the watch cache and by
+/// etcd's path).
+fn same_content(a: &RawObject, b: &RawObject) -> bool {
+    a.json.get() == b.json.get() || parse(a) == parse(b)
+}
+
+fn field_summary(cache: &RawObject, server: &RawObject, values: bool) -> String {
+    match (parse(cache), parse(server)) {
+        (Some(c), Some(s)) => summarize(&changed_fields(&c, &s), 8, values),
+        _ => String::new(),
+    }
+}
+
+/// Drift counted per class, every class present (zeros included).
+pub fn counts(drift: &[Drift]) -> Vec<(DriftClass, usize)> {
+    DriftClass::ALL
+        .iter()
+        .map(|c| (*c, drift.iter().filter(|d| d.class == *c).count()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::value::RawValue;
+
+    fn obj(name: &str, uid: &str, rv: u64, data: &str) -> RawObject {
+        let json = serde_json::json!({"kind": "ConfigMap", "apiVersion": "v1",
+            "metadata": {"name": name, "namespace": "ns", "uid": uid, "resourceVersion": rv.to_string()},
+            "data": {"k": data}});
+        RawObject::parse(RawValue::from_string(json.to_string()).unwrap(), None).unwrap()
+    }
+
+    #[test]
+    fn each_class_is_recognised_and_agreement_is_not_drift() {
+        let a = obj("a", "u1", 5, "x");
+        assert_eq!(classify(Some(&a), Some(&a), FieldDetail::None), None);
+        assert_eq!(
+            classify(None, Some(&a), FieldDetail::None).unwrap().class,
+            DriftClass::Missing
+        );
+        assert_eq!(
+            classify(Some(&a), None, FieldDetail::None).unwrap().class,
+            DriftClass::Ghost
+        );
+        let newer = obj("a", "u1", 7, "y");
+        let stale = classify(Some(&a), Some(&newer), FieldDetail::PathsAndValues).unwrap();
+        assert_eq!(stale.class, DriftClass::Stale);
+        assert_eq!(stale.cache_resource_version.as_deref(), Some("5"));
+        assert_eq!(stale.server_resource_version.as_deref(), Some("7"));
+        assert_eq!(stale.fields.as_deref(), Some("data.k x→y"));
+        let recreated = obj("a", "u2", 9, "x");
+        assert_eq!(
+            classify(Some(&a), Some(&recreated), FieldDetail::None)
+                .unwrap()
+                .class,
+            DriftClass::Recreated
+        );
+        let same_rv_other_content = obj("a", "u1", 5, "z");
+        let content = classify(
+            Some(&a),
+            Some(&same_rv_other_content),
+            FieldDetail::PathsAndValues,
+        )
+        .unwrap();
+        assert_eq!(content.class, DriftClass::Content);
+        assert_eq!(content.fields.as_deref(), Some("data.k x→z"));
+    }
+
+    #[test]
+    fn key_order_is_not_content_drift() {
+        let a = RawObject::parse(
+            RawValue::from_string(r#"{"metadata":{"name":"a","uid":"u","resourceVersion":"1"},"data":{"x":"1","y":"2"}}"#.into()).unwrap(),
+            None,
+        )
+        .unwrap();
+        let b = RawObject::parse(
+            RawValue::from_string(r#"{"data":{"y":"2","x":"1"},"metadata":{"resourceVersion":"1","uid":"u","name":"a"}}"#.into()).unwrap(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(classify(Some(&a), Some(&b), FieldDetail::None), None);
+    }
+
+    #[test]
+    fn a_comparison_over_pages_finds_ghosts_at_the_end_and_sorts_by_class() {
+        let cache: HashMap<String, RawObject> = [
+            obj("a", "u1", 1, "x"),
+            obj("b", "u2", 2, "x"),
+            obj("c", "u3", 3, "x"),
+        ]
+        .into_iter()
+        .map(|o| (o.key(), o))
+        .collect();
+        let mut cmp = Comparison::new(cache, FieldDetail::None);
+        cmp.page(&[obj("a", "u1", 1, "x"), obj("d", "u4", 4, "x")]);
+        cmp.page(&[obj("c", "u3", 5, "y")]);
+        let (compared, drift) = cmp.finish();
+        assert_eq!(compared, 4);
+        let got: Vec<(DriftClass, &str)> =
+            drift.iter().map(|d| (d.class, d.name.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (DriftClass::Missing, "d"),
+                (DriftClass::Ghost, "b"),
+                (DriftClass::Stale, "c")
+            ]
+        );
+        assert_eq!(counts(&drift)[0], (DriftClass::Missing, 1));
+        assert_eq!(counts(&drift)[4], (DriftClass::Content, 0));
+    }
+}

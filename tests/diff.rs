@@ -1,0 +1,250 @@
+//! `diff` against the real control plane: zero drift under concurrent writes, the four classes
+//! from a saved cache, and its errors.
+
+mod common;
+
+use common::*;
+use std::time::Duration;
+
+fn report(out: &Output) -> serde_json::Value {
+    serde_json::from_str(out.stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}): {}\n{}", out.stdout, out.stderr))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_healthy_informer_has_no_drift_on_thousands_of_objects_under_concurrent_writes() {
+    let ns = TestNamespace::new("nodrift").await;
+    let mut creators = Vec::new();
+    for w in 0..8 {
+        let api = ns.configmaps();
+        creators.push(tokio::spawn(async move {
+            for i in 0..250 {
+                let cm: k8s_openapi::api::core::v1::ConfigMap =
+                    serde_json::from_value(serde_json::json!({
+                        "metadata": {"name": format!("cm-{w}-{i}")}, "data": {"k": "v"}
+                    }))
+                    .unwrap();
+                api.create(&kube::api::PostParams::default(), &cm)
+                    .await
+                    .unwrap();
+            }
+        }));
+    }
+    for c in creators {
+        c.await.unwrap();
+    }
+    // Writers keep going while diff lists and compares.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let api = ns.configmaps();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut i = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let name = format!("cm-{}-{}", i % 8, i % 250);
+                let patch = serde_json::json!({"data": {"k": i.to_string()}});
+                let _ = api
+                    .patch(
+                        &name,
+                        &kube::api::PatchParams::default(),
+                        &kube::api::Patch::Merge(&patch),
+                    )
+                    .await;
+                i += 1;
+            }
+            i
+        })
+    };
+    let out = tokio::task::spawn_blocking({
+        let ns = ns.name.clone();
+        move || {
+            run(&[
+                "diff",
+                "cm",
+                "-n",
+                &ns,
+                "-o",
+                "json",
+                "--chunk-size",
+                "300",
+                "--settle",
+                "2s",
+            ])
+        }
+    })
+    .await
+    .unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let writes = writer.await.unwrap();
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let r = report(&out);
+    assert_eq!(r["compared"], 2000);
+    assert_eq!(r["method"], "exact");
+    assert_eq!(r["objects"].as_array().unwrap().len(), 0);
+    assert!(writes > 10, "writes happened during the diff: {writes}");
+}
+
+#[tokio::test]
+async fn a_saved_cache_then_a_create_a_delete_an_update_and_a_recreate_give_one_of_each_class() {
+    let ns = TestNamespace::new("classes").await;
+    for name in ["deleted", "updated", "recreated", "same"] {
+        ns.create_configmap(name, &[]).await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cache.jsonl");
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--save-cache",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("no drift: 4 objects compared"),
+        "{}",
+        out.stdout
+    );
+
+    ns.create_configmap("created", &[]).await;
+    ns.delete_configmap("deleted").await;
+    ns.update_configmap("updated", "changed").await;
+    ns.delete_configmap("recreated").await;
+    ns.create_configmap("recreated", &[]).await;
+
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        file.to_str().unwrap(),
+        "-o",
+        "json",
+        "--show-fields",
+    ]);
+    assert_eq!(out.code, Some(1), "drift is exit 1: {}", out.stderr);
+    let r = report(&out);
+    assert_eq!(r["method"], "cache-file");
+    let classes: Vec<(String, String)> = r["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["class"].as_str().unwrap().to_string(),
+                d["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let s = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        classes,
+        vec![
+            s("missing", "created"),
+            s("ghost", "deleted"),
+            s("stale", "updated"),
+            s("recreated", "recreated")
+        ]
+    );
+    assert_eq!(r["drift"]["missing"], 1);
+    assert_eq!(r["drift"]["content"], 0);
+    let stale = &r["objects"][2];
+    assert_eq!(stale["fields"], "data.k v0→changed");
+
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1));
+    assert!(out.stdout.contains("│ ghost"), "a table: {}", out.stdout);
+    assert!(
+        out.stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("drift: 1 missing, 1 ghost, 1 stale, 1 recreated, 0 content in 5 objects"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test]
+async fn diff_errors_are_one_line_with_exit_2() {
+    let ns = TestNamespace::new("differr").await;
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none.jsonl");
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        missing.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&out, &["--cache-file", "no such file"]);
+
+    let existing = dir.path().join("exists.jsonl");
+    std::fs::write(&existing, "keep me").unwrap();
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--save-cache",
+        existing.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&out, &["the file exists"]);
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");
+
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        existing.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&out, &["is not a recording", "line 1"]);
+
+    let secrets = dir.path().join("secrets.jsonl");
+    std::fs::write(
+        &secrets,
+        "{\"type\":\"NOTICE\",\"notice\":\"start\",\"resource\":\"secrets\"}\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        secrets.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&out, &["records secrets, not configmaps"]);
+
+    let out = run(&["diff", "cm", "-n", &ns.name, "--context", "nobody"]);
+    assert_one_line_error(&out, &["cannot list configmaps", "as user \"nobody\""]);
+}
+
+#[tokio::test]
+async fn ctrl_c_during_an_every_watchdog_exits_130() {
+    let ns = TestNamespace::new("diffint").await;
+    let mut cmd = informer();
+    cmd.args(["diff", "cm", "-n", &ns.name, "--every", "1s"]);
+    let child = cmd.spawn().unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("no drift: 0 objects compared"), "{stdout}");
+}

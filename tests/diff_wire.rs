@@ -1,0 +1,132 @@
+//! `diff` on a scripted server, for what a real one will not do on demand: drift that appears
+//! and heals (for the `--every` watchdog), and a cache RV the server can no longer list exactly.
+
+mod common;
+
+use common::fake::*;
+use common::*;
+
+fn query(target: &str, key: &str) -> Option<String> {
+    target
+        .split_once('?')?
+        .1
+        .split('&')
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")).map(str::to_string))
+}
+
+fn diff(fake: &FakeServer, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let mut args = vec![
+        "diff",
+        "cm",
+        "-n",
+        "ns",
+        "-o",
+        "json",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+fn reports(out: &Output) -> Vec<serde_json::Value> {
+    out.stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn every_reports_drift_then_the_time_it_took_to_heal() {
+    // The informer's LIST misses b; the LIST at RV 10 has it (a server bug, say); the watch
+    // then brings b at RV 12, and the comparison at 12 agrees.
+    let fake = FakeServer::start(|target, _| {
+        let path = target.split('?').next().unwrap_or("");
+        match (
+            path,
+            query(target, "watch"),
+            query(target, "resourceVersionMatch"),
+            query(target, "resourceVersion"),
+        ) {
+            ("/api", ..) => core_discovery(),
+            ("/apis", ..) => empty_discovery(),
+            (_, Some(_), ..) => Reply::Stream(vec![
+                Step::Sleep(std::time::Duration::from_millis(1500)),
+                event("MODIFIED", "b", "ub", 12),
+                Step::Sleep(std::time::Duration::from_secs(30)),
+            ]),
+            (_, None, Some(m), Some(rv)) if m == "Exact" && rv == "10" => {
+                list(10, vec![configmap("a", "ua", 5), configmap("b", "ub", 9)])
+            }
+            (_, None, Some(m), Some(rv)) if m == "Exact" && rv == "12" => {
+                list(12, vec![configmap("a", "ua", 5), configmap("b", "ub", 12)])
+            }
+            _ => list(10, vec![configmap("a", "ua", 5)]),
+        }
+    });
+    let out = diff(&fake, &["--every", "1s", "--timeout", "3500ms"]);
+    assert_eq!(
+        out.code,
+        Some(0),
+        "healed at the end: {}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let reports = reports(&out);
+    assert!(reports.len() >= 3, "{}", out.stdout);
+    assert_eq!(reports[0]["objects"][0]["class"], "missing");
+    assert_eq!(reports[0]["objects"][0]["name"], "b");
+    let last = reports.last().unwrap();
+    assert_eq!(last["objects"].as_array().unwrap().len(), 0);
+    assert_eq!(last["resourceVersion"], "12");
+    let healed = last["watchdog"]["healedAfterSeconds"]
+        .as_f64()
+        .expect("healed time");
+    assert!(healed > 0.5 && healed < 3.5, "{healed}");
+    assert!(last["watchdog"]["driftFirstSeen"].is_string());
+}
+
+#[test]
+fn an_rv_that_can_no_longer_be_listed_exactly_falls_back_and_says_so() {
+    let fake = FakeServer::start(|target, _| {
+        let path = target.split('?').next().unwrap_or("");
+        match (path, query(target, "watch"), query(target, "resourceVersionMatch"), query(target, "resourceVersion")) {
+            ("/api", ..) => core_discovery(),
+            ("/apis", ..) => empty_discovery(),
+            (_, Some(_), ..) => Reply::Stream(vec![
+                Step::Sleep(std::time::Duration::from_millis(300)),
+                Step::Chunk(
+                    r#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"20"}}}"#.to_string() + "\n",
+                ),
+                Step::Sleep(std::time::Duration::from_secs(30)),
+            ]),
+            (_, None, Some(m), Some(rv)) if m == "Exact" && rv == "10" => Reply::Json(
+                410,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The resourceVersion for the provided list is too old.","reason":"Expired","code":410}"#.into(),
+            ),
+            (_, None, Some(m), Some(rv)) if m == "Exact" && rv == "20" => list(20, vec![configmap("a", "ua", 5)]),
+            (_, None, None, None) if query(target, "limit").as_deref() == Some("1") => list(20, vec![configmap("a", "ua", 5)]),
+            _ => list(10, vec![configmap("a", "ua", 5)]),
+        }
+    });
+    let out = diff(&fake, &[]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let r = &reports(&out)[0];
+    assert_eq!(r["method"], "exact-after-catch-up");
+    assert_eq!(r["resourceVersion"], "20");
+    assert!(
+        out.stderr
+            .contains("can no longer be listed exactly (410 Gone)"),
+        "{}",
+        out.stderr
+    );
+    let requests = fake.requests();
+    assert!(
+        !requests
+            .iter()
+            .any(|r| query(r, "resourceVersion").as_deref() == Some("0")),
+        "never RV 0: {requests:?}"
+    );
+}

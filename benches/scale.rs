@@ -51,7 +51,9 @@ async fn child_informer() {
     };
     let cluster = Cluster::connect(&selection, None).await.expect("connect");
     let resources = cluster.discover().await.expect("discovery");
-    let resource = resolve("configmaps", &resources).expect("configmaps").clone();
+    let resource = resolve("configmaps", &resources)
+        .expect("configmaps")
+        .clone();
     let before = rss_kib();
     let lw = ListWatch {
         cluster,
@@ -93,8 +95,11 @@ async fn ensure_objects(n: usize) {
     .await
     .unwrap();
     let client = kube::Client::try_from(config).unwrap();
-    let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": NAMESPACE}})).unwrap();
-    let _ = Api::<Namespace>::all(client.clone()).create(&PostParams::default(), &ns).await;
+    let ns: Namespace =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": NAMESPACE}})).unwrap();
+    let _ = Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await;
     let api: Api<ConfigMap> = Api::namespaced(client, NAMESPACE);
     let existing = api
         .list_metadata(&ListParams::default().limit(1))
@@ -141,7 +146,11 @@ fn timed(program: &Path, args: &[&str]) -> (f64, u64, String) {
         .expect("run under /usr/bin/time");
     let secs = started.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let rss = stderr.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0);
+    let rss = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(0);
     (secs, rss, String::from_utf8_lossy(&out.stdout).to_string())
 }
 
@@ -178,7 +187,10 @@ async fn main() {
         report["durationSeconds"].as_f64().unwrap_or(f64::NAN),
         mib(rss)
     );
-    let (wall, rss, out) = timed(Path::new("kubectl"), &["get", "configmaps", "-n", NAMESPACE, "-o", "json"]);
+    let (wall, rss, out) = timed(
+        Path::new("kubectl"),
+        &["get", "configmaps", "-n", NAMESPACE, "-o", "json"],
+    );
     println!(
         "| kubectl get -o json ({} MB of JSON) | {wall:.2} | {wall:.2} | {:.1} |",
         out.len() / 1_000_000,
@@ -194,7 +206,9 @@ async fn main() {
         .status()
         .expect("go build of the client-go peer");
     assert!(status.success(), "go build of the client-go peer failed");
-    println!("\n| informer | objects | sync s | RSS before MiB | RSS synced MiB | KiB per object |");
+    println!(
+        "\n| informer | objects | sync s | RSS before MiB | RSS synced MiB | KiB per object |"
+    );
     println!("|---|---|---|---|---|---|");
     let ours = Command::new(std::env::current_exe().unwrap())
         .arg("--child-informer")
@@ -206,10 +220,16 @@ async fn main() {
         .env("KUBECONFIG", kubeconfig())
         .output()
         .unwrap();
-    for (label, out) in [("kubectl-informer SharedInformer", ours), ("client-go SharedInformer", theirs)] {
+    for (label, out) in [
+        ("kubectl-informer SharedInformer", ours),
+        ("client-go SharedInformer", theirs),
+    ] {
         let line = String::from_utf8_lossy(&out.stdout);
         let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_else(|e| {
-            panic!("{label}: {e}: {line} {}", String::from_utf8_lossy(&out.stderr))
+            panic!(
+                "{label}: {e}: {line} {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
         });
         let objects = v["objects"].as_u64().unwrap_or(0);
         let before = v["rssBeforeKiB"].as_u64().unwrap_or(0);

@@ -43,8 +43,10 @@ pub struct Metadata {
     pub resource_version: String,
     #[serde(default)]
     pub generation: Option<i64>,
-    #[serde(default)]
-    pub labels: BTreeMap<String, String>,
+    /// `metadata.labels`, as a compact list (a map node per object would cost more than
+    /// the labels themselves).
+    #[serde(default, deserialize_with = "compact_labels")]
+    pub labels: Labels,
     /// Whether the annotation `k8s.io/initial-events-end` is "true" (other annotations are not
     /// kept: they can be large, and the JSON has them).
     #[serde(
@@ -53,6 +55,31 @@ pub struct Metadata {
         deserialize_with = "initial_events_end"
     )]
     pub initial_events_end: bool,
+}
+
+/// Labels of one object, in the order the server sent them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Labels(Box<[(Box<str>, Box<str>)]>);
+
+impl Labels {
+    /// The value of label `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (&**k, &**v))
+    }
+}
+
+fn compact_labels<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Labels, D::Error> {
+    let map: Option<BTreeMap<String, String>> = serde::Deserialize::deserialize(d)?;
+    Ok(Labels(
+        map.unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
+            .collect(),
+    ))
 }
 
 /// Reads only `k8s.io/initial-events-end` out of `metadata.annotations`.

@@ -40,7 +40,7 @@ impl Store {
             if let Some(v) = obj.meta.metadata.labels.get(label) {
                 index
                     .values
-                    .entry(v.clone())
+                    .entry(v.to_string())
                     .or_default()
                     .insert(key.clone());
             }
@@ -191,7 +191,7 @@ fn index(
         if let Some(v) = object.meta.metadata.labels.get(&index.label) {
             index
                 .values
-                .entry(v.clone())
+                .entry(v.to_string())
                 .or_default()
                 .insert(key.to_string());
         }

@@ -5,8 +5,8 @@
 //! - resident memory of a synced informer cache: ours (the library's SharedInformer) against a
 //!   plain client-go shared informer (benches/peer/client-go-informer, built with `go build`).
 //!
-//!     tests/controlplane/controlplane.sh up
-//!     cargo bench --bench scale -- [OBJECTS]        # default 100000
+//!   tests/controlplane/controlplane.sh up
+//!   cargo bench --bench scale -- [OBJECTS]   # default 100000
 //!
 //! Needs GNU time at /usr/bin/time, kubectl and Go on PATH. Figures go to BENCHMARKS.md.
 

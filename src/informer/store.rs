@@ -52,11 +52,18 @@ impl Store {
     pub fn upsert(&mut self, object: RawObject) -> Option<RawObject> {
         let key = object.key();
         let old = self.objects.insert(key.clone(), object);
-        if let Some(old) = &old {
-            self.unindex(&key, old);
-        }
         let new = &self.objects[&key];
-        index(&mut self.by_namespace, &mut self.label_indexes, &key, new);
+        match &old {
+            // An update that moves no index entry (the common case) touches no index.
+            Some(old) if old.meta.metadata.labels == new.meta.metadata.labels => {}
+            Some(old) => {
+                let old = old.clone();
+                self.unindex(&key, &old);
+                let new = &self.objects[&key];
+                index(&mut self.by_namespace, &mut self.label_indexes, &key, new);
+            }
+            None => index(&mut self.by_namespace, &mut self.label_indexes, &key, new),
+        }
         old
     }
 

@@ -2,6 +2,7 @@
 //! format (`text`, `json`), each generic over its writers.
 
 pub mod json;
+pub mod metrics;
 pub mod progress;
 pub mod table;
 pub mod text;

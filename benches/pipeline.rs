@@ -1,0 +1,107 @@
+//! The informer pipeline without the network or JSON decoding: N watch deltas of pre-parsed
+//! ConfigMaps through the informer loop (store update, notification) to K listeners with no-op
+//! handlers, until every handler has seen every notification. Run with the listeners
+//! instrumented (delivery lag and handler time in HdrHistogram) and without, to measure what the
+//! measuring costs.
+//!
+//!   cargo bench --bench pipeline -- [EVENTS] [LISTENERS]   # default 200000 4
+
+use kubectl_informer::informer::fifo::{Delta, DeltaType, FifoItem};
+use kubectl_informer::informer::object::RawObject;
+use kubectl_informer::informer::processor::{Notification, Processor};
+use kubectl_informer::informer::shared::InformerCore;
+use serde_json::value::RawValue;
+use std::time::Instant;
+
+fn deltas(n: usize) -> Vec<FifoItem> {
+    let objects: Vec<RawObject> = (0..n)
+        .map(|i| {
+            let json = format!(
+                r#"{{"kind":"ConfigMap","apiVersion":"v1","metadata":{{"name":"cm-{}","namespace":"ns","uid":"u{}","resourceVersion":"{}"}},"data":{{"k":"{i}"}}}}"#,
+                i % 1000,
+                i % 1000,
+                1000 + i
+            );
+            RawObject::parse(RawValue::from_string(json).unwrap(), None).unwrap()
+        })
+        .collect();
+    let now = tokio::time::Instant::now();
+    objects
+        .into_iter()
+        .enumerate()
+        .map(|(i, object)| {
+            FifoItem::Delta(Delta {
+                delta_type: if i < 1000 {
+                    DeltaType::Added
+                } else {
+                    DeltaType::Updated
+                },
+                object,
+                received_at: now,
+                final_state_unknown: false,
+            })
+        })
+        .collect()
+}
+
+async fn run(items: Vec<FifoItem>, listeners: usize, instrumented: bool) -> f64 {
+    let mut processor = if instrumented {
+        Processor::new()
+    } else {
+        Processor::uninstrumented()
+    };
+    for i in 0..listeners {
+        processor.add_listener(
+            &format!("l{i}"),
+            None,
+            Box::new(|_n: Notification| Box::pin(async {})),
+        );
+    }
+    let mut core = InformerCore::new(processor);
+    let started = Instant::now();
+    for item in items {
+        core.process(item);
+    }
+    let processor = std::mem::take(&mut core.processor);
+    processor.shutdown().await;
+    started.elapsed().as_secs_f64()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if !args.iter().any(|a| a == "--bench") {
+        println!("pipeline: a benchmark; run it with `cargo bench --bench pipeline`");
+        return;
+    }
+    let numbers: Vec<usize> = args.iter().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let events = numbers.first().copied().unwrap_or(200_000);
+    let listeners = numbers.get(1).copied().unwrap_or(4);
+    let rounds = 7;
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    // Alternate the two, so that drift in the machine's speed hits both alike.
+    for _ in 0..rounds {
+        without.push(run(deltas(events), listeners, false).await);
+        with.push(run(deltas(events), listeners, true).await);
+    }
+    let (w, wo) = (median(with), median(without));
+    println!("{events} deltas, {listeners} listeners, median of {rounds} rounds");
+    println!("| listeners instrumented | s | deltas/s | ns per delta per listener |");
+    println!("|---|---|---|---|");
+    for (label, s) in [("no", wo), ("yes", w)] {
+        println!(
+            "| {label} | {s:.3} | {:.0} | {:.0} |",
+            events as f64 / s,
+            s * 1e9 / (events * listeners) as f64
+        );
+    }
+    println!(
+        "instrumentation overhead: {:+.1}% of throughput",
+        (wo / w - 1.0) * -100.0
+    );
+}

@@ -1,0 +1,356 @@
+//! The pipeline's metrics as JSON (summaries) and as Prometheus text exposition, with client-go's
+//! `workqueue_*` names and buckets so that figures line up with a controller's dashboards.
+
+use crate::informer::processor::ListenerMetrics;
+use crate::informer::workqueue::{QueueGauges, QueueMetrics};
+use crate::metrics::{GaugeSummary, Latency, Summary};
+use serde::Serialize;
+use std::io::Write;
+
+/// client-go's workqueue latency buckets: `prometheus.ExponentialBuckets(10e-9, 10, 10)`.
+pub const WORKQUEUE_BUCKETS: [f64; 10] =
+    [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0];
+
+/// One listener's figures.
+pub struct ListenerSnapshot {
+    pub name: String,
+    pub metrics: ListenerMetrics,
+    /// Pending notifications now.
+    pub backlog: usize,
+}
+
+/// One workqueue's figures.
+pub struct QueueSnapshot {
+    pub name: String,
+    pub metrics: QueueMetrics,
+    pub gauges: QueueGauges,
+}
+
+/// Everything measured in one pipeline.
+pub struct PipelineSnapshot {
+    pub listeners: Vec<ListenerSnapshot>,
+    pub queues: Vec<QueueSnapshot>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ListenerJson<'a> {
+    name: &'a str,
+    handled: u64,
+    backlog_now: usize,
+    backlog: GaugeSummary,
+    delivery_lag: Summary,
+    handler_time: Summary,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct QueueJson<'a> {
+    name: &'a str,
+    adds_total: u64,
+    deduplicated_total: u64,
+    retries_total: u64,
+    /// Depth sampled over time (`depth`, from the gauges, is the current one).
+    depth_sampled: GaugeSummary,
+    queue_duration: Summary,
+    work_duration: Summary,
+    #[serde(flatten)]
+    gauges: QueueGauges,
+}
+
+#[derive(Serialize)]
+struct PipelineJson<'a> {
+    version: u32,
+    unit: &'static str,
+    listeners: Vec<ListenerJson<'a>>,
+    workqueues: Vec<QueueJson<'a>>,
+}
+
+impl PipelineSnapshot {
+    /// A JSON document of summaries (latencies in seconds).
+    pub fn to_json(&self) -> serde_json::Value {
+        let doc = PipelineJson {
+            version: 1,
+            unit: "seconds",
+            listeners: self
+                .listeners
+                .iter()
+                .map(|l| ListenerJson {
+                    name: &l.name,
+                    handled: l.metrics.handled,
+                    backlog_now: l.backlog,
+                    backlog: l.metrics.backlog.summary(),
+                    delivery_lag: l.metrics.delivery_lag.summary(),
+                    handler_time: l.metrics.handler_time.summary(),
+                })
+                .collect(),
+            workqueues: self
+                .queues
+                .iter()
+                .map(|q| QueueJson {
+                    name: &q.name,
+                    adds_total: q.metrics.adds_total,
+                    deduplicated_total: q.metrics.deduplicated_total,
+                    retries_total: q.metrics.retries_total,
+                    depth_sampled: q.metrics.depth.summary(),
+                    queue_duration: q.metrics.queue_duration.summary(),
+                    work_duration: q.metrics.work_duration.summary(),
+                    gauges: q.gauges,
+                })
+                .collect(),
+        };
+        serde_json::to_value(doc).unwrap_or_default()
+    }
+
+    /// Prometheus text exposition (format 0.0.4).
+    pub fn write_prometheus(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let queues = &self.queues;
+        family(
+            out,
+            "workqueue_depth",
+            "gauge",
+            "Current depth of workqueue",
+        )?;
+        for q in queues {
+            writeln!(
+                out,
+                "workqueue_depth{{name=\"{}\"}} {}",
+                q.name, q.gauges.depth
+            )?;
+        }
+        family(
+            out,
+            "workqueue_adds_total",
+            "counter",
+            "Total number of adds handled by workqueue",
+        )?;
+        for q in queues {
+            writeln!(
+                out,
+                "workqueue_adds_total{{name=\"{}\"}} {}",
+                q.name, q.metrics.adds_total
+            )?;
+        }
+        family(
+            out,
+            "workqueue_queue_duration_seconds",
+            "histogram",
+            "How long in seconds an item stays in workqueue before being requested",
+        )?;
+        for q in queues {
+            histogram(
+                out,
+                "workqueue_queue_duration_seconds",
+                "name",
+                &q.name,
+                &q.metrics.queue_duration,
+            )?;
+        }
+        family(
+            out,
+            "workqueue_work_duration_seconds",
+            "histogram",
+            "How long in seconds processing an item from workqueue takes",
+        )?;
+        for q in queues {
+            histogram(
+                out,
+                "workqueue_work_duration_seconds",
+                "name",
+                &q.name,
+                &q.metrics.work_duration,
+            )?;
+        }
+        family(
+            out,
+            "workqueue_unfinished_work_seconds",
+            "gauge",
+            "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
+        )?;
+        for q in queues {
+            writeln!(
+                out,
+                "workqueue_unfinished_work_seconds{{name=\"{}\"}} {}",
+                q.name, q.gauges.unfinished_work_seconds
+            )?;
+        }
+        family(
+            out,
+            "workqueue_longest_running_processor_seconds",
+            "gauge",
+            "How many seconds has the longest running processor for workqueue been running",
+        )?;
+        for q in queues {
+            writeln!(
+                out,
+                "workqueue_longest_running_processor_seconds{{name=\"{}\"}} {}",
+                q.name, q.gauges.longest_running_processor_seconds
+            )?;
+        }
+        family(
+            out,
+            "workqueue_retries_total",
+            "counter",
+            "Total number of retries handled by workqueue",
+        )?;
+        for q in queues {
+            writeln!(
+                out,
+                "workqueue_retries_total{{name=\"{}\"}} {}",
+                q.name, q.metrics.retries_total
+            )?;
+        }
+        family(
+            out,
+            "informer_listener_backlog",
+            "gauge",
+            "Notifications distributed to a listener and not yet handed to its handler",
+        )?;
+        for l in &self.listeners {
+            writeln!(
+                out,
+                "informer_listener_backlog{{listener=\"{}\"}} {}",
+                l.name, l.backlog
+            )?;
+        }
+        family(
+            out,
+            "informer_delivery_lag_seconds",
+            "histogram",
+            "From the event's arrival from the API server to the start of its handler",
+        )?;
+        for l in &self.listeners {
+            histogram(
+                out,
+                "informer_delivery_lag_seconds",
+                "listener",
+                &l.name,
+                &l.metrics.delivery_lag,
+            )?;
+        }
+        family(
+            out,
+            "informer_handler_duration_seconds",
+            "histogram",
+            "How long a handler ran",
+        )?;
+        for l in &self.listeners {
+            histogram(
+                out,
+                "informer_handler_duration_seconds",
+                "listener",
+                &l.name,
+                &l.metrics.handler_time,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn family(out: &mut impl Write, name: &str, kind: &str, help: &str) -> std::io::Result<()> {
+    writeln!(out, "# HELP {name} {help}")?;
+    writeln!(out, "# TYPE {name} {kind}")
+}
+
+fn histogram(
+    out: &mut impl Write,
+    name: &str,
+    label: &str,
+    value: &str,
+    latency: &Latency,
+) -> std::io::Result<()> {
+    for (bound, count) in latency.buckets(&WORKQUEUE_BUCKETS) {
+        writeln!(
+            out,
+            "{name}_bucket{{{label}=\"{value}\",le=\"{bound:e}\"}} {count}"
+        )?;
+    }
+    writeln!(
+        out,
+        "{name}_bucket{{{label}=\"{value}\",le=\"+Inf\"}} {}",
+        latency.count()
+    )?;
+    writeln!(
+        out,
+        "{name}_sum{{{label}=\"{value}\"}} {}",
+        latency.sum_seconds()
+    )?;
+    writeln!(
+        out,
+        "{name}_count{{{label}=\"{value}\"}} {}",
+        latency.count()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn snapshot() -> PipelineSnapshot {
+        let mut qm = QueueMetrics {
+            adds_total: 3,
+            retries_total: 1,
+            ..Default::default()
+        };
+        qm.queue_duration.record(Duration::from_millis(5));
+        qm.queue_duration.record(Duration::from_millis(50));
+        let mut lm = ListenerMetrics::default();
+        lm.delivery_lag.record(Duration::from_micros(300));
+        lm.handled = 1;
+        PipelineSnapshot {
+            listeners: vec![ListenerSnapshot {
+                name: "h0".into(),
+                metrics: lm,
+                backlog: 4,
+            }],
+            queues: vec![QueueSnapshot {
+                name: "bench".into(),
+                metrics: qm,
+                gauges: QueueGauges {
+                    depth: 2,
+                    ..Default::default()
+                },
+            }],
+        }
+    }
+
+    #[test]
+    fn prometheus_uses_client_go_names_and_cumulative_buckets() {
+        let mut out = Vec::new();
+        snapshot().write_prometheus(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for line in [
+            "# TYPE workqueue_depth gauge",
+            "workqueue_depth{name=\"bench\"} 2",
+            "workqueue_adds_total{name=\"bench\"} 3",
+            "workqueue_retries_total{name=\"bench\"} 1",
+            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"1e-2\"} 1",
+            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"1e-1\"} 2",
+            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"+Inf\"} 2",
+            "workqueue_queue_duration_seconds_count{name=\"bench\"} 2",
+            "# TYPE workqueue_longest_running_processor_seconds gauge",
+            "informer_listener_backlog{listener=\"h0\"} 4",
+            "informer_delivery_lag_seconds_bucket{listener=\"h0\",le=\"1e-3\"} 1",
+        ] {
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing {line:?} in\n{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_has_versioned_summaries_in_seconds() {
+        let v = snapshot().to_json();
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["unit"], "seconds");
+        assert_eq!(v["workqueues"][0]["addsTotal"], 3);
+        assert!(
+            (v["workqueues"][0]["queueDuration"]["max"].as_f64().unwrap() - 0.05).abs() < 0.001
+        );
+        assert_eq!(v["workqueues"][0]["depthSampled"]["samples"], 0);
+        assert_eq!(v["workqueues"][0]["depth"], 2);
+        assert_eq!(v["listeners"][0]["backlogNow"], 4);
+    }
+}

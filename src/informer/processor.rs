@@ -144,19 +144,31 @@ impl Processor {
             let pending = pending.clone();
             let metrics = metrics.clone();
             tokio::spawn(async move {
-                while let Some(n) = rx.recv().await {
+                // The end of one handler is the start of the next when the buffer is not
+                // empty: one clock read per notification while busy.
+                let mut busy_since: Option<Instant> = None;
+                loop {
+                    let (n, start) = match rx.try_recv() {
+                        Ok(n) => (n, busy_since),
+                        Err(mpsc::error::TryRecvError::Empty) => match rx.recv().await {
+                            Some(n) => (n, None),
+                            None => break,
+                        },
+                        Err(mpsc::error::TryRecvError::Disconnected) => break,
+                    };
                     pending.fetch_sub(1, Ordering::AcqRel);
                     if !instrumented {
                         handler(n).await;
                         continue;
                     }
-                    let start = Instant::now();
+                    let start = start.unwrap_or_else(Instant::now);
                     let lag = start.saturating_duration_since(n.received_at);
                     handler(n).await;
-                    let took = start.elapsed();
+                    let end = Instant::now();
+                    busy_since = Some(end);
                     let mut m = metrics.lock().unwrap_or_else(|e| e.into_inner());
                     m.delivery_lag.record(lag);
-                    m.handler_time.record(took);
+                    m.handler_time.record(end.saturating_duration_since(start));
                     m.handled += 1;
                 }
             })

@@ -130,3 +130,49 @@ fn an_rv_that_can_no_longer_be_listed_exactly_falls_back_and_says_so() {
         "never RV 0: {requests:?}"
     );
 }
+
+#[test]
+fn history_compacted_mid_list_restarts_the_comparison_at_a_newer_rv() {
+    let fake = FakeServer::start(|target, _| {
+        let path = target.split('?').next().unwrap_or("");
+        let cont = query(target, "continue");
+        match (path, query(target, "watch"), query(target, "resourceVersionMatch"), query(target, "resourceVersion")) {
+            ("/api", ..) => core_discovery(),
+            ("/apis", ..) => empty_discovery(),
+            (_, Some(_), ..) => Reply::Stream(vec![
+                Step::Sleep(std::time::Duration::from_millis(300)),
+                Step::Chunk(
+                    r#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"20"}}}"#.to_string() + "\n",
+                ),
+                Step::Sleep(std::time::Duration::from_secs(30)),
+            ]),
+            _ if cont.as_deref() == Some("page2") => Reply::Json(
+                410,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
+            ),
+            (_, None, Some(m), Some(rv)) if m == "Exact" && rv == "10" => Reply::Json(
+                200,
+                serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
+                    "metadata": {"resourceVersion": "10", "continue": "page2", "remainingItemCount": 1},
+                    "items": [configmap("a", "ua", 5)]})
+                .to_string(),
+            ),
+            (_, None, Some(m), Some(rv)) if m == "Exact" && rv == "20" => {
+                list(20, vec![configmap("a", "ua", 5), configmap("b", "ub", 6)])
+            }
+            (_, None, None, None) if query(target, "limit").as_deref() == Some("1") => list(20, vec![]),
+            _ => list(10, vec![configmap("a", "ua", 5), configmap("b", "ub", 6)]),
+        }
+    });
+    let out = diff(&fake, &[]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let r = &reports(&out)[0];
+    assert_eq!(r["method"], "exact-after-catch-up");
+    assert_eq!(r["compared"], 2);
+    assert!(
+        out.stderr
+            .contains("waiting for the cache to reach the server's newest RV 20"),
+        "{}",
+        out.stderr
+    );
+}

@@ -526,73 +526,78 @@ fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -> Resu
         .map_err(|e| Error::Usage(format!("cannot write --save-cache {}: {e}", path.display())))
 }
 
-/// Freezes the cache at its synced RV R and compares it with a LIST at exactly R; when the
-/// server can no longer serve R (410), waits for the cache to reach the server's newest RV and
-/// compares there.
+/// Freezes the cache at its synced RV R and compares it with a LIST at exactly R. When the
+/// server can no longer serve R (410, at the first page or mid-list when its history is compacted
+/// under a long LIST), waits for the cache to reach the server's newest RV and compares there;
+/// gives up after three such tries.
 async fn compare_live(
     lw: &ListWatch,
     running: &RunningInformer,
     detail: FieldDetail,
     chunk_size: u32,
 ) -> Result<DiffReport> {
+    const TRIES: usize = 3;
     let started = Instant::now();
-    let freeze = || {
-        running
+    let mut method = Method::Exact;
+    for _ in 0..TRIES {
+        let (rv, cache) = running
             .store
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .frozen()
-    };
-    let (rv, cache) = freeze();
-    match list_and_compare(lw, Some(&rv), cache, detail, chunk_size, false).await {
-        Ok((_, compared, drift)) => Ok(report(lw, rv, Method::Exact, compared, drift, started)),
-        Err(e) if e.status_code() == Some(410) => {
-            let newest = lw
-                .list_page(&ListOptions {
-                    limit: Some(1),
-                    ..Default::default()
-                })
-                .await?
-                .resource_version;
-            eprintln!(
-                "kubectl-informer: the cache's RV {rv} can no longer be listed exactly (410 Gone); \
-                 waiting for the cache to reach the server's newest RV {newest} and comparing there"
-            );
-            let newest_n: u64 = newest.parse().unwrap_or(u64::MAX);
-            let deadline = Instant::now() + CATCH_UP_DEADLINE;
-            loop {
-                let current: u64 = running
-                    .store
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .resource_version()
-                    .parse()
-                    .unwrap_or(0);
-                if current >= newest_n {
-                    break;
-                }
-                if running.reflector_finished() || Instant::now() > deadline {
-                    return Err(Error::Usage(format!(
-                        "the cache did not reach RV {newest} within {}s (it is at {current}): \
-                         no events or bookmarks arrived; compare again, or with --cache-file",
-                        CATCH_UP_DEADLINE.as_secs()
-                    )));
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
+            .frozen();
+        match list_and_compare(lw, Some(&rv), cache, detail, chunk_size, false).await {
+            Ok((_, compared, drift)) => {
+                return Ok(report(lw, rv, method, compared, drift, started));
             }
-            let (rv, cache) = freeze();
-            let (_, compared, drift) =
-                list_and_compare(lw, Some(&rv), cache, detail, chunk_size, false).await?;
-            Ok(report(
-                lw,
-                rv,
-                Method::ExactAfterCatchUp,
-                compared,
-                drift,
-                started,
-            ))
+            Err(e) if e.status_code() == Some(410) => {
+                catch_up(lw, running, &rv).await?;
+                method = Method::ExactAfterCatchUp;
+            }
+            Err(e) => return Err(e.into()),
         }
-        Err(e) => Err(e.into()),
+    }
+    Err(Error::Watch(format!(
+        "the server discarded the history of {} {TRIES} times while diff listed it: a LIST of \
+         the cache's size takes longer than the server keeps history; use a larger --chunk-size \
+         (fewer pages), or compare a saved cache with --cache-file",
+        lw.resource.qualified_name()
+    )))
+}
+
+/// Waits until the cache's RV reaches the server's newest (events and bookmarks advance it).
+async fn catch_up(lw: &ListWatch, running: &RunningInformer, rv: &str) -> Result<()> {
+    let newest = lw
+        .list_page(&ListOptions {
+            limit: Some(1),
+            ..Default::default()
+        })
+        .await?
+        .resource_version;
+    eprintln!(
+        "kubectl-informer: the cache's RV {rv} can no longer be listed exactly (410 Gone); \
+         waiting for the cache to reach the server's newest RV {newest} and comparing there"
+    );
+    let newest_n: u64 = newest.parse().unwrap_or(u64::MAX);
+    let deadline = Instant::now() + CATCH_UP_DEADLINE;
+    loop {
+        let current: u64 = running
+            .store
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .resource_version()
+            .parse()
+            .unwrap_or(0);
+        if current >= newest_n {
+            return Ok(());
+        }
+        if running.reflector_finished() || Instant::now() > deadline {
+            return Err(Error::Watch(format!(
+                "the cache did not reach RV {newest} within {}s (it is at {current}): no events \
+                 or bookmarks arrived; compare again, or with --cache-file",
+                CATCH_UP_DEADLINE.as_secs()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

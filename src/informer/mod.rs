@@ -1,5 +1,8 @@
-//! The informer pipeline, one stage per module with client-go's names. So far: the wire
-//! protocol of LIST/WATCH, raw objects, client-go's backoff, and the Reflector.
+//! The informer pipeline, one stage per module with client-go's names: the wire protocol of
+//! LIST/WATCH (`listwatch`), raw objects (`object`), the `Reflector` and its backoff, the in-order
+//! `Fifo`, the `Store`/Indexer, the `Processor` and its listeners, the `Workqueue`, and the
+//! `SharedInformer` that runs them; plus what commands build on them: field changes (`fields`),
+//! drift classification (`drift`) and recordings read back (`recording`).
 
 pub mod backoff;
 pub mod drift;

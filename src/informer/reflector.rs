@@ -120,7 +120,8 @@ pub enum ReflectorEvent {
         error: String,
         retry_in: Duration,
     },
-    /// The server no longer has `resource_version` (410 Gone): the reflector relists.
+    /// The server no longer has `resource_version` (410 Gone): the reflector relists after one
+    /// backoff period, as client-go does.
     Expired {
         resource_version: String,
         message: String,
@@ -556,11 +557,15 @@ impl Reflector {
             resource_version: self.resource_version.clone(),
             message,
         });
-        Ok(State::List {
-            continue_token: None,
-            pages: 0,
-            objects: 0,
-            relist: true,
+        // client-go returns from ListAndWatch on a 410 and relists after one backoff period.
+        Ok(State::Sleep {
+            until: Instant::now() + self.backoff.next_delay(),
+            then: Box::new(State::List {
+                continue_token: None,
+                pages: 0,
+                objects: 0,
+                relist: true,
+            }),
         })
     }
 

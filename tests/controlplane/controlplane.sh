@@ -35,7 +35,7 @@ stamp() {
 }
 
 build() {
-  command -v go >/dev/null || die "go is not on PATH; install Go 1.24 or newer"
+  command -v go >/dev/null || die "go is not on PATH; install Go 1.26 or newer"
   mkdir -p "$bin"
   local want; want=$(stamp)
   if [[ -x "$bin/kube-apiserver" && -x "$bin/etcd" && -f "$bin/stamp" ]] && [[ "$(cat "$bin/stamp")" == "$want" ]]; then

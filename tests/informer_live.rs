@@ -242,5 +242,11 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
         store_view,
         "slow listener's final view"
     );
-    assert!(slow.metrics().handled > 1000);
+    // How many notifications that takes depends on how many writes relists folded together;
+    // at least one per object that exists.
+    let handled = slow.metrics().handled;
+    assert!(
+        handled as usize >= store_view.len(),
+        "{handled} notifications handled"
+    );
 }

@@ -72,17 +72,9 @@ fn template(name: &str, value: &str) -> PodTemplate {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fresh_list() {
     let ns = TestNamespace::new("pipeline").await;
-    let (server, ca) = server_and_ca();
-    let proxy = Arc::new(CuttingProxy::start(&server));
     let dir = tempfile::tempdir().unwrap();
-    let token =
-        std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token")).unwrap();
-    let kc = write_kubeconfig(
-        dir.path(),
-        &format!("https://127.0.0.1:{}", proxy.port),
-        token.trim(),
-        Some(&ca),
-    );
+    let (proxy, kc) = CuttingProxy::for_test_server(dir.path());
+    let proxy = Arc::new(proxy);
 
     let selection = KubeconfigSelection {
         path: Some(kc),

@@ -192,17 +192,8 @@ async fn until_rv_stops_at_the_first_event_at_or_past_it() {
 #[tokio::test]
 async fn a_connection_cut_again_and_again_loses_and_repeats_nothing() {
     let ns = TestNamespace::new("cut").await;
-    let (server, ca) = server_and_ca();
-    let proxy = CuttingProxy::start(&server);
     let dir = tempfile::tempdir().unwrap();
-    let token = std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token"))
-        .expect("admin token of the test control plane");
-    let kc = write_kubeconfig(
-        dir.path(),
-        &format!("https://127.0.0.1:{}", proxy.port),
-        token.trim(),
-        Some(&ca),
-    );
+    let (proxy, kc) = CuttingProxy::for_test_server(dir.path());
     let mut tail = Streaming::start(&[
         "tail",
         "cm",
@@ -274,17 +265,8 @@ async fn after_an_outage_longer_than_the_history_the_relist_reports_what_was_del
         .unwrap();
         templates.create(&PostParams::default(), &pt).await.unwrap();
     }
-    let (server, ca) = server_and_ca();
-    let proxy = CuttingProxy::start(&server);
     let dir = tempfile::tempdir().unwrap();
-    let token =
-        std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token")).unwrap();
-    let kc = write_kubeconfig(
-        dir.path(),
-        &format!("https://127.0.0.1:{}", proxy.port),
-        token.trim(),
-        Some(&ca),
-    );
+    let (proxy, kc) = CuttingProxy::for_test_server(dir.path());
     // PodTemplate watches are served by etcd in the test control plane, so history expires with
     // etcd's compaction (every 10 s) while tail cannot reach the server.
     let mut tail = Streaming::start(&[

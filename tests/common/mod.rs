@@ -483,6 +483,23 @@ impl CuttingProxy {
         self.refusing.store(false, Ordering::SeqCst);
     }
 
+    /// A proxy in front of the test API server, and an admin kubeconfig (written in `dir`) whose
+    /// server is the proxy.
+    pub fn for_test_server(dir: &Path) -> (Self, PathBuf) {
+        let (server, ca) = server_and_ca();
+        let proxy = CuttingProxy::start(&server);
+        let token =
+            std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token"))
+                .expect("admin token of the test control plane");
+        let kc = write_kubeconfig(
+            dir,
+            &format!("https://127.0.0.1:{}", proxy.port),
+            token.trim(),
+            Some(&ca),
+        );
+        (proxy, kc)
+    }
+
     /// Severs every connection open now; new ones are accepted as before.
     pub fn cut(&self) {
         for conn in self.conns.lock().unwrap().drain(..) {

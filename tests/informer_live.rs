@@ -178,9 +178,12 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
     }
     proxy.restore();
 
-    // Wait until the store has caught up with a fresh consistent LIST.
+    // Wait until the store has caught up with a fresh consistent LIST. After the outage the
+    // reflector may still sleep out its backoff (up to twice the attempt's base, 51.2 s after six
+    // failures), then gets 410 and waits one more backoff period (up to 60 s) before relisting,
+    // as client-go does.
     let (list_rv, truth) = fresh_list(&lw).await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(90);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
     loop {
         let (rv, cached): (u64, View) = {
             let store = running.store.read().unwrap();

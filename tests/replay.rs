@@ -279,7 +279,7 @@ async fn after_an_outage_longer_than_the_history_the_relist_reports_what_was_del
         "--kubeconfig",
         kc.to_str().unwrap(),
         "--timeout",
-        "120s",
+        "300s",
     ]);
     tail.wait_for_notice("watch-opened");
     proxy.outage();
@@ -294,10 +294,12 @@ async fn after_an_outage_longer_than_the_history_the_relist_reports_what_was_del
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
     proxy.restore();
-    tail.wait_for_notice("expired");
+    // The reflector may still sleep out its backoff (up to 51.2 s after six failed attempts), and
+    // relists one more backoff period (up to 60 s) after the 410, as client-go does.
+    tail.wait_for_notice_within("expired", Duration::from_secs(120));
     let deleted = tail.wait_for(
         "the DELETED found by the relist",
-        Duration::from_secs(60),
+        Duration::from_secs(120),
         |l| l.contains("\"DELETED\""),
     );
     let deleted: serde_json::Value = serde_json::from_str(&deleted).unwrap();

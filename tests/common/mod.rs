@@ -332,7 +332,7 @@ pub struct Streaming {
     child: std::process::Child,
     lines: std::sync::mpsc::Receiver<String>,
     pub seen: Vec<String>,
-    stderr: std::thread::JoinHandle<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
 }
 
 impl Streaming {
@@ -363,7 +363,7 @@ impl Streaming {
             child,
             lines: rx,
             seen: Vec::new(),
-            stderr,
+            stderr: Some(stderr),
         }
     }
 
@@ -390,10 +390,14 @@ impl Streaming {
         }
     }
 
-    /// Waits for the JSON notice `notice` (a `-o json` run).
+    /// Waits up to 30 s for the JSON notice `notice` (a `-o json` run).
     pub fn wait_for_notice(&mut self, notice: &str) -> serde_json::Value {
+        self.wait_for_notice_within(notice, Duration::from_secs(30))
+    }
+
+    pub fn wait_for_notice_within(&mut self, notice: &str, limit: Duration) -> serde_json::Value {
         let needle = format!("\"notice\":\"{notice}\"");
-        let line = self.wait_for(&needle, Duration::from_secs(30), |l| l.contains(&needle));
+        let line = self.wait_for(&needle, limit, |l| l.contains(&needle));
         serde_json::from_str(&line).unwrap()
     }
 
@@ -423,7 +427,11 @@ impl Streaming {
         Output {
             code: status.code(),
             stdout: self.seen.join("\n"),
-            stderr: self.stderr.join().unwrap(),
+            stderr: self
+                .stderr
+                .take()
+                .map(|t| t.join().unwrap())
+                .unwrap_or_default(),
         }
     }
 
@@ -431,6 +439,16 @@ impl Streaming {
     pub fn close_stdout(&mut self) {
         let (_, rx) = std::sync::mpsc::channel();
         self.lines = rx;
+    }
+}
+
+impl Drop for Streaming {
+    /// A test that ends early (or fails) leaves no kubectl-informer running behind it.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 

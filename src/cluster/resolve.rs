@@ -52,6 +52,11 @@ impl ApiResource {
         }
     }
 
+    /// Core `v1` Secrets: their values are redacted unless the user asks for them.
+    pub fn is_secret(&self) -> bool {
+        self.group.is_empty() && self.plural == "secrets"
+    }
+
     /// Whether the server allows `verb` on this resource.
     pub fn supports(&self, verb: &str) -> bool {
         self.verbs.iter().any(|v| v == verb)

@@ -1,7 +1,7 @@
 //! `diff`: an informer cache compared with a LIST at the same resourceVersion, so that nothing
 //! in flight counts as drift. Exit 0 no drift, 1 drift, 2 error (kubectl diff's convention).
 
-use super::{parse_duration, resolve_target, GlobalConfig};
+use super::{parse_duration, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{CacheInitial, DiffArgs, ReportFormat};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::cluster::ClusterError;
@@ -12,7 +12,7 @@ use crate::informer::object::RawObject;
 use crate::informer::recording;
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
-use crate::output::{rfc3339_millis, stderr_is_terminal, Notice, SCHEMA_VERSION};
+use crate::output::{rfc3339_millis, stderr_is_terminal, SCHEMA_VERSION};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::io::Write;
@@ -255,7 +255,7 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
         field_selector: config.field_selector.clone(),
         metadata_only: false,
     };
-    let detail = match (config.show_fields, is_secret(&lw)) {
+    let detail = match (config.show_fields, lw.resource.is_secret()) {
         (false, _) => FieldDetail::None,
         (true, true) => FieldDetail::Paths,
         (true, false) => FieldDetail::PathsAndValues,
@@ -284,10 +284,6 @@ enum Outcome {
     Report(Box<DiffReport>),
     /// Reports were printed as they came (`--every`); the exit code.
     Code(u8),
-}
-
-fn is_secret(lw: &ListWatch) -> bool {
-    lw.resource.group.is_empty() && lw.resource.plural == "secrets"
 }
 
 fn print_report(report: &DiffReport, config: &DiffConfig, out: &mut impl Write) -> Result<()> {
@@ -415,7 +411,7 @@ async fn compare_cache_file(
     let (cache_rv, cache) = rec.store.frozen();
     // A recording made without --show-secret-data holds markers, not values: compare like with
     // like.
-    let redact = is_secret(lw)
+    let redact = lw.resource.is_secret()
         && cache
             .values()
             .any(|o| o.json.get().contains("\"<redacted: "));
@@ -491,13 +487,6 @@ async fn run_informer(
     Ok(Outcome::Code(code))
 }
 
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
-    }
-}
-
 fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -> Result<()> {
     let file = std::fs::OpenOptions::new()
         .write(true)
@@ -509,17 +498,7 @@ fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -> Resu
                 path.display()
             ))
         })?;
-    let start = Notice::Start {
-        schema_version: SCHEMA_VERSION,
-        resource: lw.resource.qualified_name(),
-        api_version: lw.resource.api_version(),
-        kind: lw.resource.kind.clone(),
-        namespace: lw.namespace.clone(),
-        label_selector: lw.label_selector.clone(),
-        field_selector: lw.field_selector.clone(),
-        metadata_only: false,
-        server: lw.cluster.server.clone(),
-    };
+    let start = lw.start_notice();
     let store = running.store.read().unwrap_or_else(|e| e.into_inner());
     store
         .snapshot(&start, std::io::BufWriter::new(file))

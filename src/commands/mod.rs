@@ -116,6 +116,14 @@ pub async fn resolve_target(
     })
 }
 
+/// Sleeps until `deadline`, or forever without one (a `select!` arm for `--timeout`).
+pub(crate) async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Parses a duration the way kubectl does: `500ms`, `30s`, `5m`, `1h`; a bare number is seconds.
 pub fn parse_duration(text: &str, flag: &str) -> Result<Option<Duration>> {
     let text = text.trim();

@@ -1,7 +1,7 @@
 //! `tail`: the reflector's output printed: every object event with its resourceVersion,
 //! bookmarks, watch closes and reconnects, 410s and what a relist revealed.
 
-use super::{parse_duration, resolve_target, GlobalConfig};
+use super::{parse_duration, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
@@ -16,7 +16,6 @@ use crate::output::json::JsonPrinter;
 use crate::output::text::TextPrinter;
 use crate::output::{
     stderr_is_terminal, BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, Tee,
-    SCHEMA_VERSION,
 };
 use std::time::{Duration, Instant, SystemTime};
 
@@ -224,6 +223,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         field_selector: config.field_selector.clone(),
         metadata_only: config.metadata_only,
     };
+    let start = lw.start_notice();
     let reflector = Reflector::new(
         lw,
         ReflectorConfig {
@@ -263,21 +263,10 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         let recorder = JsonPrinter::new(std::io::BufWriter::new(file));
         printer = Box::new(Tee(vec![printer, Box::new(recorder)]));
     }
-    let start = Notice::Start {
-        schema_version: SCHEMA_VERSION,
-        resource: target.resource.qualified_name(),
-        api_version: target.resource.api_version(),
-        kind: target.resource.kind.clone(),
-        namespace: target.namespace.clone(),
-        label_selector: config.label_selector.clone(),
-        field_selector: config.field_selector.clone(),
-        metadata_only: config.metadata_only,
-        server: target.cluster.server.clone(),
-    };
     let started = Instant::now();
     let mut session = Session {
         config: &config,
-        redact: is_secret(&target.resource) && !config.show_secret_data,
+        redact: target.resource.is_secret() && !config.show_secret_data,
         printer: printer.as_mut(),
         stats: Stats::default(),
         seen: Store::new(),
@@ -580,11 +569,6 @@ impl Session<'_> {
     }
 }
 
-/// Core `v1` Secrets: their values are redacted unless asked for.
-fn is_secret(resource: &crate::cluster::ApiResource) -> bool {
-    resource.group.is_empty() && resource.plural == "secrets"
-}
-
 fn describe_close(reason: &CloseReason) -> String {
     match reason {
         CloseReason::ServerClosed => "closed by the server".to_string(),
@@ -593,13 +577,6 @@ fn describe_close(reason: &CloseReason) -> String {
         CloseReason::ErrorEvent { code, message } => {
             format!("the server sent an error ({code}: {message})")
         }
-    }
-}
-
-async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
     }
 }
 

@@ -36,6 +36,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s h -l 
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s l -l selector -d 'Label selector, e.g. `app=web,tier!=db`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
@@ -92,6 +93,36 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l from-file -d 'Replay a recording (tail\'s JSON Lines) offline instead of watching a cluster' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l speed -d 'Replay speed with --from-file: `max`, `1x` (the recorded spacing), `10x`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l objects -d 'Objects the generator creates before the clock starts' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l rate -d 'Writes per second during the run (creates, updates, deletes): `100` or `100/s`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l duration -d 'How long the measured run lasts (after --warmup); live runs only [default: 30s]' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l warmup -d 'Time at the start excluded from the figures' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l handlers -d 'Event handlers (informer listeners), each with its own pending buffer' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l handler-time -d 'How long each handler takes: `2ms`, `exp:2ms` (exponential, mean 2ms), `uniform:1ms..5ms`. The handler sleeps without using the CPU, like one waiting on I/O' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l workers -d 'Workers draining the workqueue' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l work-time -d 'How long each work item takes (same forms as --handler-time)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l error-rate -d 'Percentage of work items that fail and are re-queued rate-limited (client-go\'s default controller rate limiter), e.g. `5`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l resync -d 'Resync period of every handler, e.g. `30s` (default: none)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l seed -d 'Seed of the handler, work and load draws (the same seed repeats a run\'s choices)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l fail-if -d 'Fail (exit 1) when EXPR holds, e.g. \'queue_duration.p99 > 50ms\'. Repeatable' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l baseline -d 'An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got worse by more than --tolerance fails the run' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l tolerance -d 'Allowed worsening against --baseline, in percent' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-json -d 'Write the report as JSON (schema in README) to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-markdown -d 'Write the figures as a Markdown table (for a pull-request comment) to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-prometheus -d 'Write the metrics in Prometheus text format, with client-go\'s workqueue_* names, to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l no-churn -d 'Make no load: measure the traffic of an existing namespace (-n) or of all (-A)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s A -l all-namespaces -d 'Work across all namespaces'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r

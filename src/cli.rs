@@ -58,8 +58,108 @@ pub enum Command {
     Tail(Box<TailArgs>),
     /// Compare an informer cache with a fresh LIST at one resourceVersion and report drift.
     Diff(Box<DiffArgs>),
+    /// Measure event-handler backlog and workqueue latency under load, with percentiles and
+    /// pass/fail gates for CI.
+    Bench(Box<BenchArgs>),
     /// Print a shell completion script.
     Completion(CompletionArgs),
+}
+
+/// `kubectl informer bench [RESOURCE]`.
+#[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "Exit status: 0 all gates passed, 1 a gate failed or a figure regressed against \
+    --baseline, 2 error, 130 interrupted.\n\n\
+    Gates: --fail-if '<metric>.<stat> <op> <value>'\n  \
+    latencies (value with a unit: ns, us, ms, s, m): watch_latency, delivery_lag, handler_time,\n    \
+    queue_duration, work_duration; stats p50 p90 p99 p999 max mean count\n  \
+    gauges: backlog, depth; stats max mean last\n  \
+    counters (no stat): events, events_per_second, adds, deduplicated, retries, writes_without_event\n  \
+    op: > >= < <=\n\n\
+    Examples:\n  \
+    kubectl informer bench --objects 200 --rate 100 --duration 30s --handler-time exp:2ms\n  \
+    kubectl informer bench --from-file events.jsonl --speed max --fail-if 'queue_duration.p99 > 50ms'\n  \
+    kubectl informer bench pods -n prod --no-churn --duration 5m --export-markdown bench.md\n  \
+    kubectl informer bench --from-file events.jsonl --baseline main.json --tolerance 10"
+)]
+pub struct BenchArgs {
+    /// The resource the informer watches (live runs): bench makes load for `configmaps`; any
+    /// resource with --no-churn.
+    #[arg(value_name = "RESOURCE", default_value = "configmaps")]
+    pub resource: String,
+    /// Replay a recording (tail's JSON Lines) offline instead of watching a cluster.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["no_churn", "objects", "rate", "duration"])]
+    pub from_file: Option<PathBuf>,
+    /// Replay speed with --from-file: `max`, `1x` (the recorded spacing), `10x`.
+    #[arg(
+        long,
+        value_name = "SPEED",
+        default_value = "max",
+        requires = "from_file"
+    )]
+    pub speed: String,
+    /// Objects the generator creates before the clock starts.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub objects: usize,
+    /// Writes per second during the run (creates, updates, deletes): `100` or `100/s`.
+    #[arg(long, value_name = "R", default_value = "50")]
+    pub rate: String,
+    /// How long the measured run lasts (after --warmup); live runs only [default: 30s].
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<String>,
+    /// Time at the start excluded from the figures.
+    #[arg(long, value_name = "DURATION", default_value = "0s")]
+    pub warmup: String,
+    /// Make no load: measure the traffic of an existing namespace (-n) or of all (-A).
+    #[arg(long)]
+    pub no_churn: bool,
+    /// Event handlers (informer listeners), each with its own pending buffer.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub handlers: usize,
+    /// How long each handler takes: `2ms`, `exp:2ms` (exponential, mean 2ms),
+    /// `uniform:1ms..5ms`. The handler sleeps without using the CPU, like one waiting on I/O.
+    #[arg(long, value_name = "DIST", default_value = "0")]
+    pub handler_time: String,
+    /// Workers draining the workqueue.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub workers: usize,
+    /// How long each work item takes (same forms as --handler-time).
+    #[arg(long, value_name = "DIST", default_value = "0")]
+    pub work_time: String,
+    /// Percentage of work items that fail and are re-queued rate-limited (client-go's default
+    /// controller rate limiter), e.g. `5`.
+    #[arg(long, value_name = "PCT", default_value_t = 0.0)]
+    pub error_rate: f64,
+    /// Resync period of every handler, e.g. `30s` (default: none).
+    #[arg(long, value_name = "DURATION")]
+    pub resync: Option<String>,
+    /// Seed of the handler, work and load draws (the same seed repeats a run's choices).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Fail (exit 1) when EXPR holds, e.g. 'queue_duration.p99 > 50ms'. Repeatable.
+    #[arg(long = "fail-if", value_name = "EXPR")]
+    pub fail_if: Vec<String>,
+    /// An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got
+    /// worse by more than --tolerance fails the run.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub baseline: Option<PathBuf>,
+    /// Allowed worsening against --baseline, in percent.
+    #[arg(
+        long,
+        value_name = "PCT",
+        default_value_t = 10.0,
+        requires = "baseline"
+    )]
+    pub tolerance: f64,
+    /// Write the report as JSON (schema in README) to FILE.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub export_json: Option<PathBuf>,
+    /// Write the figures as a Markdown table (for a pull-request comment) to FILE.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub export_markdown: Option<PathBuf>,
+    /// Write the metrics in Prometheus text format, with client-go's workqueue_* names, to FILE.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub export_prometheus: Option<PathBuf>,
 }
 
 /// `kubectl informer tail RESOURCE [NAME]`.

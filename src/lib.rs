@@ -1,6 +1,7 @@
 //! kubectl-informer: a client-go style reflector and informer pipeline, run on demand from the
 //! command line, instrumented so that a person can see what a controller sees.
 
+pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod commands;
@@ -23,6 +24,10 @@ pub async fn run(cli: Cli) -> Result<u8> {
         Command::Diff(args) => {
             let config = commands::diff::DiffConfig::from_args(&args)?;
             commands::diff::exec(&global, config).await
+        }
+        Command::Bench(args) => {
+            let config = commands::bench::BenchConfig::from_args(&args, &global)?;
+            commands::bench::exec(&global, config).await
         }
         Command::Completion(args) => {
             let mut out = std::io::stdout().lock();

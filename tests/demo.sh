@@ -2,7 +2,8 @@
 # The main job on a local control plane: builds kubectl-informer and the control plane, starts it,
 # and runs `kubectl informer tail` while another process creates, updates and deletes ConfigMaps,
 # so you see every event with its resourceVersion, the BOOKMARKs, and the watch being closed by
-# the server and resumed. The control plane keeps running afterwards; stop it with
+# the server and resumed; then a short `kubectl informer bench` with load. The control plane
+# keeps running afterwards; stop it with
 # `tests/controlplane/controlplane.sh down`.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,11 +46,18 @@ changes() {
 changes &
 
 if command -v kubectl >/dev/null; then
-  tail=(kubectl informer tail)
+  informer=(kubectl informer)
 else
-  tail=(kubectl-informer tail)
+  informer=(kubectl-informer)
 fi
-echo "\$ ${tail[*]} configmaps -n demo --server-timeout 8s --timeout 20s --stats" >&2
-"${tail[@]}" configmaps -n demo --server-timeout 8s --timeout 20s --stats
+tail_args=(configmaps -n demo --server-timeout 8s --timeout 20s --stats)
+echo "\$ ${informer[*]} tail ${tail_args[*]}" >&2
+"${informer[@]}" tail "${tail_args[@]}"
 wait
+
+# bench: a simulated controller under load in a scratch namespace, measured at every stage.
+bench_args=(--objects 50 --rate 50 --duration 10s --handler-time exp:2ms --work-time 1ms
+  --fail-if 'queue_duration.p99 > 100ms')
+echo "\$ ${informer[*]} bench ${bench_args[*]}" >&2
+"${informer[@]}" bench "${bench_args[@]}"
 echo "The control plane is still running: export KUBECONFIG=$KUBECONFIG; stop it with tests/controlplane/controlplane.sh down" >&2

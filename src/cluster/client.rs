@@ -97,8 +97,12 @@ impl Cluster {
     }
 
     fn log_request(&self, path_and_query: &str) {
+        self.log_method("GET", path_and_query);
+    }
+
+    fn log_method(&self, method: &str, path_and_query: &str) {
         if self.verbose >= 2 {
-            eprintln!("kubectl-informer: GET {}{path_and_query}", self.server);
+            eprintln!("kubectl-informer: {method} {}{path_and_query}", self.server);
         }
     }
 
@@ -131,6 +135,31 @@ impl Cluster {
         let request = http::Request::get(path_and_query)
             .header(http::header::ACCEPT, accept)
             .body(Vec::new())
+            .map_err(|e| ClusterError::Transport {
+                what: op.describe(),
+                reason: e.to_string(),
+            })?;
+        let text = self.bounded(op, self.client.request_text(request)).await?;
+        Ok(text.into_bytes())
+    }
+
+    /// A write (POST, PUT, PATCH, DELETE) with a JSON body of `content_type`; returns the
+    /// response body. Bounded by the request timeout.
+    pub async fn send(
+        &self,
+        method: http::Method,
+        path_and_query: &str,
+        content_type: &str,
+        body: Vec<u8>,
+        op: &Operation,
+    ) -> Result<Vec<u8>, ClusterError> {
+        self.log_method(method.as_str(), path_and_query);
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path_and_query)
+            .header(http::header::ACCEPT, "application/json")
+            .header(http::header::CONTENT_TYPE, content_type)
+            .body(body)
             .map_err(|e| ClusterError::Transport {
                 what: op.describe(),
                 reason: e.to_string(),

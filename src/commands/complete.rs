@@ -179,10 +179,18 @@ async fn candidates(slot: &Slot, words: &Words) -> (Vec<(String, String)>, u8) {
                 DIRECTIVE_NO_FILE,
             ),
             "-n" | "--namespace" => (plain(namespaces(words).await), DIRECTIVE_NO_FILE),
-            other => (enum_values(subcommand.as_deref(), other), DIRECTIVE_NO_FILE),
+            other => match find_flag(subcommand.as_deref(), other) {
+                Some(arg) if arg.get_value_hint() == clap::ValueHint::FilePath => {
+                    (Vec::new(), DIRECTIVE_DEFAULT)
+                }
+                Some(arg) => (possible_values(&arg), DIRECTIVE_NO_FILE),
+                None => (Vec::new(), DIRECTIVE_NO_FILE),
+            },
         },
         Slot::Positional { subcommand, index } => match (subcommand.as_str(), index) {
-            ("tail" | "diff", 0) => (plain(resource_names(words).await), DIRECTIVE_NO_FILE),
+            ("tail" | "diff" | "bench", 0) => {
+                (plain(resource_names(words).await), DIRECTIVE_NO_FILE)
+            }
             ("completion", 0) => (enum_positional(subcommand, "shell"), DIRECTIVE_NO_FILE),
             _ => (Vec::new(), DIRECTIVE_NO_FILE),
         },
@@ -193,8 +201,8 @@ fn plain(values: Vec<String>) -> Vec<(String, String)> {
     values.into_iter().map(|v| (v, String::new())).collect()
 }
 
-/// The possible values clap knows for a flag (`-o` → text, json).
-fn enum_values(subcommand: Option<&str>, flag: &str) -> Vec<(String, String)> {
+/// The flag `flag` (`-o`, `--from-file`) of `subcommand` or of the root.
+fn find_flag(subcommand: Option<&str>, flag: &str) -> Option<clap::Arg> {
     let root = Cli::command();
     let sub = subcommand.and_then(|s| root.find_subcommand(s));
     let found = std::iter::once(&root)
@@ -204,8 +212,7 @@ fn enum_values(subcommand: Option<&str>, flag: &str) -> Vec<(String, String)> {
             a.get_long().map(|l| format!("--{l}")).as_deref() == Some(flag)
                 || a.get_short().map(|s| format!("-{s}")).as_deref() == Some(flag)
         })
-        .map(possible_values)
-        .unwrap_or_default();
+        .cloned();
     found
 }
 
@@ -349,6 +356,17 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("tail\t"), "{text}");
         assert!(text.contains("completion\t"), "{text}");
+        assert!(text.contains("bench\t"), "{text}");
         assert!(!text.contains("__complete"), "{text}");
+
+        // A file flag leaves the completion to the shell's file names.
+        let mut out = Vec::new();
+        exec(&["bench".into(), "--from-file".into(), "".into()], &mut out)
+            .await
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(":{DIRECTIVE_DEFAULT}\n")
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! One file per subcommand, each with a validated config and an `exec`; shared set-up here.
 
+pub mod bench;
 pub mod complete;
 pub mod completion;
 pub mod diff;

@@ -69,7 +69,6 @@ struct Listener {
     name: String,
     tx: mpsc::UnboundedSender<Notification>,
     pending: Arc<AtomicUsize>,
-    metrics: Arc<Mutex<ListenerMetrics>>,
     resync_period: Option<Duration>,
     next_resync: Option<Instant>,
     syncing: bool,
@@ -108,10 +107,22 @@ impl ListenerStats {
     }
 
     pub fn metrics(&self) -> ListenerMetrics {
-        self.metrics
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.lock().clone()
+    }
+
+    /// Records the current backlog in the backlog gauge.
+    pub fn sample(&self) {
+        let backlog = self.backlog() as u64;
+        self.lock().backlog.sample(backlog);
+    }
+
+    /// Forgets what was measured so far (the end of a warm-up).
+    pub fn reset(&self) {
+        *self.lock() = ListenerMetrics::default();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ListenerMetrics> {
+        self.metrics.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -176,13 +187,12 @@ impl Processor {
         let stats = ListenerStats {
             name: name.to_string(),
             pending: pending.clone(),
-            metrics: metrics.clone(),
+            metrics,
         };
         self.listeners.push(Listener {
             name: name.to_string(),
             tx,
             pending,
-            metrics,
             resync_period,
             next_resync: resync_period.map(|p| Instant::now() + p),
             syncing: false,
@@ -226,18 +236,6 @@ impl Processor {
     pub fn end_resync(&mut self) {
         for l in &mut self.listeners {
             l.syncing = false;
-        }
-    }
-
-    /// Records every listener's current backlog in its gauge.
-    pub fn sample(&self) {
-        for l in &self.listeners {
-            let backlog = l.pending.load(Ordering::Acquire) as u64;
-            l.metrics
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .backlog
-                .sample(backlog);
         }
     }
 
@@ -306,7 +304,7 @@ mod tests {
         assert_eq!(fast_log.lock().unwrap().len(), 100);
         assert_eq!(fast.backlog(), 0);
         assert!(slow.backlog() >= 98, "{}", slow.backlog());
-        p.sample();
+        slow.sample();
         assert!(slow.metrics().backlog.summary().max >= 98);
         tokio::time::sleep(Duration::from_secs(101)).await;
         assert_eq!(slow.backlog(), 0);

@@ -1,11 +1,13 @@
-//! Reads a recording (tail's JSON Lines, or a `diff --save-cache` snapshot) back into a Store:
-//! the last event per key wins, DELETED removes, bookmarks and list-complete notices set the RV.
+//! Reads a recording (tail's JSON Lines, or a `diff --save-cache` snapshot): line by line (what
+//! `bench --from-file` replays), or back into a Store, where the last event per key wins, DELETED
+//! removes, and bookmarks and list-complete notices set the RV.
 
 use super::object::{object_key, RawObject};
 use super::store::Store;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::io::BufRead;
+use std::time::SystemTime;
 
 /// What a recording held.
 #[derive(Debug, Default)]
@@ -33,7 +35,78 @@ struct Line {
     #[serde(default)]
     name: Option<String>,
     #[serde(default)]
+    time: Option<String>,
+    #[serde(default)]
     object: Option<Box<RawValue>>,
+}
+
+/// One line of a recording that matters to a reader.
+#[derive(Debug)]
+pub enum RecordLine {
+    /// The `start` notice: the resource recorded.
+    Start { resource: Option<String> },
+    /// A bookmark or the end of a LIST: the cache is synced to this RV.
+    Synced { resource_version: String },
+    /// ADDED or MODIFIED.
+    Upsert {
+        object: RawObject,
+        modified: bool,
+        time: Option<SystemTime>,
+    },
+    Deleted {
+        key: String,
+        resource_version: Option<String>,
+        /// The object's last state, when the line has it.
+        object: Option<RawObject>,
+        time: Option<SystemTime>,
+    },
+    /// Anything else (other notices).
+    Other,
+}
+
+/// Parses line `number` (1-based, for messages) of a recording.
+pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
+    let parsed: Line = serde_json::from_str(line)
+        .map_err(|e| format!("line {number} is not a recording line ({e})"))?;
+    let time = parsed
+        .time
+        .as_deref()
+        .and_then(|t| humantime::parse_rfc3339_weak(t).ok());
+    let object = |raw: Box<RawValue>| {
+        RawObject::parse(raw, None)
+            .map_err(|e| format!("line {number}: the object cannot be read ({e})"))
+    };
+    Ok(match (parsed.kind.as_str(), parsed.notice.as_deref()) {
+        ("NOTICE", Some("start")) => RecordLine::Start {
+            resource: parsed.resource,
+        },
+        ("NOTICE", Some("list-complete")) | ("BOOKMARK", _) => match parsed.resource_version {
+            Some(resource_version) => RecordLine::Synced { resource_version },
+            None => RecordLine::Other,
+        },
+        (kind @ ("ADDED" | "MODIFIED"), _) => {
+            let raw = parsed
+                .object
+                .ok_or_else(|| format!("line {number}: an object event without an object"))?;
+            RecordLine::Upsert {
+                object: object(raw)?,
+                modified: kind == "MODIFIED",
+                time,
+            }
+        }
+        ("DELETED", _) => {
+            let name = parsed
+                .name
+                .ok_or_else(|| format!("line {number}: a DELETED event without a name"))?;
+            RecordLine::Deleted {
+                key: object_key(parsed.namespace.as_deref(), &name),
+                resource_version: parsed.resource_version,
+                object: parsed.object.map(object).transpose()?,
+                time,
+            }
+        }
+        _ => RecordLine::Other,
+    })
 }
 
 /// Reads a recording; an unreadable line is an error naming its number.
@@ -44,37 +117,28 @@ pub fn read(input: impl BufRead) -> Result<Recording, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let parsed: Line = serde_json::from_str(&line)
-            .map_err(|e| format!("line {} is not a recording line ({e})", n + 1))?;
-        match (parsed.kind.as_str(), parsed.notice.as_deref()) {
-            ("NOTICE", Some("start")) => rec.resource = parsed.resource,
-            ("NOTICE", Some("list-complete")) | ("BOOKMARK", _) => {
-                if let Some(rv) = parsed.resource_version {
-                    rec.store.set_resource_version(&rv);
-                }
+        match parse_line(&line, n + 1)? {
+            RecordLine::Start { resource } => rec.resource = resource,
+            RecordLine::Synced { resource_version } => {
+                rec.store.set_resource_version(&resource_version)
             }
-            ("ADDED" | "MODIFIED", _) => {
-                let raw = parsed
-                    .object
-                    .ok_or_else(|| format!("line {}: an object event without an object", n + 1))?;
-                let object = RawObject::parse(raw, None)
-                    .map_err(|e| format!("line {}: the object cannot be read ({e})", n + 1))?;
+            RecordLine::Upsert { object, .. } => {
                 rec.store.set_resource_version(object.resource_version());
                 rec.store.upsert(object);
                 rec.events += 1;
             }
-            ("DELETED", _) => {
-                let name = parsed
-                    .name
-                    .ok_or_else(|| format!("line {}: a DELETED event without a name", n + 1))?;
-                rec.store
-                    .remove(&object_key(parsed.namespace.as_deref(), &name));
-                if let Some(rv) = parsed.resource_version {
+            RecordLine::Deleted {
+                key,
+                resource_version,
+                ..
+            } => {
+                rec.store.remove(&key);
+                if let Some(rv) = resource_version {
                     rec.store.set_resource_version(&rv);
                 }
                 rec.events += 1;
             }
-            _ => {}
+            RecordLine::Other => {}
         }
     }
     Ok(rec)

@@ -233,6 +233,38 @@ pub fn fifo_item(event: ReflectorEvent, received_at: Instant) -> Option<FifoItem
     }
 }
 
+/// Starts the informer loop: pops FIFO items (and resync ticks, at `resync`) and applies them to
+/// `core` until the FIFO is closed and empty; the receiver turns true once the first LIST is
+/// applied. The task returns the core, so that its listeners can be drained.
+pub fn spawn_core(
+    fifo: Arc<Fifo>,
+    mut core: InformerCore,
+    resync: Option<Duration>,
+) -> (tokio::task::JoinHandle<InformerCore>, watch::Receiver<bool>) {
+    let (synced_tx, synced_rx) = watch::channel(false);
+    let task = tokio::spawn(async move {
+        let mut ticker = resync.map(|p| tokio::time::interval_at(Instant::now() + p, p));
+        loop {
+            let item = tokio::select! {
+                item = fifo.pop() => item,
+                _ = async {
+                    match ticker.as_mut() {
+                        Some(t) => { t.tick().await; }
+                        None => std::future::pending::<()>().await,
+                    }
+                } => Some(FifoItem::Resync),
+            };
+            let Some(item) = item else { break };
+            core.process(item);
+            if core.has_synced() && !*synced_tx.borrow() {
+                let _ = synced_tx.send(true);
+            }
+        }
+        core
+    });
+    (task, synced_rx)
+}
+
 /// An informer before it runs: add listeners, then `run`.
 pub struct SharedInformer {
     lw: ListWatch,
@@ -270,6 +302,11 @@ impl SharedInformer {
         self.processor.add_listener(name, resync_period, handler)
     }
 
+    /// The processor, to add listeners to (before `run`).
+    pub fn processor_mut(&mut self) -> &mut Processor {
+        &mut self.processor
+    }
+
     /// Starts the reflector task and the informer loop.
     pub fn run(self) -> RunningInformer {
         let fifo = Arc::new(Fifo::new());
@@ -277,9 +314,8 @@ impl SharedInformer {
         let observers: Arc<Mutex<Vec<tokio::sync::mpsc::UnboundedSender<ReflectorEvent>>>> =
             Arc::default();
         let resync = self.processor.resync_check_period();
-        let mut core = InformerCore::new(self.processor);
+        let core = InformerCore::new(self.processor);
         let store = core.store.clone();
-        let (synced_tx, synced_rx) = watch::channel(false);
 
         let reflector = {
             let fifo = fifo.clone();
@@ -308,29 +344,7 @@ impl SharedInformer {
             })
         };
 
-        let core_task = {
-            let fifo = fifo.clone();
-            tokio::spawn(async move {
-                let mut ticker = resync.map(|p| tokio::time::interval_at(Instant::now() + p, p));
-                loop {
-                    let item = tokio::select! {
-                        item = fifo.pop() => item,
-                        _ = async {
-                            match ticker.as_mut() {
-                                Some(t) => { t.tick().await; }
-                                None => std::future::pending::<()>().await,
-                            }
-                        } => Some(FifoItem::Resync),
-                    };
-                    let Some(item) = item else { break };
-                    core.process(item);
-                    if core.has_synced() && !*synced_tx.borrow() {
-                        let _ = synced_tx.send(true);
-                    }
-                }
-                core
-            })
-        };
+        let (core_task, synced_rx) = spawn_core(fifo.clone(), core, resync);
 
         RunningInformer {
             store,

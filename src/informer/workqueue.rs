@@ -294,6 +294,12 @@ impl Workqueue {
         self.state().metrics.clone()
     }
 
+    /// Forgets what was measured so far (the end of a warm-up); items already waiting keep
+    /// their add times, so their queue duration is still measured from their first add.
+    pub fn reset_metrics(&self) {
+        self.state().metrics = QueueMetrics::default();
+    }
+
     pub fn gauges(&self) -> QueueGauges {
         let s = self.state();
         let now = Instant::now();

@@ -30,6 +30,8 @@ pub struct QueueSnapshot {
 pub struct PipelineSnapshot {
     pub listeners: Vec<ListenerSnapshot>,
     pub queues: Vec<QueueSnapshot>,
+    /// Write sent → its watch event received (`bench` against a cluster).
+    pub watch_latency: Option<Latency>,
 }
 
 #[derive(Serialize)]
@@ -243,6 +245,21 @@ impl PipelineSnapshot {
                 &l.metrics.handler_time,
             )?;
         }
+        if let Some(latency) = &self.watch_latency {
+            family(
+                out,
+                "informer_watch_latency_seconds",
+                "histogram",
+                "From sending a write to the API server to receiving its watch event",
+            )?;
+            histogram(
+                out,
+                "informer_watch_latency_seconds",
+                "name",
+                "bench",
+                latency,
+            )?;
+        }
         Ok(())
     }
 }
@@ -312,6 +329,7 @@ mod tests {
                     ..Default::default()
                 },
             }],
+            watch_latency: None,
         }
     }
 

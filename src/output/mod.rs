@@ -1,6 +1,7 @@
 //! Printing, separated from the pipeline: the records a command emits, and one printer per
 //! format (`text`, `json`), each generic over its writers.
 
+pub mod bench;
 pub mod json;
 pub mod metrics;
 pub mod progress;

@@ -16,3 +16,14 @@ pub fn list_bar(total: u64) -> ProgressBar {
     bar.set_style(style);
     bar
 }
+
+/// A spinner with a status line for `bench` (elapsed, events/s, backlog, depth).
+pub fn bench_bar() -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} bench {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(100));
+    bar
+}

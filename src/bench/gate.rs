@@ -1,0 +1,411 @@
+//! CI gates: `--fail-if 'queue_duration.p99 > 50ms'` expressions, parsed before anything runs and
+//! evaluated against the report's JSON document; and the comparison with a `--baseline` report.
+//! Both read the same document `--export-json` writes, so a baseline is just an earlier export.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Latency metrics: `metrics.<name>.<stat>`, in seconds.
+pub const LATENCIES: [&str; 5] = [
+    "watch_latency",
+    "delivery_lag",
+    "handler_time",
+    "queue_duration",
+    "work_duration",
+];
+const LATENCY_STATS: [&str; 7] = ["p50", "p90", "p99", "p999", "max", "mean", "count"];
+/// Sampled gauges: `metrics.<name>.<stat>`.
+pub const GAUGES: [&str; 2] = ["backlog", "depth"];
+const GAUGE_STATS: [&str; 3] = ["max", "mean", "last"];
+/// Plain numbers: `counters.<name>`.
+pub const COUNTERS: [&str; 6] = [
+    "events",
+    "events_per_second",
+    "adds",
+    "deduplicated",
+    "retries",
+    "writes_without_event",
+];
+/// Latency statistics a baseline comparison looks at (max and p99.9 are too noisy to gate on
+/// a percentage).
+const BASELINE_STATS: [&str; 4] = ["p50", "p90", "p99", "mean"];
+/// Latencies closer than this to the baseline are never a regression: below it, a percentage
+/// measures timer noise, not the pipeline.
+pub const BASELINE_FLOOR_SECONDS: f64 = 100e-6;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Op {
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = ">=")]
+    Ge,
+    #[serde(rename = "<")]
+    Lt,
+    #[serde(rename = "<=")]
+    Le,
+}
+
+impl Op {
+    fn holds(self, measured: f64, threshold: f64) -> bool {
+        match self {
+            Op::Gt => measured > threshold,
+            Op::Ge => measured >= threshold,
+            Op::Lt => measured < threshold,
+            Op::Le => measured <= threshold,
+        }
+    }
+}
+
+/// One parsed `--fail-if` expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gate {
+    /// As the user wrote it.
+    pub text: String,
+    pub metric: String,
+    /// `None` for counters.
+    pub stat: Option<String>,
+    pub op: Op,
+    /// Seconds for latencies.
+    pub threshold: f64,
+    pub is_latency: bool,
+}
+
+/// A gate after the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct GateResult {
+    pub expr: String,
+    /// `None` when the run has no figure for it (e.g. watch_latency of a replay).
+    pub measured: Option<f64>,
+    pub failed: bool,
+    /// The measured value as people read it (`73.2ms`).
+    pub display: String,
+}
+
+impl Gate {
+    /// Parses `<metric>[.<stat>] <op> <value>`; the error says what is wrong and what is valid.
+    pub fn parse(text: &str) -> Result<Gate, String> {
+        let bad = |why: String| format!("invalid --fail-if '{text}': {why}");
+        let (pos, op_text, op) = [(">=", Op::Ge), ("<=", Op::Le), (">", Op::Gt), ("<", Op::Lt)]
+            .into_iter()
+            .find_map(|(s, op)| text.find(s).map(|p| (p, s, op)))
+            .ok_or_else(|| {
+                bad(
+                    "no comparison: write <metric>.<stat> <op> <value> with op one of > >= < <=, \
+                     e.g. 'queue_duration.p99 > 50ms'"
+                        .into(),
+                )
+            })?;
+        let left = text[..pos].trim();
+        let right = text[pos + op_text.len()..].trim();
+        let (metric, stat) = match left.split_once('.') {
+            Some((m, s)) => (m, Some(s)),
+            None => (left, None),
+        };
+        let is_latency = LATENCIES.contains(&metric);
+        let stats: &[&str] = if is_latency {
+            &LATENCY_STATS
+        } else if GAUGES.contains(&metric) {
+            &GAUGE_STATS
+        } else if COUNTERS.contains(&metric) {
+            &[]
+        } else {
+            return Err(bad(format!(
+                "unknown metric \"{metric}\": use one of {}, {} or {}",
+                LATENCIES.join(", "),
+                GAUGES.join(", "),
+                COUNTERS.join(", ")
+            )));
+        };
+        match (stat, stats.is_empty()) {
+            (Some(s), true) => {
+                return Err(bad(format!(
+                    "{metric} is a single number: write '{metric} {op_text} {right}' without .{s}"
+                )))
+            }
+            (None, false) => {
+                return Err(bad(format!(
+                    "{metric} needs a statistic: {metric}.<stat> with stat one of {}",
+                    stats.join(", ")
+                )))
+            }
+            (Some(s), false) if !stats.contains(&s) => {
+                return Err(bad(format!(
+                    "unknown statistic \"{s}\" for {metric}: use one of {}",
+                    stats.join(", ")
+                )))
+            }
+            _ => {}
+        }
+        let counted = !is_latency || stat == Some("count");
+        let threshold = if counted {
+            right
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    bad(format!(
+                        "\"{right}\" is not a number ({left} is a count, without a unit)"
+                    ))
+                })?
+        } else {
+            parse_seconds(right).ok_or_else(|| {
+                bad(format!(
+                    "\"{right}\" is not a duration: {left} is a latency, give a number with a \
+                     unit (ns, us, ms, s, m), e.g. 50ms"
+                ))
+            })?
+        };
+        Ok(Gate {
+            text: text.trim().to_string(),
+            metric: metric.to_string(),
+            stat: stat.map(str::to_string),
+            op,
+            threshold,
+            is_latency: !counted,
+        })
+    }
+
+    /// The figure this gate reads from a report document.
+    pub fn measured(&self, report: &Value) -> Option<f64> {
+        let figure = match &self.stat {
+            Some(stat) => &report["metrics"][&self.metric][stat],
+            None => &report["counters"][&self.metric],
+        };
+        figure.as_f64()
+    }
+
+    /// Evaluates against a report document. A gate whose figure the run does not have fails:
+    /// a gate that cannot fail would pass a broken pipeline.
+    pub fn evaluate(&self, report: &Value) -> GateResult {
+        let measured = self.measured(report);
+        GateResult {
+            expr: self.text.clone(),
+            measured,
+            failed: measured.is_none_or(|m| self.op.holds(m, self.threshold)),
+            display: match measured {
+                Some(m) if self.is_latency => format_seconds(m),
+                Some(m) => format_number(m),
+                None => "not measured in this run".to_string(),
+            },
+        }
+    }
+}
+
+/// `50ms`, `1.5s`, `200us`, `0.5m`.
+pub fn parse_seconds(text: &str) -> Option<f64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "m" => 60.0,
+        _ => return None,
+    };
+    Some(value * scale).filter(|v| v.is_finite())
+}
+
+/// Seconds as people read a latency: `850µs`, `12.3ms`, `1.52s`.
+pub fn format_seconds(s: f64) -> String {
+    if s == 0.0 {
+        "0".to_string()
+    } else if s < 1e-3 {
+        format!("{:.0}µs", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.1}ms", s * 1e3)
+    } else {
+        format!("{s:.2}s")
+    }
+}
+
+/// A count or rate: integers without decimals.
+pub fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// One latency figure against the baseline's.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineComparison {
+    pub metric: String,
+    pub stat: String,
+    pub baseline: f64,
+    pub measured: f64,
+    /// Percent change; positive is slower.
+    pub change_percent: f64,
+    pub regressed: bool,
+}
+
+/// Compares every latency figure both reports have; a figure regressed when it grew by more than
+/// `tolerance_percent` and by more than `BASELINE_FLOOR_SECONDS`.
+pub fn compare_with_baseline(
+    report: &Value,
+    baseline: &Value,
+    tolerance_percent: f64,
+) -> Vec<BaselineComparison> {
+    let mut out = Vec::new();
+    for metric in LATENCIES {
+        let (now, then) = (&report["metrics"][metric], &baseline["metrics"][metric]);
+        let counted = |v: &Value| v["count"].as_u64().unwrap_or(0) > 0;
+        if !counted(now) || !counted(then) {
+            continue;
+        }
+        for stat in BASELINE_STATS {
+            let (Some(measured), Some(base)) = (now[stat].as_f64(), then[stat].as_f64()) else {
+                continue;
+            };
+            let change_percent = if base > 0.0 {
+                (measured - base) / base * 100.0
+            } else if measured > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            };
+            out.push(BaselineComparison {
+                metric: metric.to_string(),
+                stat: stat.to_string(),
+                baseline: base,
+                measured,
+                change_percent,
+                regressed: change_percent > tolerance_percent
+                    && measured - base > BASELINE_FLOOR_SECONDS,
+            });
+        }
+    }
+    out
+}
+
+/// What differs between two reports' `config` objects, as `key: old → new` (to warn that a
+/// baseline was made with other settings).
+pub fn config_differences(report: &Value, baseline: &Value) -> Vec<String> {
+    let (Some(now), Some(then)) = (report["config"].as_object(), baseline["config"].as_object())
+    else {
+        return Vec::new();
+    };
+    now.iter()
+        .filter(|(k, v)| then.get(*k).is_some_and(|old| old != *v))
+        .map(|(k, v)| format!("{k}: {} → {v}", then[k]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn report(p99: f64, backlog_max: u64, retries: u64) -> Value {
+        json!({
+            "version": 1,
+            "config": {"handlers": 2},
+            "metrics": {
+                "queue_duration": {"count": 100, "p50": 0.010, "p90": 0.020, "p99": p99, "mean": 0.012, "max": 0.2},
+                "backlog": {"max": backlog_max, "mean": 3.5, "last": 0},
+                "watch_latency": null
+            },
+            "counters": {"retries": retries, "events_per_second": 512.5}
+        })
+    }
+
+    #[test]
+    fn a_gate_fails_on_the_right_side_of_its_threshold() {
+        let gate = Gate::parse("queue_duration.p99 > 50ms").unwrap();
+        assert_eq!(gate.threshold, 0.05);
+        assert!(
+            !gate.evaluate(&report(0.050, 0, 0)).failed,
+            "equal is not above"
+        );
+        let r = gate.evaluate(&report(0.0501, 0, 0));
+        assert!(r.failed);
+        assert_eq!(r.display, "50.1ms");
+        let ge = Gate::parse("backlog.max >= 1000").unwrap();
+        assert!(!ge.evaluate(&report(0.0, 999, 0)).failed);
+        assert!(ge.evaluate(&report(0.0, 1000, 0)).failed);
+        let lt = Gate::parse("events_per_second < 1000").unwrap();
+        assert!(lt.evaluate(&report(0.0, 0, 0)).failed);
+        let le = Gate::parse("retries<=0").unwrap();
+        assert!(le.evaluate(&report(0.0, 0, 0)).failed);
+        assert!(!le.evaluate(&report(0.0, 0, 1)).failed);
+    }
+
+    #[test]
+    fn a_gate_on_a_figure_the_run_lacks_fails() {
+        let r = Gate::parse("watch_latency.p99 > 1s")
+            .unwrap()
+            .evaluate(&report(0.0, 0, 0));
+        assert!(r.failed);
+        assert_eq!(r.measured, None);
+    }
+
+    #[test]
+    fn malformed_expressions_are_refused_with_what_to_write() {
+        let cases = [
+            ("queue_duration.p99 50ms", "no comparison"),
+            ("latency.p99 > 5ms", "unknown metric \"latency\""),
+            ("queue_duration.p42 > 5ms", "unknown statistic \"p42\""),
+            ("queue_duration > 5ms", "needs a statistic"),
+            ("queue_duration.p99 > 50", "give a number with a unit"),
+            ("queue_duration.p99 > fast", "not a duration"),
+            ("backlog.p99 > 10", "unknown statistic"),
+            ("backlog.max > 10ms", "not a number"),
+            ("retries.max > 1", "single number"),
+        ];
+        for (expr, why) in cases {
+            let err = Gate::parse(expr).unwrap_err();
+            assert!(
+                err.starts_with(&format!("invalid --fail-if '{expr}'")),
+                "{err}"
+            );
+            assert!(err.contains(why), "{expr}: {err}");
+        }
+    }
+
+    #[test]
+    fn units_scale_to_seconds() {
+        assert_eq!(parse_seconds("250us"), Some(250e-6));
+        assert_eq!(parse_seconds("1.5s"), Some(1.5));
+        assert_eq!(parse_seconds("2m"), Some(120.0));
+        assert_eq!(parse_seconds("7"), None);
+        assert_eq!(format_seconds(0.000_85), "850µs");
+        assert_eq!(format_seconds(1.5), "1.50s");
+    }
+
+    #[test]
+    fn the_baseline_flags_a_regression_and_accepts_noise_within_tolerance() {
+        let base = report(0.040, 0, 0);
+        let noisy = compare_with_baseline(&report(0.043, 0, 0), &base, 10.0);
+        assert!(noisy.iter().all(|c| !c.regressed), "{noisy:?}");
+        let worse = compare_with_baseline(&report(0.060, 0, 0), &base, 10.0);
+        let p99 = worse.iter().find(|c| c.stat == "p99").unwrap();
+        assert!(p99.regressed);
+        assert!((p99.change_percent - 50.0).abs() < 1e-9);
+        assert!(worse.iter().filter(|c| c.regressed).count() == 1);
+    }
+
+    #[test]
+    fn microsecond_changes_are_below_the_noise_floor() {
+        let mut base = report(0.040, 0, 0);
+        base["metrics"]["queue_duration"]["p50"] = json!(0.000_010);
+        let mut now = base.clone();
+        now["metrics"]["queue_duration"]["p50"] = json!(0.000_030);
+        let c = compare_with_baseline(&now, &base, 10.0);
+        assert!(c.iter().all(|c| !c.regressed), "+200% of 10µs is noise");
+    }
+
+    #[test]
+    fn config_differences_name_the_changed_settings() {
+        let mut other = report(0.0, 0, 0);
+        other["config"]["handlers"] = json!(4);
+        assert_eq!(
+            config_differences(&other, &report(0.0, 0, 0)),
+            vec!["handlers: 2 → 4"]
+        );
+    }
+}

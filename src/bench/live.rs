@@ -1,0 +1,308 @@
+//! The live source: an informer on a real cluster, fed by the load generator in a scratch
+//! namespace that bench creates and always deletes, or by a namespace's own traffic
+//! (`--no-churn`). Watch latency comes from matching each write's resourceVersion with the
+//! watch event that carried it.
+
+use super::load::{Generator, LoadStats, MatchBy, SentWrite};
+use super::pipeline::BenchPipeline;
+use super::run::{measure, Finished, RunOptions, Tick};
+use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
+use crate::error::{Error, Result};
+use crate::informer::listwatch::ListWatch;
+use crate::informer::reflector::{EventType, ReflectorConfig, ReflectorEvent, Start};
+use crate::informer::shared::{ReflectorCounters, RunningInformer, SharedInformer};
+use crate::metrics::Latency;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
+
+/// Label on the scratch namespaces bench creates (find leftovers with `-l`).
+pub const SCRATCH_LABEL: &str = "app.kubernetes.io/managed-by=kubectl-informer-bench";
+/// How long bench waits for the events of writes it made before it calls them missing.
+const EVENT_GRACE: Duration = Duration::from_secs(30);
+
+/// The load to make.
+#[derive(Debug, Clone)]
+pub struct Churn {
+    pub objects: usize,
+    pub rate: f64,
+}
+
+/// What the live run measured beyond the pipeline.
+pub struct LiveFinished {
+    pub finished: Finished,
+    pub generator: Option<LoadStats>,
+    pub writes: Option<u64>,
+    pub writes_without_event: Option<u64>,
+}
+
+/// A namespace bench created and must delete.
+#[derive(Debug, Clone)]
+pub struct ScratchNamespace {
+    pub name: String,
+}
+
+impl ScratchNamespace {
+    /// Creates `kubectl-informer-bench-XXXXXX` (the server picks the suffix).
+    pub async fn create(cluster: &Cluster) -> Result<ScratchNamespace, ClusterError> {
+        let (key, value) = SCRATCH_LABEL.split_once('=').unwrap_or_default();
+        let body = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"generateName": "kubectl-informer-bench-", "labels": {key: value}},
+        });
+        let op = Operation::new("create", "namespaces", None);
+        let response = cluster
+            .send(
+                http::Method::POST,
+                "/api/v1/namespaces",
+                "application/json",
+                body.to_string().into_bytes(),
+                &op,
+            )
+            .await?;
+        let name = serde_json::from_slice::<serde_json::Value>(&response)
+            .ok()
+            .and_then(|v| v["metadata"]["name"].as_str().map(str::to_string))
+            .ok_or_else(|| ClusterError::Decode {
+                what: "create namespaces".into(),
+                reason: "the response has no metadata.name".into(),
+            })?;
+        Ok(ScratchNamespace { name })
+    }
+
+    /// Deletes the namespace (the server removes its objects in the background).
+    pub async fn delete(&self, cluster: &Cluster) -> Result<(), ClusterError> {
+        let op = Operation::new("delete", "namespaces", None);
+        cluster
+            .send(
+                http::Method::DELETE,
+                &format!("/api/v1/namespaces/{}", self.name),
+                "application/json",
+                Vec::new(),
+                &op,
+            )
+            .await
+            .map(|_| ())
+    }
+}
+
+/// Runs the informer on `lw` with the simulated controller; with `churn`, the generator makes
+/// the load in `lw`'s namespace, else the namespace's own traffic is measured for `duration`.
+pub async fn run_live(
+    lw: ListWatch,
+    churn: Option<Churn>,
+    duration: Duration,
+    options: &RunOptions,
+    on_tick: &mut (dyn FnMut(&Tick) + Send),
+    notice: &mut (dyn FnMut(String) + Send),
+) -> Result<LiveFinished> {
+    let mut informer = SharedInformer::new(
+        lw.clone(),
+        ReflectorConfig {
+            start: Start::List,
+            relist_if_replay_expired: false,
+            chunk_size: 500,
+            bookmarks: true,
+            server_timeout: None,
+            reconnect: true,
+        },
+    );
+    let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
+    let mut running = informer.run();
+    let receipts = collect_receipts(&running);
+    running.wait_synced().await?;
+
+    let namespace = lw.namespace.clone().unwrap_or_default();
+    let mut generator = churn.as_ref().map(|c| {
+        Generator::new(
+            lw.cluster.clone(),
+            lw.resource.clone(),
+            namespace.clone(),
+            c.objects,
+            c.rate,
+            options.shape.seed,
+        )
+    });
+    if let Some(g) = generator.as_mut() {
+        let started = Instant::now();
+        g.populate().await?;
+        let populated = g.writes.clone();
+        wait_for_quiet(&running, &pipeline, &receipts, &populated).await;
+        notice(format!(
+            "created {} objects in {:.1}s; the clock starts now",
+            populated.len(),
+            started.elapsed().as_secs_f64()
+        ));
+        g.writes.clear();
+    } else {
+        let cached = running.store.read().map(|s| s.len()).unwrap_or(0);
+        notice(format!(
+            "the informer holds {cached} objects; measuring their own traffic for {} from now",
+            humantime::format_duration(options.warmup + duration)
+        ));
+    }
+
+    let counters = running.counters.clone();
+    let events = move || ReflectorCounters::get(&counters.events);
+    let total = options.warmup + duration;
+    let window_start_wall = SystemTime::now() + options.warmup;
+    let source = async {
+        let work = async {
+            match generator.as_mut() {
+                Some(g) => g.churn(total).await.map_err(Error::from),
+                None => {
+                    tokio::time::sleep(total).await;
+                    Ok(())
+                }
+            }
+        };
+        tokio::select! {
+            r = work => r,
+            _ = reflector_failed(&running) => Ok(()),
+        }
+    };
+    let measured = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
+    let (window, source_result) = measured.map_err(|e| Error::Usage(e.to_string()))?;
+    source_result?;
+    if running.reflector_finished() {
+        return Err(running
+            .stop()
+            .await
+            .err()
+            .map(Error::from)
+            .unwrap_or_else(|| Error::Watch("the watch ended before the run did".to_string())));
+    }
+
+    // The events of the last writes are still on their way: wait for them (bounded).
+    let writes: Vec<_> = generator
+        .as_ref()
+        .map(|g| {
+            g.writes
+                .iter()
+                .filter(|w| w.sent >= window_start_wall)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let deadline = Instant::now() + EVENT_GRACE;
+    while Instant::now() < deadline && missing(&receipts, &writes) > 0 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let drain_start = Instant::now();
+    running.stop().await?;
+    let watch_latency = generator.as_ref().map(|_| {
+        let seen = receipts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut latency = Latency::default();
+        for w in &writes {
+            if let Some(received) = seen.arrival(w) {
+                latency.record(received.duration_since(w.sent).unwrap_or_default());
+            }
+        }
+        latency
+    });
+    let without_event = generator
+        .as_ref()
+        .map(|_| missing(&receipts, &writes) as u64);
+    let measured = pipeline.finish(watch_latency).await;
+    Ok(LiveFinished {
+        finished: Finished {
+            measured,
+            window,
+            drain: drain_start.elapsed(),
+        },
+        generator: generator.map(|g| g.stats),
+        writes: churn.map(|_| writes.len() as u64),
+        writes_without_event: without_event,
+    })
+}
+
+/// When the watch delivered what, as the reflector stamped it on arrival.
+#[derive(Default)]
+struct Seen {
+    /// First arrival of each resourceVersion.
+    by_resource_version: HashMap<String, SystemTime>,
+    /// Arrivals of DELETED events per key, in order.
+    deletions: HashMap<String, Vec<SystemTime>>,
+}
+
+impl Seen {
+    /// When the event of `write` arrived.
+    fn arrival(&self, write: &SentWrite) -> Option<SystemTime> {
+        match &write.matched_by {
+            MatchBy::ResourceVersion(rv) => self.by_resource_version.get(rv).copied(),
+            MatchBy::Deletion(key) => self
+                .deletions
+                .get(key)?
+                .iter()
+                .copied()
+                .find(|t| *t >= write.sent),
+        }
+    }
+}
+
+type Receipts = Arc<Mutex<Seen>>;
+
+fn collect_receipts(running: &RunningInformer) -> Receipts {
+    let receipts = Receipts::default();
+    let mut events = running.observe();
+    let sink = receipts.clone();
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if let ReflectorEvent::Watched {
+                event_type,
+                object,
+                received_at,
+            } = event
+            {
+                let mut seen = sink.lock().unwrap_or_else(|e| e.into_inner());
+                if event_type == EventType::Deleted {
+                    seen.deletions
+                        .entry(object.key())
+                        .or_default()
+                        .push(received_at);
+                }
+                seen.by_resource_version
+                    .entry(object.resource_version().to_string())
+                    .or_insert(received_at);
+            }
+        }
+    });
+    receipts
+}
+
+fn missing(receipts: &Receipts, writes: &[SentWrite]) -> usize {
+    let seen = receipts.lock().unwrap_or_else(|e| e.into_inner());
+    writes.iter().filter(|w| seen.arrival(w).is_none()).count()
+}
+
+/// Waits (up to `EVENT_GRACE`) until the informer has seen `writes` and the controller is idle,
+/// so that the set-up's load does not spill into the figures.
+async fn wait_for_quiet(
+    running: &RunningInformer,
+    pipeline: &BenchPipeline,
+    receipts: &Receipts,
+    writes: &[SentWrite],
+) {
+    let deadline = Instant::now() + EVENT_GRACE;
+    while Instant::now() < deadline
+        && !running.reflector_finished()
+        && (missing(receipts, writes) > 0 || pipeline.current() != (0, 0))
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Resolves when the reflector has stopped (it failed: e.g. the watch was forbidden).
+async fn reflector_failed(running: &RunningInformer) {
+    while !running.reflector_finished() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Whether bench can make load for `resource` (ConfigMaps only: any other resource needs
+/// `--no-churn`).
+pub fn can_churn(resource: &ApiResource) -> bool {
+    resource.group.is_empty() && resource.plural == "configmaps"
+}

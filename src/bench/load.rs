@@ -1,0 +1,382 @@
+//! The load generator of a live bench: ConfigMaps in the scratch namespace, first `--objects` of
+//! them created, then creates, updates and deletes at `--rate` on a fixed schedule (open loop:
+//! a slow server makes it late, never slower). Each write carries its send time in an
+//! annotation, and the resourceVersion the server gave it is kept with the send time, so that
+//! the watch latency of every write can be matched with its event, deletions included.
+
+use super::dist::Rng;
+use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
+use crate::output::rfc3339_millis;
+use futures::stream::FuturesUnordered;
+use futures::StreamExt;
+use serde::Serialize;
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
+
+/// The annotation that carries a write's send time (RFC 3339, milliseconds).
+pub const SENT_AT_ANNOTATION: &str = "kubectl-informer/sent-at";
+/// Writes in flight at once; more would only queue in the client.
+const MAX_IN_FLIGHT: usize = 32;
+
+/// One write and when it was sent.
+#[derive(Debug, Clone)]
+pub struct SentWrite {
+    pub matched_by: MatchBy,
+    pub sent: SystemTime,
+}
+
+/// How a write's watch event is recognised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MatchBy {
+    /// A create or update: the event carries the resourceVersion the write returned.
+    ResourceVersion(String),
+    /// A delete (the server answers with a Status, no resourceVersion): the first DELETED event
+    /// of this key received after the write was sent.
+    Deletion(String),
+}
+
+/// What the generator did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LoadStats {
+    pub creates: u64,
+    pub updates: u64,
+    pub deletes: u64,
+    /// Writes the server refused with a conflict or not-found (none are expected).
+    pub errors: u64,
+    /// The rate asked for and the rate achieved during the churn, writes per second.
+    pub requested_rate: f64,
+    pub achieved_rate: f64,
+    /// The longest a write was sent after its scheduled time, in seconds.
+    pub max_late_seconds: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Create,
+    Update,
+    Delete,
+}
+
+type WriteFuture =
+    Pin<Box<dyn Future<Output = (Op, String, SystemTime, Result<String, ClusterError>)> + Send>>;
+
+/// Where the generator is.
+enum Phase {
+    /// Creating the initial objects, as fast as the in-flight limit allows.
+    Populate {
+        created: usize,
+    },
+    /// Writing on the schedule until `until`.
+    Churn {
+        start: Instant,
+        until: Instant,
+        scheduled: u64,
+    },
+    /// Waiting for the writes in flight.
+    Draining,
+    Done,
+}
+
+/// The generator.
+pub struct Generator {
+    cluster: Cluster,
+    resource: ApiResource,
+    namespace: String,
+    objects: usize,
+    rate: f64,
+    rng: Rng,
+    live: Vec<String>,
+    gone: Vec<String>,
+    busy: HashSet<String>,
+    next_name: usize,
+    seq: u64,
+    in_flight: FuturesUnordered<WriteFuture>,
+    pub stats: LoadStats,
+    pub writes: Vec<SentWrite>,
+}
+
+impl Generator {
+    pub fn new(
+        cluster: Cluster,
+        resource: ApiResource,
+        namespace: String,
+        objects: usize,
+        rate: f64,
+        seed: u64,
+    ) -> Self {
+        Generator {
+            cluster,
+            resource,
+            namespace,
+            objects,
+            rate,
+            rng: Rng::new(seed),
+            live: Vec::new(),
+            gone: Vec::new(),
+            busy: HashSet::new(),
+            next_name: 0,
+            seq: 0,
+            in_flight: FuturesUnordered::new(),
+            stats: LoadStats {
+                requested_rate: rate,
+                ..LoadStats::default()
+            },
+            writes: Vec::new(),
+        }
+    }
+
+    /// Creates the initial `--objects`; returns when every create has been answered.
+    pub async fn populate(&mut self) -> Result<(), ClusterError> {
+        let mut phase = Phase::Populate { created: 0 };
+        while !matches!(phase, Phase::Done) {
+            phase = self.step(phase).await?;
+        }
+        Ok(())
+    }
+
+    /// Writes at `--rate` for `duration`; returns when the last write has been answered.
+    pub async fn churn(&mut self, duration: Duration) -> Result<(), ClusterError> {
+        let start = Instant::now();
+        let before = self.stats.creates + self.stats.updates + self.stats.deletes;
+        let mut phase = Phase::Churn {
+            start,
+            until: start + duration,
+            scheduled: 0,
+        };
+        while !matches!(phase, Phase::Done) {
+            phase = self.step(phase).await?;
+        }
+        let elapsed = start.elapsed().as_secs_f64().max(1e-9);
+        let writes = self.stats.creates + self.stats.updates + self.stats.deletes - before;
+        self.stats.achieved_rate = writes as f64 / elapsed;
+        Ok(())
+    }
+
+    async fn step(&mut self, phase: Phase) -> Result<Phase, ClusterError> {
+        match phase {
+            Phase::Populate { created } if created < self.objects => {
+                if self.in_flight.len() >= MAX_IN_FLIGHT {
+                    self.complete_one().await?;
+                    return Ok(Phase::Populate { created });
+                }
+                let name = self.new_name();
+                self.send(Op::Create, name);
+                Ok(Phase::Populate {
+                    created: created + 1,
+                })
+            }
+            Phase::Populate { .. } => Ok(Phase::Draining),
+            Phase::Churn {
+                start,
+                until,
+                scheduled,
+            } => {
+                let due = start + Duration::from_secs_f64(scheduled as f64 / self.rate);
+                if due >= until {
+                    return Ok(Phase::Draining);
+                }
+                if self.in_flight.len() >= MAX_IN_FLIGHT {
+                    self.complete_one().await?;
+                    return Ok(Phase::Churn {
+                        start,
+                        until,
+                        scheduled,
+                    });
+                }
+                // Answers that come in before the next write is due are taken in the meantime.
+                loop {
+                    tokio::select! {
+                        _ = tokio::time::sleep_until(due) => break,
+                        done = self.in_flight.next(), if !self.in_flight.is_empty() => {
+                            if let Some(done) = done {
+                                self.record(done)?;
+                            }
+                        }
+                    }
+                }
+                let late = Instant::now().saturating_duration_since(due).as_secs_f64();
+                self.stats.max_late_seconds = self.stats.max_late_seconds.max(late);
+                let (op, name) = self.choose();
+                self.send(op, name);
+                Ok(Phase::Churn {
+                    start,
+                    until,
+                    scheduled: scheduled + 1,
+                })
+            }
+            Phase::Draining => {
+                if self.in_flight.is_empty() {
+                    Ok(Phase::Done)
+                } else {
+                    self.complete_one().await?;
+                    Ok(Phase::Draining)
+                }
+            }
+            Phase::Done => Ok(Phase::Done),
+        }
+    }
+
+    fn new_name(&mut self) -> String {
+        let name = format!("bench-{:06}", self.next_name);
+        self.next_name += 1;
+        name
+    }
+
+    /// 80% updates, 10% deletes, 10% creates, on objects with no write in flight; the
+    /// population stays near `--objects`.
+    fn choose(&mut self) -> (Op, String) {
+        let r = self.rng.next_f64();
+        let wanted = if self.live.is_empty() || (r >= 0.9 && self.live.len() < self.objects * 2) {
+            Op::Create
+        } else if r < 0.8 {
+            Op::Update
+        } else {
+            Op::Delete
+        };
+        if wanted != Op::Create {
+            for _ in 0..8 {
+                let i = self.rng.below(self.live.len());
+                if !self.busy.contains(&self.live[i]) {
+                    let name = if wanted == Op::Delete {
+                        self.live.swap_remove(i)
+                    } else {
+                        self.live[i].clone()
+                    };
+                    return (wanted, name);
+                }
+            }
+        }
+        let name = match self.gone.pop() {
+            Some(name) => name,
+            None => self.new_name(),
+        };
+        (Op::Create, name)
+    }
+
+    fn send(&mut self, op: Op, name: String) {
+        self.seq += 1;
+        self.busy.insert(name.clone());
+        let cluster = self.cluster.clone();
+        let collection = self.resource.collection_path(Some(&self.namespace));
+        let resource = self.resource.qualified_name();
+        let namespace = self.namespace.clone();
+        let seq = self.seq;
+        self.in_flight.push(Box::pin(async move {
+            let sent = SystemTime::now();
+            let stamp = rfc3339_millis(sent);
+            let (method, path, content_type, body, verb) = match op {
+                Op::Create => (
+                    http::Method::POST,
+                    collection,
+                    "application/json",
+                    serde_json::json!({
+                        "apiVersion": "v1",
+                        "kind": "ConfigMap",
+                        "metadata": {"name": name, "annotations": {SENT_AT_ANNOTATION: stamp}},
+                        "data": {"seq": seq.to_string()},
+                    }),
+                    "create",
+                ),
+                Op::Update => (
+                    http::Method::PATCH,
+                    format!("{collection}/{name}"),
+                    "application/merge-patch+json",
+                    serde_json::json!({
+                        "metadata": {"annotations": {SENT_AT_ANNOTATION: stamp}},
+                        "data": {"seq": seq.to_string()},
+                    }),
+                    "patch",
+                ),
+                Op::Delete => (
+                    http::Method::DELETE,
+                    format!("{collection}/{name}"),
+                    "application/json",
+                    serde_json::json!({"apiVersion": "v1", "kind": "DeleteOptions"}),
+                    "delete",
+                ),
+            };
+            let op_desc = Operation::new(verb, resource, Some(&namespace));
+            let result = cluster
+                .send(
+                    method,
+                    &path,
+                    content_type,
+                    body.to_string().into_bytes(),
+                    &op_desc,
+                )
+                .await
+                .map(|body| response_resource_version(&body));
+            (op, name, sent, result)
+        }));
+    }
+
+    async fn complete_one(&mut self) -> Result<(), ClusterError> {
+        if let Some(done) = self.in_flight.next().await {
+            self.record(done)?;
+        }
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        (op, name, sent, result): (Op, String, SystemTime, Result<String, ClusterError>),
+    ) -> Result<(), ClusterError> {
+        self.busy.remove(&name);
+        let name_key = name.clone();
+        match result {
+            Ok(resource_version) => {
+                match op {
+                    Op::Create => {
+                        self.stats.creates += 1;
+                        self.live.push(name);
+                    }
+                    Op::Update => self.stats.updates += 1,
+                    Op::Delete => {
+                        self.stats.deletes += 1;
+                        self.gone.push(name);
+                    }
+                }
+                let matched_by = match op {
+                    Op::Delete => Some(MatchBy::Deletion(format!("{}/{name_key}", self.namespace))),
+                    _ if resource_version.is_empty() => None,
+                    _ => Some(MatchBy::ResourceVersion(resource_version)),
+                };
+                if let Some(matched_by) = matched_by {
+                    self.writes.push(SentWrite { matched_by, sent });
+                }
+                Ok(())
+            }
+            // Someone else wrote the same object: count it, go on with a consistent view.
+            Err(ClusterError::Api {
+                code: 404 | 409, ..
+            }) => {
+                self.stats.errors += 1;
+                match op {
+                    Op::Create => self.live.push(name),
+                    Op::Update => {
+                        self.live.retain(|n| n != &name);
+                        self.gone.push(name);
+                    }
+                    Op::Delete => self.gone.push(name),
+                }
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The resourceVersion in a write's response.
+fn response_resource_version(body: &[u8]) -> String {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| {
+            v["metadata"]["resourceVersion"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_default()
+}

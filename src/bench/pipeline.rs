@@ -1,0 +1,191 @@
+//! The controller under test: `--handlers` listeners whose simulated handlers take
+//! `--handler-time` and enqueue the object's key, and `--workers` workers that drain the
+//! workqueue taking `--work-time` (failing `--error-rate` of the time, re-queued rate-limited),
+//! the shape of a client-go controller. It owns the measuring of those stages.
+
+use super::dist::{take, Dist, Rng, Timer};
+use crate::informer::processor::{HandlerFuture, ListenerStats, Notification, Processor};
+use crate::informer::workqueue::Workqueue;
+use crate::metrics::{GaugeSummary, Latency};
+use crate::output::metrics::{ListenerSnapshot, PipelineSnapshot, QueueSnapshot};
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+/// The workqueue's name in the Prometheus export.
+pub const QUEUE_NAME: &str = "bench";
+
+/// The simulated controller's shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControllerShape {
+    pub handlers: usize,
+    pub handler_time: Dist,
+    pub workers: usize,
+    pub work_time: Dist,
+    /// Share of work items that fail, in [0, 1].
+    pub error_rate: f64,
+    pub resync: Option<Duration>,
+    pub seed: u64,
+    pub timer: Timer,
+}
+
+/// The listeners, the workqueue and the workers, running.
+pub struct BenchPipeline {
+    listeners: Vec<ListenerStats>,
+    queue: Workqueue,
+    workers: Vec<JoinHandle<()>>,
+    /// Backlog and depth when the source ended.
+    backlog_at_end: Vec<u64>,
+    depth_at_end: u64,
+}
+
+impl BenchPipeline {
+    /// Builds the listeners into `processor` and starts the workers.
+    pub fn start(shape: &ControllerShape, processor: &mut Processor) -> Self {
+        let queue = Workqueue::default();
+        let mut listeners = Vec::with_capacity(shape.handlers);
+        for i in 0..shape.handlers {
+            let mut rng = Rng::new(shape.seed.wrapping_add(i as u64));
+            let dist = shape.handler_time;
+            let timer = shape.timer;
+            let queue = queue.clone();
+            let handler = Box::new(move |n: Notification| {
+                let d = dist.sample(&mut rng);
+                let key = n.key();
+                let queue = queue.clone();
+                Box::pin(async move {
+                    take(d, timer).await;
+                    queue.add(&key);
+                }) as HandlerFuture
+            });
+            listeners.push(processor.add_listener(&format!("handler-{i}"), shape.resync, handler));
+        }
+        let workers = (0..shape.workers)
+            .map(|w| {
+                let queue = queue.clone();
+                let dist = shape.work_time;
+                let error_rate = shape.error_rate;
+                let timer = shape.timer;
+                let mut rng = Rng::new(shape.seed.wrapping_add(1_000 + w as u64));
+                tokio::spawn(async move {
+                    while let Some(key) = queue.get().await {
+                        take(dist.sample(&mut rng), timer).await;
+                        if error_rate > 0.0 && rng.next_f64() < error_rate {
+                            queue.add_rate_limited(&key);
+                        } else {
+                            queue.forget(&key);
+                        }
+                        queue.done(&key);
+                    }
+                })
+            })
+            .collect();
+        BenchPipeline {
+            listeners,
+            queue,
+            workers,
+            backlog_at_end: Vec::new(),
+            depth_at_end: 0,
+        }
+    }
+
+    /// Samples every listener's backlog and the queue's depth.
+    pub fn sample(&self) {
+        for l in &self.listeners {
+            l.sample();
+        }
+        self.queue.sample();
+    }
+
+    /// The largest backlog of any listener now, and the queue's depth.
+    pub fn current(&self) -> (usize, usize) {
+        let backlog = self.listeners.iter().map(|l| l.backlog()).max();
+        (backlog.unwrap_or(0), self.queue.len())
+    }
+
+    /// Forgets what was measured during the warm-up.
+    pub fn reset(&self) {
+        for l in &self.listeners {
+            l.reset();
+        }
+        self.queue.reset_metrics();
+    }
+
+    /// The source ended: one last sample, and the backlog and depth as they are now.
+    pub fn source_ended(&mut self) {
+        self.sample();
+        self.backlog_at_end = self.listeners.iter().map(|l| l.backlog() as u64).collect();
+        self.depth_at_end = self.queue.len() as u64;
+    }
+
+    /// After the listeners have drained (the processor was shut down): lets the workers finish
+    /// what is queued and returns everything measured.
+    pub async fn finish(self, watch_latency: Option<Latency>) -> Measured {
+        self.queue.shut_down_with_drain().await;
+        for w in self.workers {
+            let _ = w.await;
+        }
+        let listeners: Vec<ListenerSnapshot> = self
+            .listeners
+            .iter()
+            .map(|l| ListenerSnapshot {
+                name: l.name.clone(),
+                metrics: l.metrics(),
+                backlog: l.backlog(),
+            })
+            .collect();
+        Measured {
+            snapshot: PipelineSnapshot {
+                listeners,
+                queues: vec![QueueSnapshot {
+                    name: QUEUE_NAME.to_string(),
+                    metrics: self.queue.metrics(),
+                    gauges: self.queue.gauges(),
+                }],
+                watch_latency,
+            },
+            backlog_at_end: self.backlog_at_end,
+            depth_at_end: self.depth_at_end,
+        }
+    }
+}
+
+/// What a run measured in the pipeline.
+pub struct Measured {
+    pub snapshot: PipelineSnapshot,
+    /// Per listener, when the source ended.
+    pub backlog_at_end: Vec<u64>,
+    pub depth_at_end: u64,
+}
+
+impl Measured {
+    /// The worst listener's backlog: the largest max, mean and end value of any listener.
+    pub fn backlog(&self) -> GaugeSummary {
+        let mut worst = GaugeSummary::default();
+        for l in &self.snapshot.listeners {
+            let s = l.metrics.backlog.summary();
+            worst.samples = worst.samples.max(s.samples);
+            worst.mean = worst.mean.max(s.mean);
+            worst.max = worst.max.max(s.max);
+        }
+        worst.last = self.backlog_at_end.iter().copied().max().unwrap_or(0);
+        worst
+    }
+
+    /// The workqueue's sampled depth, ending with the depth when the source ended.
+    pub fn depth(&self) -> GaugeSummary {
+        let mut s = self.snapshot.queues[0].metrics.depth.summary();
+        s.last = self.depth_at_end;
+        s
+    }
+
+    /// Every listener's latencies merged into one histogram per stage.
+    pub fn merged(&self) -> (Latency, Latency, u64) {
+        let (mut lag, mut handler, mut handled) = (Latency::default(), Latency::default(), 0);
+        for l in &self.snapshot.listeners {
+            lag.merge(&l.metrics.delivery_lag);
+            handler.merge(&l.metrics.handler_time);
+            handled += l.metrics.handled;
+        }
+        (lag, handler, handled)
+    }
+}

@@ -1,0 +1,202 @@
+//! The offline event source: a recording's events fed to the informer loop as if they came from
+//! the watch, as fast as possible or at the recorded pace (`--speed 1x`, `10x`).
+
+use crate::informer::fifo::{Delta, DeltaType, Fifo, FifoItem};
+use crate::informer::object::RawObject;
+use crate::informer::recording::{parse_line, RecordLine};
+use std::io::BufRead;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
+
+/// How fast a recording is replayed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Speed {
+    /// No pauses: the pipeline's own limit.
+    Max,
+    /// The recorded spacing divided by this (1.0 keeps it).
+    Factor(f64),
+}
+
+impl Speed {
+    /// `max`, `1x`, `2.5x`.
+    pub fn parse(text: &str) -> Result<Speed, String> {
+        let text = text.trim();
+        if text == "max" {
+            return Ok(Speed::Max);
+        }
+        text.strip_suffix('x')
+            .and_then(|n| n.parse::<f64>().ok())
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .map(Speed::Factor)
+            .ok_or_else(|| {
+                format!("invalid --speed \"{text}\": use max, 1x (the recorded pace) or e.g. 10x")
+            })
+    }
+}
+
+impl std::fmt::Display for Speed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Speed::Max => write!(f, "max"),
+            Speed::Factor(x) => write!(f, "{x}x"),
+        }
+    }
+}
+
+/// What happens at one point of a recording.
+#[derive(Debug, Clone)]
+enum Step {
+    Object(DeltaType, RawObject),
+    Bookmark(String),
+}
+
+/// A recording, parsed, with each event's offset from the first.
+#[derive(Debug, Default)]
+pub struct Replay {
+    pub resource: Option<String>,
+    steps: Vec<(Duration, Step)>,
+}
+
+impl Replay {
+    /// Reads a recording; errors name the line.
+    pub fn read(input: impl BufRead) -> Result<Replay, String> {
+        let mut replay = Replay::default();
+        let mut first: Option<SystemTime> = None;
+        let mut offset = Duration::ZERO;
+        let mut at = |time: Option<SystemTime>| {
+            if let Some(t) = time {
+                let start = *first.get_or_insert(t);
+                // Lines are in arrival order; a clock step backwards keeps the last offset.
+                offset = offset.max(t.duration_since(start).unwrap_or_default());
+            }
+            offset
+        };
+        for (n, line) in input.lines().enumerate() {
+            let line = line.map_err(|e| format!("cannot read line {}: {e}", n + 1))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let step = match parse_line(&line, n + 1)? {
+                RecordLine::Start { resource } => {
+                    replay.resource = resource;
+                    continue;
+                }
+                RecordLine::Upsert {
+                    object,
+                    modified,
+                    time,
+                } => (
+                    at(time),
+                    Step::Object(
+                        if modified {
+                            DeltaType::Updated
+                        } else {
+                            DeltaType::Added
+                        },
+                        object,
+                    ),
+                ),
+                RecordLine::Deleted {
+                    object: Some(object),
+                    time,
+                    ..
+                } => (at(time), Step::Object(DeltaType::Deleted, object)),
+                RecordLine::Deleted { key, .. } => {
+                    return Err(format!(
+                        "line {}: the DELETED event of {key} has no object: record with \
+                         `tail -o json` or `tail --record`, which keep it",
+                        n + 1
+                    ))
+                }
+                RecordLine::Synced { resource_version } => {
+                    (at(None), Step::Bookmark(resource_version))
+                }
+                RecordLine::Other => continue,
+            };
+            replay.steps.push(step);
+        }
+        Ok(replay)
+    }
+
+    /// Object events in the recording.
+    pub fn events(&self) -> u64 {
+        self.steps
+            .iter()
+            .filter(|(_, s)| matches!(s, Step::Object(..)))
+            .count() as u64
+    }
+
+    /// From the first event to the last, at the recorded pace.
+    pub fn span(&self) -> Duration {
+        self.steps.last().map(|(d, _)| *d).unwrap_or_default()
+    }
+
+    /// Pushes every event into `fifo` at `speed` (each received now, as the reflector would
+    /// stamp it), counting object events in `played`; closes the FIFO at the end.
+    pub async fn play(self, fifo: Arc<Fifo>, speed: Speed, played: Arc<AtomicU64>) {
+        let start = Instant::now();
+        for (offset, step) in self.steps {
+            if let Speed::Factor(f) = speed {
+                tokio::time::sleep_until(start + offset.div_f64(f)).await;
+            }
+            let item = match step {
+                Step::Object(delta_type, object) => {
+                    played.fetch_add(1, Ordering::Relaxed);
+                    FifoItem::Delta(Delta {
+                        delta_type,
+                        object,
+                        received_at: Instant::now(),
+                        final_state_unknown: false,
+                    })
+                }
+                Step::Bookmark(resource_version) => FifoItem::Bookmark { resource_version },
+            };
+            fifo.push(item);
+            if speed == Speed::Max {
+                // Let the informer loop run between pushes, as a network would.
+                tokio::task::yield_now().await;
+            }
+        }
+        fifo.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_parse() {
+        assert_eq!(Speed::parse("max").unwrap(), Speed::Max);
+        assert_eq!(Speed::parse("1x").unwrap(), Speed::Factor(1.0));
+        assert_eq!(Speed::parse("2.5x").unwrap(), Speed::Factor(2.5));
+        for bad in ["fast", "0x", "-1x", "2"] {
+            assert!(Speed::parse(bad).unwrap_err().contains("--speed"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn offsets_come_from_the_recorded_times() {
+        let text = r#"{"type":"NOTICE","notice":"start","resource":"configmaps","time":"2026-01-01T00:00:00.000Z"}
+{"type":"ADDED","resourceVersion":"1","namespace":"n","name":"a","time":"2026-01-01T00:00:01.000Z","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}}
+{"type":"BOOKMARK","resourceVersion":"2","time":"2026-01-01T00:00:01.200Z"}
+{"type":"DELETED","resourceVersion":"3","namespace":"n","name":"a","time":"2026-01-01T00:00:03.500Z","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"3"}}}
+"#;
+        let r = Replay::read(text.as_bytes()).unwrap();
+        assert_eq!(r.resource.as_deref(), Some("configmaps"));
+        assert_eq!(r.events(), 2);
+        assert_eq!(r.span(), Duration::from_millis(2500));
+    }
+
+    #[test]
+    fn a_deletion_without_its_object_is_refused() {
+        let text = r#"{"type":"DELETED","resourceVersion":"3","namespace":"n","name":"a"}"#;
+        let err = Replay::read(text.as_bytes()).unwrap_err();
+        assert!(
+            err.contains("line 1") && err.contains("tail -o json"),
+            "{err}"
+        );
+    }
+}

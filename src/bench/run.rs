@@ -1,0 +1,163 @@
+//! One bench run: the measuring loop shared by both sources (warm-up, sampling, progress ticks,
+//! the window), and the offline run that replays a recording through the informer loop.
+
+use super::pipeline::{BenchPipeline, ControllerShape, Measured};
+use super::replay::{Replay, Speed};
+use crate::informer::fifo::Fifo;
+use crate::informer::processor::Processor;
+use crate::informer::shared::{spawn_core, InformerCore};
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How often backlog and depth are sampled (and the progress bar redrawn).
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
+
+/// What shapes a run, whatever the source.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub shape: ControllerShape,
+    pub warmup: Duration,
+}
+
+/// A progress report, every `SAMPLE_EVERY`.
+#[derive(Debug, Clone, Copy)]
+pub struct Tick {
+    /// Since the run (warm-up included) began.
+    pub elapsed: Duration,
+    pub warming_up: bool,
+    pub events: u64,
+    pub events_per_second: f64,
+    /// The largest backlog of any listener, and the queue's depth.
+    pub backlog: usize,
+    pub depth: usize,
+}
+
+/// The measured window.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub seconds: f64,
+    /// Object events counted in the window.
+    pub events: u64,
+}
+
+/// Why a run has no figures.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("the source ended after {}, before the --warmup of {} was over: shorten --warmup or lengthen the run", fmt(*.ended_after), fmt(*.warmup))]
+    EndedInWarmup {
+        ended_after: Duration,
+        warmup: Duration,
+    },
+}
+
+fn fmt(d: Duration) -> String {
+    humantime::format_duration(Duration::from_millis(d.as_millis() as u64)).to_string()
+}
+
+/// Runs `source` to its end while sampling the pipeline; the window starts when `warmup` is over
+/// (the figures measured until then are forgotten). Returns the window and the source's output.
+pub async fn measure<F: Future>(
+    pipeline: &mut BenchPipeline,
+    events: &(dyn Fn() -> u64 + Sync),
+    warmup: Duration,
+    source: F,
+    on_tick: &mut (dyn FnMut(&Tick) + Send),
+) -> Result<(Window, F::Output), RunError> {
+    let started = Instant::now();
+    let mut window_start = (warmup.is_zero()).then_some((started, events()));
+    if window_start.is_some() {
+        pipeline.reset();
+    }
+    let mut ticker = tokio::time::interval_at(started + SAMPLE_EVERY, SAMPLE_EVERY);
+    let mut last = (started, events());
+    tokio::pin!(source);
+    let output = loop {
+        tokio::select! {
+            output = &mut source => break output,
+            _ = tokio::time::sleep_until(started + warmup), if window_start.is_none() => {
+                pipeline.reset();
+                window_start = Some((Instant::now(), events()));
+            }
+            _ = ticker.tick() => {
+                if window_start.is_some() {
+                    pipeline.sample();
+                }
+                let now = Instant::now();
+                let count = events();
+                let rate = (count - last.1) as f64
+                    / now.saturating_duration_since(last.0).as_secs_f64().max(1e-9);
+                last = (now, count);
+                let (backlog, depth) = pipeline.current();
+                on_tick(&Tick {
+                    elapsed: now - started,
+                    warming_up: window_start.is_none(),
+                    events: count,
+                    events_per_second: rate,
+                    backlog,
+                    depth,
+                });
+            }
+        }
+    };
+    let ended = Instant::now();
+    let Some((start, events_at_start)) = window_start else {
+        return Err(RunError::EndedInWarmup {
+            ended_after: ended - started,
+            warmup,
+        });
+    };
+    pipeline.source_ended();
+    Ok((
+        Window {
+            seconds: (ended - start).as_secs_f64(),
+            events: events() - events_at_start,
+        },
+        output,
+    ))
+}
+
+/// What a finished run hands back: the figures, the window and how long draining took.
+pub struct Finished {
+    pub measured: Measured,
+    pub window: Window,
+    pub drain: Duration,
+}
+
+/// Replays `replay` at `speed` through the informer loop into the simulated controller.
+pub async fn run_replay(
+    replay: Replay,
+    speed: Speed,
+    options: &RunOptions,
+    on_tick: &mut (dyn FnMut(&Tick) + Send),
+) -> Result<Finished, RunError> {
+    let mut processor = Processor::new();
+    let mut pipeline = BenchPipeline::start(&options.shape, &mut processor);
+    let fifo = Arc::new(Fifo::new());
+    let (core, _synced) = spawn_core(
+        fifo.clone(),
+        InformerCore::new(processor),
+        options.shape.resync,
+    );
+    let played = Arc::new(AtomicU64::new(0));
+    let counter = played.clone();
+    let events = move || counter.load(Ordering::Relaxed);
+    let source = replay.play(fifo.clone(), speed, played);
+    let result = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
+    // The FIFO is closed (the replay ended) or closes now (it did not): the informer loop
+    // applies what is queued, then every listener drains its backlog.
+    fifo.close();
+    let drain_start = Instant::now();
+    if let Ok(core) = core.await {
+        core.processor.shutdown().await;
+    }
+    let measured = pipeline.finish(None).await;
+    let (window, ()) = result?;
+    Ok(Finished {
+        measured,
+        window,
+        drain: drain_start.elapsed(),
+    })
+}

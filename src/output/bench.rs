@@ -1,0 +1,259 @@
+//! `bench` for people: the figures as a table on stdout, the Markdown export (for a pull-request
+//! comment), and the progress line.
+
+use crate::bench::gate::{format_number, format_seconds};
+use crate::bench::report::{BenchReport, GaugeFigures, LatencyFigures, Source};
+use crate::bench::run::Tick;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, ContentArrangement, Table};
+use std::io::Write;
+use std::time::Duration;
+
+const HEADER: [&str; 8] = [
+    "METRIC", "p50", "p90", "p99", "p99.9", "max", "mean", "count",
+];
+
+/// The latency rows: name and figures, watch latency only when measured.
+fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFigures)> {
+    let m = &report.metrics;
+    let mut rows = Vec::new();
+    if let Some(w) = m.watch_latency {
+        rows.push(("watch_latency", w));
+    }
+    rows.extend([
+        ("delivery_lag", m.delivery_lag),
+        ("handler_time", m.handler_time),
+        ("queue_duration", m.queue_duration),
+        ("work_duration", m.work_duration),
+    ]);
+    rows
+}
+
+fn cells(name: &str, f: &LatencyFigures) -> Vec<String> {
+    let s = &f.summary;
+    let mut row = vec![name.to_string()];
+    if s.count == 0 {
+        row.extend(["-"; 6].map(String::from));
+    } else {
+        row.extend([s.p50, s.p90, s.p99, s.p999, s.max, s.mean].map(format_seconds));
+    }
+    row.push(s.count.to_string());
+    row
+}
+
+fn gauge_line(f: &GaugeFigures) -> String {
+    format!(
+        "max {}, mean {:.1}, at end {}",
+        f.summary.max, f.summary.mean, f.summary.last
+    )
+}
+
+fn source_line(report: &BenchReport) -> String {
+    let c = &report.config;
+    let source = match &report.source {
+        Source::Live {
+            resource,
+            namespace,
+            churn: true,
+        } => format!(
+            "{resource} in namespace {namespace}, {} objects, {} writes/s",
+            c.objects.unwrap_or(0),
+            format_number(c.rate.unwrap_or(0.0))
+        ),
+        Source::Live {
+            resource,
+            namespace,
+            churn: false,
+        } => {
+            let scope = if namespace.is_empty() {
+                "all namespaces".to_string()
+            } else {
+                format!("namespace {namespace}")
+            };
+            format!("{resource} in {scope}, its own traffic")
+        }
+        Source::File { path, speed } => format!("replay of {path} at speed {speed}"),
+    };
+    format!(
+        "{source}; {} handler(s) of {}, {} worker(s) of {}",
+        c.handlers, c.handler_time, c.workers, c.work_time
+    )
+}
+
+/// The report as people read it: a table of latencies, then gauges, counters, gates, baseline.
+pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> {
+    writeln!(out, "{}", source_line(report))?;
+    let mut table = Table::new();
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header(HEADER);
+    for (name, figures) in latency_rows(report) {
+        table.add_row(cells(name, &figures));
+    }
+    for i in 1..HEADER.len() {
+        if let Some(column) = table.column_mut(i) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    writeln!(out, "{table}")?;
+    let m = &report.metrics;
+    let c = &report.counters;
+    writeln!(out, "backlog (worst handler): {}", gauge_line(&m.backlog))?;
+    writeln!(out, "workqueue depth: {}", gauge_line(&m.depth))?;
+    writeln!(
+        out,
+        "events: {} in {:.2}s ({}/s); workqueue adds {}, deduplicated {}, retries {}",
+        c.events,
+        report.window_seconds,
+        format_number((c.events_per_second * 10.0).round() / 10.0),
+        c.adds,
+        c.deduplicated,
+        c.retries
+    )?;
+    if let (Some(writes), Some(missed), Some(g)) =
+        (c.writes, c.writes_without_event, &report.generator)
+    {
+        writeln!(
+            out,
+            "writes: {writes} measured, {missed} without a watch event; generator {:.1}/s of \
+             {}/s asked, late by up to {}",
+            g.achieved_rate,
+            format_number(g.requested_rate),
+            format_seconds(g.max_late_seconds)
+        )?;
+    }
+    writeln!(
+        out,
+        "drained in {} after the source ended",
+        format_seconds(report.drain_seconds)
+    )?;
+    for g in &report.gates {
+        writeln!(
+            out,
+            "{} {} (measured {})",
+            if g.failed { "FAIL" } else { "PASS" },
+            g.expr,
+            g.display
+        )?;
+    }
+    if let Some(b) = &report.baseline {
+        for d in &b.config_differences {
+            writeln!(out, "baseline was run with other settings: {d}")?;
+        }
+        let regressed: Vec<_> = b.comparisons.iter().filter(|c| c.regressed).collect();
+        writeln!(
+            out,
+            "baseline {} (tolerance {}%): {} of {} figures regressed",
+            b.file,
+            format_number(b.tolerance_percent),
+            regressed.len(),
+            b.comparisons.len()
+        )?;
+        for r in regressed {
+            writeln!(
+                out,
+                "REGRESSED {}.{} {} → {} ({:+.1}%)",
+                r.metric,
+                r.stat,
+                format_seconds(r.baseline),
+                format_seconds(r.measured),
+                r.change_percent
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The report as Markdown, for a pull-request comment.
+pub fn write_markdown(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> {
+    writeln!(out, "### kubectl informer bench\n")?;
+    writeln!(out, "{}\n", source_line(report))?;
+    writeln!(out, "| {} |", HEADER.join(" | "))?;
+    writeln!(out, "|---|{}", "---:|".repeat(HEADER.len() - 1))?;
+    for (name, figures) in latency_rows(report) {
+        writeln!(out, "| {} |", cells(name, &figures).join(" | "))?;
+    }
+    let m = &report.metrics;
+    let c = &report.counters;
+    writeln!(
+        out,
+        "\n| gauge | max | mean | at end |\n|---|---:|---:|---:|"
+    )?;
+    for (name, g) in [
+        ("backlog (worst handler)", &m.backlog),
+        ("workqueue depth", &m.depth),
+    ] {
+        writeln!(
+            out,
+            "| {name} | {} | {:.1} | {} |",
+            g.summary.max, g.summary.mean, g.summary.last
+        )?;
+    }
+    writeln!(
+        out,
+        "\n**{}** events in {:.2}s ({}/s) · workqueue adds {} · deduplicated {} · retries {}",
+        c.events,
+        report.window_seconds,
+        format_number((c.events_per_second * 10.0).round() / 10.0),
+        c.adds,
+        c.deduplicated,
+        c.retries
+    )?;
+    if let (Some(writes), Some(missed)) = (c.writes, c.writes_without_event) {
+        writeln!(
+            out,
+            "\n{writes} writes measured, {missed} without a watch event"
+        )?;
+    }
+    if !report.gates.is_empty() {
+        writeln!(out, "\n**Gates**\n")?;
+        for g in &report.gates {
+            writeln!(
+                out,
+                "- {} `{}`: {}",
+                if g.failed { "❌ FAIL" } else { "✅ pass" },
+                g.expr,
+                g.display
+            )?;
+        }
+    }
+    if let Some(b) = &report.baseline {
+        writeln!(
+            out,
+            "\n**Baseline** `{}` (tolerance {}%)\n\n| figure | baseline | now | change |\n|---|---:|---:|---:|",
+            b.file,
+            format_number(b.tolerance_percent)
+        )?;
+        for r in &b.comparisons {
+            writeln!(
+                out,
+                "| {}{}.{} | {} | {} | {:+.1}% |",
+                if r.regressed { "❌ " } else { "" },
+                r.metric,
+                r.stat,
+                format_seconds(r.baseline),
+                format_seconds(r.measured),
+                r.change_percent
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One line for the progress bar: elapsed of total, events/s, backlog, depth.
+pub fn progress_line(t: &Tick, total: Option<Duration>) -> String {
+    let elapsed = t.elapsed.as_secs_f64();
+    let time = match total {
+        Some(total) => format!("{elapsed:.0}s/{:.0}s", total.as_secs_f64()),
+        None => format!("{elapsed:.0}s"),
+    };
+    format!(
+        "{time}{} · {} events ({:.0}/s) · backlog {} · depth {}",
+        if t.warming_up { " (warm-up)" } else { "" },
+        t.events,
+        t.events_per_second,
+        t.backlog,
+        t.depth
+    )
+}

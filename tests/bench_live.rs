@@ -1,0 +1,250 @@
+//! `bench` against the real control plane: the scratch namespace is created and removed (also on
+//! Ctrl-C), every write bench made is matched with its watch event, the export is valid JSON;
+//! `--no-churn` measures an existing namespace without creating anything.
+
+mod common;
+
+use common::{admin, assert_one_line_error, informer, run, TestNamespace};
+use k8s_openapi::api::core::v1::Namespace;
+use kube::api::Api;
+use std::io::BufRead;
+use std::time::{Duration, Instant};
+
+/// The scratch namespace named in bench's "created namespace X" notice.
+fn scratch_namespace(stderr: &str) -> String {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("bench: created namespace "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no created-namespace notice in: {stderr}"))
+        .to_string()
+}
+
+/// The binary running in the background, its stderr read line by line.
+struct Spawned {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Spawned {
+    fn start(args: &[&str]) -> Self {
+        let mut cmd = informer();
+        cmd.args(args).stdout(std::process::Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Spawned {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits up to 60 s for a stderr line containing `needle`.
+    fn wait_for(&mut self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !self.seen.iter().any(|l| l.contains(needle)) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(_) => {
+                    let _ = self.child.kill();
+                    panic!("no {needle:?} on stderr: {:?}", self.seen);
+                }
+            }
+        }
+    }
+
+    /// Waits up to `limit` for the exit; returns the code.
+    fn wait(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                self.seen
+                    .extend(self.lines.recv_timeout(Duration::from_secs(1)));
+                self.seen.extend(self.lines.try_iter());
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("bench did not exit within {limit:?}: {:?}", self.seen);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Asserts that `name` is gone or being deleted.
+async fn assert_namespace_removed(name: &str) {
+    let namespaces: Api<Namespace> = Api::all(admin().await);
+    if let Some(ns) = namespaces.get_opt(name).await.unwrap() {
+        assert!(
+            ns.metadata.deletion_timestamp.is_some(),
+            "namespace {name} is still there and not being deleted"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_live_run_measures_every_write_and_removes_its_namespace() {
+    admin().await;
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("live.json");
+    let out = tokio::task::spawn_blocking({
+        let json = json.clone();
+        move || {
+            run(&[
+                "bench",
+                "--objects",
+                "20",
+                "--rate",
+                "40/s",
+                "--duration",
+                "3s",
+                "--warmup",
+                "1s",
+                "--handler-time",
+                "1ms",
+                "--export-json",
+                json.to_str().unwrap(),
+                "--fail-if",
+                "writes_without_event > 0",
+            ])
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let ns = scratch_namespace(&out.stderr);
+    assert!(
+        out.stderr
+            .contains(&format!("bench: deleted namespace {ns}")),
+        "{}",
+        out.stderr
+    );
+    assert_namespace_removed(&ns).await;
+
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["source"]["kind"], "live");
+    assert_eq!(doc["source"]["namespace"], ns.as_str());
+    let writes = doc["counters"]["writes"].as_u64().unwrap();
+    // 3 s at 40/s after the warm-up: about 120 writes, creates, updates and deletes.
+    assert!((100..=140).contains(&writes), "{}", doc["counters"]);
+    assert_eq!(doc["counters"]["writes_without_event"], 0);
+    assert_eq!(doc["metrics"]["watch_latency"]["count"], writes);
+    let g = &doc["generator"];
+    assert!(
+        g["updates"].as_u64().unwrap() > 0 && g["deletes"].as_u64().unwrap() > 0,
+        "{g}"
+    );
+    assert!(doc["metrics"]["watch_latency"]["p50"].as_f64().unwrap() > 0.0);
+    assert!(out.stdout.contains("watch_latency"), "{}", out.stdout);
+    assert!(out
+        .stdout
+        .contains("PASS writes_without_event > 0 (measured 0)"));
+}
+
+#[tokio::test]
+async fn an_interrupted_live_run_still_removes_its_namespace() {
+    admin().await;
+    let mut bench = Spawned::start(&[
+        "bench",
+        "--objects",
+        "10",
+        "--rate",
+        "20",
+        "--duration",
+        "5m",
+    ]);
+    bench.wait_for("the clock starts now");
+    let ns = scratch_namespace(&bench.seen.join("\n"));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &bench.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(bench.wait(Duration::from_secs(30)), Some(130));
+    assert!(
+        bench
+            .seen
+            .iter()
+            .any(|l| l == &format!("bench: deleted namespace {ns}")),
+        "{:?}",
+        bench.seen
+    );
+    assert_namespace_removed(&ns).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
+    let ns = TestNamespace::new("bench-nochurn").await;
+    for i in 0..5 {
+        ns.create_configmap(&format!("c{i}"), &[]).await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("nochurn.json");
+    let mut bench = Spawned::start(&[
+        "bench",
+        "cm",
+        "-n",
+        &ns.name,
+        "--no-churn",
+        "--duration",
+        "4s",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    bench.wait_for("the informer holds 5 objects");
+    for round in 0..4 {
+        for i in 0..5 {
+            ns.update_configmap(&format!("c{i}"), &format!("v{}", round + 1))
+                .await;
+        }
+    }
+    let code = tokio::task::block_in_place(|| bench.wait(Duration::from_secs(60)));
+    assert_eq!(code, Some(0), "{:?}", bench.seen);
+    assert!(!bench.seen.iter().any(|l| l.contains("created namespace")));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["source"]["namespace"], ns.name.as_str());
+    assert_eq!(doc["source"]["churn"], false);
+    assert_eq!(doc["counters"]["events"], 20, "{}", doc["counters"]);
+    assert!(doc["metrics"]["watch_latency"].is_null());
+    assert!(doc["counters"]["writes"].is_null());
+}
+
+#[tokio::test]
+async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
+    admin().await;
+    let out = tokio::task::spawn_blocking(|| run(&["bench", "pods", "--duration", "2s"]))
+        .await
+        .unwrap();
+    assert_one_line_error(&out, &["only for configmaps", "--no-churn"]);
+    let out =
+        tokio::task::spawn_blocking(|| run(&["bench", "--context", "nobody", "--duration", "2s"]))
+            .await
+            .unwrap();
+    assert_one_line_error(&out, &["create namespaces", "forbidden"]);
+}

@@ -160,6 +160,13 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
         "{g}"
     );
     assert!(doc["metrics"]["watch_latency"]["p50"].as_f64().unwrap() > 0.0);
+    // What the load and the whole process cost is measured too.
+    let generator_cpu = g["cpu_seconds"].as_f64().unwrap();
+    let process_cpu = doc["process_cpu_seconds"].as_f64().unwrap();
+    assert!(
+        generator_cpu > 0.0 && process_cpu >= generator_cpu - 0.02,
+        "{doc}"
+    );
     assert!(out.stdout.contains("watch_latency"), "{}", out.stdout);
     assert!(out
         .stdout

@@ -74,9 +74,8 @@ fn report(f: &Finished) -> serde_json::Value {
             seed: 1,
         },
         &f.measured,
-        f.window.seconds,
+        &f.window,
         f.drain.as_secs_f64(),
-        f.window.events,
     )
     .to_value()
 }

@@ -3,7 +3,7 @@
 //! (`--no-churn`). Watch latency comes from matching each write's resourceVersion with the
 //! watch event that carried it.
 
-use super::load::{Generator, LoadStats, MatchBy, SentWrite};
+use super::load::{LoadStats, LoadThread, MatchBy, SentWrite};
 use super::pipeline::BenchPipeline;
 use super::run::{measure, Finished, RunOptions, Tick};
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
@@ -115,34 +115,38 @@ pub async fn run_live(
     running.wait_synced().await?;
 
     let namespace = lw.namespace.clone().unwrap_or_default();
-    let mut generator = churn.as_ref().map(|c| {
-        Generator::new(
-            lw.cluster.clone(),
-            lw.resource.clone(),
-            namespace.clone(),
-            c.objects,
-            c.rate,
-            options.shape.seed,
-        )
-    });
-    if let Some(g) = generator.as_mut() {
-        let started = Instant::now();
-        g.populate().await?;
-        let populated = g.writes.clone();
-        wait_for_quiet(&running, &pipeline, &receipts, &populated).await;
-        notice(format!(
-            "created {} objects in {:.1}s; the clock starts now",
-            populated.len(),
-            started.elapsed().as_secs_f64()
-        ));
-        g.writes.clear();
-    } else {
-        let cached = running.store.read().map(|s| s.len()).unwrap_or(0);
-        notice(format!(
-            "the informer holds {cached} objects; measuring their own traffic for {} from now",
-            humantime::format_duration(options.warmup + duration)
-        ));
-    }
+    let mut load = match &churn {
+        Some(c) => {
+            let started = Instant::now();
+            let mut load = LoadThread::start(
+                lw.cluster.clone(),
+                lw.resource.clone(),
+                namespace.clone(),
+                c.objects,
+                c.rate,
+                options.shape.seed,
+            )
+            .map_err(|e| Error::Usage(format!("cannot start the load generator: {e}")))?;
+            let populated = load.populated().await?;
+            wait_for_quiet(&running, &pipeline, &receipts, &populated, notice).await;
+            notice(format!(
+                "created {} objects in {:.1}s; the clock starts now",
+                populated.len(),
+                started.elapsed().as_secs_f64()
+            ));
+            Some(load)
+        }
+        None => {
+            // The initial LIST's notifications are set-up, not traffic: let them drain first.
+            wait_for_quiet(&running, &pipeline, &receipts, &[], notice).await;
+            let cached = running.store.read().map(|s| s.len()).unwrap_or(0);
+            notice(format!(
+                "the informer holds {cached} objects; measuring their own traffic for {} from now",
+                humantime::format_duration(options.warmup + duration)
+            ));
+            None
+        }
+    };
 
     let counters = running.counters.clone();
     let events = move || ReflectorCounters::get(&counters.events);
@@ -150,22 +154,26 @@ pub async fn run_live(
     let window_start_wall = SystemTime::now() + options.warmup;
     let source = async {
         let work = async {
-            match generator.as_mut() {
-                Some(g) => g.churn(total).await.map_err(Error::from),
+            match load.as_mut() {
+                Some(load) => load
+                    .run(options.warmup, duration)
+                    .await
+                    .map(Some)
+                    .map_err(Error::from),
                 None => {
                     tokio::time::sleep(total).await;
-                    Ok(())
+                    Ok(None)
                 }
             }
         };
         tokio::select! {
             r = work => r,
-            _ = reflector_failed(&running) => Ok(()),
+            _ = reflector_failed(&running) => Ok(None),
         }
     };
     let measured = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
     let (window, source_result) = measured.map_err(|e| Error::Usage(e.to_string()))?;
-    source_result?;
+    let generated = source_result?;
     if running.reflector_finished() {
         return Err(running
             .stop()
@@ -176,10 +184,10 @@ pub async fn run_live(
     }
 
     // The events of the last writes are still on their way: wait for them (bounded).
-    let writes: Vec<_> = generator
+    let writes: Vec<SentWrite> = generated
         .as_ref()
-        .map(|g| {
-            g.writes
+        .map(|(_, writes)| {
+            writes
                 .iter()
                 .filter(|w| w.sent >= window_start_wall)
                 .cloned()
@@ -192,7 +200,7 @@ pub async fn run_live(
     }
     let drain_start = Instant::now();
     running.stop().await?;
-    let watch_latency = generator.as_ref().map(|_| {
+    let watch_latency = generated.as_ref().map(|_| {
         let seen = receipts.lock().unwrap_or_else(|e| e.into_inner());
         let mut latency = Latency::default();
         for w in &writes {
@@ -202,7 +210,7 @@ pub async fn run_live(
         }
         latency
     });
-    let without_event = generator
+    let without_event = generated
         .as_ref()
         .map(|_| missing(&receipts, &writes) as u64);
     let measured = pipeline.finish(watch_latency).await;
@@ -212,7 +220,7 @@ pub async fn run_live(
             window,
             drain: drain_start.elapsed(),
         },
-        generator: generator.map(|g| g.stats),
+        generator: generated.map(|(stats, _)| stats),
         writes: churn.map(|_| writes.len() as u64),
         writes_without_event: without_event,
     })
@@ -278,12 +286,13 @@ fn missing(receipts: &Receipts, writes: &[SentWrite]) -> usize {
 }
 
 /// Waits (up to `EVENT_GRACE`) until the informer has seen `writes` and the controller is idle,
-/// so that the set-up's load does not spill into the figures.
+/// so that the set-up's load does not spill into the figures; says so when it is not.
 async fn wait_for_quiet(
     running: &RunningInformer,
     pipeline: &BenchPipeline,
     receipts: &Receipts,
     writes: &[SentWrite],
+    notice: &mut (dyn FnMut(String) + Send),
 ) {
     let deadline = Instant::now() + EVENT_GRACE;
     while Instant::now() < deadline
@@ -291,6 +300,13 @@ async fn wait_for_quiet(
         && (missing(receipts, writes) > 0 || pipeline.current() != (0, 0))
     {
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (backlog, depth) = pipeline.current();
+    if backlog + depth > 0 {
+        notice(format!(
+            "the set-up's notifications were not all handled after {}s (backlog {backlog},              depth {depth}); they count in the figures: use --warmup to leave them out",
+            EVENT_GRACE.as_secs()
+        ));
     }
 }
 

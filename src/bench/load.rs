@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 /// The annotation that carries a write's send time (RFC 3339, milliseconds).
@@ -51,6 +52,9 @@ pub struct LoadStats {
     pub achieved_rate: f64,
     /// The longest a write was sent after its scheduled time, in seconds.
     pub max_late_seconds: f64,
+    /// CPU time of the generator's thread during the run (its HTTP and TLS work included: it
+    /// has its own connection), to show what making the load costs.
+    pub cpu_seconds: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +98,8 @@ pub struct Generator {
     next_name: usize,
     seq: u64,
     in_flight: FuturesUnordered<WriteFuture>,
+    /// From when the CPU time counts (the end of the warm-up), and the thread's CPU time then.
+    cpu_from: Option<(Instant, Option<f64>)>,
     pub stats: LoadStats,
     pub writes: Vec<SentWrite>,
 }
@@ -120,6 +126,7 @@ impl Generator {
             next_name: 0,
             seq: 0,
             in_flight: FuturesUnordered::new(),
+            cpu_from: None,
             stats: LoadStats {
                 requested_rate: rate,
                 ..LoadStats::default()
@@ -137,13 +144,19 @@ impl Generator {
         Ok(())
     }
 
-    /// Writes at `--rate` for `duration`; returns when the last write has been answered.
-    pub async fn churn(&mut self, duration: Duration) -> Result<(), ClusterError> {
+    /// Writes at `--rate` for `warmup` + `duration`; returns when the last write has been
+    /// answered. The thread's CPU time is counted after the warm-up, like the other figures.
+    pub async fn churn(
+        &mut self,
+        warmup: Duration,
+        duration: Duration,
+    ) -> Result<(), ClusterError> {
         let start = Instant::now();
+        self.cpu_from = Some((start + warmup, None));
         let before = self.stats.creates + self.stats.updates + self.stats.deletes;
         let mut phase = Phase::Churn {
             start,
-            until: start + duration,
+            until: start + warmup + duration,
             scheduled: 0,
         };
         while !matches!(phase, Phase::Done) {
@@ -152,6 +165,10 @@ impl Generator {
         let elapsed = start.elapsed().as_secs_f64().max(1e-9);
         let writes = self.stats.creates + self.stats.updates + self.stats.deletes - before;
         self.stats.achieved_rate = writes as f64 / elapsed;
+        if let Some((_, Some(at_window))) = self.cpu_from {
+            self.stats.cpu_seconds =
+                crate::metrics::thread_cpu_seconds().map(|now| now - at_window);
+        }
         Ok(())
     }
 
@@ -195,6 +212,11 @@ impl Generator {
                                 self.record(done)?;
                             }
                         }
+                    }
+                }
+                if let Some((from, cpu @ None)) = &mut self.cpu_from {
+                    if Instant::now() >= *from {
+                        *cpu = crate::metrics::thread_cpu_seconds();
                     }
                 }
                 let late = Instant::now().saturating_duration_since(due).as_secs_f64();
@@ -366,6 +388,108 @@ impl Generator {
             }
             Err(e) => Err(e),
         }
+    }
+}
+
+/// What a run of the generator did, and every write it made.
+pub type Generated = (LoadStats, Vec<SentWrite>);
+
+/// The generator on a thread of its own, with its own runtime and connection: its work stays
+/// off the runtime being measured, and its CPU time is its own. Dropping the handle stops it.
+pub struct LoadThread {
+    populated: Option<oneshot::Receiver<Result<Vec<SentWrite>, ClusterError>>>,
+    go: Option<oneshot::Sender<(Duration, Duration)>>,
+    done: Option<oneshot::Receiver<Result<Generated, ClusterError>>>,
+    _cancel: oneshot::Sender<()>,
+}
+
+impl LoadThread {
+    /// Starts the thread, which connects and creates the initial objects.
+    pub fn start(
+        cluster: Cluster,
+        resource: ApiResource,
+        namespace: String,
+        objects: usize,
+        rate: f64,
+        seed: u64,
+    ) -> std::io::Result<LoadThread> {
+        let (populated_tx, populated_rx) = oneshot::channel();
+        let (go_tx, go_rx) = oneshot::channel::<(Duration, Duration)>();
+        let (done_tx, done_rx) = oneshot::channel();
+        let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name("load-generator".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let work = async move {
+                        let setup = async {
+                            let cluster = cluster.connect_again().await?;
+                            let mut g =
+                                Generator::new(cluster, resource, namespace, objects, rate, seed);
+                            g.populate().await?;
+                            Ok::<_, ClusterError>(g)
+                        };
+                        let mut g = match setup.await {
+                            Ok(mut g) => {
+                                let _ = populated_tx.send(Ok(std::mem::take(&mut g.writes)));
+                                g
+                            }
+                            Err(e) => {
+                                let _ = populated_tx.send(Err(e));
+                                return;
+                            }
+                        };
+                        let Ok((warmup, duration)) = go_rx.await else {
+                            return;
+                        };
+                        let result = g.churn(warmup, duration).await;
+                        let _ = done_tx.send(result.map(|()| (g.stats, g.writes)));
+                    };
+                    tokio::select! {
+                        () = work => {}
+                        _ = cancel_rx => {}
+                    }
+                })
+            })?;
+        Ok(LoadThread {
+            populated: Some(populated_rx),
+            go: Some(go_tx),
+            done: Some(done_rx),
+            _cancel: cancel_tx,
+        })
+    }
+
+    /// Waits until the initial objects exist; returns their writes.
+    pub async fn populated(&mut self) -> Result<Vec<SentWrite>, ClusterError> {
+        match self.populated.take() {
+            Some(rx) => rx.await.unwrap_or_else(|_| Err(stopped())),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Makes the load for `warmup` + `duration`; returns what was done and every write.
+    pub async fn run(
+        &mut self,
+        warmup: Duration,
+        duration: Duration,
+    ) -> Result<Generated, ClusterError> {
+        if let Some(go) = self.go.take() {
+            let _ = go.send((warmup, duration));
+        }
+        match self.done.take() {
+            Some(rx) => rx.await.unwrap_or_else(|_| Err(stopped())),
+            None => Err(stopped()),
+        }
+    }
+}
+
+fn stopped() -> ClusterError {
+    ClusterError::Transport {
+        what: "generate load".into(),
+        reason: "the load generator stopped".into(),
     }
 }
 

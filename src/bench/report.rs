@@ -4,6 +4,7 @@
 use super::gate::{BaselineComparison, GateResult};
 use super::load::LoadStats;
 use super::pipeline::Measured;
+use super::run::Window;
 use crate::metrics::{GaugeSummary, Latency, Summary};
 use serde::Serialize;
 
@@ -127,6 +128,9 @@ pub struct BenchReport {
     pub window_seconds: f64,
     /// From the source's end until handlers and workers had finished.
     pub drain_seconds: f64,
+    /// CPU time of the whole bench process in the window (Linux; null elsewhere): informer,
+    /// controller, measuring, and the load generator (whose own share is in `generator`).
+    pub process_cpu_seconds: Option<f64>,
     pub metrics: Metrics,
     pub counters: Counters,
     pub listeners: Vec<ListenerFigures>,
@@ -142,10 +146,10 @@ impl BenchReport {
         source: Source,
         config: Settings,
         measured: &Measured,
-        window_seconds: f64,
+        window: &Window,
         drain_seconds: f64,
-        events: u64,
     ) -> Self {
+        let (window_seconds, events) = (window.seconds, window.events);
         let (lag, handler, _) = measured.merged();
         let queue = &measured.snapshot.queues[0].metrics;
         let gauge = |unit, summary| GaugeFigures { unit, summary };
@@ -155,6 +159,7 @@ impl BenchReport {
             config,
             window_seconds,
             drain_seconds,
+            process_cpu_seconds: window.cpu_seconds,
             metrics: Metrics {
                 watch_latency: measured
                     .snapshot

@@ -41,6 +41,8 @@ pub struct Window {
     pub seconds: f64,
     /// Object events counted in the window.
     pub events: u64,
+    /// CPU time the whole bench process used in the window (Linux).
+    pub cpu_seconds: Option<f64>,
 }
 
 /// Why a run has no figures.
@@ -67,7 +69,8 @@ pub async fn measure<F: Future>(
     on_tick: &mut (dyn FnMut(&Tick) + Send),
 ) -> Result<(Window, F::Output), RunError> {
     let started = Instant::now();
-    let mut window_start = (warmup.is_zero()).then_some((started, events()));
+    let cpu = crate::metrics::process_cpu_seconds;
+    let mut window_start = (warmup.is_zero()).then_some((started, events(), cpu()));
     if window_start.is_some() {
         pipeline.reset();
     }
@@ -79,7 +82,7 @@ pub async fn measure<F: Future>(
             output = &mut source => break output,
             _ = tokio::time::sleep_until(started + warmup), if window_start.is_none() => {
                 pipeline.reset();
-                window_start = Some((Instant::now(), events()));
+                window_start = Some((Instant::now(), events(), cpu()));
             }
             _ = ticker.tick() => {
                 if window_start.is_some() {
@@ -103,7 +106,7 @@ pub async fn measure<F: Future>(
         }
     };
     let ended = Instant::now();
-    let Some((start, events_at_start)) = window_start else {
+    let Some((start, events_at_start, cpu_at_start)) = window_start else {
         return Err(RunError::EndedInWarmup {
             ended_after: ended - started,
             warmup,
@@ -114,6 +117,9 @@ pub async fn measure<F: Future>(
         Window {
             seconds: (ended - start).as_secs_f64(),
             events: events() - events_at_start,
+            cpu_seconds: cpu_at_start
+                .zip(cpu())
+                .map(|(before, after)| after - before),
         },
         output,
     ))

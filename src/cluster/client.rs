@@ -55,6 +55,8 @@ pub struct Cluster {
     request_timeout: Option<Duration>,
     /// At 2 or more, every request is logged on stderr (`-vv`).
     verbose: u8,
+    /// What it was connected with, to connect again (`connect_again`).
+    selection: KubeconfigSelection,
 }
 
 impl Cluster {
@@ -87,7 +89,16 @@ impl Cluster {
             default_namespace,
             request_timeout,
             verbose: 0,
+            selection: selection.clone(),
         })
+    }
+
+    /// A new connection to the same cluster as the same user, whose HTTP work runs on the
+    /// calling runtime (kube's client drives its connections on the runtime that built it).
+    pub async fn connect_again(&self) -> Result<Cluster, ClusterError> {
+        Ok(Cluster::connect(&self.selection, self.request_timeout)
+            .await?
+            .with_verbosity(self.verbose))
     }
 
     /// Logs every request on stderr from `verbose` 2 on (`-vv`).

@@ -307,9 +307,8 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
                         source,
                         config.settings(),
                         &f.measured,
-                        f.window.seconds,
+                        &f.window,
                         f.drain.as_secs_f64(),
-                        f.window.events,
                     );
                     Some((report, f.measured.snapshot))
                 }
@@ -375,9 +374,8 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
                         },
                         config.settings(),
                         &f.measured,
-                        f.window.seconds,
+                        &f.window,
                         f.drain.as_secs_f64(),
-                        f.window.events,
                     );
                     report.generator = live.generator.clone();
                     report.counters.writes = live.writes;

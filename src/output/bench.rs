@@ -80,6 +80,21 @@ fn source_line(report: &BenchReport) -> String {
     )
 }
 
+/// What the run cost in CPU: the bench process, and the load generator's part of it.
+fn cpu_line(report: &BenchReport) -> Option<String> {
+    let process = report.process_cpu_seconds?;
+    let window = report.window_seconds.max(1e-9);
+    let share = |s: f64| format!("{s:.2}s, {:.1}% of one core", s / window * 100.0);
+    let mut line = format!("cpu in the window: bench process {}", share(process));
+    if let Some(generator) = report.generator.as_ref().and_then(|g| g.cpu_seconds) {
+        line.push_str(&format!(
+            ", of which the load generator {}",
+            share(generator)
+        ));
+    }
+    Some(line)
+}
+
 /// The report as people read it: a table of latencies, then gauges, counters, gates, baseline.
 pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> {
     writeln!(out, "{}", source_line(report))?;
@@ -122,6 +137,9 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
             format_number(g.requested_rate),
             format_seconds(g.max_late_seconds)
         )?;
+    }
+    if let Some(line) = cpu_line(report) {
+        writeln!(out, "{line}")?;
     }
     writeln!(
         out,

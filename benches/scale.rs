@@ -3,7 +3,8 @@
 //! - `kubectl-informer diff` (wall time, the LIST-plus-compare time, peak RSS) against
 //!   `kubectl get -o json` of the same objects;
 //! - resident memory of a synced informer cache: ours (the library's SharedInformer) against a
-//!   plain client-go shared informer (benches/peer/client-go-informer, built with `go build`).
+//!   plain client-go shared informer (benches/peer/client-go-informer, built with `go build`);
+//! - the peak resident memory of ours during a relist of the whole cache, against its steady RSS.
 //!
 //!   tests/controlplane/controlplane.sh up
 //!   cargo bench --bench scale -- [OBJECTS]   # default 100000
@@ -29,11 +30,16 @@ fn kubeconfig() -> PathBuf {
 }
 
 fn rss_kib() -> u64 {
+    status_kib("VmRSS:")
+}
+
+/// A `/proc/self/status` figure in KiB (`VmRSS:`, `VmHWM:`).
+fn status_kib(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
         })
         .unwrap_or(0)
@@ -63,6 +69,7 @@ async fn child_informer() {
         field_selector: None,
         metadata_only: false,
     };
+    let relist_lw = lw.clone();
     let started = Instant::now();
     let mut running = SharedInformer::new(
         lw,
@@ -80,8 +87,51 @@ async fn child_informer() {
     let sync_seconds = started.elapsed().as_secs_f64();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let objects = running.store.read().unwrap().len();
+    let steady = rss_kib();
+
+    // A relist, as the reflector does after a 410: LIST pages whose objects go into the FIFO as
+    // Replaced deltas while the informer loop applies them, then ReplaceDone. The peak resident
+    // memory from here on (VmHWM, reset to the current RSS first) against the steady RSS.
+    use kubectl_informer::informer::fifo::{Delta, DeltaType, FifoItem};
+    use kubectl_informer::informer::listwatch::ListOptions;
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let relist_started = Instant::now();
+    let mut opts = ListOptions {
+        limit: Some(500),
+        continue_token: None,
+        resource_version: None,
+        version_match: None,
+    };
+    let mut max_fifo = 0;
+    loop {
+        let page = relist_lw.list_page(&opts).await.expect("relist page");
+        for object in page.items {
+            running.fifo.push(FifoItem::Delta(Delta {
+                delta_type: DeltaType::Replaced,
+                object,
+                received_at: tokio::time::Instant::now(),
+                final_state_unknown: false,
+            }));
+        }
+        max_fifo = max_fifo.max(running.fifo.len());
+        match page.continue_token {
+            Some(token) => opts.continue_token = Some(token),
+            None => {
+                running.fifo.push(FifoItem::ReplaceDone {
+                    resource_version: page.resource_version,
+                });
+                break;
+            }
+        }
+    }
+    while !running.fifo.is_empty() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let relist_seconds = relist_started.elapsed().as_secs_f64();
+    tokio::time::sleep(Duration::from_secs(1)).await;
     println!(
-        "{{\"objects\":{objects},\"rssBeforeKiB\":{before},\"rssAfterKiB\":{},\"syncSeconds\":{sync_seconds:.3}}}",
+        "{{\"objects\":{objects},\"rssBeforeKiB\":{before},\"rssAfterKiB\":{steady},\"syncSeconds\":{sync_seconds:.3},\"relistSeconds\":{relist_seconds:.3},\"relistPeakKiB\":{},\"afterRelistKiB\":{},\"relistMaxFifo\":{max_fifo}}}",
+        status_kib("VmHWM:"),
         rss_kib()
     );
 }
@@ -220,6 +270,8 @@ async fn main() {
         .env("KUBECONFIG", kubeconfig())
         .output()
         .unwrap();
+    let relist: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&ours.stdout).trim()).unwrap_or_default();
     for (label, out) in [
         ("kubectl-informer SharedInformer", ours),
         ("client-go SharedInformer", theirs),
@@ -242,4 +294,17 @@ async fn main() {
             (after.saturating_sub(before)) as f64 / objects.max(1) as f64
         );
     }
+    let steady = relist["rssAfterKiB"].as_u64().unwrap_or(0);
+    let peak = relist["relistPeakKiB"].as_u64().unwrap_or(0);
+    println!("\n| relist of the synced cache | s | steady RSS MiB | peak RSS MiB | peak / steady | RSS after MiB | FIFO max |");
+    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| kubectl-informer SharedInformer | {:.2} | {:.1} | {:.1} | {:.2} | {:.1} | {} |",
+        relist["relistSeconds"].as_f64().unwrap_or(f64::NAN),
+        mib(steady),
+        mib(peak),
+        peak as f64 / steady.max(1) as f64,
+        mib(relist["afterRelistKiB"].as_u64().unwrap_or(0)),
+        relist["relistMaxFifo"]
+    );
 }

@@ -239,4 +239,6 @@ fn bad_input_is_one_line_before_anything_runs() {
         assert_one_line_error(&out, &needles);
         assert!(out.stdout.is_empty(), "{args:?}: {}", out.stdout);
     }
+    // Nothing the user had is lost.
+    assert_eq!(std::fs::read_to_string(&rec).unwrap().lines().count(), 11);
 }

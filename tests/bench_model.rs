@@ -241,3 +241,31 @@ async fn the_baseline_flags_a_slower_worker_and_accepts_a_rerun() {
     assert!(regressed.contains(&"work_duration.p50".to_string()));
     assert!(!regressed.iter().any(|r| r.starts_with("handler_time")));
 }
+
+#[tokio::test(start_paused = true)]
+async fn resync_redelivers_the_cache_to_the_handlers() {
+    // 5 objects updated in turn every 100 ms for 3.4 s; a 1 s resync re-delivers all 5 at 1, 2
+    // and 3 s: 15 more notifications than events.
+    let mut s = shape("0", "0");
+    s.resync = Some(Duration::from_secs(1));
+    let f = replay(&recording(35, 100, 5), s, Duration::ZERO).await;
+    let r = report(&f);
+    let events = r["counters"]["events"].as_u64().unwrap();
+    let handled = r["listeners"][0]["handled"].as_u64().unwrap();
+    assert_eq!(handled, events + 15, "events {events}, handled {handled}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_same_seed_repeats_a_run_and_another_seed_does_not() {
+    let text = recording(30, 50, 30);
+    let run = |seed| {
+        let mut s = shape("exp:20ms", "uniform:1ms..9ms");
+        s.seed = seed;
+        let text = text.clone();
+        async move { report(&replay(&text, s, Duration::ZERO).await)["metrics"].clone() }
+    };
+    let (a, b, c) = (run(7).await, run(7).await, run(8).await);
+    assert_eq!(a["handler_time"], b["handler_time"]);
+    assert_eq!(a["work_duration"], b["work_duration"]);
+    assert_ne!(a["handler_time"], c["handler_time"]);
+}

@@ -146,6 +146,14 @@ impl BenchConfig {
         ] {
             if let Some(p) = path {
                 check_writable(p, flag)?;
+                if let Some(recording) = &args.from_file {
+                    if same_file(p, recording) {
+                        return Err(usage(format!(
+                            "{flag} {} is the recording being replayed: name another file",
+                            p.display()
+                        )));
+                    }
+                }
             }
         }
         Ok(BenchConfig {
@@ -233,6 +241,14 @@ fn read_baseline(path: &Path) -> Result<serde_json::Value> {
             path.display(),
             crate::bench::report::BENCH_SCHEMA_VERSION
         ))),
+    }
+}
+
+/// Whether two paths name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
     }
 }
 

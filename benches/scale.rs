@@ -96,34 +96,42 @@ async fn child_informer() {
     use kubectl_informer::informer::listwatch::ListOptions;
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let relist_started = Instant::now();
-    let mut opts = ListOptions {
-        limit: Some(500),
-        continue_token: None,
-        resource_version: None,
-        version_match: None,
-    };
-    let mut max_fifo = 0;
-    loop {
-        let page = relist_lw.list_page(&opts).await.expect("relist page");
-        for object in page.items {
-            running.fifo.push(FifoItem::Delta(Delta {
-                delta_type: DeltaType::Replaced,
-                object,
-                received_at: tokio::time::Instant::now(),
-                final_state_unknown: false,
-            }));
-        }
-        max_fifo = max_fifo.max(running.fifo.len());
-        match page.continue_token {
-            Some(token) => opts.continue_token = Some(token),
-            None => {
-                running.fifo.push(FifoItem::ReplaceDone {
-                    resource_version: page.resource_version,
-                });
-                break;
+    // On a runtime worker, as the reflector's task is: the allocator's per-thread arenas then
+    // behave as in a real relist (decoded on the main thread, the new objects would fill another
+    // arena while the old ones are freed into the workers').
+    let fifo = running.fifo.clone();
+    let max_fifo = tokio::spawn(async move {
+        let mut opts = ListOptions {
+            limit: Some(500),
+            continue_token: None,
+            resource_version: None,
+            version_match: None,
+        };
+        let mut max_fifo = 0;
+        loop {
+            let page = relist_lw.list_page(&opts).await.expect("relist page");
+            for object in page.items {
+                fifo.push(FifoItem::Delta(Delta {
+                    delta_type: DeltaType::Replaced,
+                    object,
+                    received_at: tokio::time::Instant::now(),
+                    final_state_unknown: false,
+                }));
+            }
+            max_fifo = max_fifo.max(fifo.len());
+            match page.continue_token {
+                Some(token) => opts.continue_token = Some(token),
+                None => {
+                    fifo.push(FifoItem::ReplaceDone {
+                        resource_version: page.resource_version,
+                    });
+                    return max_fifo;
+                }
             }
         }
-    }
+    })
+    .await
+    .expect("relist task");
     while !running.fifo.is_empty() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }

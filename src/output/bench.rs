@@ -74,9 +74,19 @@ fn source_line(report: &BenchReport) -> String {
         }
         Source::File { path, speed } => format!("replay of {path} at speed {speed}"),
     };
+    let count = |n: usize, what: &str| {
+        if n == 1 {
+            format!("1 {what}")
+        } else {
+            format!("{n} {what}s")
+        }
+    };
     format!(
-        "{source}; {} handler(s) of {}, {} worker(s) of {}",
-        c.handlers, c.handler_time, c.workers, c.work_time
+        "{source}; {} taking {} each, {} taking {} each",
+        count(c.handlers, "handler"),
+        c.handler_time,
+        count(c.workers, "worker"),
+        c.work_time
     )
 }
 

@@ -2,7 +2,11 @@ module kubectl-informer/benches/peer/client-go-informer
 
 go 1.24.0
 
-require k8s.io/client-go v0.34.10
+require (
+	k8s.io/api v0.34.10
+	k8s.io/apimachinery v0.34.10
+	k8s.io/client-go v0.34.10
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
@@ -38,8 +42,6 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.12.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/api v0.34.10 // indirect
-	k8s.io/apimachinery v0.34.10 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20250710124328-f3f2b991d03b // indirect
 	k8s.io/utils v0.0.0-20250604170112-4c0f3b243397 // indirect

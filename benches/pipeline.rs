@@ -2,7 +2,8 @@
 //! ConfigMaps through the informer loop (store update, notification) to K listeners with no-op
 //! handlers, until every handler has seen every notification. Run with the listeners
 //! instrumented (delivery lag and handler time in HdrHistogram) and without, to measure what the
-//! measuring costs.
+//! measuring costs; then the same with saturated listeners (buffers full before they drain), and
+//! the cost of one clock read.
 //!
 //!   cargo bench --bench pipeline -- [EVENTS] [LISTENERS]   # default 200000 4
 
@@ -87,6 +88,39 @@ fn instrumentation_ns(n: u32) -> f64 {
     started.elapsed().as_nanos() as f64 / f64::from(n)
 }
 
+/// Saturated listeners: on a current-thread runtime the listener tasks cannot run while the
+/// informer loop distributes, so every buffer holds all N notifications before the first is
+/// handled; then the time for the listeners to drain them is pure per-notification cost (receive,
+/// handler call, and the instrumentation or not), with no parking and waking in between.
+fn saturated_drain(items: Vec<FifoItem>, listeners: usize, instrumented: bool) -> f64 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let mut processor = if instrumented {
+            Processor::new()
+        } else {
+            Processor::uninstrumented()
+        };
+        for i in 0..listeners {
+            processor.add_listener(
+                &format!("l{i}"),
+                None,
+                Box::new(|_n: Notification| Box::pin(async {})),
+            );
+        }
+        let mut core = InformerCore::new(processor);
+        for item in items {
+            core.process(item);
+        }
+        let processor = std::mem::take(&mut core.processor);
+        let started = Instant::now();
+        processor.shutdown().await;
+        started.elapsed().as_secs_f64()
+    })
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -123,6 +157,49 @@ async fn main() {
     println!(
         "instrumentation cost: {:+.1}% of throughput (1 - instrumented/uninstrumented deltas per s)",
         (1.0 - wo / w) * 100.0
+    );
+    let (mut sat_with, mut sat_without) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        // On a thread of its own: a runtime cannot be started inside this one.
+        for (instrumented, out) in [(false, &mut sat_without), (true, &mut sat_with)] {
+            let items = deltas(events);
+            out.push(
+                std::thread::spawn(move || saturated_drain(items, listeners, instrumented))
+                    .join()
+                    .unwrap(),
+            );
+        }
+    }
+    let (sw, swo) = (median(sat_with), median(sat_without));
+    println!("saturated listeners (current-thread runtime, buffers full before draining):");
+    println!("| listeners instrumented | drain s | ns per notification |");
+    println!("|---|---|---|");
+    for (label, s) in [("no", swo), ("yes", sw)] {
+        println!(
+            "| {label} | {s:.3} | {:.0} |",
+            s * 1e9 / (events * listeners) as f64
+        );
+    }
+    println!(
+        "instrumentation cost, saturated: {:+.1}% of throughput",
+        (1.0 - swo / sw) * 100.0
+    );
+    let clock = |tokio_clock: bool| {
+        let n = 2_000_000u32;
+        let started = Instant::now();
+        for _ in 0..n {
+            if tokio_clock {
+                std::hint::black_box(tokio::time::Instant::now());
+            } else {
+                std::hint::black_box(Instant::now());
+            }
+        }
+        started.elapsed().as_nanos() as f64 / f64::from(n)
+    };
+    println!(
+        "one clock read: std {:.1} ns, tokio {:.1} ns",
+        median((0..rounds).map(|_| clock(false)).collect()),
+        median((0..rounds).map(|_| clock(true)).collect())
     );
     let per = median((0..rounds).map(|_| instrumentation_ns(2_000_000)).collect());
     let notification = wo * 1e9 / (events * listeners) as f64;

@@ -103,6 +103,8 @@ fn a_failing_gate_exits_1_and_prints_the_measured_value() {
         "events >= 100",
         "--fail-if",
         "retries > 0",
+        "--fail-if",
+        "watch_latency.p99 > 1s",
     ]);
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
     assert!(

@@ -192,12 +192,21 @@ mod tests {
         let (Some(p0), Some(t0)) = (process_cpu_seconds(), thread_cpu_seconds()) else {
             panic!("/proc/self/stat and /proc/thread-self/schedstat are readable on Linux");
         };
-        let until = std::time::Instant::now() + Duration::from_millis(60);
-        while std::time::Instant::now() < until {
+        // Spin until this thread has used 50 ms of CPU by its own count (however long other
+        // tests keep it off the CPU); a reader that does not advance hits the deadline.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let mut used = 0.0;
+        while used < 0.05 && std::time::Instant::now() < deadline {
             std::hint::black_box(0u64);
+            used = thread_cpu_seconds().unwrap() - t0;
         }
-        assert!(thread_cpu_seconds().unwrap() - t0 >= 0.05);
-        assert!(process_cpu_seconds().unwrap() - p0 >= 0.03);
+        assert!(used >= 0.05, "thread CPU time did not advance: {used}");
+        // The process count has 10 ms ticks.
+        let process = process_cpu_seconds().unwrap() - p0;
+        assert!(
+            process >= 0.03,
+            "process CPU time did not advance: {process}"
+        );
     }
 
     #[test]

@@ -153,10 +153,16 @@ fn the_baseline_accepts_itself_and_flags_a_regression() {
         .stdout
         .contains("baseline was run with other settings: workers: 4 → 1"));
 
-    // Today's own figures, with a generous tolerance for the machine's noise, pass.
+    // A rerun against its own earlier figures passes (the tolerance is wide: this checks the
+    // plumbing and the exit code; tests/bench_model.rs checks tolerance on exact figures).
     let out = run(&[
         &args[..],
-        &["--baseline", base.to_str().unwrap(), "--tolerance", "400"],
+        &[
+            "--baseline",
+            base.to_str().unwrap(),
+            "--tolerance",
+            "100000",
+        ],
     ]
     .concat());
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);

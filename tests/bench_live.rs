@@ -150,8 +150,9 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     assert_eq!(doc["source"]["kind"], "live");
     assert_eq!(doc["source"]["namespace"], ns.as_str());
     let writes = doc["counters"]["writes"].as_u64().unwrap();
-    // 3 s at 40/s after the warm-up: about 120 writes, creates, updates and deletes.
-    assert!((100..=140).contains(&writes), "{}", doc["counters"]);
+    // 3 s at 40/s after the warm-up: about 120 writes, creates, updates and deletes (more when
+    // a slow machine made the generator late during the warm-up: it never skips a write).
+    assert!((90..=160).contains(&writes), "{}", doc["counters"]);
     assert_eq!(doc["counters"]["writes_without_event"], 0);
     assert_eq!(doc["metrics"]["watch_latency"]["count"], writes);
     let g = &doc["generator"];

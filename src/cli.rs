@@ -83,10 +83,10 @@ pub enum Command {
     kubectl informer bench --from-file events.jsonl --baseline main.json --tolerance 10"
 )]
 pub struct BenchArgs {
-    /// The resource the informer watches (live runs): bench makes load for `configmaps`; any
-    /// resource with --no-churn.
-    #[arg(value_name = "RESOURCE", default_value = "configmaps")]
-    pub resource: String,
+    /// The resource the informer watches (live runs; default `configmaps`): bench makes load for
+    /// `configmaps`; any resource with --no-churn.
+    #[arg(value_name = "RESOURCE")]
+    pub resource: Option<String>,
     /// Replay a recording (tail's JSON Lines) offline instead of watching a cluster.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["no_churn", "objects", "rate", "duration"])]
     pub from_file: Option<PathBuf>,
@@ -111,7 +111,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DURATION", default_value = "0s")]
     pub warmup: String,
     /// Make no load: measure the traffic of an existing namespace (-n) or of all (-A).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["objects", "rate"])]
     pub no_churn: bool,
     /// Event handlers (informer listeners), each with its own pending buffer.
     #[arg(long, value_name = "N", default_value_t = 1)]

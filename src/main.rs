@@ -32,7 +32,11 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_ERROR } else { EXIT_OK });
         }
     };
-    match runtime.block_on(kubectl_informer::run(cli)) {
+    let result = runtime.block_on(kubectl_informer::run(cli));
+    // Tasks still running (a bench handler asleep on a blocking thread after Ctrl-C) must not
+    // hold the exit up.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e}");

@@ -238,6 +238,23 @@ fn bad_input_is_one_line_before_anything_runs() {
         ),
         (vec!["--rate", "lots"], vec!["--rate", "100/s"]),
         (
+            vec!["cm", "--from-file", &rec],
+            vec!["RESOURCE with --from-file"],
+        ),
+        (
+            vec!["-A", "--from-file", &rec],
+            vec!["-n/-A with --from-file"],
+        ),
+        (vec!["--rate", "1e-20"], vec!["--rate", "0.01"]),
+        (
+            vec!["--from-file", &rec, "--speed", "1e-30x"],
+            vec!["--speed"],
+        ),
+        (
+            vec!["--from-file", &rec, "--handlers", "200", "--workers", "100"],
+            vec!["at most 256"],
+        ),
+        (
             vec!["--from-file", &rec, "--warmup", "1h"],
             vec!["--warmup"],
         ),

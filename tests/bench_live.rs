@@ -205,6 +205,46 @@ async fn an_interrupted_live_run_still_removes_its_namespace() {
     assert_namespace_removed(&ns).await;
 }
 
+#[tokio::test]
+async fn ctrl_c_during_the_set_up_still_removes_the_namespace() {
+    admin().await;
+    // Interrupted while the generator creates its objects, before the clock starts.
+    let mut bench = Spawned::start(&[
+        "bench",
+        "--objects",
+        "3000",
+        "--rate",
+        "20",
+        "--duration",
+        "5m",
+    ]);
+    bench.wait_for("bench: created namespace");
+    let ns = scratch_namespace(&bench.seen.join("\n"));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &bench.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(bench.wait(Duration::from_secs(30)), Some(130));
+    assert!(
+        !bench
+            .seen
+            .iter()
+            .any(|l| l.contains("the clock starts now")),
+        "{:?}",
+        bench.seen
+    );
+    assert!(
+        bench
+            .seen
+            .iter()
+            .any(|l| l == &format!("bench: deleted namespace {ns}")),
+        "{:?}",
+        bench.seen
+    );
+    assert_namespace_removed(&ns).await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
     let ns = TestNamespace::new("bench-nochurn").await;

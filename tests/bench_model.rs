@@ -207,7 +207,9 @@ async fn gates_pass_and_fail_on_the_right_side_of_a_measured_threshold() {
     let above = format!("queue_duration.max > {}ms", (max * 1000.0).ceil() + 1.0);
     assert!(Gate::parse(&below).unwrap().evaluate(&r).failed);
     assert!(!Gate::parse(&above).unwrap().evaluate(&r).failed);
-    assert!(Gate::parse("backlog.max >= 0").unwrap().evaluate(&r).failed);
+    // The handler kept up (no backlog) while up to 4 keys waited for the slow worker.
+    assert!(!Gate::parse("backlog.max > 0").unwrap().evaluate(&r).failed);
+    assert!(Gate::parse("depth.max >= 3").unwrap().evaluate(&r).failed);
     assert!(!Gate::parse("events < 10").unwrap().evaluate(&r).failed);
     assert!(Gate::parse("events < 11").unwrap().evaluate(&r).failed);
 }
@@ -268,4 +270,25 @@ async fn the_same_seed_repeats_a_run_and_another_seed_does_not() {
     assert_eq!(a["handler_time"], b["handler_time"]);
     assert_eq!(a["work_duration"], b["work_duration"]);
     assert_ne!(a["handler_time"], c["handler_time"]);
+}
+
+#[test]
+fn a_latency_with_no_samples_has_no_figures_and_fails_its_gates() {
+    use kubectl_informer::bench::report::LatencyFigures;
+    use kubectl_informer::metrics::Latency;
+    let empty = LatencyFigures::of(&Latency::default());
+    assert_eq!(empty.count, 0);
+    assert!(empty.p99.is_none() && empty.mean.is_none() && empty.max.is_none());
+    let doc = serde_json::json!({"metrics": {"queue_duration": empty}});
+    assert!(doc["metrics"]["queue_duration"]["p99"].is_null());
+    let r = Gate::parse("queue_duration.p99 > 50ms")
+        .unwrap()
+        .evaluate(&doc);
+    assert!(r.failed, "a zero would have passed");
+    assert!(
+        !Gate::parse("queue_duration.count > 0")
+            .unwrap()
+            .evaluate(&doc)
+            .failed
+    );
 }

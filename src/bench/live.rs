@@ -44,16 +44,34 @@ pub struct ScratchNamespace {
 }
 
 impl ScratchNamespace {
-    /// Creates `kubectl-informer-bench-XXXXXX` (the server picks the suffix).
-    pub async fn create(cluster: &Cluster) -> Result<ScratchNamespace, ClusterError> {
+    /// `kubectl-informer-bench-xxxxxx`, chosen here rather than by the server (generateName), so
+    /// that a Ctrl-C during the create still knows which namespace to delete.
+    pub fn new_name() -> ScratchNamespace {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or_default()
+            ^ u64::from(std::process::id()).rotate_left(32);
+        let mut rng = super::dist::Rng::new(seed);
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        let suffix: String = (0..6)
+            .map(|_| ALPHABET[rng.below(ALPHABET.len())] as char)
+            .collect();
+        ScratchNamespace {
+            name: format!("kubectl-informer-bench-{suffix}"),
+        }
+    }
+
+    /// Creates the namespace.
+    pub async fn create(&self, cluster: &Cluster) -> Result<(), ClusterError> {
         let (key, value) = SCRATCH_LABEL.split_once('=').unwrap_or_default();
         let body = serde_json::json!({
             "apiVersion": "v1",
             "kind": "Namespace",
-            "metadata": {"generateName": "kubectl-informer-bench-", "labels": {key: value}},
+            "metadata": {"name": self.name, "labels": {key: value}},
         });
         let op = Operation::new("create", "namespaces", None);
-        let response = cluster
+        cluster
             .send(
                 http::Method::POST,
                 "/api/v1/namespaces",
@@ -61,15 +79,8 @@ impl ScratchNamespace {
                 body.to_string().into_bytes(),
                 &op,
             )
-            .await?;
-        let name = serde_json::from_slice::<serde_json::Value>(&response)
-            .ok()
-            .and_then(|v| v["metadata"]["name"].as_str().map(str::to_string))
-            .ok_or_else(|| ClusterError::Decode {
-                what: "create namespaces".into(),
-                reason: "the response has no metadata.name".into(),
-            })?;
-        Ok(ScratchNamespace { name })
+            .await
+            .map(|_| ())
     }
 
     /// Deletes the namespace (the server removes its objects in the background).
@@ -171,8 +182,9 @@ pub async fn run_live(
             _ = reflector_failed(&running) => Ok(None),
         }
     };
-    let measured = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
-    let (window, source_result) = measured.map_err(|e| Error::Usage(e.to_string()))?;
+    let (window, source_result) =
+        measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
+    // The source's own failure first, then the watch's, then a window that never opened.
     let generated = source_result?;
     if running.reflector_finished() {
         return Err(running
@@ -182,6 +194,7 @@ pub async fn run_live(
             .map(Error::from)
             .unwrap_or_else(|| Error::Watch("the watch ended before the run did".to_string())));
     }
+    let window = window.map_err(|e| Error::Usage(e.to_string()))?;
 
     // The events of the last writes are still on their way: wait for them (bounded).
     let writes: Vec<SentWrite> = generated
@@ -240,12 +253,7 @@ impl Seen {
     fn arrival(&self, write: &SentWrite) -> Option<SystemTime> {
         match &write.matched_by {
             MatchBy::ResourceVersion(rv) => self.by_resource_version.get(rv).copied(),
-            MatchBy::Deletion(key) => self
-                .deletions
-                .get(key)?
-                .iter()
-                .copied()
-                .find(|t| *t >= write.sent),
+            MatchBy::Deletion(key, nth) => self.deletions.get(key)?.get(*nth).copied(),
         }
     }
 }
@@ -297,14 +305,15 @@ async fn wait_for_quiet(
     let deadline = Instant::now() + EVENT_GRACE;
     while Instant::now() < deadline
         && !running.reflector_finished()
-        && (missing(receipts, writes) > 0 || pipeline.current() != (0, 0))
+        && (missing(receipts, writes) > 0 || !running.fifo.is_empty() || !pipeline.idle())
     {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let (backlog, depth) = pipeline.current();
-    if backlog + depth > 0 {
+    if !pipeline.idle() {
         notice(format!(
-            "the set-up's notifications were not all handled after {}s (backlog {backlog},              depth {depth}); they count in the figures: use --warmup to leave them out",
+            "the set-up's notifications were not all handled after {}s (backlog {backlog}, \
+             depth {depth}); they count in the figures: use --warmup to leave them out",
             EVENT_GRACE.as_secs()
         ));
     }

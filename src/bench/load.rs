@@ -10,7 +10,7 @@ use crate::output::rfc3339_millis;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::{Duration, SystemTime};
@@ -34,9 +34,10 @@ pub struct SentWrite {
 pub enum MatchBy {
     /// A create or update: the event carries the resourceVersion the write returned.
     ResourceVersion(String),
-    /// A delete (the server answers with a Status, no resourceVersion): the first DELETED event
-    /// of this key received after the write was sent.
-    Deletion(String),
+    /// A delete (the server answers with a Status, no resourceVersion): its key and which
+    /// deletion of that key it was (0 for the first), matched with the DELETED event of the same
+    /// rank.
+    Deletion(String, usize),
 }
 
 /// What the generator did.
@@ -93,7 +94,12 @@ pub struct Generator {
     rate: f64,
     rng: Rng,
     live: Vec<String>,
-    gone: Vec<String>,
+    /// Deleted names, reused oldest first (a name deleted a moment ago is not recreated at
+    /// once: its DELETED event may still be on its way).
+    gone: VecDeque<String>,
+    /// Successful deletions per key so far: the n-th delete of a key is matched with the n-th
+    /// DELETED event of that key.
+    deletions: HashMap<String, usize>,
     busy: HashSet<String>,
     next_name: usize,
     seq: u64,
@@ -121,7 +127,8 @@ impl Generator {
             rate,
             rng: Rng::new(seed),
             live: Vec::new(),
-            gone: Vec::new(),
+            gone: VecDeque::new(),
+            deletions: HashMap::new(),
             busy: HashSet::new(),
             next_name: 0,
             seq: 0,
@@ -271,7 +278,7 @@ impl Generator {
                 }
             }
         }
-        let name = match self.gone.pop() {
+        let name = match self.gone.pop_front() {
             Some(name) => name,
             None => self.new_name(),
         };
@@ -347,42 +354,49 @@ impl Generator {
         (op, name, sent, result): (Op, String, SystemTime, Result<String, ClusterError>),
     ) -> Result<(), ClusterError> {
         self.busy.remove(&name);
-        let name_key = name.clone();
+        let key = format!("{}/{name}", self.namespace);
         match result {
             Ok(resource_version) => {
-                match op {
+                let matched_by = match op {
                     Op::Create => {
                         self.stats.creates += 1;
                         self.live.push(name);
+                        MatchBy::ResourceVersion(resource_version)
                     }
-                    Op::Update => self.stats.updates += 1,
+                    Op::Update => {
+                        self.stats.updates += 1;
+                        MatchBy::ResourceVersion(resource_version)
+                    }
                     Op::Delete => {
                         self.stats.deletes += 1;
-                        self.gone.push(name);
+                        self.gone.push_back(name);
+                        let nth = self.deletions.entry(key.clone()).or_insert(0);
+                        *nth += 1;
+                        MatchBy::Deletion(key, *nth - 1)
                     }
-                }
-                let matched_by = match op {
-                    Op::Delete => Some(MatchBy::Deletion(format!("{}/{name_key}", self.namespace))),
-                    _ if resource_version.is_empty() => None,
-                    _ => Some(MatchBy::ResourceVersion(resource_version)),
                 };
-                if let Some(matched_by) = matched_by {
+                if matched_by != MatchBy::ResourceVersion(String::new()) {
                     self.writes.push(SentWrite { matched_by, sent });
                 }
                 Ok(())
             }
-            // Someone else wrote the same object: count it, go on with a consistent view.
-            Err(ClusterError::Api {
-                code: 404 | 409, ..
-            }) => {
+            // Conflicts, not-founds, throttling and server errors are counted and the load goes
+            // on, with the generator's view of which objects exist kept consistent; anything
+            // else (forbidden, unreachable) ends the run.
+            Err(ClusterError::Api { code, .. })
+                if code == 404 || code == 409 || code == 429 || code >= 500 =>
+            {
                 self.stats.errors += 1;
-                match op {
-                    Op::Create => self.live.push(name),
-                    Op::Update => {
+                match (op, code) {
+                    (Op::Create, 409) => self.live.push(name),
+                    (Op::Create, _) => self.gone.push_back(name),
+                    (Op::Update | Op::Delete, 404) => {
                         self.live.retain(|n| n != &name);
-                        self.gone.push(name);
+                        self.gone.push_back(name);
                     }
-                    Op::Delete => self.gone.push(name),
+                    (Op::Update, _) => {}
+                    // A delete chosen was taken out of `live`; it is still there.
+                    (Op::Delete, _) => self.live.push(name),
                 }
                 Ok(())
             }

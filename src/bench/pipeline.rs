@@ -102,6 +102,12 @@ impl BenchPipeline {
         (backlog.unwrap_or(0), self.queue.len())
     }
 
+    /// Whether nothing is pending, queued or being worked on (a handler may still be finishing
+    /// its last notification).
+    pub fn idle(&self) -> bool {
+        self.current() == (0, 0) && self.queue.gauges().longest_running_processor_seconds == 0.0
+    }
+
     /// Forgets what was measured during the warm-up.
     pub fn reset(&self) {
         for l in &self.listeners {

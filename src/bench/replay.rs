@@ -28,10 +28,13 @@ impl Speed {
         }
         text.strip_suffix('x')
             .and_then(|n| n.parse::<f64>().ok())
-            .filter(|f| f.is_finite() && *f > 0.0)
+            .filter(|f| (0.001..=1_000_000.0).contains(f))
             .map(Speed::Factor)
             .ok_or_else(|| {
-                format!("invalid --speed \"{text}\": use max, 1x (the recorded pace) or e.g. 10x")
+                format!(
+                    "invalid --speed \"{text}\": use max, 1x (the recorded pace) or e.g. 10x \
+                     (from 0.001x to 1000000x)"
+                )
             })
     }
 }
@@ -179,7 +182,7 @@ mod tests {
         assert_eq!(Speed::parse("max").unwrap(), Speed::Max);
         assert_eq!(Speed::parse("1x").unwrap(), Speed::Factor(1.0));
         assert_eq!(Speed::parse("2.5x").unwrap(), Speed::Factor(2.5));
-        for bad in ["fast", "0x", "-1x", "2"] {
+        for bad in ["fast", "0x", "-1x", "2", "1e-30x"] {
             assert!(Speed::parse(bad).unwrap_err().contains("--speed"), "{bad}");
         }
     }

@@ -11,19 +11,33 @@ use serde::Serialize;
 /// Version of the bench report's JSON schema.
 pub const BENCH_SCHEMA_VERSION: u32 = 1;
 
-/// A latency's figures, in seconds.
+/// A latency's figures, in seconds; every statistic is null when nothing was measured (so that
+/// a gate on it fails instead of passing on a zero).
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct LatencyFigures {
     pub unit: &'static str,
-    #[serde(flatten)]
-    pub summary: Summary,
+    pub count: u64,
+    pub mean: Option<f64>,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+    pub p999: Option<f64>,
+    pub max: Option<f64>,
 }
 
 impl LatencyFigures {
     pub fn of(latency: &Latency) -> Self {
+        let s: Summary = latency.summary();
+        let stat = |v: f64| (s.count > 0).then_some(v);
         LatencyFigures {
             unit: "seconds",
-            summary: latency.summary(),
+            count: s.count,
+            mean: stat(s.mean),
+            p50: stat(s.p50),
+            p90: stat(s.p90),
+            p99: stat(s.p99),
+            p999: stat(s.p999),
+            max: stat(s.max),
         }
     }
 }

@@ -60,14 +60,16 @@ fn fmt(d: Duration) -> String {
 }
 
 /// Runs `source` to its end while sampling the pipeline; the window starts when `warmup` is over
-/// (the figures measured until then are forgotten). Returns the window and the source's output.
+/// (the figures measured until then are forgotten). Returns the window (an error when the source
+/// ended during the warm-up) and, always, the source's output: its own error explains more than
+/// a window that never opened.
 pub async fn measure<F: Future>(
     pipeline: &mut BenchPipeline,
     events: &(dyn Fn() -> u64 + Sync),
     warmup: Duration,
     source: F,
     on_tick: &mut (dyn FnMut(&Tick) + Send),
-) -> Result<(Window, F::Output), RunError> {
+) -> (Result<Window, RunError>, F::Output) {
     let started = Instant::now();
     let cpu = crate::metrics::process_cpu_seconds;
     let mut window_start = (warmup.is_zero()).then_some((started, events(), cpu()));
@@ -75,6 +77,8 @@ pub async fn measure<F: Future>(
         pipeline.reset();
     }
     let mut ticker = tokio::time::interval_at(started + SAMPLE_EVERY, SAMPLE_EVERY);
+    // A late tick is not made up for with a burst of samples, which would skew the means.
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last = (started, events());
     tokio::pin!(source);
     let output = loop {
@@ -107,22 +111,25 @@ pub async fn measure<F: Future>(
     };
     let ended = Instant::now();
     let Some((start, events_at_start, cpu_at_start)) = window_start else {
-        return Err(RunError::EndedInWarmup {
-            ended_after: ended - started,
-            warmup,
-        });
+        return (
+            Err(RunError::EndedInWarmup {
+                ended_after: ended - started,
+                warmup,
+            }),
+            output,
+        );
     };
     pipeline.source_ended();
-    Ok((
-        Window {
+    (
+        Ok(Window {
             seconds: (ended - start).as_secs_f64(),
             events: events() - events_at_start,
             cpu_seconds: cpu_at_start
                 .zip(cpu())
                 .map(|(before, after)| after - before),
-        },
+        }),
         output,
-    ))
+    )
 }
 
 /// What a finished run hands back: the figures, the window and how long draining took.
@@ -150,8 +157,18 @@ pub async fn run_replay(
     let played = Arc::new(AtomicU64::new(0));
     let counter = played.clone();
     let events = move || counter.load(Ordering::Relaxed);
-    let source = replay.play(fifo.clone(), speed, played);
-    let result = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
+    // The source ends when the informer loop has taken the last event, not when it was queued:
+    // at --speed max the window is then the loop's own time.
+    let source = {
+        let fifo = fifo.clone();
+        async move {
+            replay.play(fifo.clone(), speed, played).await;
+            while !fifo.is_empty() {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+    };
+    let (result, ()) = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
     // The FIFO is closed (the replay ended) or closes now (it did not): the informer loop
     // applies what is queued, then every listener drains its backlog.
     fifo.close();
@@ -160,7 +177,7 @@ pub async fn run_replay(
         core.processor.shutdown().await;
     }
     let measured = pipeline.finish(None).await;
-    let (window, ()) = result?;
+    let window = result?;
     Ok(Finished {
         measured,
         window,

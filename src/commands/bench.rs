@@ -19,6 +19,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Handlers plus workers at most: each simulated sleep holds a blocking-pool thread, and past
+/// the pool's 512 they would queue and inflate the figures.
+const MAX_SIMULATED: usize = 256;
+
 /// Where the events come from, validated.
 #[derive(Debug, Clone)]
 pub enum SourceConfig {
@@ -55,6 +59,13 @@ impl BenchConfig {
         };
         let handler_time = dist(&args.handler_time, "--handler-time")?;
         let work_time = dist(&args.work_time, "--work-time")?;
+        if args.handlers + args.workers > MAX_SIMULATED {
+            return Err(usage(format!(
+                "--handlers plus --workers is {}: at most {MAX_SIMULATED} (each sleeps on a \
+                 thread of tokio's blocking pool, which has 512)",
+                args.handlers + args.workers
+            )));
+        }
         if args.handlers == 0 || args.workers == 0 {
             return Err(usage(
                 "--handlers and --workers must be at least 1 (the controller under test has \
@@ -82,6 +93,19 @@ impl BenchConfig {
         };
         let source = match &args.from_file {
             Some(path) => {
+                if args.resource.is_some() {
+                    return Err(usage(
+                        "RESOURCE with --from-file: the recording names its resource; drop it"
+                            .into(),
+                    ));
+                }
+                if global.namespace.is_some() || global.all_namespaces {
+                    return Err(usage(
+                        "-n/-A with --from-file: a replay has the namespaces of its recording; \
+                         drop the flag"
+                            .into(),
+                    ));
+                }
                 if !path.is_file() {
                     return Err(usage(format!(
                         "--from-file {}: no such file: pass a recording made by `tail -o json` \
@@ -157,7 +181,10 @@ impl BenchConfig {
             }
         }
         Ok(BenchConfig {
-            resource: args.resource.clone(),
+            resource: args
+                .resource
+                .clone()
+                .unwrap_or_else(|| "configmaps".to_string()),
             source,
             duration,
             options: RunOptions {
@@ -212,15 +239,15 @@ impl BenchConfig {
     }
 }
 
-/// `100`, `100/s`, `2.5`.
+/// `100`, `100/s`, `2.5`: from 0.01 to 100,000 writes per second.
 fn parse_rate(text: &str) -> Result<f64, String> {
     let number = text.trim().trim_end_matches("/s");
     number
         .parse::<f64>()
         .ok()
-        .filter(|r| r.is_finite() && *r > 0.0)
+        .filter(|r| (0.01..=100_000.0).contains(r))
         .ok_or_else(|| {
-            format!("invalid --rate \"{text}\": give writes per second, e.g. 100 or 100/s")
+            format!("invalid --rate \"{text}\": give writes per second from 0.01 to 100000, e.g. 100 or 100/s")
         })
 }
 
@@ -274,27 +301,45 @@ fn check_writable(path: &Path, flag: &str) -> Result<()> {
     Ok(())
 }
 
+/// The spinner on stderr, cleared however `exec` ends (an error must not print below it).
+struct Spinner(Option<indicatif::ProgressBar>);
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// How long bench tries to delete its scratch namespace before it says how to do it by hand.
+const DELETE_LIMIT: Duration = Duration::from_secs(30);
+
 /// Runs `bench` and returns the exit code.
 pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
-    let bar = stderr_is_terminal().then(crate::output::progress::bench_bar);
+    // Ctrl-C is ours from here on (the handler is registered at the first poll): the scratch
+    // namespace is cleaned up whenever it comes.
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
+    let _ = futures::FutureExt::now_or_never(&mut interrupt);
+    let spinner = Spinner(stderr_is_terminal().then(crate::output::progress::bench_bar));
+    let bar = &spinner.0;
     let total = match &config.source {
         SourceConfig::Live { .. } => Some(config.options.warmup + config.duration),
         SourceConfig::File { .. } => None,
     };
     let mut on_tick = |t: &Tick| {
-        if let Some(bar) = &bar {
+        if let Some(bar) = bar {
             bar.set_message(print::progress_line(t, total));
         }
     };
     let mut notice = |line: String| {
         let line = format!("bench: {line}");
-        match &bar {
+        match bar {
             Some(bar) => bar.println(line),
             None => eprintln!("{line}"),
         }
     };
-    let interrupt = tokio::signal::ctrl_c();
-    tokio::pin!(interrupt);
     let outcome = match &config.source {
         SourceConfig::File { path, speed } => {
             let file = std::fs::File::open(path).map_err(|e| {
@@ -332,7 +377,10 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
             }
         }
         SourceConfig::Live { churn } => {
-            let target = resolve_target(global, &config.resource, &["list", "watch"]).await?;
+            let target = tokio::select! {
+                t = resolve_target(global, &config.resource, &["list", "watch"]) => t?,
+                _ = &mut interrupt => return Ok(EXIT_INTERRUPTED),
+            };
             if churn.is_some() && !can_churn(&target.resource) {
                 return Err(Error::Usage(format!(
                     "bench makes load only for configmaps, not {}: measure an existing \
@@ -342,7 +390,21 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
             }
             let scratch = match churn {
                 Some(_) => {
-                    let ns = ScratchNamespace::create(&target.cluster).await?;
+                    let ns = ScratchNamespace::new_name();
+                    let created = tokio::select! {
+                        r = ns.create(&target.cluster) => Some(r),
+                        _ = &mut interrupt => None,
+                    };
+                    match created {
+                        Some(Ok(())) => {}
+                        Some(Err(e)) => return Err(e.into()),
+                        None => {
+                            // The create may have reached the server: the name is ours, so
+                            // deleting it is safe either way.
+                            remove_scratch(&ns, &target.cluster, &mut notice, true).await;
+                            return Ok(EXIT_INTERRUPTED);
+                        }
+                    }
                     notice(format!(
                         "created namespace {} (label {SCRATCH_LABEL}); it is deleted at the end",
                         ns.name
@@ -368,14 +430,7 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
                 _ = &mut interrupt => None,
             };
             if let Some(ns) = &scratch {
-                match ns.delete(&target.cluster).await {
-                    Ok(()) => notice(format!("deleted namespace {}", ns.name)),
-                    Err(e) => notice(format!(
-                        "could not delete namespace {}: {e}: delete it with `kubectl delete \
-                         namespace {}`",
-                        ns.name, ns.name
-                    )),
-                }
+                remove_scratch(ns, &target.cluster, &mut notice, false).await;
             }
             match result {
                 None => None,
@@ -407,24 +462,55 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
             }
         }
     };
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
+    drop(spinner);
     let Some((mut report, snapshot)) = outcome else {
         return Ok(EXIT_INTERRUPTED);
     };
     judge(&mut report, &config);
-    write_exports(&report, &snapshot, &config)?;
+    // The figures first: an export that cannot be written must not hide them.
     let mut out = std::io::stdout().lock();
     match print::write_text(&mut out, &report).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(Error::Output(e)),
         _ => {}
     }
+    write_exports(&report, &snapshot, &config)?;
     Ok(if report.failed() {
         EXIT_FINDING
     } else {
         EXIT_OK
     })
+}
+
+/// Deletes the scratch namespace within `DELETE_LIMIT`; a second Ctrl-C, a failure or the limit
+/// leave a line that says how to delete it by hand. With `quiet_if_absent` (a Ctrl-C came during
+/// its create, which may not have happened) a 404 says nothing.
+async fn remove_scratch(
+    ns: &ScratchNamespace,
+    cluster: &crate::cluster::Cluster,
+    notice: &mut (dyn FnMut(String) + Send),
+    quiet_if_absent: bool,
+) {
+    let by_hand = format!("delete it with `kubectl delete namespace {}`", ns.name);
+    let result = tokio::select! {
+        r = tokio::time::timeout(DELETE_LIMIT, ns.delete(cluster)) => r,
+        _ = tokio::signal::ctrl_c() => {
+            notice(format!("interrupted while deleting namespace {}: {by_hand}", ns.name));
+            return;
+        }
+    };
+    match result {
+        Ok(Ok(())) => notice(format!("deleted namespace {}", ns.name)),
+        Ok(Err(crate::cluster::ClusterError::Api { code: 404, .. })) if quiet_if_absent => {}
+        Ok(Err(e)) => notice(format!(
+            "could not delete namespace {}: {e}: {by_hand}",
+            ns.name
+        )),
+        Err(_) => notice(format!(
+            "namespace {} was not deleted within {}s: {by_hand}",
+            ns.name,
+            DELETE_LIMIT.as_secs()
+        )),
+    }
 }
 
 /// Writes each export asked for, each whole or not at all (a temporary file renamed over it).

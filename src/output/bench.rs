@@ -30,14 +30,12 @@ fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFigures)> {
 }
 
 fn cells(name: &str, f: &LatencyFigures) -> Vec<String> {
-    let s = &f.summary;
     let mut row = vec![name.to_string()];
-    if s.count == 0 {
-        row.extend(["-"; 6].map(String::from));
-    } else {
-        row.extend([s.p50, s.p90, s.p99, s.p999, s.max, s.mean].map(format_seconds));
-    }
-    row.push(s.count.to_string());
+    row.extend(
+        [f.p50, f.p90, f.p99, f.p999, f.max, f.mean]
+            .map(|v| v.map(format_seconds).unwrap_or_else(|| "-".to_string())),
+    );
+    row.push(f.count.to_string());
     row
 }
 

@@ -105,6 +105,26 @@ async fn assert_namespace_removed(name: &str) {
     }
 }
 
+/// Sends SIGINT to the running bench and asserts exit 130 with its scratch namespace `ns`
+/// deleted.
+async fn interrupt_and_expect_cleanup(bench: &mut Spawned, ns: &str) {
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &bench.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(bench.wait(Duration::from_secs(30)), Some(130));
+    assert!(
+        bench
+            .seen
+            .iter()
+            .any(|l| l == &format!("bench: deleted namespace {ns}")),
+        "{:?}",
+        bench.seen
+    );
+    assert_namespace_removed(ns).await;
+}
+
 #[tokio::test]
 async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     admin().await;
@@ -188,21 +208,7 @@ async fn an_interrupted_live_run_still_removes_its_namespace() {
     ]);
     bench.wait_for("the clock starts now");
     let ns = scratch_namespace(&bench.seen.join("\n"));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &bench.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert_eq!(bench.wait(Duration::from_secs(30)), Some(130));
-    assert!(
-        bench
-            .seen
-            .iter()
-            .any(|l| l == &format!("bench: deleted namespace {ns}")),
-        "{:?}",
-        bench.seen
-    );
-    assert_namespace_removed(&ns).await;
+    interrupt_and_expect_cleanup(&mut bench, &ns).await;
 }
 
 #[tokio::test]
@@ -220,29 +226,15 @@ async fn ctrl_c_during_the_set_up_still_removes_the_namespace() {
     ]);
     bench.wait_for("bench: created namespace");
     let ns = scratch_namespace(&bench.seen.join("\n"));
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &bench.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert_eq!(bench.wait(Duration::from_secs(30)), Some(130));
+    interrupt_and_expect_cleanup(&mut bench, &ns).await;
     assert!(
         !bench
             .seen
             .iter()
             .any(|l| l.contains("the clock starts now")),
-        "{:?}",
+        "interrupted before the clock started: {:?}",
         bench.seen
     );
-    assert!(
-        bench
-            .seen
-            .iter()
-            .any(|l| l == &format!("bench: deleted namespace {ns}")),
-        "{:?}",
-        bench.seen
-    );
-    assert_namespace_removed(&ns).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -142,16 +142,15 @@ impl Cluster {
         accept: &str,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
-        self.log_request(path_and_query);
-        let request = http::Request::get(path_and_query)
-            .header(http::header::ACCEPT, accept)
-            .body(Vec::new())
-            .map_err(|e| ClusterError::Transport {
-                what: op.describe(),
-                reason: e.to_string(),
-            })?;
-        let text = self.bounded(op, self.client.request_text(request)).await?;
-        Ok(text.into_bytes())
+        self.request(
+            http::Method::GET,
+            path_and_query,
+            accept,
+            None,
+            Vec::new(),
+            op,
+        )
+        .await
     }
 
     /// A write (POST, PUT, PATCH, DELETE) with a JSON body of `content_type`; returns the
@@ -164,17 +163,39 @@ impl Cluster {
         body: Vec<u8>,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
+        self.request(
+            method,
+            path_and_query,
+            "application/json",
+            Some(content_type),
+            body,
+            op,
+        )
+        .await
+    }
+
+    /// One request, its body returned, within the request timeout.
+    async fn request(
+        &self,
+        method: http::Method,
+        path_and_query: &str,
+        accept: &str,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+        op: &Operation,
+    ) -> Result<Vec<u8>, ClusterError> {
         self.log_method(method.as_str(), path_and_query);
-        let request = http::Request::builder()
+        let mut builder = http::Request::builder()
             .method(method)
             .uri(path_and_query)
-            .header(http::header::ACCEPT, "application/json")
-            .header(http::header::CONTENT_TYPE, content_type)
-            .body(body)
-            .map_err(|e| ClusterError::Transport {
-                what: op.describe(),
-                reason: e.to_string(),
-            })?;
+            .header(http::header::ACCEPT, accept);
+        if let Some(content_type) = content_type {
+            builder = builder.header(http::header::CONTENT_TYPE, content_type);
+        }
+        let request = builder.body(body).map_err(|e| ClusterError::Transport {
+            what: op.describe(),
+            reason: e.to_string(),
+        })?;
         let text = self.bounded(op, self.client.request_text(request)).await?;
         Ok(text.into_bytes())
     }

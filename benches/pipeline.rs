@@ -45,7 +45,9 @@ fn deltas(n: usize) -> Vec<FifoItem> {
         .collect()
 }
 
-async fn run(items: Vec<FifoItem>, listeners: usize, instrumented: bool) -> f64 {
+/// An informer loop with `listeners` no-op listeners, measured or not; spawns their tasks on the
+/// current runtime.
+fn core_with(listeners: usize, instrumented: bool) -> InformerCore {
     let mut processor = if instrumented {
         Processor::new()
     } else {
@@ -58,7 +60,11 @@ async fn run(items: Vec<FifoItem>, listeners: usize, instrumented: bool) -> f64 
             Box::new(|_n: Notification| Box::pin(async {})),
         );
     }
-    let mut core = InformerCore::new(processor);
+    InformerCore::new(processor)
+}
+
+async fn run(items: Vec<FifoItem>, listeners: usize, instrumented: bool) -> f64 {
+    let mut core = core_with(listeners, instrumented);
     let started = Instant::now();
     for item in items {
         core.process(item);
@@ -98,19 +104,7 @@ fn saturated_drain(items: Vec<FifoItem>, listeners: usize, instrumented: bool) -
         .build()
         .unwrap();
     runtime.block_on(async move {
-        let mut processor = if instrumented {
-            Processor::new()
-        } else {
-            Processor::uninstrumented()
-        };
-        for i in 0..listeners {
-            processor.add_listener(
-                &format!("l{i}"),
-                None,
-                Box::new(|_n: Notification| Box::pin(async {})),
-            );
-        }
-        let mut core = InformerCore::new(processor);
+        let mut core = core_with(listeners, instrumented);
         for item in items {
             core.process(item);
         }

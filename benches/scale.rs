@@ -71,18 +71,7 @@ async fn child_informer() {
     };
     let relist_lw = lw.clone();
     let started = Instant::now();
-    let mut running = SharedInformer::new(
-        lw,
-        ReflectorConfig {
-            start: Start::List,
-            relist_if_replay_expired: false,
-            chunk_size: 500,
-            bookmarks: true,
-            server_timeout: None,
-            reconnect: true,
-        },
-    )
-    .run();
+    let mut running = SharedInformer::new(lw, ReflectorConfig::informer(Start::List, 500)).run();
     running.wait_synced().await.expect("sync");
     let sync_seconds = started.elapsed().as_secs_f64();
     tokio::time::sleep(Duration::from_secs(2)).await;

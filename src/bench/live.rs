@@ -109,17 +109,7 @@ pub async fn run_live(
     on_tick: &mut (dyn FnMut(&Tick) + Send),
     notice: &mut (dyn FnMut(String) + Send),
 ) -> Result<LiveFinished> {
-    let mut informer = SharedInformer::new(
-        lw.clone(),
-        ReflectorConfig {
-            start: Start::List,
-            relist_if_replay_expired: false,
-            chunk_size: 500,
-            bookmarks: true,
-            server_timeout: None,
-            reconnect: true,
-        },
-    );
+    let mut informer = SharedInformer::new(lw.clone(), ReflectorConfig::informer(Start::List, 500));
     let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
     let mut running = informer.run();
     let receipts = collect_receipts(&running);

@@ -184,14 +184,14 @@ impl Measured {
         s
     }
 
-    /// Every listener's latencies merged into one histogram per stage.
-    pub fn merged(&self) -> (Latency, Latency, u64) {
-        let (mut lag, mut handler, mut handled) = (Latency::default(), Latency::default(), 0);
+    /// Every listener's latencies merged into one histogram per stage: (delivery lag, handler
+    /// time).
+    pub fn merged(&self) -> (Latency, Latency) {
+        let (mut lag, mut handler) = (Latency::default(), Latency::default());
         for l in &self.snapshot.listeners {
             lag.merge(&l.metrics.delivery_lag);
             handler.merge(&l.metrics.handler_time);
-            handled += l.metrics.handled;
         }
-        (lag, handler, handled)
+        (lag, handler)
     }
 }

@@ -164,7 +164,7 @@ impl BenchReport {
         drain_seconds: f64,
     ) -> Self {
         let (window_seconds, events) = (window.seconds, window.events);
-        let (lag, handler, _) = measured.merged();
+        let (lag, handler) = measured.merged();
         let queue = &measured.snapshot.queues[0].metrics;
         let gauge = |unit, summary| GaugeFigures { unit, summary };
         BenchReport {

@@ -430,17 +430,13 @@ async fn run_informer(
 ) -> Result<Outcome> {
     let informer = SharedInformer::new(
         lw.clone(),
-        ReflectorConfig {
-            start: match config.initial {
+        ReflectorConfig::informer(
+            match config.initial {
                 CacheInitial::List => Start::List,
                 CacheInitial::WatchList => Start::WatchList,
             },
-            relist_if_replay_expired: false,
-            chunk_size: config.chunk_size,
-            bookmarks: true,
-            server_timeout: None,
-            reconnect: true,
-        },
+            config.chunk_size,
+        ),
     );
     let mut running = informer.run();
     let interrupt = tokio::signal::ctrl_c();

@@ -44,6 +44,21 @@ pub struct ReflectorConfig {
     pub reconnect: bool,
 }
 
+impl ReflectorConfig {
+    /// What an informer runs with (client-go's reflector): bookmarks, reconnects, the server's
+    /// own watch timeout, and a failed `--from-rv` replay is not its concern.
+    pub fn informer(start: Start, chunk_size: u32) -> Self {
+        ReflectorConfig {
+            start,
+            relist_if_replay_expired: false,
+            chunk_size,
+            bookmarks: true,
+            server_timeout: None,
+            reconnect: true,
+        }
+    }
+}
+
 /// The kind of an object event from a watch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {

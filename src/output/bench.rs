@@ -88,6 +88,11 @@ fn source_line(report: &BenchReport) -> String {
     )
 }
 
+/// Events per second, to a tenth.
+fn events_rate(report: &BenchReport) -> String {
+    format_number((report.counters.events_per_second * 10.0).round() / 10.0)
+}
+
 /// What the run cost in CPU: the bench process, and the load generator's part of it.
 fn cpu_line(report: &BenchReport) -> Option<String> {
     let process = report.process_cpu_seconds?;
@@ -129,7 +134,7 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
         "events: {} in {:.2}s ({}/s); workqueue adds {}, deduplicated {}, retries {}",
         c.events,
         report.window_seconds,
-        format_number((c.events_per_second * 10.0).round() / 10.0),
+        events_rate(report),
         c.adds,
         c.deduplicated,
         c.retries
@@ -219,7 +224,7 @@ pub fn write_markdown(out: &mut impl Write, report: &BenchReport) -> std::io::Re
         "\n**{}** events in {:.2}s ({}/s) · workqueue adds {} · deduplicated {} · retries {}",
         c.events,
         report.window_seconds,
-        format_number((c.events_per_second * 10.0).round() / 10.0),
+        events_rate(report),
         c.adds,
         c.deduplicated,
         c.retries

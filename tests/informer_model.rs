@@ -126,11 +126,8 @@ fn store_state(core: &InformerCore) -> (u64, State) {
         .into_iter()
         .map(|o| {
             (
-                o.meta.metadata.name.clone(),
-                (
-                    o.meta.metadata.uid.clone(),
-                    o.resource_version().parse().unwrap(),
-                ),
+                o.name().to_string(),
+                (o.uid().to_string(), o.resource_version().parse().unwrap()),
             )
         })
         .collect();
@@ -155,15 +152,15 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     NotificationKind::Add { object, .. }
                     | NotificationKind::Update { new: object, .. } => {
                         s.insert(
-                            object.meta.metadata.name.clone(),
+                            object.name().to_string(),
                             (
-                                object.meta.metadata.uid.clone(),
+                                object.uid().to_string(),
                                 object.resource_version().parse().unwrap(),
                             ),
                         );
                     }
                     NotificationKind::Delete { object, .. } => {
-                        s.remove(&object.meta.metadata.name);
+                        s.remove(object.name());
                     }
                 }
                 Box::pin(async {})

@@ -265,8 +265,12 @@ async fn resource_names(words: &Words) -> Vec<String> {
 
 async fn namespaces(words: &Words) -> Vec<String> {
     #[derive(serde::Deserialize)]
+    struct Metadata {
+        name: String,
+    }
+    #[derive(serde::Deserialize)]
     struct Item {
-        metadata: crate::informer::object::Metadata,
+        metadata: Metadata,
     }
     #[derive(serde::Deserialize)]
     struct List {

@@ -12,9 +12,9 @@ use crate::informer::object::RawObject;
 use crate::informer::recording;
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
+use crate::informer::store::Objects;
 use crate::output::{rfc3339_millis, stderr_is_terminal, SCHEMA_VERSION};
 use serde::Serialize;
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
@@ -337,7 +337,7 @@ fn report(
 async fn list_and_compare(
     lw: &ListWatch,
     at: Option<&str>,
-    cache: HashMap<String, RawObject>,
+    cache: Objects,
     detail: FieldDetail,
     chunk_size: u32,
     redact_server: bool,
@@ -411,10 +411,8 @@ async fn compare_cache_file(
     let (cache_rv, cache) = rec.store.frozen();
     // A recording made without --show-secret-data holds markers, not values: compare like with
     // like.
-    let redact = lw.resource.is_secret()
-        && cache
-            .values()
-            .any(|o| o.json.get().contains("\"<redacted: "));
+    let redact =
+        lw.resource.is_secret() && cache.iter().any(|o| o.json().contains("\"<redacted: "));
     let (rv, compared, drift) =
         list_and_compare(lw, None, cache, detail, config.chunk_size, redact).await?;
     let mut r = report(lw, rv, Method::CacheFile, compared, drift, started);

@@ -363,7 +363,7 @@ impl Session<'_> {
                 let key = object.key();
                 match self.seen.get(&key) {
                     None => self.print_object("ADDED", Origin::Relist, &object, received_at)?,
-                    Some(old) if old.meta.metadata.uid != object.meta.metadata.uid => {
+                    Some(old) if old.uid() != object.uid() => {
                         let old = old.clone();
                         self.print_object("DELETED", Origin::Relist, &old, received_at)?;
                         self.print_object("ADDED", Origin::Relist, &object, received_at)?;
@@ -502,7 +502,7 @@ impl Session<'_> {
 
     /// Which fields changed from `old` to `new`, as text shows them (values hidden for Secrets).
     fn changes(&self, old: &RawObject, new: &RawObject) -> String {
-        let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json.get());
+        let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json());
         match (parse(old), parse(new)) {
             (Ok(a), Ok(b)) => summarize(&changed_fields(&a, &b), 4, !self.redact),
             _ => String::new(),

@@ -3,8 +3,8 @@
 
 use super::fields::{changed_fields, summarize};
 use super::object::RawObject;
+use super::store::Objects;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
 
 /// The kind of disagreement between cache and server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -69,8 +69,8 @@ pub enum FieldDetail {
 
 /// Compares a frozen cache with a LIST streamed page by page.
 pub struct Comparison {
-    cache: HashMap<String, RawObject>,
-    listed: HashSet<String>,
+    /// What the LIST has not shown yet: at the end, the ghosts.
+    cache: Objects,
     detail: FieldDetail,
     drift: Vec<Drift>,
     compared: usize,
@@ -78,10 +78,9 @@ pub struct Comparison {
 
 impl Comparison {
     /// `cache`: the cache's objects by key, frozen at the RV the LIST is taken at.
-    pub fn new(cache: HashMap<String, RawObject>, detail: FieldDetail) -> Self {
+    pub fn new(cache: Objects, detail: FieldDetail) -> Self {
         Comparison {
             cache,
-            listed: HashSet::new(),
             detail,
             drift: Vec::new(),
             compared: 0,
@@ -91,25 +90,19 @@ impl Comparison {
     /// Compares one page of the LIST.
     pub fn page(&mut self, items: &[RawObject]) {
         for server in items {
-            let key = server.key();
             self.compared += 1;
-            if let Some(d) = classify(self.cache.get(&key), Some(server), self.detail) {
+            let cached = self.cache.remove(&server.key());
+            if let Some(d) = classify(cached.as_ref(), Some(server), self.detail) {
                 self.drift.push(d);
             }
-            self.listed.insert(key);
         }
     }
 
     /// Ends the comparison: cached keys the LIST never showed are ghosts. Drift is sorted by
     /// class, then key.
     pub fn finish(mut self) -> (usize, Vec<Drift>) {
-        let mut ghosts: Vec<&RawObject> = self
-            .cache
-            .iter()
-            .filter(|(k, _)| !self.listed.contains(*k))
-            .map(|(_, o)| o)
-            .collect();
-        ghosts.sort_by_key(|o| o.key());
+        let mut ghosts: Vec<&RawObject> = self.cache.iter().collect();
+        ghosts.sort_by_cached_key(|o| o.key());
         for cached in ghosts {
             self.compared += 1;
             if let Some(d) = classify(Some(cached), None, self.detail) {
@@ -133,9 +126,7 @@ pub fn classify(
         (None, None) => return None,
         (None, Some(s)) => (DriftClass::Missing, s),
         (Some(c), None) => (DriftClass::Ghost, c),
-        (Some(c), Some(s)) if c.meta.metadata.uid != s.meta.metadata.uid => {
-            (DriftClass::Recreated, c)
-        }
+        (Some(c), Some(s)) if c.uid() != s.uid() => (DriftClass::Recreated, c),
         (Some(c), Some(s)) if c.resource_version() != s.resource_version() => {
             (DriftClass::Stale, c)
         }
@@ -156,23 +147,23 @@ pub fn classify(
     };
     Some(Drift {
         class,
-        namespace: any.meta.metadata.namespace.clone(),
-        name: any.meta.metadata.name.clone(),
+        namespace: any.namespace().map(str::to_string),
+        name: any.name().to_string(),
         cache_resource_version: cache.map(|c| c.resource_version().to_string()),
         server_resource_version: server.map(|s| s.resource_version().to_string()),
-        uid: any.meta.metadata.uid.clone(),
+        uid: any.uid().to_string(),
         fields,
     })
 }
 
 fn parse(o: &RawObject) -> Option<serde_json::Value> {
-    serde_json::from_str(o.json.get()).ok()
+    serde_json::from_str(o.json()).ok()
 }
 
 /// Same JSON, ignoring key order (the same object may be serialized by the watch cache and by
 /// etcd's path).
 fn same_content(a: &RawObject, b: &RawObject) -> bool {
-    a.json.get() == b.json.get() || parse(a) == parse(b)
+    a.json() == b.json() || parse(a) == parse(b)
 }
 
 fn field_summary(cache: &RawObject, server: &RawObject, values: bool) -> String {
@@ -255,14 +246,14 @@ mod tests {
 
     #[test]
     fn a_comparison_over_pages_finds_ghosts_at_the_end_and_sorts_by_class() {
-        let cache: HashMap<String, RawObject> = [
+        let mut cache = Objects::default();
+        for o in [
             obj("a", "u1", 1, "x"),
             obj("b", "u2", 2, "x"),
             obj("c", "u3", 3, "x"),
-        ]
-        .into_iter()
-        .map(|o| (o.key(), o))
-        .collect();
+        ] {
+            cache.insert(o);
+        }
         let mut cmp = Comparison::new(cache, FieldDetail::None);
         cmp.page(&[obj("a", "u1", 1, "x"), obj("d", "u4", 4, "x")]);
         cmp.page(&[obj("c", "u3", 5, "y")]);

@@ -102,11 +102,11 @@ struct WireEvent<'a> {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct WireList {
+struct WireList<'a> {
     #[serde(default)]
     metadata: WireListMeta,
-    #[serde(default)]
-    items: Vec<Box<RawValue>>,
+    #[serde(default, borrow)]
+    items: Vec<&'a RawValue>,
 }
 
 #[derive(Deserialize, Default)]
@@ -218,7 +218,7 @@ impl ListWatch {
         let items = list
             .items
             .into_iter()
-            .map(|raw| RawObject::parse(raw, hint))
+            .map(|raw| RawObject::parse_borrowed(raw, hint))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| ClusterError::Decode {
                 what: format!("list {}", self.resource.qualified_name()),
@@ -310,7 +310,7 @@ pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
     };
     let wire: WireEvent = serde_json::from_slice(line).map_err(|e| malformed(e.to_string()))?;
     let object =
-        || RawObject::parse(wire.object.to_owned(), None).map_err(|e| malformed(e.to_string()));
+        || RawObject::parse_borrowed(wire.object, None).map_err(|e| malformed(e.to_string()));
     Ok(match wire.kind {
         "ADDED" => WatchEvent::Added(object()?),
         "MODIFIED" => WatchEvent::Modified(object()?),
@@ -318,8 +318,8 @@ pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
         "BOOKMARK" => {
             let obj = object()?;
             WatchEvent::Bookmark {
-                initial_events_end: obj.meta.metadata.initial_events_end,
-                resource_version: obj.meta.metadata.resource_version.clone(),
+                initial_events_end: obj.initial_events_end(),
+                resource_version: obj.resource_version().to_string(),
             }
         }
         "ERROR" => WatchEvent::Error(

@@ -2,84 +2,105 @@
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The annotation on the BOOKMARK that ends a watch-list's initial events (KEP-3157).
 pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
-/// An object exactly as the server sent it, with its parsed identity; both shared, so a clone
-/// (one per listener, per delta) costs two reference counts.
-#[derive(Debug, Clone)]
-pub struct RawObject {
-    /// The JSON text of the object, unchanged.
-    pub json: Arc<RawValue>,
-    pub meta: Arc<ObjectHead>,
-}
+/// An object exactly as the server sent it, with its parsed identity. The identity is kept as
+/// positions in the JSON text rather than as copies, so an object costs one allocation for its
+/// text and one for this handle's target; a clone (one per listener, per delta, per index)
+/// costs a reference count.
+#[derive(Clone)]
+pub struct RawObject(Arc<Inner>);
 
-/// The parts of an object the pipeline needs: type, identity and version.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ObjectHead {
-    #[serde(default)]
-    pub kind: String,
-    #[serde(default)]
-    pub api_version: String,
-    #[serde(default)]
-    pub metadata: Metadata,
-}
-
-/// `metadata`, reduced to what identifies and versions an object.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Metadata {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
-    pub namespace: Option<String>,
-    #[serde(default)]
-    pub uid: String,
-    #[serde(default)]
-    pub resource_version: String,
-    #[serde(default)]
-    pub generation: Option<i64>,
-    /// `metadata.labels`, as a compact list (a map node per object would cost more than
-    /// the labels themselves).
-    #[serde(default, deserialize_with = "compact_labels")]
-    pub labels: Labels,
+struct Inner {
+    /// The object's JSON.
+    json: Box<RawValue>,
+    /// The unescaped text of any identity string the JSON spells with escapes (none, for
+    /// objects a real server validated); spans past the JSON's end point here.
+    extra: Box<str>,
+    kind: Span,
+    api_version: Span,
+    name: Span,
+    namespace: Span,
+    uid: Span,
+    resource_version: Span,
+    /// The JSON text of `metadata.labels` (empty when there are none), parsed when asked.
+    labels: Span,
+    /// `metadata.generation`, `NO_GENERATION` when absent (8 bytes, not 16, per object).
+    generation: i64,
     /// Whether the annotation `k8s.io/initial-events-end` is "true" (other annotations are not
-    /// kept: they can be large, and the JSON has them).
+    /// kept apart: the JSON has them).
+    initial_events_end: bool,
+}
+
+/// `Inner::generation` of an object without one (the server never sets a negative one).
+const NO_GENERATION: i64 = i64::MIN;
+
+/// A range of the JSON, or past its end, of `Inner::extra`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Inner {
+    fn get(&self, span: Span) -> &str {
+        let json = self.json.get();
+        let (start, len) = (span.start as usize, span.len as usize);
+        match start.checked_sub(json.len()) {
+            Some(at) => &self.extra[at..at + len],
+            None => &json[start..start + len],
+        }
+    }
+}
+
+impl std::fmt::Debug for RawObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawObject")
+            .field("kind", &self.kind())
+            .field("key", &self.key())
+            .field("resourceVersion", &self.resource_version())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The parts of an object the pipeline reads, borrowed from its JSON where no escape is in
+/// the way.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HeadRef<'a> {
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    api_version: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    metadata: Option<MetaRef<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MetaRef<'a> {
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    uid: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    resource_version: Option<Cow<'a, str>>,
+    #[serde(default)]
+    generation: Option<i64>,
+    #[serde(default, borrow)]
+    labels: Option<&'a RawValue>,
     #[serde(
         default,
         rename = "annotations",
         deserialize_with = "initial_events_end"
     )]
-    pub initial_events_end: bool,
-}
-
-/// Labels of one object, in the order the server sent them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Labels(Box<[(Box<str>, Box<str>)]>);
-
-impl Labels {
-    /// The value of label `key`.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.0.iter().map(|(k, v)| (&**k, &**v))
-    }
-}
-
-fn compact_labels<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Labels, D::Error> {
-    let map: Option<BTreeMap<String, String>> = serde::Deserialize::deserialize(d)?;
-    Ok(Labels(
-        map.unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
-            .collect(),
-    ))
+    initial_events_end: bool,
 }
 
 /// Reads only `k8s.io/initial-events-end` out of `metadata.annotations`.
@@ -95,9 +116,9 @@ fn initial_events_end<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D:
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
             let mut found = false;
-            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                 if key == INITIAL_EVENTS_END {
-                    found = map.next_value::<std::borrow::Cow<'de, str>>()? == "true";
+                    found = map.next_value::<Cow<'de, str>>()? == "true";
                 } else {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
@@ -108,35 +129,248 @@ fn initial_events_end<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D:
     d.deserialize_any(Visitor)
 }
 
+/// The JSON an object is parsed from.
+enum Source<'a> {
+    Owned(Box<RawValue>),
+    Borrowed(&'a RawValue),
+}
+
+/// Turns borrowed strings into spans of the text, and owned ones (unescaped) into spans of
+/// what follows the JSON.
+struct Spanner<'t> {
+    /// The JSON as parsed.
+    parsed: &'t str,
+    /// Where `parsed[from..]` lands in the final JSON: `to`.
+    from: usize,
+    to: usize,
+    json_len: usize,
+    extra: String,
+}
+
+impl Spanner<'_> {
+    fn span(&mut self, value: Option<&str>) -> Span {
+        let Some(value) = value else {
+            return Span::default();
+        };
+        let base = self.parsed.as_ptr() as usize;
+        let at = (value.as_ptr() as usize).wrapping_sub(base);
+        if at >= self.from && at + value.len() <= self.parsed.len() {
+            Span {
+                start: (at - self.from + self.to) as u32,
+                len: value.len() as u32,
+            }
+        } else {
+            self.owned(value)
+        }
+    }
+
+    /// A span of `value` copied after the JSON.
+    fn owned(&mut self, value: &str) -> Span {
+        let start = self.json_len + self.extra.len();
+        self.extra.push_str(value);
+        Span {
+            start: start as u32,
+            len: value.len() as u32,
+        }
+    }
+
+    fn cow(&mut self, value: &Option<Cow<'_, str>>) -> Span {
+        match value {
+            Some(Cow::Borrowed(s)) => self.span(Some(s)),
+            Some(Cow::Owned(s)) => self.owned(s),
+            None => Span::default(),
+        }
+    }
+}
+
 impl RawObject {
     /// Parses the identity of `json`; kind and apiVersion are filled from `kind_hint` when the
     /// server left them out (items of a LIST response carry neither).
     pub fn parse(json: Box<RawValue>, kind_hint: Option<(&str, &str)>) -> serde_json::Result<Self> {
-        let mut meta: ObjectHead = serde_json::from_str(json.get())?;
-        let json = match kind_hint {
-            Some((kind, api_version)) if meta.kind.is_empty() => {
-                meta.kind = kind.to_string();
-                meta.api_version = api_version.to_string();
-                with_type_meta(&json, kind, api_version)?
-            }
-            _ => json,
+        Self::build(Source::Owned(json), kind_hint)
+    }
+
+    /// `parse` for JSON borrowed from a larger text (a LIST page): copied once, into the
+    /// object, with its kind spliced in if `kind_hint` is needed.
+    pub fn parse_borrowed(
+        json: &RawValue,
+        kind_hint: Option<(&str, &str)>,
+    ) -> serde_json::Result<Self> {
+        Self::build(Source::Borrowed(json), kind_hint)
+    }
+
+    fn build(source: Source<'_>, kind_hint: Option<(&str, &str)>) -> serde_json::Result<Self> {
+        let parsed = match &source {
+            Source::Owned(json) => json.get(),
+            Source::Borrowed(json) => json.get(),
         };
-        Ok(RawObject {
-            json: Arc::from(json),
-            meta: Arc::new(meta),
-        })
+        if parsed.len() > u32::MAX as usize / 2 {
+            return Err(serde::de::Error::custom("object larger than 2 GiB"));
+        }
+        let head: HeadRef = serde_json::from_str(parsed)?;
+        let meta = head.metadata;
+        let hinted = match kind_hint {
+            Some(hint) if head.kind.as_deref().unwrap_or("").is_empty() => Some(hint),
+            _ => None,
+        };
+        let (json, from, to) = match hinted {
+            Some((kind, api_version)) => with_type_meta(parsed, kind, api_version)?,
+            None => (String::new(), 0, 0),
+        };
+        let mut spanner = Spanner {
+            parsed,
+            from,
+            to,
+            json_len: if hinted.is_some() {
+                json.len()
+            } else {
+                parsed.len()
+            },
+            extra: String::new(),
+        };
+        let (kind, api_version) = match hinted {
+            // Spliced in front as `{"kind":"K","apiVersion":"V"`: spans of the splice unless
+            // JSON had to escape them.
+            Some((kind, api_version)) if !needs_escape(kind) && !needs_escape(api_version) => (
+                Span {
+                    start: KIND_AT as u32,
+                    len: kind.len() as u32,
+                },
+                Span {
+                    start: (KIND_AT + kind.len() + API_VERSION_GAP) as u32,
+                    len: api_version.len() as u32,
+                },
+            ),
+            Some((kind, api_version)) => (spanner.owned(kind), spanner.owned(api_version)),
+            None => (spanner.cow(&head.kind), spanner.cow(&head.api_version)),
+        };
+        let mut inner = Inner {
+            json: Box::default(),
+            extra: Box::default(),
+            kind,
+            api_version,
+            name: Span::default(),
+            namespace: Span::default(),
+            uid: Span::default(),
+            resource_version: Span::default(),
+            labels: Span::default(),
+            generation: NO_GENERATION,
+            initial_events_end: false,
+        };
+        if let Some(meta) = &meta {
+            inner.name = spanner.cow(&meta.name);
+            inner.namespace = spanner.cow(&meta.namespace);
+            inner.uid = spanner.cow(&meta.uid);
+            inner.resource_version = spanner.cow(&meta.resource_version);
+            inner.labels = spanner.span(meta.labels.map(RawValue::get).filter(|l| *l != "null"));
+            inner.generation = meta.generation.unwrap_or(NO_GENERATION);
+            inner.initial_events_end = meta.initial_events_end;
+        }
+        inner.extra = std::mem::take(&mut spanner.extra).into_boxed_str();
+        inner.json = match (hinted, source) {
+            (Some(_), _) => RawValue::from_string(json)?,
+            (None, Source::Owned(json)) => json,
+            (None, Source::Borrowed(json)) => json.to_owned(),
+        };
+        Ok(RawObject(Arc::new(inner)))
+    }
+
+    /// The JSON text of the object, as the server sent it.
+    pub fn json(&self) -> &str {
+        self.0.json.get()
+    }
+
+    /// The JSON, to embed verbatim in serialized output.
+    pub fn raw(&self) -> &RawValue {
+        &self.0.json
+    }
+
+    pub fn kind(&self) -> &str {
+        self.0.get(self.0.kind)
+    }
+
+    pub fn api_version(&self) -> &str {
+        self.0.get(self.0.api_version)
+    }
+
+    pub fn name(&self) -> &str {
+        self.0.get(self.0.name)
+    }
+
+    /// `metadata.namespace`; `None` for cluster-scoped objects.
+    pub fn namespace(&self) -> Option<&str> {
+        Some(self.0.get(self.0.namespace)).filter(|ns| !ns.is_empty())
+    }
+
+    pub fn uid(&self) -> &str {
+        self.0.get(self.0.uid)
+    }
+
+    pub fn resource_version(&self) -> &str {
+        self.0.get(self.0.resource_version)
+    }
+
+    pub fn generation(&self) -> Option<i64> {
+        Some(self.0.generation).filter(|g| *g != NO_GENERATION)
+    }
+
+    /// Whether this is the BOOKMARK that ends a watch-list's initial events.
+    pub fn initial_events_end(&self) -> bool {
+        self.0.initial_events_end
+    }
+
+    /// The value of label `key`.
+    pub fn label(&self, key: &str) -> Option<String> {
+        let text = self.0.get(self.0.labels);
+        if text.is_empty() {
+            return None;
+        }
+        let labels: std::collections::HashMap<Cow<str>, Cow<str>> =
+            serde_json::from_str(text).ok()?;
+        labels.get(key).map(|v| v.to_string())
+    }
+
+    /// Whether `self` and `other` carry the same `metadata.labels` text.
+    pub fn same_labels(&self, other: &RawObject) -> bool {
+        self.0.get(self.0.labels) == other.0.get(other.0.labels)
     }
 
     /// `namespace/name`, or `name` for cluster-scoped objects: the cache key client-go uses.
     pub fn key(&self) -> String {
-        object_key(
-            self.meta.metadata.namespace.as_deref(),
-            &self.meta.metadata.name,
-        )
+        object_key(self.namespace(), self.name())
     }
 
-    pub fn resource_version(&self) -> &str {
-        &self.meta.metadata.resource_version
+    /// Whether `self` and `other` are the same allocation (the same version, shared).
+    pub fn ptr_eq(&self, other: &RawObject) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl RawObject {
+    /// This object with each value of `data` and `stringData` (and kubectl's
+    /// last-applied-configuration, which repeats them) replaced by a marker with its length in
+    /// bytes; keys stay, so users still see which keys changed.
+    pub fn redacted(&self) -> serde_json::Result<RawObject> {
+        use serde_json::Value;
+        let mut value: Value = serde_json::from_str(self.json())?;
+        for (field, decoded_len) in [
+            ("data", base64_len as fn(&str) -> usize),
+            ("stringData", str::len),
+        ] {
+            if let Some(map) = value.get_mut(field).and_then(Value::as_object_mut) {
+                for v in map.values_mut() {
+                    let len = v.as_str().map(decoded_len).unwrap_or(0);
+                    *v = Value::String(redaction_marker(len));
+                }
+            }
+        }
+        if let Some(v) = value.pointer_mut(&format!(
+            "/metadata/annotations/{}",
+            LAST_APPLIED.replace('/', "~1")
+        )) {
+            *v = Value::String(redaction_marker(v.as_str().map(str::len).unwrap_or(0)));
+        }
+        RawObject::parse(RawValue::from_string(serde_json::to_string(&value)?)?, None)
     }
 }
 
@@ -155,38 +389,6 @@ fn base64_len(text: &str) -> usize {
     (text.len() / 4 * 3).saturating_sub(padding)
 }
 
-impl RawObject {
-    /// This object with each value of `data` and `stringData` (and kubectl's
-    /// last-applied-configuration, which repeats them) replaced by a marker with its length in
-    /// bytes; keys stay, so users still see which keys changed.
-    pub fn redacted(&self) -> serde_json::Result<RawObject> {
-        use serde_json::Value;
-        let mut value: Value = serde_json::from_str(self.json.get())?;
-        for (field, decoded_len) in [
-            ("data", base64_len as fn(&str) -> usize),
-            ("stringData", str::len),
-        ] {
-            if let Some(map) = value.get_mut(field).and_then(Value::as_object_mut) {
-                for v in map.values_mut() {
-                    let len = v.as_str().map(decoded_len).unwrap_or(0);
-                    *v = Value::String(redaction_marker(len));
-                }
-            }
-        }
-        if let Some(v) = value.pointer_mut(&format!(
-            "/metadata/annotations/{}",
-            LAST_APPLIED.replace('/', "~1")
-        )) {
-            *v = Value::String(redaction_marker(v.as_str().map(str::len).unwrap_or(0)));
-        }
-        let json = RawValue::from_string(serde_json::to_string(&value)?)?;
-        Ok(RawObject {
-            json: Arc::from(json),
-            meta: self.meta.clone(),
-        })
-    }
-}
-
 /// client-go's `MetaNamespaceKeyFunc`.
 pub fn object_key(namespace: Option<&str>, name: &str) -> String {
     match namespace {
@@ -195,21 +397,41 @@ pub fn object_key(namespace: Option<&str>, name: &str) -> String {
     }
 }
 
+/// client-go's `SplitMetaNamespaceKey`: `namespace/name` or `name` (names hold no `/`).
+pub fn split_key(key: &str) -> (&str, &str) {
+    key.split_once('/').unwrap_or(("", key))
+}
+
+/// Where the kind's value starts in `{"kind":"K",...`, and what lies between it and the
+/// apiVersion's value: `","apiVersion":"`.
+const KIND_AT: usize = r#"{"kind":""#.len();
+const API_VERSION_GAP: usize = r#"","apiVersion":""#.len();
+
+/// Whether JSON spells `s` with escapes.
+fn needs_escape(s: &str) -> bool {
+    s.chars().any(|c| c == '"' || c == '\\' || c.is_control())
+}
+
 /// Inserts `kind` and `apiVersion` at the front of an object's JSON, as watch events carry them.
+/// Returns the new text and where the rest of the old one moved: `json[from..]` is at `to`.
 fn with_type_meta(
-    json: &RawValue,
+    json: &str,
     kind: &str,
     api_version: &str,
-) -> serde_json::Result<Box<RawValue>> {
-    let text = json.get().trim_start();
-    let rest = text.strip_prefix('{').unwrap_or(text).trim_start();
+) -> serde_json::Result<(String, usize, usize)> {
+    let text = json.trim_start();
+    let open = json.len() - text.len();
+    let after_brace = text.strip_prefix('{').map(|_| open + 1).unwrap_or(open);
+    let rest = json[after_brace..].trim_start();
+    let from = json.len() - rest.len();
     let sep = if rest.starts_with('}') { "" } else { "," };
-    let spliced = format!(
-        "{{\"kind\":{},\"apiVersion\":{}{sep}{rest}",
+    let prefix = format!(
+        "{{\"kind\":{},\"apiVersion\":{}{sep}",
         serde_json::to_string(kind)?,
         serde_json::to_string(api_version)?
     );
-    RawValue::from_string(spliced)
+    let to = prefix.len();
+    Ok((prefix + rest, from, to))
 }
 
 #[cfg(test)]
@@ -223,9 +445,9 @@ mod tests {
         )
         .unwrap();
         let obj = RawObject::parse(raw, Some(("ConfigMap", "v1"))).unwrap();
-        assert_eq!(obj.meta.kind, "ConfigMap");
+        assert_eq!(obj.kind(), "ConfigMap");
         assert_eq!(obj.key(), "ns/a");
-        let v: serde_json::Value = serde_json::from_str(obj.json.get()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(obj.json()).unwrap();
         assert_eq!(v["kind"], "ConfigMap");
         assert_eq!(v["apiVersion"], "v1");
         assert_eq!(v["metadata"]["resourceVersion"], "7");
@@ -239,7 +461,7 @@ mod tests {
             Some(("X", "y")),
         )
         .unwrap();
-        assert_eq!(obj.json.get(), text);
+        assert_eq!(obj.json(), text);
         assert_eq!(obj.key(), "n1");
     }
 
@@ -248,7 +470,7 @@ mod tests {
         let text = r#"{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"password\":\"aHVudGVyMg==\"}}","other":"x"}},"data":{"password":"aHVudGVyMg=="},"stringData":{"token":"hunter2"}}"#;
         let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
         let red = obj.redacted().unwrap();
-        let out = red.json.get();
+        let out = red.json();
         assert!(
             !out.contains("aHVudGVyMg") && !out.contains("hunter2"),
             "{out}"
@@ -270,6 +492,76 @@ mod tests {
             Some(("K", "v1")),
         )
         .unwrap();
-        assert_eq!(obj.json.get(), r#"{"kind":"K","apiVersion":"v1"}"#);
+        assert_eq!(obj.json(), r#"{"kind":"K","apiVersion":"v1"}"#);
+    }
+
+    #[test]
+    fn identity_is_read_from_spliced_list_items() {
+        let raw = RawValue::from_string(
+            r#"  { "metadata":{"name":"a","namespace":"ns","uid":"u-1","resourceVersion":"7","generation":3,"labels":{"app":"web","tier":"db"}},"data":{"k":"v"}}"#.into(),
+        )
+        .unwrap();
+        let obj = RawObject::parse(raw, Some(("ConfigMap", "v1"))).unwrap();
+        assert_eq!(
+            (obj.kind(), obj.api_version(), obj.name(), obj.namespace()),
+            ("ConfigMap", "v1", "a", Some("ns"))
+        );
+        assert_eq!((obj.uid(), obj.resource_version()), ("u-1", "7"));
+        assert_eq!(obj.generation(), Some(3));
+        assert_eq!(obj.label("tier").as_deref(), Some("db"));
+        assert_eq!(obj.label("nope"), None);
+        let v: serde_json::Value = serde_json::from_str(obj.json()).unwrap();
+        assert_eq!(v["data"]["k"], "v");
+    }
+
+    #[test]
+    fn escaped_identity_strings_are_unescaped_and_the_json_stays_verbatim() {
+        let text = r#"{"kind":"Con\u0066igMap","apiVersion":"v1","metadata":{"name":"a\u002db","namespace":"ns","resourceVersion":"1","annotations":{"k8s.io/initial-events-end":"true"}}}"#;
+        let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
+        assert_eq!(obj.json(), text);
+        assert_eq!(obj.kind(), "ConfigMap");
+        assert_eq!(obj.key(), "ns/a-b");
+        assert!(obj.initial_events_end());
+        assert_eq!(obj.uid(), "");
+    }
+
+    #[test]
+    fn a_hinted_kind_that_needs_escapes_is_still_read_back() {
+        let raw = RawValue::from_string(r#"{"metadata":{"name":"a"}}"#.into()).unwrap();
+        let obj = RawObject::parse(raw, Some(("We\"ird", "v1"))).unwrap();
+        assert_eq!(obj.kind(), "We\"ird");
+        let v: serde_json::Value = serde_json::from_str(obj.json()).unwrap();
+        assert_eq!(v["kind"], "We\"ird");
+        assert_eq!(obj.name(), "a");
+    }
+
+    #[test]
+    fn cluster_scoped_and_empty_namespaces_key_by_name() {
+        for text in [
+            r#"{"metadata":{"name":"n1"}}"#,
+            r#"{"metadata":{"name":"n1","namespace":""}}"#,
+        ] {
+            let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
+            assert_eq!((obj.namespace(), obj.key().as_str()), (None, "n1"));
+        }
+        assert_eq!(split_key("ns/a"), ("ns", "a"));
+        assert_eq!(split_key("n1"), ("", "n1"));
+    }
+
+    #[test]
+    fn labels_compare_by_their_text() {
+        let a = |labels: &str| {
+            let text = format!(r#"{{"metadata":{{"name":"a","labels":{labels}}}}}"#);
+            RawObject::parse(RawValue::from_string(text).unwrap(), None).unwrap()
+        };
+        assert!(a(r#"{"x":"1"}"#).same_labels(&a(r#"{"x":"1"}"#)));
+        assert!(!a(r#"{"x":"1"}"#).same_labels(&a(r#"{"x":"2"}"#)));
+        assert!(a("null").same_labels(
+            &RawObject::parse(
+                RawValue::from_string(r#"{"metadata":{"name":"a"}}"#.into()).unwrap(),
+                None
+            )
+            .unwrap()
+        ));
     }
 }

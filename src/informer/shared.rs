@@ -7,8 +7,7 @@ use super::listwatch::ListWatch;
 use super::object::RawObject;
 use super::processor::{Handler, ListenerStats, Notification, NotificationKind, Processor};
 use super::reflector::{EventType, Reflector, ReflectorConfig, ReflectorError, ReflectorEvent};
-use super::store::Store;
-use std::collections::HashSet;
+use super::store::{Objects, Store};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -55,8 +54,9 @@ impl ReflectorCounters {
 pub struct InformerCore {
     pub store: Arc<RwLock<Store>>,
     pub processor: Processor,
-    /// Keys `Replaced` by the LIST in progress.
-    replace_seen: Option<HashSet<String>>,
+    /// While a LIST replaces the cache: the objects cached when it began that it has not
+    /// `Replaced` yet (shared, not copied); at `ReplaceDone`, those that vanished.
+    replace_pending: Option<Objects>,
     synced: bool,
 }
 
@@ -65,7 +65,7 @@ impl InformerCore {
         InformerCore {
             store: Arc::new(RwLock::new(Store::new())),
             processor,
-            replace_seen: None,
+            replace_pending: None,
             synced: false,
         }
     }
@@ -84,14 +84,16 @@ impl InformerCore {
         match item {
             FifoItem::Delta(delta) => self.apply_delta(delta),
             FifoItem::ReplaceDone { resource_version } => {
-                let seen = self.replace_seen.take().unwrap_or_default();
+                let pending = self.replace_pending.take();
                 let vanished: Vec<RawObject> = {
                     let mut store = self.store_mut();
-                    let gone: Vec<String> = store
-                        .keys()
-                        .into_iter()
-                        .filter(|k| !seen.contains(k))
-                        .collect();
+                    let pending = match pending {
+                        Some(pending) => pending,
+                        // A LIST of nothing: everything cached vanished.
+                        None => store.frozen().1,
+                    };
+                    let mut gone: Vec<String> = pending.iter().map(RawObject::key).collect();
+                    gone.sort();
                     let removed = gone.iter().filter_map(|k| store.remove(k)).collect();
                     store.set_resource_version(&resource_version);
                     removed
@@ -156,9 +158,12 @@ impl InformerCore {
             }
             DeltaType::Added | DeltaType::Updated | DeltaType::Replaced | DeltaType::Sync => {
                 if delta_type == DeltaType::Replaced {
-                    self.replace_seen
-                        .get_or_insert_with(HashSet::new)
-                        .insert(object.key());
+                    let store = &self.store;
+                    self.replace_pending
+                        .get_or_insert_with(|| {
+                            store.read().unwrap_or_else(|e| e.into_inner()).frozen().1
+                        })
+                        .remove(&object.key());
                 }
                 let old = {
                     let mut store = self.store_mut();
@@ -509,6 +514,42 @@ mod tests {
                 "update ns/a 1->3",
                 "add ns/c 5 initial=false",
                 "delete ns/b 2 unknown=true",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_relist_of_nothing_deletes_everything_and_one_after_it_starts_afresh() {
+        let (mut core, log) = recording_core();
+        for (name, rv) in [("b", 2), ("a", 1), ("c", 3)] {
+            core.process(delta(DeltaType::Replaced, cm("ns", name, rv, &[])));
+        }
+        core.process(FifoItem::ReplaceDone {
+            resource_version: "3".into(),
+        });
+        // The next LIST is empty: every cached object vanished.
+        core.process(FifoItem::ReplaceDone {
+            resource_version: "9".into(),
+        });
+        assert!(contents(&core).is_empty());
+        // And the one after knows nothing of the earlier replaces.
+        core.process(delta(DeltaType::Replaced, cm("ns", "d", 10, &[])));
+        core.process(FifoItem::ReplaceDone {
+            resource_version: "10".into(),
+        });
+        assert_eq!(
+            contents(&core),
+            BTreeMap::from([("ns/d".to_string(), "10".to_string())])
+        );
+        let processor = std::mem::take(&mut core.processor);
+        processor.shutdown().await;
+        assert_eq!(
+            log.lock().unwrap()[3..],
+            [
+                "delete ns/a 1 unknown=true",
+                "delete ns/b 2 unknown=true",
+                "delete ns/c 3 unknown=true",
+                "add ns/d 10 initial=false",
             ]
         );
     }

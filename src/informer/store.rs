@@ -1,13 +1,104 @@
 //! The Store/Indexer: the informer's cache, keyed by `namespace/name`, with the last synced
 //! resourceVersion, a namespace index and label indexes. Objects are kept as the server's JSON
-//! (shared, not decoded) plus their parsed identity, which is what makes the cache compact.
+//! (shared, not decoded) with positions of their identity in it, and the cache is a table of
+//! namespaces each holding a table of objects by name: no key is stored twice, and the
+//! namespace index is the cache's own layout.
 
-use super::object::RawObject;
+use super::object::{split_key, RawObject};
 use crate::output::json::JsonPrinter;
 use crate::output::{EventPrinter, Notice, ObjectEvent, Origin};
-use std::collections::{BTreeSet, HashMap};
+use std::borrow::Borrow;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::io::Write;
 use std::time::SystemTime;
+
+/// An object in its namespace's table, found by its name (which it holds: no key is kept).
+#[derive(Debug, Clone)]
+struct ByName(RawObject);
+
+impl Hash for ByName {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.name().hash(state)
+    }
+}
+
+impl PartialEq for ByName {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name() == other.0.name()
+    }
+}
+
+impl Eq for ByName {}
+
+impl Borrow<str> for ByName {
+    fn borrow(&self) -> &str {
+        self.0.name()
+    }
+}
+
+/// Objects by namespace ("" for cluster-scoped ones), then by name. Cloning it shares the
+/// objects: a frozen view costs a pointer per object.
+#[derive(Debug, Clone, Default)]
+pub struct Objects {
+    namespaces: HashMap<Box<str>, HashSet<ByName>>,
+    len: usize,
+}
+
+impl Objects {
+    pub fn get(&self, key: &str) -> Option<&RawObject> {
+        let (namespace, name) = split_key(key);
+        self.namespaces.get(namespace)?.get(name).map(|o| &o.0)
+    }
+
+    /// Adds or replaces the object under its key; returns the previous version.
+    pub fn insert(&mut self, object: RawObject) -> Option<RawObject> {
+        let namespace = object.namespace().unwrap_or("");
+        let table = match self.namespaces.get_mut(namespace) {
+            Some(table) => table,
+            None => self.namespaces.entry(namespace.into()).or_default(),
+        };
+        let old = table.replace(ByName(object)).map(|o| o.0);
+        if old.is_none() {
+            self.len += 1;
+        }
+        old
+    }
+
+    /// Removes the object under `key`; returns it.
+    pub fn remove(&mut self, key: &str) -> Option<RawObject> {
+        let (namespace, name) = split_key(key);
+        let table = self.namespaces.get_mut(namespace)?;
+        let old = table.take(name)?.0;
+        if table.is_empty() {
+            self.namespaces.remove(namespace);
+        }
+        self.len -= 1;
+        Some(old)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every object, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &RawObject> {
+        self.namespaces.values().flatten().map(|o| &o.0)
+    }
+
+    /// The objects in `namespace` ("" for cluster-scoped ones), in no particular order.
+    pub fn in_namespace(&self, namespace: &str) -> impl Iterator<Item = &RawObject> {
+        self.namespaces
+            .get(namespace)
+            .into_iter()
+            .flatten()
+            .map(|o| &o.0)
+    }
+}
 
 /// An index over a label: label value → keys of the objects that carry it.
 #[derive(Debug, Clone)]
@@ -16,12 +107,30 @@ struct LabelIndex {
     values: HashMap<String, BTreeSet<String>>,
 }
 
+impl LabelIndex {
+    fn add(&mut self, object: &RawObject) {
+        if let Some(v) = object.label(&self.label) {
+            self.values.entry(v).or_default().insert(object.key());
+        }
+    }
+
+    fn remove(&mut self, object: &RawObject) {
+        if let Some(v) = object.label(&self.label) {
+            if let Some(keys) = self.values.get_mut(&v) {
+                keys.remove(&object.key());
+                if keys.is_empty() {
+                    self.values.remove(&v);
+                }
+            }
+        }
+    }
+}
+
 /// The cache.
 #[derive(Debug, Default)]
 pub struct Store {
-    objects: HashMap<String, RawObject>,
+    objects: Objects,
     resource_version: String,
-    by_namespace: HashMap<String, BTreeSet<String>>,
     label_indexes: HashMap<String, LabelIndex>,
 }
 
@@ -36,33 +145,25 @@ impl Store {
             label: label.to_string(),
             values: HashMap::new(),
         };
-        for (key, obj) in &self.objects {
-            if let Some(v) = obj.meta.metadata.labels.get(label) {
-                index
-                    .values
-                    .entry(v.to_string())
-                    .or_default()
-                    .insert(key.clone());
-            }
+        for object in self.objects.iter() {
+            index.add(object);
         }
         self.label_indexes.insert(name.to_string(), index);
     }
 
     /// Adds or replaces the object under its key; returns the previous version.
     pub fn upsert(&mut self, object: RawObject) -> Option<RawObject> {
-        let key = object.key();
-        let old = self.objects.insert(key.clone(), object);
-        let new = &self.objects[&key];
-        match &old {
-            // An update that moves no index entry (the common case) touches no index.
-            Some(old) if old.meta.metadata.labels == new.meta.metadata.labels => {}
-            Some(old) => {
-                let old = old.clone();
-                self.unindex(&key, &old);
-                let new = &self.objects[&key];
-                index(&mut self.by_namespace, &mut self.label_indexes, &key, new);
+        let old = self.objects.insert(object.clone());
+        for index in self.label_indexes.values_mut() {
+            match &old {
+                // An update that moves no index entry (the common case) touches no index.
+                Some(old) if old.same_labels(&object) => {}
+                Some(old) => {
+                    index.remove(old);
+                    index.add(&object);
+                }
+                None => index.add(&object),
             }
-            None => index(&mut self.by_namespace, &mut self.label_indexes, &key, new),
         }
         old
     }
@@ -70,28 +171,10 @@ impl Store {
     /// Removes the object under `key`; returns it.
     pub fn remove(&mut self, key: &str) -> Option<RawObject> {
         let old = self.objects.remove(key)?;
-        self.unindex(key, &old);
-        Some(old)
-    }
-
-    fn unindex(&mut self, key: &str, old: &RawObject) {
-        let ns = old.meta.metadata.namespace.clone().unwrap_or_default();
-        if let Some(keys) = self.by_namespace.get_mut(&ns) {
-            keys.remove(key);
-            if keys.is_empty() {
-                self.by_namespace.remove(&ns);
-            }
-        }
         for index in self.label_indexes.values_mut() {
-            if let Some(v) = old.meta.metadata.labels.get(&index.label) {
-                if let Some(keys) = index.values.get_mut(v) {
-                    keys.remove(key);
-                    if keys.is_empty() {
-                        index.values.remove(v);
-                    }
-                }
-            }
+            index.remove(&old);
         }
+        Some(old)
     }
 
     pub fn get(&self, key: &str) -> Option<&RawObject> {
@@ -99,7 +182,7 @@ impl Store {
     }
 
     pub fn contains(&self, key: &str) -> bool {
-        self.objects.contains_key(key)
+        self.objects.get(key).is_some()
     }
 
     pub fn len(&self) -> usize {
@@ -111,30 +194,38 @@ impl Store {
     }
 
     /// A copy of the contents (objects are shared, not copied): the cache frozen at its RV.
-    pub fn frozen(&self) -> (String, HashMap<String, RawObject>) {
+    pub fn frozen(&self) -> (String, Objects) {
         (self.resource_version.clone(), self.objects.clone())
+    }
+
+    /// Every object, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &RawObject> {
+        self.objects.iter()
     }
 
     /// Every key, sorted.
     pub fn keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = self.objects.keys().cloned().collect();
+        let mut keys: Vec<String> = self.objects.iter().map(RawObject::key).collect();
         keys.sort();
         keys
     }
 
     /// Every object, in key order.
     pub fn list(&self) -> Vec<&RawObject> {
-        let mut objects: Vec<&RawObject> = self.objects.values().collect();
-        objects.sort_by_key(|o| o.key());
+        let mut objects: Vec<&RawObject> = self.objects.iter().collect();
+        objects.sort_by_cached_key(|o| o.key());
         objects
     }
 
-    /// Keys of the objects in `namespace` ("" for cluster-scoped ones).
+    /// Keys of the objects in `namespace` ("" for cluster-scoped ones), sorted.
     pub fn keys_in_namespace(&self, namespace: &str) -> Vec<String> {
-        self.by_namespace
-            .get(namespace)
-            .map(|k| k.iter().cloned().collect())
-            .unwrap_or_default()
+        let mut keys: Vec<String> = self
+            .objects
+            .in_namespace(namespace)
+            .map(RawObject::key)
+            .collect();
+        keys.sort();
+        keys
     }
 
     /// Keys of the objects whose indexed label has `value`; `None` when no such index exists.
@@ -186,25 +277,6 @@ impl Store {
     }
 }
 
-fn index(
-    by_namespace: &mut HashMap<String, BTreeSet<String>>,
-    label_indexes: &mut HashMap<String, LabelIndex>,
-    key: &str,
-    object: &RawObject,
-) {
-    let ns = object.meta.metadata.namespace.clone().unwrap_or_default();
-    by_namespace.entry(ns).or_default().insert(key.to_string());
-    for index in label_indexes.values_mut() {
-        if let Some(v) = object.meta.metadata.labels.get(&index.label) {
-            index
-                .values
-                .entry(v.to_string())
-                .or_default()
-                .insert(key.to_string());
-        }
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -230,6 +302,42 @@ pub(crate) mod tests {
         assert_eq!(old.resource_version(), "1");
         assert_eq!(s.get("a/x").unwrap().resource_version(), "2");
         assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn cluster_scoped_and_namespaced_objects_share_a_name_without_clashing() {
+        let node = RawObject::parse(
+            RawValue::from_string(
+                r#"{"kind":"Node","metadata":{"name":"x","resourceVersion":"5"}}"#.into(),
+            )
+            .unwrap(),
+            None,
+        )
+        .unwrap();
+        let mut s = Store::new();
+        s.upsert(cm("a", "x", 1, &[]));
+        s.upsert(node);
+        assert_eq!(s.get("x").unwrap().resource_version(), "5");
+        assert_eq!(s.get("a/x").unwrap().resource_version(), "1");
+        assert_eq!(s.keys(), vec!["a/x", "x"]);
+        assert_eq!(s.keys_in_namespace(""), vec!["x"]);
+        assert!(s.remove("a").is_none() && s.remove("b/x").is_none());
+        assert_eq!(s.len(), 2);
+    }
+
+    #[test]
+    fn the_cache_holds_the_new_version_itself_and_a_frozen_view_keeps_the_old() {
+        let mut s = Store::new();
+        s.upsert(cm("a", "x", 1, &[]));
+        let (rv, frozen) = s.frozen();
+        assert_eq!(rv, "");
+        let new = cm("a", "x", 2, &[]);
+        s.upsert(new.clone());
+        s.upsert(cm("a", "y", 3, &[]));
+        assert!(s.get("a/x").unwrap().ptr_eq(&new));
+        assert_eq!(frozen.get("a/x").unwrap().resource_version(), "1");
+        assert_eq!(frozen.len(), 1);
+        assert_eq!(s.len(), 2);
     }
 
     #[test]

@@ -58,17 +58,17 @@ struct NoticeLine<'a> {
 
 impl<W: Write> EventPrinter for JsonPrinter<W> {
     fn object(&mut self, e: &ObjectEvent<'_>) -> std::io::Result<()> {
-        let meta = &e.object.meta;
+        let o = e.object;
         self.line(&ObjectLine {
             event_type: e.event_type,
-            resource_version: &meta.metadata.resource_version,
-            kind: &meta.kind,
-            namespace: meta.metadata.namespace.as_deref(),
-            name: &meta.metadata.name,
-            uid: &meta.metadata.uid,
+            resource_version: o.resource_version(),
+            kind: o.kind(),
+            namespace: o.namespace(),
+            name: o.name(),
+            uid: o.uid(),
             time: rfc3339_millis(e.received_at),
             origin: e.origin,
-            object: &e.object.json,
+            object: o.raw(),
         })
     }
 

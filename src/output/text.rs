@@ -145,10 +145,9 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
             .map(|c| format!("  {c}"))
             .unwrap_or_default();
         if self.wide {
-            let meta = &e.object.meta;
-            let generation = meta
-                .metadata
-                .generation
+            let generation = e
+                .object
+                .generation()
                 .map(|g| g.to_string())
                 .unwrap_or_else(|| "-".to_string());
             let delay = SystemTime::now()
@@ -157,9 +156,9 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
             writeln!(
                 self.out,
                 "{time}  {kind}  {rv}  {:<14}  {}  {}  gen={generation}  delay={:.3}ms{mark}{changes}",
-                meta.kind,
+                e.object.kind(),
                 e.object.key(),
-                meta.metadata.uid,
+                e.object.uid(),
                 delay.as_secs_f64() * 1000.0
             )
         } else {

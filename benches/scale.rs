@@ -205,9 +205,18 @@ fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--child-informer") {
+        // As the binary does, before the runtime's threads start.
+        kubectl_informer::memory::use_one_malloc_arena();
+    }
+    tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(bench_main(args));
+}
+
+async fn bench_main(args: Vec<String>) {
     if args.iter().any(|a| a == "--child-informer") {
         child_informer().await;
         return;

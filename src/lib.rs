@@ -7,6 +7,7 @@ pub mod cluster;
 pub mod commands;
 pub mod error;
 pub mod informer;
+pub mod memory;
 pub mod metrics;
 pub mod output;
 

@@ -5,6 +5,7 @@ use kubectl_informer::error::{EXIT_ERROR, EXIT_OK};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    kubectl_informer::memory::use_one_malloc_arena();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

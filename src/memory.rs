@@ -2,7 +2,7 @@
 //! one thread is reused by the next allocation on another.
 
 /// Makes glibc's malloc use a single arena for every thread, unless the user chose otherwise
-/// (`MALLOC_ARENA_MAX`, `GLIBC_TUNABLES`). Call before starting any thread.
+/// (`MALLOC_ARENA_MAX`, or `glibc.malloc.arena_max` in `GLIBC_TUNABLES`). Call before starting any thread.
 ///
 /// Why: objects are decoded on whichever runtime worker polls the reflector, so the cache is
 /// spread over one arena per worker. In a relist, each new version is allocated in the arena of
@@ -11,9 +11,8 @@
 /// 100,000 objects (benches/scale.rs), against 3% with one arena. The price, contention on the
 /// arena's lock, did not show in `benches/replay_peer.rs` (BENCHMARKS.md).
 pub fn use_one_malloc_arena() {
-    if std::env::var_os("MALLOC_ARENA_MAX").is_some()
-        || std::env::var_os("GLIBC_TUNABLES").is_some()
-    {
+    let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+    if !user_left_arenas_alone(std::env::var_os("MALLOC_ARENA_MAX").is_some(), &tunables) {
         return;
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -28,5 +27,30 @@ pub fn use_one_malloc_arena() {
         unsafe {
             mallopt(M_ARENA_MAX, 1);
         }
+    }
+}
+
+/// Whether the environment leaves the number of arenas to us: neither `MALLOC_ARENA_MAX` nor
+/// a `glibc.malloc.arena_max` tunable (other tunables are about something else).
+fn user_left_arenas_alone(malloc_arena_max: bool, glibc_tunables: &str) -> bool {
+    !malloc_arena_max
+        && !glibc_tunables
+            .split(':')
+            .any(|t| t.trim().starts_with("glibc.malloc.arena_max="))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_arena_setting_of_the_users_overrides_ours() {
+        assert!(user_left_arenas_alone(false, ""));
+        assert!(user_left_arenas_alone(false, "glibc.malloc.tcache_count=0"));
+        assert!(!user_left_arenas_alone(true, ""));
+        assert!(!user_left_arenas_alone(
+            false,
+            "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=4"
+        ));
     }
 }

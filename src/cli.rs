@@ -351,3 +351,34 @@ pub enum CompletionShell {
     Fish,
     Powershell,
 }
+
+/// The async runtime's worker threads for `cli`, when not one per CPU: a replay (`bench
+/// --from-file`) has no network to overlap with its work, and on one worker its tasks hand each
+/// event on without waking another thread (BENCHMARKS.md, "bench --from-file against a client-go
+/// informer").
+pub fn worker_threads(cli: &Cli) -> Option<usize> {
+    match &cli.command {
+        Command::Bench(args) if args.from_file.is_some() => Some(1),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_replay_runs_on_one_worker() {
+        let workers = |args: &[&str]| {
+            let cli = Cli::try_parse_from(
+                std::iter::once("kubectl-informer").chain(args.iter().copied()),
+            )
+            .unwrap();
+            worker_threads(&cli)
+        };
+        assert_eq!(workers(&["bench", "--from-file", "rec.jsonl"]), Some(1));
+        assert_eq!(workers(&["bench", "--objects", "10"]), None);
+        assert_eq!(workers(&["tail", "cm"]), None);
+        assert_eq!(workers(&["diff", "cm"]), None);
+    }
+}

@@ -6,17 +6,21 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     kubectl_informer::memory::use_one_malloc_arena();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let args: Vec<String> = std::env::args().collect();
+    let cli = kubectl_informer::cli::Cli::try_parse();
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Ok(cli) = &cli {
+        if let Some(workers) = kubectl_informer::cli::worker_threads(cli) {
+            builder.worker_threads(workers);
+        }
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    let args: Vec<String> = std::env::args().collect();
     // kubectl's plugin completion protocol, answered before clap sees the words.
     if args.get(1).map(String::as_str) == Some("__complete") {
         let mut out = std::io::stdout().lock();
@@ -26,7 +30,7 @@ fn main() -> ExitCode {
         ));
         return ExitCode::from(EXIT_OK);
     }
-    let cli = match kubectl_informer::cli::Cli::try_parse() {
+    let cli = match cli {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

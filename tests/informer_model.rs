@@ -1,6 +1,6 @@
 //! Model-based property test of the informer: random sequences of writes on a simulated server
 //! and of reflector behaviours (watch events delivered, bookmarks, disconnects and resumes, 410s
-//! with relists); after every step the store equals the server's state at the store's synced
+//! with relists, relists cut short and started over); after every step the store equals the server's state at the store's synced
 //! RV, and at the end every listener has seen the final state of every object.
 
 use kubectl_informer::informer::fifo::{Delta, DeltaType, FifoItem};
@@ -26,6 +26,12 @@ enum Op {
     Disconnect,
     /// 410: the undelivered history is gone; the reflector relists.
     Expire,
+    /// 410, and the relist's continue token expires too: its first pass shows the first
+    /// objects of an older state (`back` writes ago), then the LIST starts over.
+    ExpireMidList {
+        back: u8,
+        shown: u8,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -37,6 +43,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Bookmark),
         1 => Just(Op::Disconnect),
         1 => Just(Op::Expire),
+        1 => (0u8..6, 1u8..6).prop_map(|(back, shown)| Op::ExpireMidList { back, shown }),
     ]
 }
 
@@ -207,6 +214,15 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 // `delivered` cursor stays where it is.
                 Op::Disconnect => {}
                 Op::Expire => {
+                    relist(&mut core, &server);
+                    delivered = server.history.len();
+                }
+                Op::ExpireMidList { back, shown } => {
+                    let older = server.at(server.rv.saturating_sub(back as u64).max(1));
+                    for (name, (uid, rv)) in older.iter().take(shown as usize) {
+                        core.process(delta(DeltaType::Replaced, object(name, uid, *rv)));
+                    }
+                    core.process(FifoItem::ReplaceRestarted);
                     relist(&mut core, &server);
                     delivered = server.history.len();
                 }

@@ -134,6 +134,111 @@ fn relist_after_410_in_the_stream_reports_what_changed_while_away() {
 }
 
 #[test]
+fn a_relist_whose_continue_token_expires_starts_over_and_deletes_what_only_its_first_pass_showed() {
+    let fake = server(
+        |n| {
+            match n {
+            0 => list(5, vec![configmap("a", "ua", 5), configmap("x", "ux", 5)]),
+            // The relist's first page, then its continue token expires (history compacted).
+            1 => Reply::Json(
+                200,
+                serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
+                    "metadata": {"resourceVersion": "7", "continue": "p2", "remainingItemCount": 1},
+                    "items": [configmap("a", "ua", 6), configmap("y", "uy", 7)]})
+                .to_string(),
+            ),
+            2 => Reply::Json(
+                410,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
+            ),
+            // The LIST again, at a newer RV: y was deleted meanwhile, z created.
+            _ => list(10, vec![configmap("a", "ua", 6), configmap("z", "uz", 9)]),
+        }
+        },
+        |n| match n {
+            0 => Reply::Stream(vec![expired_event(5)]),
+            _ => Reply::Stream(vec![event("ADDED", "f", "uf", 11)]),
+        },
+    );
+    let out = tail(&fake, &["--max-events", "8", "--chunk-size", "2"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 5 initial",
+            "ADDED x 5 initial",
+            "MODIFIED a 6 relist",
+            "ADDED y 7 relist",
+            "ADDED z 9 relist",
+            "DELETED x 5 relist",
+            "DELETED y 7 relist",
+            "ADDED f 11 watch",
+        ]
+    );
+    let restarted = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "list-restarted")
+        .expect("list-restarted notice");
+    assert_eq!(restarted["objects"], 2);
+    assert!(
+        restarted["reason"].as_str().unwrap().contains("continue"),
+        "{restarted}"
+    );
+    let lists: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.starts_with("/api/v1/namespaces/ns/configmaps") && !r.contains("watch=true"))
+        .collect();
+    assert_eq!(lists.len(), 4, "{lists:?}");
+    assert!(
+        lists[2].contains("continue=p2") && !lists[3].contains("continue"),
+        "{lists:?}"
+    );
+}
+
+#[test]
+fn a_watch_list_cut_short_is_followed_by_a_relist_that_deletes_what_it_no_longer_shows() {
+    let fake = server(
+        |_| list(10, vec![configmap("a", "ua", 9)]),
+        |n| match n {
+            // The initial events: a and x, then the connection drops before the bookmark.
+            0 => Reply::Stream(vec![
+                event("ADDED", "a", "ua", 5),
+                event("ADDED", "x", "ux", 6),
+                Step::Reset,
+            ]),
+            _ => Reply::Stream(vec![event("ADDED", "f", "uf", 11)]),
+        },
+    );
+    let out = tail(&fake, &["--initial", "watch-list", "--max-events", "5"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 5 initial",
+            "ADDED x 6 initial",
+            "MODIFIED a 9 relist",
+            "DELETED x 6 relist",
+            "ADDED f 11 watch",
+        ]
+    );
+    let notices: Vec<String> = out
+        .json_lines()
+        .into_iter()
+        .filter_map(|l| l["notice"].as_str().map(str::to_string))
+        .collect();
+    let closed = notices.iter().position(|n| n == "watch-closed").unwrap();
+    assert_eq!(notices[closed + 1], "list-restarted", "{notices:?}");
+    let restarted = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "list-restarted")
+        .unwrap();
+    assert_eq!(restarted["objects"], 2, "{restarted}");
+}
+
+#[test]
 fn a_410_when_the_watch_opens_also_relists() {
     let fake = server(
         |n| match n {

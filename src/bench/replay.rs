@@ -2,7 +2,7 @@
 //! the watch, as fast as possible or at the recorded pace (`--speed 1x`, `10x`).
 
 use crate::informer::fifo::{Delta, DeltaType, Fifo, FifoItem};
-use crate::informer::object::RawObject;
+use crate::informer::object::{object_key, RawObject};
 use crate::informer::recording::{parse_line, RecordLine};
 use std::io::BufRead;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -112,11 +112,14 @@ impl Replay {
                     time,
                     ..
                 } => (at(time), Step::Object(DeltaType::Deleted, object)),
-                RecordLine::Deleted { key, .. } => {
+                RecordLine::Deleted {
+                    namespace, name, ..
+                } => {
                     return Err(format!(
-                        "line {}: the DELETED event of {key} has no object: record with \
+                        "line {}: the DELETED event of {} has no object: record with \
                          `tail -o json` or `tail --record`, which keep it",
-                        n + 1
+                        n + 1,
+                        object_key(namespace.as_deref(), &name)
                     ))
                 }
                 RecordLine::Synced { resource_version } => {

@@ -8,9 +8,7 @@ use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::fields::{changed_fields, summarize};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::RawObject;
-use crate::informer::reflector::{
-    CloseReason, EventType, Reflector, ReflectorConfig, ReflectorEvent, Start,
-};
+use crate::informer::reflector::{EventType, Reflector, ReflectorConfig, ReflectorEvent, Start};
 use crate::informer::store::Store;
 use crate::output::json::JsonPrinter;
 use crate::output::text::TextPrinter;
@@ -360,8 +358,7 @@ impl Session<'_> {
                 received_at,
                 relist: true,
             } => {
-                let key = object.key();
-                match self.seen.get(&key) {
+                match self.seen.get_object(&object) {
                     None => self.print_object("ADDED", Origin::Relist, &object, received_at)?,
                     Some(old) if old.uid() != object.uid() => {
                         let old = old.clone();
@@ -397,7 +394,7 @@ impl Session<'_> {
                         .seen
                         .list()
                         .into_iter()
-                        .filter(|o| !relisted.contains(&o.key()))
+                        .filter(|o| relisted.get_object(o).is_none())
                         .cloned()
                         .collect();
                     for object in gone {
@@ -412,6 +409,13 @@ impl Session<'_> {
                     relist,
                 })?;
             }
+            ReflectorEvent::ListRestarted { reason, objects } => {
+                // What the cut-short pass showed stands; the next pass is compared with it.
+                for object in std::mem::take(&mut self.relisted).iter() {
+                    self.seen.upsert(object.clone());
+                }
+                self.notice(&Notice::ListRestarted { reason, objects })?;
+            }
             ReflectorEvent::Fallback { reason } => {
                 self.notice(&Notice::Fallback { reason })?;
             }
@@ -423,7 +427,7 @@ impl Session<'_> {
                 object,
                 received_at,
             } => {
-                let changes = match (event_type, self.seen.get(&object.key())) {
+                let changes = match (event_type, self.seen.get_object(&object)) {
                     (EventType::Modified, Some(old))
                         if self.config.output != OutputFormat::Json =>
                     {
@@ -439,7 +443,7 @@ impl Session<'_> {
                     changes.as_deref(),
                 )?;
                 if event_type == EventType::Deleted {
-                    self.seen.remove(&object.key());
+                    self.seen.remove_object(&object);
                 } else {
                     self.seen.upsert(object);
                 }
@@ -472,7 +476,7 @@ impl Session<'_> {
                 }
                 self.notice(&Notice::WatchClosed {
                     resource_version,
-                    reason: describe_close(&reason),
+                    reason: reason.to_string(),
                     retry_in_seconds: retry_in.map(|d| d.as_secs_f64()),
                 })?;
             }
@@ -566,17 +570,6 @@ impl Session<'_> {
         self.printer
             .notice(notice, SystemTime::now())
             .map_err(Error::Output)
-    }
-}
-
-fn describe_close(reason: &CloseReason) -> String {
-    match reason {
-        CloseReason::ServerClosed => "closed by the server".to_string(),
-        CloseReason::ConnectionLost(r) => format!("connection lost ({r})"),
-        CloseReason::Malformed(r) => format!("malformed event, relisting ({r})"),
-        CloseReason::ErrorEvent { code, message } => {
-            format!("the server sent an error ({code}: {message})")
-        }
     }
 }
 

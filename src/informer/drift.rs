@@ -71,6 +71,8 @@ pub enum FieldDetail {
 pub struct Comparison {
     /// What the LIST has not shown yet: at the end, the ghosts.
     cache: Objects,
+    /// What it has shown (shared, not copied), should it show a key twice.
+    shown: Objects,
     detail: FieldDetail,
     drift: Vec<Drift>,
     compared: usize,
@@ -81,6 +83,7 @@ impl Comparison {
     pub fn new(cache: Objects, detail: FieldDetail) -> Self {
         Comparison {
             cache,
+            shown: Objects::default(),
             detail,
             drift: Vec::new(),
             compared: 0,
@@ -91,7 +94,13 @@ impl Comparison {
     pub fn page(&mut self, items: &[RawObject]) {
         for server in items {
             self.compared += 1;
-            let cached = self.cache.remove(&server.key());
+            let cached = match self.cache.remove_object(server) {
+                Some(cached) => {
+                    self.shown.insert(cached.clone());
+                    Some(cached)
+                }
+                None => self.shown.get_object(server).cloned(),
+            };
             if let Some(d) = classify(cached.as_ref(), Some(server), self.detail) {
                 self.drift.push(d);
             }
@@ -271,5 +280,16 @@ mod tests {
         );
         assert_eq!(counts(&drift)[0], (DriftClass::Missing, 1));
         assert_eq!(counts(&drift)[4], (DriftClass::Content, 0));
+    }
+
+    #[test]
+    fn a_key_the_list_shows_twice_is_compared_with_the_cache_both_times() {
+        let mut cache = Objects::default();
+        cache.insert(obj("a", "u1", 1, "x"));
+        let mut cmp = Comparison::new(cache, FieldDetail::None);
+        cmp.page(&[obj("a", "u1", 1, "x")]);
+        cmp.page(&[obj("a", "u1", 1, "x")]);
+        let (_, drift) = cmp.finish();
+        assert_eq!(drift, vec![], "not missing, not a ghost");
     }
 }

@@ -41,6 +41,9 @@ pub enum FifoItem {
     ReplaceDone {
         resource_version: String,
     },
+    /// The LIST was cut short and starts over: keys `Replaced` so far stand, and the next pass
+    /// decides what vanished from the cache as it is then.
+    ReplaceRestarted,
     /// A bookmark: the cache is synced to this RV once everything before it is applied.
     Bookmark {
         resource_version: String,

@@ -67,15 +67,21 @@ impl std::fmt::Debug for RawObject {
     }
 }
 
+/// A string borrowed from the JSON unless escapes had to be undone. (serde borrows a
+/// `Cow<str>` field only when it is the field's whole type; inside an `Option` it would always
+/// copy, so the `Cow` sits in this newtype.)
+#[derive(Deserialize)]
+struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
+
 /// The parts of an object the pipeline reads, borrowed from its JSON where no escape is in
 /// the way.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct HeadRef<'a> {
     #[serde(default, borrow)]
-    kind: Option<Cow<'a, str>>,
+    kind: Option<Str<'a>>,
     #[serde(default, borrow)]
-    api_version: Option<Cow<'a, str>>,
+    api_version: Option<Str<'a>>,
     #[serde(default, borrow)]
     metadata: Option<MetaRef<'a>>,
 }
@@ -84,13 +90,13 @@ struct HeadRef<'a> {
 #[serde(rename_all = "camelCase")]
 struct MetaRef<'a> {
     #[serde(default, borrow)]
-    name: Option<Cow<'a, str>>,
+    name: Option<Str<'a>>,
     #[serde(default, borrow)]
-    namespace: Option<Cow<'a, str>>,
+    namespace: Option<Str<'a>>,
     #[serde(default, borrow)]
-    uid: Option<Cow<'a, str>>,
+    uid: Option<Str<'a>>,
     #[serde(default, borrow)]
-    resource_version: Option<Cow<'a, str>>,
+    resource_version: Option<Str<'a>>,
     #[serde(default)]
     generation: Option<i64>,
     #[serde(default, borrow)]
@@ -116,9 +122,9 @@ fn initial_events_end<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D:
         }
         fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
             let mut found = false;
-            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
                 if key == INITIAL_EVENTS_END {
-                    found = map.next_value::<Cow<'de, str>>()? == "true";
+                    found = map.next_value::<Str<'de>>()?.0 == "true";
                 } else {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
@@ -174,10 +180,10 @@ impl Spanner<'_> {
         }
     }
 
-    fn cow(&mut self, value: &Option<Cow<'_, str>>) -> Span {
+    fn cow(&mut self, value: &Option<Str<'_>>) -> Span {
         match value {
-            Some(Cow::Borrowed(s)) => self.span(Some(s)),
-            Some(Cow::Owned(s)) => self.owned(s),
+            Some(Str(Cow::Borrowed(s))) => self.span(Some(s)),
+            Some(Str(Cow::Owned(s))) => self.owned(s),
             None => Span::default(),
         }
     }
@@ -210,7 +216,7 @@ impl RawObject {
         let head: HeadRef = serde_json::from_str(parsed)?;
         let meta = head.metadata;
         let hinted = match kind_hint {
-            Some(hint) if head.kind.as_deref().unwrap_or("").is_empty() => Some(hint),
+            Some(hint) if head.kind.as_ref().is_none_or(|k| k.0.is_empty()) => Some(hint),
             _ => None,
         };
         let (json, from, to) = match hinted {
@@ -340,6 +346,12 @@ impl RawObject {
         object_key(self.namespace(), self.name())
     }
 
+    /// How many bytes of identity had to be kept apart from the JSON (unescaped copies).
+    #[cfg(test)]
+    fn extra_len(&self) -> usize {
+        self.0.extra.len()
+    }
+
     /// Whether `self` and `other` are the same allocation (the same version, shared).
     pub fn ptr_eq(&self, other: &RawObject) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
@@ -370,7 +382,8 @@ impl RawObject {
         )) {
             *v = Value::String(redaction_marker(v.as_str().map(str::len).unwrap_or(0)));
         }
-        RawObject::parse(RawValue::from_string(serde_json::to_string(&value)?)?, None)
+        let hint = Some((self.kind(), self.api_version())).filter(|(kind, _)| !kind.is_empty());
+        RawObject::parse(RawValue::from_string(serde_json::to_string(&value)?)?, hint)
     }
 }
 
@@ -454,6 +467,25 @@ mod tests {
     }
 
     #[test]
+    fn plain_identity_strings_are_positions_in_the_json_not_copies() {
+        let text = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","uid":"u-1","resourceVersion":"7","annotations":{"x":"y","k8s.io/initial-events-end":"true"}}}"#;
+        let owned = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
+        let page: Box<RawValue> = RawValue::from_string(text.into()).unwrap();
+        let borrowed = RawObject::parse_borrowed(&page, None).unwrap();
+        let listed = RawObject::parse(
+            RawValue::from_string(r#"{"metadata":{"name":"a","namespace":"ns"}}"#.into()).unwrap(),
+            Some(("ConfigMap", "v1")),
+        )
+        .unwrap();
+        for obj in [&owned, &borrowed, &listed] {
+            assert_eq!(obj.extra_len(), 0, "{obj:?}");
+            assert_eq!((obj.kind(), obj.key().as_str()), ("ConfigMap", "ns/a"));
+        }
+        assert!(owned.initial_events_end());
+        assert_eq!((owned.uid(), owned.resource_version()), ("u-1", "7"));
+    }
+
+    #[test]
     fn objects_that_carry_their_kind_are_left_verbatim() {
         let text = r#"{"kind":"Node","apiVersion":"v1","metadata":{"name":"n1"}}"#;
         let obj = RawObject::parse(
@@ -521,6 +553,7 @@ mod tests {
         assert_eq!(obj.json(), text);
         assert_eq!(obj.kind(), "ConfigMap");
         assert_eq!(obj.key(), "ns/a-b");
+        assert_eq!(obj.extra_len(), "ConfigMap".len() + "a-b".len());
         assert!(obj.initial_events_end());
         assert_eq!(obj.uid(), "");
     }

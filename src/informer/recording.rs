@@ -2,7 +2,7 @@
 //! `bench --from-file` replays), or back into a Store, where the last event per key wins, DELETED
 //! removes, and bookmarks and list-complete notices set the RV.
 
-use super::object::{object_key, RawObject};
+use super::object::RawObject;
 use super::store::Store;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -54,7 +54,8 @@ pub enum RecordLine {
         time: Option<SystemTime>,
     },
     Deleted {
-        key: String,
+        namespace: Option<String>,
+        name: String,
         resource_version: Option<String>,
         /// The object's last state, when the line has it.
         object: Option<RawObject>,
@@ -99,7 +100,8 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
                 .name
                 .ok_or_else(|| format!("line {number}: a DELETED event without a name"))?;
             RecordLine::Deleted {
-                key: object_key(parsed.namespace.as_deref(), &name),
+                namespace: parsed.namespace,
+                name,
                 resource_version: parsed.resource_version,
                 object: parsed.object.map(object).transpose()?,
                 time,
@@ -128,11 +130,13 @@ pub fn read(input: impl BufRead) -> Result<Recording, String> {
                 rec.events += 1;
             }
             RecordLine::Deleted {
-                key,
+                namespace,
+                name,
                 resource_version,
                 ..
             } => {
-                rec.store.remove(&key);
+                rec.store
+                    .remove_in(namespace.as_deref().unwrap_or(""), &name);
                 if let Some(rv) = resource_version {
                     rec.store.set_resource_version(&rv);
                 }

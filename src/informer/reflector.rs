@@ -90,6 +90,19 @@ pub enum CloseReason {
     ErrorEvent { code: u16, message: String },
 }
 
+impl std::fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CloseReason::ServerClosed => write!(f, "closed by the server"),
+            CloseReason::ConnectionLost(r) => write!(f, "connection lost ({r})"),
+            CloseReason::Malformed(r) => write!(f, "malformed event, relisting ({r})"),
+            CloseReason::ErrorEvent { code, message } => {
+                write!(f, "the server sent an error ({code}: {message})")
+            }
+        }
+    }
+}
+
 /// Everything a reflector does, in order.
 #[derive(Debug, Clone)]
 pub enum ReflectorEvent {
@@ -110,6 +123,9 @@ pub enum ReflectorEvent {
     },
     /// The server refused the watch-list; the reflector falls back to LIST + WATCH.
     Fallback { reason: String },
+    /// A LIST (or a watch-list's initial events) was cut short after `objects` objects were
+    /// emitted and starts over, as a relist compared with everything emitted so far.
+    ListRestarted { reason: String, objects: usize },
     /// A WATCH opened from `resource_version`.
     WatchOpened { resource_version: String },
     /// An object event of the watch.
@@ -310,6 +326,10 @@ impl Reflector {
             Err(e) if continue_token.is_some() && e.status_code() == Some(410) => {
                 // The continue token expired mid-list: start the LIST over, as a relist so that
                 // the objects of the pages already emitted are compared, not repeated.
+                self.pending.push_back(ReflectorEvent::ListRestarted {
+                    reason: e.to_string(),
+                    objects,
+                });
                 return Ok(State::List {
                     continue_token: None,
                     pages: 0,
@@ -531,7 +551,8 @@ impl Reflector {
             });
         }
         // A watch-list cut short is replaced by a relist, which compares instead of repeating.
-        let then = match self.initial_events.take() {
+        let cut_short = self.initial_events.take();
+        let then = match cut_short {
             Some(objects) => State::List {
                 continue_token: None,
                 pages: 0,
@@ -540,12 +561,20 @@ impl Reflector {
             },
             None => then,
         };
+        let restarted = match cut_short {
+            Some(objects) if objects > 0 => Some(ReflectorEvent::ListRestarted {
+                reason: format!("watch-list: {reason}"),
+                objects,
+            }),
+            _ => None,
+        };
         let delay = self.backoff.next_delay();
         self.pending.push_back(ReflectorEvent::WatchClosed {
             resource_version: self.resource_version.clone(),
             reason,
             retry_in: Some(delay),
         });
+        self.pending.extend(restarted);
         Ok(State::Sleep {
             until: Instant::now() + delay,
             then: Box::new(then),

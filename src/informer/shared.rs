@@ -24,6 +24,8 @@ pub struct ReflectorCounters {
     pub watch_errors: AtomicU64,
     pub expired: AtomicU64,
     pub fallbacks: AtomicU64,
+    /// LISTs (or watch-lists' initial events) cut short and started over.
+    pub list_restarts: AtomicU64,
     pub bookmarks: AtomicU64,
     pub events: AtomicU64,
 }
@@ -35,6 +37,7 @@ impl ReflectorCounters {
             ReflectorEvent::ListComplete { relist: false, .. } => &self.lists,
             ReflectorEvent::ListComplete { relist: true, .. } => &self.relists,
             ReflectorEvent::Fallback { .. } => &self.fallbacks,
+            ReflectorEvent::ListRestarted { .. } => &self.list_restarts,
             ReflectorEvent::WatchOpened { .. } => &self.watches_opened,
             ReflectorEvent::Watched { .. } => &self.events,
             ReflectorEvent::Bookmark { .. } => &self.bookmarks,
@@ -92,11 +95,12 @@ impl InformerCore {
                         // A LIST of nothing: everything cached vanished.
                         None => store.frozen().1,
                     };
-                    let mut gone: Vec<String> = pending.iter().map(RawObject::key).collect();
-                    gone.sort();
-                    let removed = gone.iter().filter_map(|k| store.remove(k)).collect();
+                    let mut gone: Vec<RawObject> = pending.iter().cloned().collect();
+                    gone.sort_by_cached_key(RawObject::key);
+                    // Only the version cached when the LIST began: one stored since is newer.
+                    gone.retain(|object| store.remove_if_current(object));
                     store.set_resource_version(&resource_version);
-                    removed
+                    gone
                 };
                 let now = Instant::now();
                 for object in vanished {
@@ -113,6 +117,9 @@ impl InformerCore {
                 }
                 self.synced = true;
             }
+            // The LIST starts over: what its cut-short pass replaced stands, and the next pass
+            // is compared with the cache as it is now.
+            FifoItem::ReplaceRestarted => self.replace_pending = None,
             FifoItem::Bookmark { resource_version } => {
                 self.store_mut().set_resource_version(&resource_version);
             }
@@ -149,7 +156,7 @@ impl InformerCore {
         let notification = match delta_type {
             DeltaType::Deleted => {
                 let mut store = self.store_mut();
-                store.remove(&object.key());
+                store.remove_object(&object);
                 store.set_resource_version(object.resource_version());
                 NotificationKind::Delete {
                     object,
@@ -163,7 +170,7 @@ impl InformerCore {
                         .get_or_insert_with(|| {
                             store.read().unwrap_or_else(|e| e.into_inner()).frozen().1
                         })
-                        .remove(&object.key());
+                        .remove_object(&object);
                 }
                 let old = {
                     let mut store = self.store_mut();
@@ -234,6 +241,7 @@ pub fn fifo_item(event: ReflectorEvent, received_at: Instant) -> Option<FifoItem
         ReflectorEvent::Bookmark {
             resource_version, ..
         } => Some(FifoItem::Bookmark { resource_version }),
+        ReflectorEvent::ListRestarted { .. } => Some(FifoItem::ReplaceRestarted),
         _ => None,
     }
 }
@@ -550,6 +558,48 @@ mod tests {
                 "delete ns/b 2 unknown=true",
                 "delete ns/c 3 unknown=true",
                 "add ns/d 10 initial=false",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_list_cut_short_and_restarted_deletes_what_only_its_first_pass_showed() {
+        let (mut core, log) = recording_core();
+        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
+        core.process(delta(DeltaType::Replaced, cm("ns", "gone", 1, &[])));
+        core.process(FifoItem::ReplaceDone {
+            resource_version: "1".into(),
+        });
+        // A relist: its first page shows a and x, then its continue token expires and the
+        // LIST starts over at a newer RV, where only a is left.
+        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
+        core.process(delta(DeltaType::Replaced, cm("ns", "x", 2, &[])));
+        core.process(
+            fifo_item(
+                ReflectorEvent::ListRestarted {
+                    reason: "410".into(),
+                    objects: 2,
+                },
+                Instant::now(),
+            )
+            .unwrap(),
+        );
+        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
+        core.process(FifoItem::ReplaceDone {
+            resource_version: "5".into(),
+        });
+        assert_eq!(
+            contents(&core),
+            BTreeMap::from([("ns/a".to_string(), "1".to_string())])
+        );
+        let processor = std::mem::take(&mut core.processor);
+        processor.shutdown().await;
+        assert_eq!(
+            log.lock().unwrap()[2..],
+            [
+                "add ns/x 2 initial=false",
+                "delete ns/gone 1 unknown=true",
+                "delete ns/x 2 unknown=true",
             ]
         );
     }

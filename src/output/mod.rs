@@ -78,6 +78,10 @@ pub enum Notice {
     /// The server refused the watch-list: LIST + WATCH instead, as client-go does.
     #[serde(rename_all = "camelCase")]
     Fallback { reason: String },
+    /// A LIST (or a watch-list's initial events) was cut short after `objects` objects and
+    /// starts over as a relist, compared with what was shown so far.
+    #[serde(rename_all = "camelCase")]
+    ListRestarted { reason: String, objects: usize },
     #[serde(rename_all = "camelCase")]
     WatchOpened { resource_version: String },
     /// The watch ended; `retry_in_seconds` when tail re-opens it.

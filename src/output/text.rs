@@ -95,6 +95,9 @@ pub fn describe_notice(notice: &Notice) -> String {
             "{} {objects} objects in {pages} page(s) at RV {resource_version}",
             if *relist { "relisted" } else { "listed" }
         ),
+        Notice::ListRestarted { reason, objects } => format!(
+            "the LIST was cut short after {objects} objects ({reason}); listing again to find what changed"
+        ),
         Notice::WatchOpened { resource_version } => {
             format!("watch opened from RV {resource_version}")
         }

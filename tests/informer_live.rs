@@ -121,13 +121,19 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
     running.wait_synced().await.unwrap();
 
     // Writers, straight to the API server (not through the proxy).
+    // They go on until the cutter is done, so every cut lands while objects change.
     let api: Api<PodTemplate> = Api::namespaced(ns.client.clone(), &ns.name);
+    let cutting = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let mut writers = Vec::new();
     for w in 0..4 {
         let api = api.clone();
+        let cutting = cutting.clone();
         writers.push(tokio::spawn(async move {
             let mut writes = 0;
-            for i in 0..60 {
+            for i in 0.. {
+                if i >= 60 && !cutting.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
                 let name = format!("w{w}-{i}");
                 api.create(&PostParams::default(), &template(&name, "0"))
                     .await
@@ -151,21 +157,39 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
             writes
         }));
     }
-    // The cutter: severs every connection at irregular intervals while the writers run.
+    // The cutter: severs every connection at irregular intervals while the writers run, at least
+    // 40 times and until three cuts have closed an open watch. Cuts that land while the reflector
+    // sleeps out its backoff (0.8 s doubling) or opens a watch close none, so how many cuts that
+    // takes depends on timing; the limit only keeps a broken reflector from hanging the test.
+    let counters = running.counters.clone();
     let cutter = {
         let proxy = proxy.clone();
+        let counters = counters.clone();
+        let cutting = cutting.clone();
         tokio::spawn(async move {
-            for i in 0..40u64 {
-                tokio::time::sleep(Duration::from_millis(150 + (i * 97) % 400)).await;
+            let closed_before = ReflectorCounters::get(&counters.watches_closed);
+            let limit = tokio::time::Instant::now() + Duration::from_secs(120);
+            let mut cuts = 0u64;
+            while cuts < 40 || ReflectorCounters::get(&counters.watches_closed) < closed_before + 3
+            {
+                assert!(
+                    tokio::time::Instant::now() < limit,
+                    "{cuts} cuts in 120 s closed only {} watches; reflector counters: {counters:?}",
+                    ReflectorCounters::get(&counters.watches_closed) - closed_before
+                );
+                tokio::time::sleep(Duration::from_millis(150 + (cuts * 97) % 400)).await;
                 proxy.cut();
+                cuts += 1;
             }
+            cutting.store(false, std::sync::atomic::Ordering::SeqCst);
+            cuts
         })
     };
+    let cuts = cutter.await.unwrap();
     let mut writes = 0;
     for w in writers {
         writes += w.await.unwrap();
     }
-    cutter.await.unwrap();
     assert!(writes >= 1000, "{writes} writes");
 
     // One outage longer than the history window: the resume gets 410 and the reflector relists.
@@ -209,15 +233,11 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let counters = running.counters.clone();
     assert!(
         ReflectorCounters::get(&counters.relists) >= 1,
-        "the outage forced a relist"
+        "the outage forced a relist; reflector counters: {counters:?}"
     );
-    assert!(
-        ReflectorCounters::get(&counters.watches_closed) >= 3,
-        "the cuts closed the watch"
-    );
+    eprintln!("{writes} writes, {cuts} cuts; reflector counters: {counters:?}");
     let store_view: View = {
         let store = running.store.read().unwrap();
         store

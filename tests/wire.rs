@@ -281,21 +281,18 @@ fn with_no_reconnect_a_410_ends_with_exit_2_quoting_the_server() {
     );
 }
 
-#[test]
-fn a_cut_connection_is_resumed_from_the_last_rv_after_client_go_backoff() {
+/// Serves a watch whose connection is cut after `first` (then a MODIFIED of x at RV 21), and
+/// returns tail's watch-closed notice and the watch requests it made.
+fn tail_through_a_cut(first: Vec<Step>) -> (serde_json::Value, Vec<String>) {
     let fake = server(
         |_| list(10, vec![]),
-        |n| match n {
-            0 => Reply::Stream(vec![event("ADDED", "x", "ux", 20), Step::Reset]),
+        move |n| match n {
+            0 => Reply::Stream(first.clone()),
             _ => Reply::Stream(vec![event("MODIFIED", "x", "ux", 21)]),
         },
     );
     let out = tail(&fake, &["--max-events", "2"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(
-        summary(&out.object_events()),
-        vec!["ADDED x 20 watch", "MODIFIED x 21 watch"]
-    );
     let closed = out
         .json_lines()
         .into_iter()
@@ -308,17 +305,30 @@ fn a_cut_connection_is_resumed_from_the_last_rv_after_client_go_backoff() {
             .starts_with("connection lost"),
         "{closed}"
     );
-    let retry = closed["retryInSeconds"].as_f64().unwrap();
-    assert!(
-        (0.8..=1.6).contains(&retry),
-        "first backoff is 800ms plus up to 100% jitter: {retry}"
-    );
-    let watches: Vec<String> = fake
+    let watches = fake
         .requests()
         .into_iter()
         .filter(|r| r.contains("watch=true"))
         .collect();
+    (closed, watches)
+}
+
+#[test]
+fn a_connection_cut_after_events_is_resumed_at_once_from_the_last_rv_as_client_go_does() {
+    let (closed, watches) = tail_through_a_cut(vec![event("ADDED", "x", "ux", 20), Step::Reset]);
+    assert_eq!(closed["retryInSeconds"], 0.0, "{closed}");
     assert!(watches[1].contains("resourceVersion=20"), "{watches:?}");
+}
+
+#[test]
+fn a_connection_cut_before_any_event_is_retried_after_client_go_backoff() {
+    let (closed, watches) = tail_through_a_cut(vec![Step::Reset]);
+    let retry = closed["retryInSeconds"].as_f64().unwrap();
+    assert!(
+        (0.8..=1.6).contains(&retry),
+        "a very short watch waits the first backoff, 800ms plus up to 100% jitter: {retry}"
+    );
+    assert!(watches[1].contains("resourceVersion=10"), "{watches:?}");
 }
 
 #[test]

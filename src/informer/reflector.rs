@@ -476,27 +476,12 @@ impl Reflector {
                     State::OpenWatch,
                 );
             }
-            Ok(None) => {
-                let reason = CloseReason::ServerClosed;
-                if self.initial_events.is_some() {
-                    return self.closed(reason, State::OpenWatch);
-                }
-                if events == 0 && opened.elapsed() < SHORT_WATCH {
-                    return self.closed(reason, State::OpenWatch);
-                }
-                self.pending.push_back(ReflectorEvent::WatchClosed {
-                    resource_version: self.resource_version.clone(),
-                    reason,
-                    retry_in: self.config.reconnect.then_some(Duration::ZERO),
-                });
-                return Ok(if self.config.reconnect {
-                    State::OpenWatch
-                } else {
-                    State::Done
-                });
-            }
+            // client-go's watch decoder treats a reset connection like the end of the stream
+            // (`IsProbableEOF`), and its reflector re-opens an ended watch at once unless it was
+            // very short: no event in under a second. The very short ones wait out the backoff.
+            Ok(None) => return self.ended(CloseReason::ServerClosed, opened, events),
             Err(StreamError::Io(reason)) => {
-                return self.closed(CloseReason::ConnectionLost(reason), State::OpenWatch);
+                return self.ended(CloseReason::ConnectionLost(reason), opened, events);
             }
             Err(e @ StreamError::Malformed { .. }) => {
                 return self.closed(
@@ -530,6 +515,33 @@ impl Reflector {
             stream,
             opened,
             events: events + 1,
+        })
+    }
+
+    /// The watch stream ended, by the server or by a lost connection: re-open it from the last RV
+    /// at once, or after the backoff if it was very short or cut a watch-list's initial events.
+    fn ended(
+        &mut self,
+        reason: CloseReason,
+        opened: Instant,
+        events: u64,
+    ) -> Result<State, ReflectorError> {
+        let very_short = events == 0 && opened.elapsed() < SHORT_WATCH;
+        if self.initial_events.is_some() || very_short {
+            return self.closed(reason, State::OpenWatch);
+        }
+        if !self.config.reconnect && matches!(reason, CloseReason::ConnectionLost(_)) {
+            return self.closed(reason, State::Done);
+        }
+        self.pending.push_back(ReflectorEvent::WatchClosed {
+            resource_version: self.resource_version.clone(),
+            reason,
+            retry_in: self.config.reconnect.then_some(Duration::ZERO),
+        });
+        Ok(if self.config.reconnect {
+            State::OpenWatch
+        } else {
+            State::Done
         })
     }
 

@@ -239,6 +239,49 @@ fn a_watch_list_cut_short_is_followed_by_a_relist_that_deletes_what_it_no_longer
 }
 
 #[test]
+fn a_410_in_a_watch_lists_initial_events_relists_then_watches_from_the_relists_rv() {
+    let fake = server(
+        |_| list(10, vec![configmap("a", "ua", 9)]),
+        |n| match n {
+            0 => Reply::Stream(vec![
+                event("ADDED", "a", "ua", 5),
+                event("ADDED", "x", "ux", 6),
+                expired_event(6),
+            ]),
+            _ => Reply::Stream(vec![event("ADDED", "f", "uf", 11)]),
+        },
+    );
+    let out = tail(&fake, &["--initial", "watch-list", "--max-events", "5"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 5 initial",
+            "ADDED x 6 initial",
+            "MODIFIED a 9 relist",
+            "DELETED x 6 relist",
+            "ADDED f 11 watch",
+        ]
+    );
+    let notices: Vec<String> = out
+        .json_lines()
+        .into_iter()
+        .filter_map(|l| l["notice"].as_str().map(str::to_string))
+        .collect();
+    let expired = notices.iter().position(|n| n == "expired").unwrap();
+    assert_eq!(notices[expired + 1], "list-restarted", "{notices:?}");
+    let watches: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.contains("watch=true"))
+        .collect();
+    assert!(
+        watches[1].contains("resourceVersion=10") && !watches[1].contains("sendInitialEvents"),
+        "after the relist a plain watch from its RV: {watches:?}"
+    );
+}
+
+#[test]
 fn a_410_when_the_watch_opens_also_relists() {
     let fake = server(
         |n| match n {

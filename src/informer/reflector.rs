@@ -609,10 +609,20 @@ impl Reflector {
             });
         }
         self.replaying = false;
+        // A watch-list told 410 in its initial events: the relist that follows compares instead
+        // of adding to them, and the watch after it is a plain one from the relist's RV.
+        let restarted = match self.initial_events.take() {
+            Some(objects) if objects > 0 => Some(ReflectorEvent::ListRestarted {
+                reason: format!("watch-list: 410 Gone: {message}"),
+                objects,
+            }),
+            _ => None,
+        };
         self.pending.push_back(ReflectorEvent::Expired {
             resource_version: self.resource_version.clone(),
             message,
         });
+        self.pending.extend(restarted);
         // client-go returns from ListAndWatch on a 410 and relists after one backoff period.
         Ok(State::Sleep {
             until: Instant::now() + self.backoff.next_delay(),

@@ -53,7 +53,7 @@ impl Backoff {
     }
 
     /// A number in [0, 1) from xorshift64*: jitter needs spread, not cryptographic quality.
-    fn unit(&mut self) -> f64 {
+    pub fn unit(&mut self) -> f64 {
         self.rng ^= self.rng >> 12;
         self.rng ^= self.rng << 25;
         self.rng ^= self.rng >> 27;

@@ -15,6 +15,16 @@ use tokio::time::Instant;
 /// A watch that ends sooner than this without any event is treated as a failure (client-go).
 const SHORT_WATCH: Duration = Duration::from_secs(1);
 
+/// Without a `timeoutSeconds` of the caller's, each watch asks for between this and twice this,
+/// at random, as client-go's reflector does (`minWatchTimeout`), so watches of many clients do
+/// not all end at once.
+const MIN_WATCH_TIMEOUT: u64 = 300;
+
+/// A watch still open this long after its `timeoutSeconds` is presumed dead (a peer gone without
+/// closing the connection) and re-opened; client-go's generated clients set the request's own
+/// time limit to `timeoutSeconds` for the same reason.
+const DEAD_WATCH_GRACE: Duration = Duration::from_secs(5);
+
 /// How the reflector obtains its starting state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Start {
@@ -38,15 +48,16 @@ pub struct ReflectorConfig {
     /// LIST page size (`limit`); 0 for no pagination.
     pub chunk_size: u32,
     pub bookmarks: bool,
-    /// The watch's `timeoutSeconds`; `None` lets the server choose.
+    /// The watch's `timeoutSeconds`; `None`: 5 to 10 minutes at random, as client-go does.
+    /// A watch not ended by the server 5 s after it is presumed dead and re-opened.
     pub server_timeout: Option<u64>,
     /// Re-open the watch when it ends; when false, the first end of the watch ends the stream.
     pub reconnect: bool,
 }
 
 impl ReflectorConfig {
-    /// What an informer runs with (client-go's reflector): bookmarks, reconnects, the server's
-    /// own watch timeout, and a failed `--from-rv` replay is not its concern.
+    /// What an informer runs with (client-go's reflector): bookmarks, reconnects, client-go's
+    /// watch timeouts, and a failed `--from-rv` replay is not its concern.
     pub fn informer(start: Start, chunk_size: u32) -> Self {
         ReflectorConfig {
             start,
@@ -204,6 +215,8 @@ enum State {
         stream: WatchStream,
         opened: Instant,
         events: u64,
+        /// The `timeoutSeconds` the watch asked for.
+        asked: Duration,
     },
     Sleep {
         until: Instant,
@@ -298,7 +311,8 @@ impl Reflector {
                 stream,
                 opened,
                 events,
-            } => self.read_watch(stream, opened, events).await,
+                asked,
+            } => self.read_watch(stream, opened, events, asked).await,
             State::Sleep { until, then } => {
                 tokio::time::sleep_until(until).await;
                 Ok(*then)
@@ -381,10 +395,15 @@ impl Reflector {
 
     async fn open_watch(&mut self) -> Result<State, ReflectorError> {
         let watch_list = self.initial_events.is_some();
+        let timeout = self.config.server_timeout.unwrap_or_else(|| {
+            MIN_WATCH_TIMEOUT + (MIN_WATCH_TIMEOUT as f64 * self.backoff.unit()) as u64
+        });
+        // The server's clock for the timeout starts after this one.
+        let opened = Instant::now();
         let opts = WatchOptions {
             // A watch-list with "" is a consistent read of the initial state.
             resource_version: self.resource_version.clone(),
-            timeout_seconds: self.config.server_timeout,
+            timeout_seconds: Some(timeout),
             bookmarks: self.config.bookmarks,
             send_initial_events: watch_list,
         };
@@ -396,8 +415,9 @@ impl Reflector {
                 });
                 Ok(State::Watching {
                     stream,
-                    opened: Instant::now(),
+                    opened,
                     events: 0,
+                    asked: Duration::from_secs(timeout),
                 })
             }
             Err(e) if watch_list => {
@@ -429,8 +449,18 @@ impl Reflector {
         mut stream: WatchStream,
         opened: Instant,
         events: u64,
+        asked: Duration,
     ) -> Result<State, ReflectorError> {
-        let next = stream.next().await;
+        let Ok(next) =
+            tokio::time::timeout_at(opened + asked + DEAD_WATCH_GRACE, stream.next()).await
+        else {
+            let reason = format!(
+                "the server did not end the watch {}s after its timeoutSeconds ({}s): presumed dead",
+                DEAD_WATCH_GRACE.as_secs(),
+                asked.as_secs()
+            );
+            return self.ended(CloseReason::ConnectionLost(reason), opened, events, asked);
+        };
         let received_at = SystemTime::now();
         if matches!(next, Ok(Some(ref e)) if !matches!(e, WatchEvent::Error(_))) {
             self.replaying = false;
@@ -462,6 +492,7 @@ impl Reflector {
                     stream,
                     opened,
                     events: events + 1,
+                    asked,
                 });
             }
             Ok(Some(WatchEvent::Error(status))) if status.code == 410 => {
@@ -479,9 +510,9 @@ impl Reflector {
             // client-go's watch decoder treats a reset connection like the end of the stream
             // (`IsProbableEOF`), and its reflector re-opens an ended watch at once unless it was
             // very short: no event in under a second. The very short ones wait out the backoff.
-            Ok(None) => return self.ended(CloseReason::ServerClosed, opened, events),
+            Ok(None) => return self.ended(CloseReason::ServerClosed, opened, events, asked),
             Err(StreamError::Io(reason)) => {
-                return self.ended(CloseReason::ConnectionLost(reason), opened, events);
+                return self.ended(CloseReason::ConnectionLost(reason), opened, events, asked);
             }
             Err(e @ StreamError::Malformed { .. }) => {
                 return self.closed(
@@ -515,6 +546,7 @@ impl Reflector {
             stream,
             opened,
             events: events + 1,
+            asked,
         })
     }
 
@@ -525,8 +557,11 @@ impl Reflector {
         reason: CloseReason,
         opened: Instant,
         events: u64,
+        asked: Duration,
     ) -> Result<State, ReflectorError> {
-        let very_short = events == 0 && opened.elapsed() < SHORT_WATCH;
+        // A watch that asked for 1 s may end in under 1 s by the server's clock: short is also
+        // under half of what it asked for.
+        let very_short = events == 0 && opened.elapsed() < SHORT_WATCH.min(asked / 2);
         if self.initial_events.is_some() || very_short {
             return self.closed(reason, State::OpenWatch);
         }

@@ -241,6 +241,10 @@ pub struct Reflector {
     /// is too old to replay.
     replaying: bool,
     backoff: Backoff,
+    /// The next LIST is one unpaginated request: a paginated one was cut short by an expired
+    /// continue token, and paging as slowly again could expire again (client-go's pager falls
+    /// back to a full list the same way).
+    full_list: bool,
     pending: VecDeque<ReflectorEvent>,
 }
 
@@ -270,6 +274,7 @@ impl Reflector {
             initial_events,
             replaying,
             backoff: Backoff::default(),
+            full_list: false,
             pending: VecDeque::new(),
         }
     }
@@ -329,7 +334,7 @@ impl Reflector {
         relist: bool,
     ) -> Result<State, ReflectorError> {
         let opts = ListOptions {
-            limit: Some(self.config.chunk_size),
+            limit: (!self.full_list).then_some(self.config.chunk_size),
             continue_token: continue_token.clone(),
             // "" is a consistent read: never "0", which may be served stale from the cache.
             resource_version: None,
@@ -338,8 +343,10 @@ impl Reflector {
         let page = match self.lw.list_page(&opts).await {
             Ok(page) => page,
             Err(e) if continue_token.is_some() && e.status_code() == Some(410) => {
-                // The continue token expired mid-list: start the LIST over, as a relist so that
-                // the objects of the pages already emitted are compared, not repeated.
+                // The continue token expired mid-list: start the LIST over, in one request, as a
+                // relist so that the objects of the pages already emitted are compared, not
+                // repeated.
+                self.full_list = true;
                 self.pending.push_back(ReflectorEvent::ListRestarted {
                     reason: e.to_string(),
                     objects,
@@ -381,6 +388,7 @@ impl Reflector {
                 relist,
             }),
             None => {
+                self.full_list = false;
                 self.resource_version = page.resource_version.clone();
                 self.pending.push_back(ReflectorEvent::ListComplete {
                     resource_version: page.resource_version,

@@ -204,6 +204,41 @@ fn a_relist_whose_continue_token_expires_starts_over_and_deletes_what_only_its_f
 }
 
 #[test]
+fn with_initial_none_a_first_list_that_starts_over_still_shows_nothing_but_changes() {
+    let fake = server(
+        |n| {
+            match n {
+            // The first LIST's first page (x is deleted before the LIST starts over), then its
+            // continue token expires.
+            0 => Reply::Json(
+                200,
+                serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
+                    "metadata": {"resourceVersion": "7", "continue": "p2", "remainingItemCount": 1},
+                    "items": [configmap("a", "ua", 6), configmap("x", "ux", 7)]})
+                .to_string(),
+            ),
+            1 => Reply::Json(
+                410,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
+            ),
+            _ => list(20, vec![configmap("a", "ua", 6), configmap("b", "ub", 5)]),
+        }
+        },
+        |_| Reply::Stream(vec![event("ADDED", "f", "uf", 21)]),
+    );
+    let out = tail(&fake, &["--initial", "none", "--max-events", "1"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(summary(&out.object_events()), vec!["ADDED f 21 watch"]);
+    assert!(
+        out.json_lines()
+            .iter()
+            .any(|l| l["notice"] == "list-restarted"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn a_watch_list_cut_short_is_followed_by_a_relist_that_deletes_what_it_no_longer_shows() {
     let fake = server(
         |_| list(10, vec![configmap("a", "ua", 9)]),

@@ -269,6 +269,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         stats: Stats::default(),
         seen: Store::new(),
         relisted: Store::new(),
+        listed: config.from_rv.is_some(),
         until_reached: false,
     };
     let outcome = session.run(reflector, start).await;
@@ -297,6 +298,8 @@ struct Session<'a> {
     seen: Store,
     /// Objects of a relist in progress.
     relisted: Store,
+    /// Whether the starting state is complete (a replay has none to wait for).
+    listed: bool,
     /// Set once an event at or past `--until-rv` was printed.
     until_reached: bool,
 }
@@ -358,7 +361,10 @@ impl Session<'_> {
                 received_at,
                 relist: true,
             } => {
+                // The initial LIST started over: with --initial none it is still not shown.
+                let quiet = !self.listed && self.config.initial == InitialMode::None;
                 match self.seen.get_object(&object) {
+                    _ if quiet => {}
                     None => self.print_object("ADDED", Origin::Relist, &object, received_at)?,
                     Some(old) if old.uid() != object.uid() => {
                         let old = old.clone();
@@ -387,14 +393,17 @@ impl Session<'_> {
                 relist,
             } => {
                 if relist {
-                    self.stats.relists += 1;
+                    let quiet = !self.listed && self.config.initial == InitialMode::None;
+                    if self.listed {
+                        self.stats.relists += 1;
+                    }
                     let now = SystemTime::now();
                     let relisted = std::mem::take(&mut self.relisted);
                     let gone: Vec<RawObject> = self
                         .seen
                         .list()
                         .into_iter()
-                        .filter(|o| relisted.get_object(o).is_none())
+                        .filter(|o| !quiet && relisted.get_object(o).is_none())
                         .cloned()
                         .collect();
                     for object in gone {
@@ -402,6 +411,7 @@ impl Session<'_> {
                     }
                     self.seen = relisted;
                 }
+                self.listed = true;
                 self.notice(&Notice::ListComplete {
                     resource_version,
                     objects,

@@ -660,3 +660,33 @@ fn a_429_waits_as_long_as_the_servers_retry_after_then_goes_on() {
     );
     assert_eq!(summary(&out.object_events()), vec!["ADDED a 7 watch"]);
 }
+
+#[test]
+fn diff_every_stops_with_the_reason_when_the_informers_watch_fails_for_good() {
+    // Synced, then the watch is forbidden (permissions revoked): the informer stops, and its
+    // cache would never move again.
+    let fake = server(
+        |_| list(10, vec![configmap("a", "ua", 10)]),
+        |_| {
+            Reply::Json(
+                403,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"configmaps is forbidden: User \"u\" cannot watch resource \"configmaps\" in the namespace \"ns\"","reason":"Forbidden","code":403}"#.into(),
+            )
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        "ns",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+        "--every",
+        "1s",
+        "--timeout",
+        "30s",
+    ]);
+    assert_one_line_error(&out, &["cannot watch resource"]);
+}

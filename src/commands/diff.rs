@@ -456,17 +456,31 @@ async fn run_informer(
     }
     let Some(every) = config.every else {
         let report = tokio::select! {
-            r = compare_live(lw, &running, detail, config.chunk_size) => r?,
+            r = compare_live(lw, &running, detail, config.chunk_size) => r,
             _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+        };
+        let report = match report {
+            Ok(report) => report,
+            Err(e) => return Err(why_stopped(running, e).await),
         };
         let _ = running.stop().await;
         return Ok(Outcome::Report(Box::new(report)));
     };
     let mut watchdog = Watchdog::default();
     let code = loop {
-        let mut report = tokio::select! {
-            r = compare_live(lw, &running, detail, config.chunk_size) => r?,
+        // An informer whose watch failed for good holds a cache that no longer moves: comparing
+        // it again would report whatever it last showed, so say why it stopped instead.
+        if running.reflector_finished() {
+            let stopped = Error::Watch("the informer's watch ended".into());
+            return Err(why_stopped(running, stopped).await);
+        }
+        let report = tokio::select! {
+            r = compare_live(lw, &running, detail, config.chunk_size) => r,
             _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+        };
+        let mut report = match report {
+            Ok(report) => report,
+            Err(e) => return Err(why_stopped(running, e).await),
         };
         watchdog.observe(report.drifted(), SystemTime::now());
         report.watchdog = Some(watchdog.clone());
@@ -513,11 +527,7 @@ async fn compare_live(
     let started = Instant::now();
     let mut method = Method::Exact;
     for _ in 0..TRIES {
-        let (rv, cache) = running
-            .store
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .frozen();
+        let (rv, cache) = settled_cache(running).await?;
         match list_and_compare(lw, Some(&rv), cache, detail, chunk_size, false).await {
             Ok((_, compared, drift)) => {
                 return Ok(report(lw, rv, method, compared, drift, started));
@@ -535,6 +545,34 @@ async fn compare_live(
          (fewer pages), or compare a saved cache with --cache-file",
         lw.resource.qualified_name()
     )))
+}
+
+/// The error to show for `err`: the reflector's own, when it stopped (a failure it does not
+/// retry, such as 403 after permissions were revoked), else `err`.
+async fn why_stopped(running: RunningInformer, err: Error) -> Error {
+    if running.reflector_finished() {
+        if let Err(e) = running.stop().await {
+            return e.into();
+        }
+    }
+    err
+}
+
+/// The cache frozen at its RV, once no relist is part-way through replacing it (a half-replaced
+/// cache holds objects newer than its RV and would show drift that is not there).
+async fn settled_cache(running: &RunningInformer) -> Result<(String, Objects)> {
+    loop {
+        {
+            let store = running.store.read().unwrap_or_else(|e| e.into_inner());
+            if !store.is_replacing() {
+                return Ok(store.frozen());
+            }
+        }
+        if running.reflector_finished() {
+            return Err(Error::Watch("the informer's watch ended".into()));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// Waits until the cache's RV reaches the server's newest (events and bookmarks advance it).

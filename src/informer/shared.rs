@@ -100,6 +100,7 @@ impl InformerCore {
                     // Only the version cached when the LIST began: one stored since is newer.
                     gone.retain(|object| store.remove_if_current(object));
                     store.set_resource_version(&resource_version);
+                    store.set_replacing(false);
                     gone
                 };
                 let now = Instant::now();
@@ -168,7 +169,9 @@ impl InformerCore {
                     let store = &self.store;
                     self.replace_pending
                         .get_or_insert_with(|| {
-                            store.read().unwrap_or_else(|e| e.into_inner()).frozen().1
+                            let mut store = store.write().unwrap_or_else(|e| e.into_inner());
+                            store.set_replacing(true);
+                            store.frozen().1
                         })
                         .remove_object(&object);
                 }
@@ -602,6 +605,31 @@ mod tests {
                 "delete ns/x 2 unknown=true",
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn the_store_says_it_is_part_way_through_a_relist_until_the_relist_is_done() {
+        let (mut core, _log) = recording_core();
+        let replacing = |core: &InformerCore| core.store.read().unwrap().is_replacing();
+        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
+        assert!(replacing(&core), "the first LIST");
+        core.process(FifoItem::ReplaceDone {
+            resource_version: "1".into(),
+        });
+        assert!(!replacing(&core));
+        core.process(delta(DeltaType::Replaced, cm("ns", "a", 3, &[])));
+        core.process(FifoItem::ReplaceRestarted);
+        assert!(replacing(&core), "a relist started over");
+        core.process(delta(DeltaType::Replaced, cm("ns", "a", 3, &[])));
+        core.process(FifoItem::ReplaceDone {
+            resource_version: "3".into(),
+        });
+        assert!(!replacing(&core));
+        // A relist of nothing never began replacing; it is done at once.
+        core.process(FifoItem::ReplaceDone {
+            resource_version: "4".into(),
+        });
+        assert!(!replacing(&core) && core.store.read().unwrap().is_empty());
     }
 
     #[tokio::test]

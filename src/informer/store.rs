@@ -155,6 +155,8 @@ pub struct Store {
     objects: Objects,
     resource_version: String,
     label_indexes: HashMap<String, LabelIndex>,
+    /// A relist is part-way through replacing the contents: they are at no single RV.
+    replacing: bool,
 }
 
 impl Store {
@@ -244,6 +246,17 @@ impl Store {
 
     pub fn is_empty(&self) -> bool {
         self.objects.is_empty()
+    }
+
+    /// Marks the contents as part-way through a relist's replacement, or no longer.
+    pub fn set_replacing(&mut self, replacing: bool) {
+        self.replacing = replacing;
+    }
+
+    /// Whether a relist is part-way through replacing the contents: some objects are newer than
+    /// the store's RV, and some it will delete are still there.
+    pub fn is_replacing(&self) -> bool {
+        self.replacing
     }
 
     /// A copy of the contents (objects are shared, not copied): the cache frozen at its RV.

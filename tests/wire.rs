@@ -662,6 +662,38 @@ fn a_429_waits_as_long_as_the_servers_retry_after_then_goes_on() {
 }
 
 #[test]
+fn a_plain_text_429_waits_as_long_as_its_retry_after_header_asks() {
+    // API Priority and Fairness and max-in-flight answer in plain text, the wait in the header.
+    let fake = server(
+        |_| list(6, vec![]),
+        |n| match n {
+            0 => Reply::Text(
+                429,
+                vec!["Retry-After: 3".into()],
+                "Too many requests, please try again later.\n".into(),
+            ),
+            _ => Reply::Stream(vec![event("ADDED", "a", "ua", 7)]),
+        },
+    );
+    let out = tail(&fake, &["--max-events", "1"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let failed = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "watch-failed")
+        .expect("watch-failed");
+    assert_eq!(failed["retryInSeconds"], 3.0, "{failed}");
+    assert!(
+        failed["error"]
+            .as_str()
+            .unwrap()
+            .contains("Too many requests"),
+        "{failed}"
+    );
+    assert_eq!(summary(&out.object_events()), vec!["ADDED a 7 watch"]);
+}
+
+#[test]
 fn diff_every_stops_with_the_reason_when_the_informers_watch_fails_for_good() {
     // Synced, then the watch is forbidden (permissions revoked): the informer stops, and its
     // cache would never move again.

@@ -5,7 +5,8 @@ use super::error::Forbidden;
 use super::kubeconfig::{self, KubeconfigSelection};
 use super::resolve::ApiResource;
 use super::ClusterError;
-use futures::AsyncBufRead;
+use futures::{AsyncBufRead, TryStreamExt};
+use http_body_util::BodyExt;
 use kube::core::discovery::v2::APIGroupDiscoveryList;
 use std::time::Duration;
 
@@ -196,8 +197,52 @@ impl Cluster {
             what: op.describe(),
             reason: e.to_string(),
         })?;
-        let text = self.bounded(op, self.client.request_text(request)).await?;
-        Ok(text.into_bytes())
+        let response = self.checked(request, op).await?;
+        let body = self
+            .bounded(op, async {
+                Ok(response.into_body().collect().await?.to_bytes().to_vec())
+            })
+            .await?;
+        Ok(body)
+    }
+
+    /// Sends `request` and returns the response once its status is a success. An error status
+    /// becomes the server's `Status` (or its plain-text body), with the `Retry-After` header when
+    /// the Status has none: API Priority and Fairness and max-in-flight answer 429 in plain
+    /// text, saying how long to wait only in the header.
+    async fn checked(
+        &self,
+        request: http::Request<Vec<u8>>,
+        op: &Operation,
+    ) -> Result<http::Response<kube::client::Body>, ClusterError> {
+        let response = self
+            .bounded(op, self.client.send(request.map(kube::client::Body::from)))
+            .await?;
+        let code = response.status();
+        if !(code.is_client_error() || code.is_server_error()) {
+            return Ok(response);
+        }
+        let header_retry_after = response
+            .headers()
+            .get(http::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|s| *s > 0)
+            .map(Duration::from_secs);
+        let body = self
+            .bounded(op, async {
+                Ok(response.into_body().collect().await?.to_bytes())
+            })
+            .await?;
+        let text = String::from_utf8_lossy(&body);
+        let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
+            kube::core::Status::failure(text.trim(), "").with_code(code.as_u16())
+        });
+        let mut err = self.classify(kube::Error::Api(status.boxed()), op);
+        if let ClusterError::Api { retry_after, .. } = &mut err {
+            *retry_after = retry_after.or(header_retry_after);
+        }
+        Err(err)
     }
 
     /// Open a streaming GET (a watch): returns once the server answered with a success status.
@@ -216,9 +261,12 @@ impl Cluster {
                 what: op.describe(),
                 reason: e.to_string(),
             })?;
-        let reader = self
-            .bounded(op, self.client.request_stream(request))
-            .await?;
+        let response = self.checked(request, op).await?;
+        let reader = response
+            .into_body()
+            .into_data_stream()
+            .map_err(std::io::Error::other)
+            .into_async_read();
         Ok(Box::pin(reader))
     }
 

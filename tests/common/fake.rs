@@ -27,6 +27,9 @@ pub enum Reply {
     Typed(u16, &'static str, String),
     /// A 200 chunked stream; ends cleanly after the last step unless a step is `Reset`.
     Stream(Vec<Step>),
+    /// A plain-text body with extra headers (`Name: value` lines), as a proxy or the API
+    /// server's flow control answers.
+    Text(u16, Vec<String>, String),
 }
 
 type Handler = dyn Fn(&str, usize) -> Reply + Send + Sync;
@@ -102,6 +105,18 @@ fn serve(conn: TcpStream, handler: &Handler, recorded: &Mutex<Vec<String>>) {
             Reply::Typed(code, content_type, body) => {
                 let head = format!(
                     "HTTP/1.1 {code} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                if conn.write_all(head.as_bytes()).is_err()
+                    || conn.write_all(body.as_bytes()).is_err()
+                {
+                    return;
+                }
+            }
+            Reply::Text(code, headers, body) => {
+                let head = format!(
+                    "HTTP/1.1 {code} X\r\nContent-Type: text/plain; charset=utf-8\r\n{}Content-Length: {}\r\n\r\n",
+                    headers.iter().map(|h| format!("{h}\r\n")).collect::<String>(),
                     body.len()
                 );
                 if conn.write_all(head.as_bytes()).is_err()

@@ -323,6 +323,37 @@ fn a_410_in_a_watch_lists_initial_events_relists_then_watches_from_the_relists_r
 }
 
 #[test]
+fn an_error_event_with_reason_gone_and_no_code_also_relists() {
+    // client-go takes reason Expired or Gone for expired history, whatever the code says.
+    let gone = Step::Chunk(format!(
+        "{}\n",
+        serde_json::json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1",
+            "metadata": {}, "status": "Failure", "message": "resource version 5 is gone",
+            "reason": "Gone"}})
+    ));
+    let fake = server(
+        |n| match n {
+            0 => list(5, vec![configmap("a", "ua", 5)]),
+            _ => list(30, vec![]),
+        },
+        move |n| match n {
+            0 => Reply::Stream(vec![gone.clone()]),
+            _ => Reply::Stream(vec![event("ADDED", "z", "uz", 31)]),
+        },
+    );
+    let out = tail(&fake, &["--max-events", "3"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 5 initial",
+            "DELETED a 5 relist",
+            "ADDED z 31 watch"
+        ]
+    );
+}
+
+#[test]
 fn a_410_when_the_watch_opens_also_relists() {
     let fake = server(
         |n| match n {

@@ -503,7 +503,10 @@ impl Reflector {
                     asked,
                 });
             }
-            Ok(Some(WatchEvent::Error(status))) if status.code == 410 => {
+            // client-go's isExpiredError: reason Expired or Gone, or code 410.
+            Ok(Some(WatchEvent::Error(status)))
+                if status.code == 410 || matches!(status.reason.as_str(), "Expired" | "Gone") =>
+            {
                 return self.expired(status.message);
             }
             Ok(Some(WatchEvent::Error(status))) => {
@@ -573,6 +576,9 @@ impl Reflector {
         if self.initial_events.is_some() || very_short {
             return self.closed(reason, State::OpenWatch);
         }
+        // The server took the replay's RV and kept the watch open: the replay has begun, and a
+        // 410 after this is history compacted since, not an RV too old to replay.
+        self.replaying = false;
         if !self.config.reconnect && matches!(reason, CloseReason::ConnectionLost(_)) {
             return self.closed(reason, State::Done);
         }

@@ -753,3 +753,37 @@ fn diff_every_stops_with_the_reason_when_the_informers_watch_fails_for_good() {
     ]);
     assert_one_line_error(&out, &["cannot watch resource"]);
 }
+
+#[test]
+fn until_rv_reached_by_an_object_of_the_list_stops_at_the_end_of_the_list() {
+    // A LIST's objects come in no RV order; its state is at its own RV, 10.
+    let fake = server(
+        |_| {
+            list(
+                10,
+                vec![
+                    configmap("a", "ua", 8),
+                    configmap("b", "ub", 9),
+                    configmap("c", "uc", 5),
+                ],
+            )
+        },
+        |_| Reply::Stream(vec![event("ADDED", "f", "uf", 11)]),
+    );
+    let out = tail(&fake, &["--until-rv", "7"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 8 initial",
+            "ADDED b 9 initial",
+            "ADDED c 5 initial"
+        ]
+    );
+    let complete = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "list-complete")
+        .expect("list-complete");
+    assert_eq!(complete["resourceVersion"], "10", "{complete}");
+}

@@ -412,6 +412,7 @@ impl Session<'_> {
                     self.seen = relisted;
                 }
                 self.listed = true;
+                self.check_until(&resource_version);
                 self.notice(&Notice::ListComplete {
                     resource_version,
                     objects,
@@ -549,7 +550,10 @@ impl Session<'_> {
             return Ok(());
         }
         self.stats.count(event_type, object.resource_version());
-        self.check_until(object.resource_version());
+        // A LIST's objects come in no RV order: a LIST reaches --until-rv at its end, by its RV.
+        if origin == Origin::Watch {
+            self.check_until(object.resource_version());
+        }
         let redacted;
         let object = if self.redact {
             redacted = object

@@ -52,7 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per LIST page')
             [CompletionResult]::new('--server-timeout', '--server-timeout', [CompletionResultType]::ParameterName, 'The watch''s timeoutSeconds: the server closes each watch after this, e.g. `30s` (default: 5-10 minutes at random, as client-go)')
             [CompletionResult]::new('--max-events', '--max-events', [CompletionResultType]::ParameterName, 'Stop after N object events (bookmarks and notices do not count)')
-            [CompletionResult]::new('--until-rv', '--until-rv', [CompletionResultType]::ParameterName, 'Stop after the first event or bookmark at or past this resourceVersion')
+            [CompletionResult]::new('--until-rv', '--until-rv', [CompletionResultType]::ParameterName, 'Stop after the first watch event or bookmark at or past this resourceVersion, or at the end of a LIST at or past it')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop after this much wall-clock time, e.g. `30s`, `5m`')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Also write the events as JSON Lines (the recording format) to FILE, whatever -o says. FILE must not exist yet')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')

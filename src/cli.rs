@@ -211,7 +211,8 @@ pub struct TailArgs {
     /// Stop after N object events (bookmarks and notices do not count).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
-    /// Stop after the first event or bookmark at or past this resourceVersion.
+    /// Stop after the first watch event or bookmark at or past this resourceVersion, or at the
+    /// end of a LIST at or past it.
     #[arg(long, value_name = "RV")]
     pub until_rv: Option<String>,
     /// Stop after this much wall-clock time, e.g. `30s`, `5m`.

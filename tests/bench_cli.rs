@@ -73,6 +73,11 @@ fn a_replay_prints_the_table_and_writes_every_export() {
     assert_eq!(doc["metrics"]["queue_duration"]["unit"], "seconds");
     assert!(doc["metrics"]["queue_duration"]["count"].as_u64().unwrap() > 0);
     assert!(doc["metrics"]["watch_latency"].is_null());
+    assert!(
+        doc["counters"]["relists"].is_null() && doc["counters"]["reconnects"].is_null(),
+        "a replay has no watch: {}",
+        doc["counters"]
+    );
     assert_eq!(doc["listeners"].as_array().unwrap().len(), 2);
     assert_eq!(doc["listeners"][1]["handled"], 500);
     assert_eq!(doc["gates"][0]["failed"], false);

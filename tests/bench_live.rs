@@ -175,6 +175,15 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     assert!((90..=160).contains(&writes), "{}", doc["counters"]);
     assert_eq!(doc["counters"]["writes_without_event"], 0);
     assert_eq!(doc["metrics"]["watch_latency"]["count"], writes);
+    // Nothing cut the watch and no history expired: the watch stayed open throughout.
+    assert_eq!(doc["counters"]["relists"], 0, "{}", doc["counters"]);
+    assert_eq!(doc["counters"]["reconnects"], 0, "{}", doc["counters"]);
+    assert!(
+        out.stdout
+            .contains("watch since the initial sync: 0 reconnects, 0 relists"),
+        "{}",
+        out.stdout
+    );
     let g = &doc["generator"];
     assert!(
         g["updates"].as_u64().unwrap() > 0 && g["deletes"].as_u64().unwrap() > 0,

@@ -18,13 +18,15 @@ const LATENCY_STATS: [&str; 7] = ["p50", "p90", "p99", "p999", "max", "mean", "c
 pub const GAUGES: [&str; 2] = ["backlog", "depth"];
 const GAUGE_STATS: [&str; 3] = ["max", "mean", "last"];
 /// Plain numbers: `counters.<name>`.
-pub const COUNTERS: [&str; 6] = [
+pub const COUNTERS: [&str; 8] = [
     "events",
     "events_per_second",
     "adds",
     "deduplicated",
     "retries",
     "writes_without_event",
+    "reconnects",
+    "relists",
 ];
 /// Latency statistics a baseline comparison looks at (max and p99.9 are too noisy to gate on
 /// a percentage).
@@ -312,6 +314,19 @@ mod tests {
             },
             "counters": {"retries": retries, "events_per_second": 512.5}
         })
+    }
+
+    #[test]
+    fn a_gate_on_relists_reads_the_live_count_and_fails_a_replay_that_has_none() {
+        let gate = Gate::parse("relists > 0").unwrap();
+        let live = json!({"counters": {"relists": 0, "reconnects": 2}});
+        assert!(!gate.evaluate(&live).failed);
+        let relisted = json!({"counters": {"relists": 1, "reconnects": 2}});
+        assert!(gate.evaluate(&relisted).failed);
+        let replay = json!({"counters": {"relists": null, "reconnects": null}});
+        let r = gate.evaluate(&replay);
+        assert!(r.failed && r.display == "not measured in this run", "{r:?}");
+        assert!(Gate::parse("reconnects >= 3").is_ok());
     }
 
     #[test]

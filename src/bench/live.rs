@@ -35,6 +35,9 @@ pub struct LiveFinished {
     pub generator: Option<LoadStats>,
     pub writes: Option<u64>,
     pub writes_without_event: Option<u64>,
+    /// The watch's re-opens and relists since the initial sync.
+    pub reconnects: u64,
+    pub relists: u64,
 }
 
 /// A namespace bench created and must delete.
@@ -150,6 +153,11 @@ pub async fn run_live(
     };
 
     let counters = running.counters.clone();
+    let (closed_at_sync, relists_at_sync) = (
+        ReflectorCounters::get(&counters.watches_closed),
+        ReflectorCounters::get(&counters.relists),
+    );
+    let reflector = counters.clone();
     let events = move || ReflectorCounters::get(&counters.events);
     let total = options.warmup + duration;
     let window_start_wall = SystemTime::now() + options.warmup;
@@ -226,6 +234,8 @@ pub async fn run_live(
         generator: generated.map(|(stats, _)| stats),
         writes: churn.map(|_| writes.len() as u64),
         writes_without_event: without_event,
+        reconnects: ReflectorCounters::get(&reflector.watches_closed) - closed_at_sync,
+        relists: ReflectorCounters::get(&reflector.relists) - relists_at_sync,
     })
 }
 

@@ -78,6 +78,11 @@ pub struct Counters {
     /// Live runs: the generator's writes in the window, and those whose event never came.
     pub writes: Option<u64>,
     pub writes_without_event: Option<u64>,
+    /// Live runs: how often the informer's watch was re-opened after it ended (closed by the
+    /// server, a dropped connection) and how often it relisted (410), from its initial sync to
+    /// the end of the run: each is a stretch in which events arrived late or as a relist.
+    pub reconnects: Option<u64>,
+    pub relists: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -199,6 +204,8 @@ impl BenchReport {
                 retries: queue.retries_total,
                 writes: None,
                 writes_without_event: None,
+                reconnects: None,
+                relists: None,
             },
             listeners: measured
                 .snapshot

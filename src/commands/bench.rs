@@ -451,6 +451,8 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
                     report.generator = live.generator.clone();
                     report.counters.writes = live.writes;
                     report.counters.writes_without_event = live.writes_without_event;
+                    report.counters.reconnects = Some(live.reconnects);
+                    report.counters.relists = Some(live.relists);
                     if let Some(missed) = live.writes_without_event.filter(|n| *n > 0) {
                         notice(format!(
                             "{missed} writes never arrived as watch events: the informer \

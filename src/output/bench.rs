@@ -151,6 +151,12 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
             format_seconds(g.max_late_seconds)
         )?;
     }
+    if let (Some(reconnects), Some(relists)) = (c.reconnects, c.relists) {
+        writeln!(
+            out,
+            "watch since the initial sync: {reconnects} reconnects, {relists} relists"
+        )?;
+    }
     if let Some(line) = cpu_line(report) {
         writeln!(out, "{line}")?;
     }
@@ -233,6 +239,12 @@ pub fn write_markdown(out: &mut impl Write, report: &BenchReport) -> std::io::Re
         writeln!(
             out,
             "\n{writes} writes measured, {missed} without a watch event"
+        )?;
+    }
+    if let (Some(reconnects), Some(relists)) = (c.reconnects, c.relists) {
+        writeln!(
+            out,
+            "\nwatch since the initial sync: {reconnects} reconnects, {relists} relists"
         )?;
     }
     if !report.gates.is_empty() {

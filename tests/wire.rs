@@ -787,3 +787,35 @@ fn until_rv_reached_by_an_object_of_the_list_stops_at_the_end_of_the_list() {
         .expect("list-complete");
     assert_eq!(complete["resourceVersion"], "10", "{complete}");
 }
+
+#[test]
+fn a_throttled_list_page_is_retried_and_said_as_a_list_failure() {
+    let fake = server(
+        |n| match n {
+            0 => Reply::Text(
+                429,
+                vec!["Retry-After: 1".into()],
+                "Too many requests\n".into(),
+            ),
+            _ => list(6, vec![configmap("a", "ua", 6)]),
+        },
+        |_| Reply::Stream(vec![event("ADDED", "b", "ub", 7)]),
+    );
+    let out = tail(&fake, &["--max-events", "2"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec!["ADDED a 6 initial", "ADDED b 7 watch"]
+    );
+    let notices = out.json_lines();
+    let failed = notices
+        .iter()
+        .find(|l| l["notice"] == "list-failed")
+        .expect("list-failed");
+    assert_eq!(failed["retryInSeconds"], 1.0, "{failed}");
+    assert!(
+        !notices.iter().any(|l| l["notice"] == "watch-failed"),
+        "a LIST is not a watch: {}",
+        out.stdout
+    );
+}

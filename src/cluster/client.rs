@@ -200,7 +200,7 @@ impl Cluster {
         let response = self.checked(request, op).await?;
         let body = self
             .bounded(op, async {
-                Ok(response.into_body().collect().await?.to_bytes().to_vec())
+                Ok(Vec::from(response.into_body().collect().await?.to_bytes()))
             })
             .await?;
         Ok(body)

@@ -502,6 +502,12 @@ impl Session<'_> {
                     retry_in_seconds: retry_in.as_secs_f64(),
                 })?;
             }
+            ReflectorEvent::ListFailed { error, retry_in } => {
+                self.notice(&Notice::ListFailed {
+                    error,
+                    retry_in_seconds: retry_in.as_secs_f64(),
+                })?;
+            }
             ReflectorEvent::Expired {
                 resource_version,
                 message,

@@ -162,6 +162,9 @@ pub enum ReflectorEvent {
         error: String,
         retry_in: Duration,
     },
+    /// A page of a LIST (a relist, or the first LIST throttled) failed with an error the
+    /// reflector retries after `retry_in`, from the same page.
+    ListFailed { error: String, retry_in: Duration },
     /// The server no longer has `resource_version` (410 Gone): the reflector relists after one
     /// backoff period, as client-go does.
     Expired {
@@ -697,10 +700,16 @@ impl Reflector {
             Some(after) if throttled => after,
             _ => self.backoff.next_delay(),
         };
-        self.pending.push_back(ReflectorEvent::WatchFailed {
-            resource_version: self.resource_version.clone(),
-            error: err.to_string(),
-            retry_in: delay,
+        self.pending.push_back(match then {
+            State::List { .. } => ReflectorEvent::ListFailed {
+                error: err.to_string(),
+                retry_in: delay,
+            },
+            _ => ReflectorEvent::WatchFailed {
+                resource_version: self.resource_version.clone(),
+                error: err.to_string(),
+                retry_in: delay,
+            },
         });
         Ok(State::Sleep {
             until: Instant::now() + delay,

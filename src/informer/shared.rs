@@ -22,6 +22,8 @@ pub struct ReflectorCounters {
     pub watches_opened: AtomicU64,
     pub watches_closed: AtomicU64,
     pub watch_errors: AtomicU64,
+    /// LIST pages that failed and were retried.
+    pub list_errors: AtomicU64,
     pub expired: AtomicU64,
     pub fallbacks: AtomicU64,
     /// LISTs (or watch-lists' initial events) cut short and started over.
@@ -43,6 +45,7 @@ impl ReflectorCounters {
             ReflectorEvent::Bookmark { .. } => &self.bookmarks,
             ReflectorEvent::WatchClosed { .. } => &self.watches_closed,
             ReflectorEvent::WatchFailed { .. } => &self.watch_errors,
+            ReflectorEvent::ListFailed { .. } => &self.list_errors,
             ReflectorEvent::Expired { .. } => &self.expired,
         };
         counter.fetch_add(1, Ordering::Relaxed);

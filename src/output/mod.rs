@@ -97,6 +97,12 @@ pub enum Notice {
         error: String,
         retry_in_seconds: f64,
     },
+    /// A LIST page failed; the LIST goes on from that page after `retry_in_seconds`.
+    #[serde(rename_all = "camelCase")]
+    ListFailed {
+        error: String,
+        retry_in_seconds: f64,
+    },
     /// 410 Gone: the server no longer has the RV; a relist follows.
     #[serde(rename_all = "camelCase")]
     Expired {

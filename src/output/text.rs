@@ -115,6 +115,13 @@ pub fn describe_notice(notice: &Notice) -> String {
             ),
             None => format!("watch closed at RV {resource_version}: {reason}"),
         },
+        Notice::ListFailed {
+            error,
+            retry_in_seconds,
+        } => format!(
+            "{error}; listing again from the failed page in {}",
+            seconds(*retry_in_seconds)
+        ),
         Notice::WatchFailed {
             resource_version,
             error,

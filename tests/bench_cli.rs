@@ -94,6 +94,10 @@ fn a_replay_prints_the_table_and_writes_every_export() {
     assert!(prometheus.contains("# TYPE workqueue_queue_duration_seconds histogram"));
     assert!(prometheus.contains("workqueue_adds_total{name=\"bench\"}"));
     assert!(prometheus.contains("informer_delivery_lag_seconds_count{listener=\"handler-1\"} 500"));
+    assert!(
+        !prometheus.contains("informer_relists_total"),
+        "a replay has no watch to count"
+    );
 }
 
 #[test]

@@ -130,11 +130,15 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("live.json");
+    let prom = dir.path().join("live.prom");
     let out = tokio::task::spawn_blocking({
         let json = json.clone();
+        let prom = prom.clone();
         move || {
             run(&[
                 "bench",
+                "--export-prometheus",
+                prom.to_str().unwrap(),
                 "--objects",
                 "20",
                 "--rate",
@@ -178,6 +182,13 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     // Nothing cut the watch and no history expired: the watch stayed open throughout.
     assert_eq!(doc["counters"]["relists"], 0, "{}", doc["counters"]);
     assert_eq!(doc["counters"]["reconnects"], 0, "{}", doc["counters"]);
+    let prometheus = std::fs::read_to_string(&prom).unwrap();
+    for line in [
+        "informer_watch_reconnects_total 0",
+        "informer_relists_total 0",
+    ] {
+        assert!(prometheus.lines().any(|l| l == line), "{prometheus}");
+    }
     assert!(
         out.stdout
             .contains("watch since the initial sync: 0 reconnects, 0 relists"),

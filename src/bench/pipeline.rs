@@ -148,6 +148,7 @@ impl BenchPipeline {
                     gauges: self.queue.gauges(),
                 }],
                 watch_latency,
+                watch_transitions: None,
             },
             backlog_at_end: self.backlog_at_end,
             depth_at_end: self.depth_at_end,

@@ -13,7 +13,7 @@ use crate::bench::run::{run_replay, RunOptions, Tick};
 use crate::cli::BenchArgs;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
-use crate::output::metrics::PipelineSnapshot;
+use crate::output::metrics::{PipelineSnapshot, WatchTransitions};
 use crate::output::{bench as print, stderr_is_terminal};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -453,13 +453,18 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
                     report.counters.writes_without_event = live.writes_without_event;
                     report.counters.reconnects = Some(live.reconnects);
                     report.counters.relists = Some(live.relists);
+                    let mut snapshot = f.measured.snapshot;
+                    snapshot.watch_transitions = Some(WatchTransitions {
+                        reconnects: live.reconnects,
+                        relists: live.relists,
+                    });
                     if let Some(missed) = live.writes_without_event.filter(|n| *n > 0) {
                         notice(format!(
                             "{missed} writes never arrived as watch events: the informer \
                              missed them (see writes_without_event)"
                         ));
                     }
-                    Some((report, f.measured.snapshot))
+                    Some((report, snapshot))
                 }
             }
         }

@@ -32,6 +32,16 @@ pub struct PipelineSnapshot {
     pub queues: Vec<QueueSnapshot>,
     /// Write sent → its watch event received (`bench` against a cluster).
     pub watch_latency: Option<Latency>,
+    /// The informer's watch re-opens and relists since its initial sync (`bench` against a
+    /// cluster).
+    pub watch_transitions: Option<WatchTransitions>,
+}
+
+/// How often an informer's watch was re-opened and relisted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WatchTransitions {
+    pub reconnects: u64,
+    pub relists: u64,
 }
 
 #[derive(Serialize)]
@@ -245,6 +255,23 @@ impl PipelineSnapshot {
                 &l.metrics.handler_time,
             )?;
         }
+        if let Some(t) = &self.watch_transitions {
+            for (name, help, value) in [
+                (
+                    "informer_watch_reconnects_total",
+                    "Times the informer's watch was re-opened after it ended",
+                    t.reconnects,
+                ),
+                (
+                    "informer_relists_total",
+                    "Times the informer relisted (410 Gone, a malformed event)",
+                    t.relists,
+                ),
+            ] {
+                family(out, name, "counter", help)?;
+                writeln!(out, "{name} {value}")?;
+            }
+        }
         if let Some(latency) = &self.watch_latency {
             family(
                 out,
@@ -330,6 +357,10 @@ mod tests {
                 },
             }],
             watch_latency: None,
+            watch_transitions: Some(WatchTransitions {
+                reconnects: 2,
+                relists: 1,
+            }),
         }
     }
 
@@ -350,6 +381,9 @@ mod tests {
             "# TYPE workqueue_longest_running_processor_seconds gauge",
             "informer_listener_backlog{listener=\"h0\"} 4",
             "informer_delivery_lag_seconds_bucket{listener=\"h0\",le=\"1e-3\"} 1",
+            "# TYPE informer_watch_reconnects_total counter",
+            "informer_watch_reconnects_total 2",
+            "informer_relists_total 1",
         ] {
             assert!(
                 text.lines().any(|l| l == line),

@@ -248,3 +248,46 @@ async fn ctrl_c_during_an_every_watchdog_exits_130() {
     assert_eq!(out.status.code(), Some(130), "{stdout}");
     assert!(stdout.contains("no drift: 0 objects compared"), "{stdout}");
 }
+
+#[tokio::test]
+async fn a_saved_cache_of_secrets_holds_no_values_and_still_compares() {
+    use k8s_openapi::api::core::v1::Secret;
+    use kube::api::{Api, PostParams};
+    let ns = TestNamespace::new("savesecret").await;
+    let secret: Secret = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "s"},
+        "stringData": {"password": "hunter2-plaintext"}
+    }))
+    .unwrap();
+    Api::<Secret>::namespaced(ns.client.clone(), &ns.name)
+        .create(&PostParams::default(), &secret)
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("secrets.jsonl");
+    let out = run(&[
+        "diff",
+        "secrets",
+        "-n",
+        &ns.name,
+        "--save-cache",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let saved = std::fs::read_to_string(&file).unwrap();
+    // "hunter2-plaintext" in base64, as the server stores it in data.
+    assert!(
+        !saved.contains("aHVudGVyMi1wbGFpbnRleHQ=") && !saved.contains("hunter2"),
+        "{saved}"
+    );
+    assert!(saved.contains("<redacted: 17 bytes>"), "{saved}");
+    let out = run(&[
+        "diff",
+        "secrets",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+}

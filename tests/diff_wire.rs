@@ -176,3 +176,39 @@ fn history_compacted_mid_list_restarts_the_comparison_at_a_newer_rv() {
         out.stderr
     );
 }
+
+#[test]
+fn every_stops_with_exit_0_when_the_reader_of_stdout_goes_away() {
+    let fake = FakeServer::start(|target, _| {
+        let path = target.split('?').next().unwrap_or("");
+        match (path, query(target, "watch")) {
+            ("/api", _) => core_discovery(),
+            ("/apis", _) => empty_discovery(),
+            (_, Some(_)) => Reply::Stream(vec![Step::Sleep(std::time::Duration::from_secs(60))]),
+            _ => list(10, vec![configmap("a", "ua", 5)]),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let mut diff = Streaming::start(&[
+        "diff",
+        "cm",
+        "-n",
+        "ns",
+        "-o",
+        "json",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+        "--every",
+        "200ms",
+    ]);
+    diff.wait_for(
+        "the first report",
+        std::time::Duration::from_secs(20),
+        |l| l.contains("\"objects\""),
+    );
+    // As `| head -1` does.
+    diff.close_stdout();
+    let out = diff.finish(std::time::Duration::from_secs(20));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}

@@ -197,6 +197,13 @@ impl Watchdog {
                 self.healed_at = Some(rfc3339_millis(at));
                 self.healed_after_seconds = at.duration_since(first).ok().map(|d| d.as_secs_f64());
             }
+            // Drift again after it healed: a new episode, timed from now.
+            (true, Some(_)) if self.healed_at.is_some() => {
+                self.first_seen = Some(at);
+                self.drift_first_seen = Some(rfc3339_millis(at));
+                self.healed_at = None;
+                self.healed_after_seconds = None;
+            }
             _ => {}
         }
     }
@@ -286,7 +293,8 @@ enum Outcome {
     Code(u8),
 }
 
-fn print_report(report: &DiffReport, config: &DiffConfig, out: &mut impl Write) -> Result<()> {
+/// Prints one report; `Ok(false)` when stdout's reader has gone away (`| head -1`).
+fn print_report(report: &DiffReport, config: &DiffConfig, out: &mut impl Write) -> Result<bool> {
     let written = match config.output {
         ReportFormat::Json => serde_json::to_writer(&mut *out, report)
             .map_err(std::io::Error::other)
@@ -303,8 +311,9 @@ fn print_report(report: &DiffReport, config: &DiffConfig, out: &mut impl Write) 
         }
     };
     match written.and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Output(e)),
-        _ => Ok(()),
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(Error::Output(e)),
     }
 }
 
@@ -446,7 +455,7 @@ async fn run_informer(
         _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
     }
     if let Some(path) = &config.save_cache {
-        save_cache(&running, lw, path)?;
+        save_cache(&running, lw, path).await?;
     }
     if let Some(settle) = config.settle {
         tokio::select! {
@@ -484,7 +493,10 @@ async fn run_informer(
         };
         watchdog.observe(report.drifted(), SystemTime::now());
         report.watchdog = Some(watchdog.clone());
-        print_report(&report, config, out)?;
+        if !print_report(&report, config, out)? {
+            // Nobody reads the reports any more: stop, as tail does (exit 0).
+            break EXIT_OK;
+        }
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
             _ = sleep_until(deadline) => break if report.drifted() { EXIT_FINDING } else { EXIT_OK },
@@ -495,7 +507,10 @@ async fn run_informer(
     Ok(Outcome::Code(code))
 }
 
-fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -> Result<()> {
+/// Writes the cache in tail's recording format, Secret values redacted as tail records them
+/// (`--cache-file` redacts the LIST it compares with the same way), once no relist is part-way
+/// through it.
+async fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -> Result<()> {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -507,10 +522,20 @@ fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -> Resu
             ))
         })?;
     let start = lw.start_notice();
-    let store = running.store.read().unwrap_or_else(|e| e.into_inner());
-    store
-        .snapshot(&start, std::io::BufWriter::new(file))
-        .map_err(|e| Error::Usage(format!("cannot write --save-cache {}: {e}", path.display())))
+    let redact = lw.resource.is_secret();
+    loop {
+        {
+            let store = running.store.read().unwrap_or_else(|e| e.into_inner());
+            if !store.is_replacing() {
+                return store
+                    .snapshot(&start, redact, std::io::BufWriter::new(file))
+                    .map_err(|e| {
+                        Error::Usage(format!("cannot write --save-cache {}: {e}", path.display()))
+                    });
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// Freezes the cache at its synced RV R and compares it with a LIST at exactly R. When the
@@ -629,5 +654,16 @@ mod tests {
         assert_eq!(w.healed_after_seconds, Some(7.0));
         assert!(w.describe().unwrap().contains("(after 7.0s)"));
         assert_eq!(w.comparisons, 4);
+        // Drift comes back: a new episode, first seen now, not healed.
+        w.observe(true, t0 + Duration::from_secs(20));
+        let line = w.describe().unwrap();
+        assert!(line.ends_with("not healed"), "{line}");
+        assert_eq!(
+            w.drift_first_seen.as_deref(),
+            Some(rfc3339_millis(t0 + Duration::from_secs(20)).as_str())
+        );
+        assert_eq!(w.healed_after_seconds, None);
+        w.observe(false, t0 + Duration::from_secs(23));
+        assert_eq!(w.healed_after_seconds, Some(3.0));
     }
 }

@@ -316,12 +316,20 @@ impl Store {
     }
 
     /// Writes the cache as JSON Lines in tail's recording format: `start`, one `ADDED` per
-    /// object, then `list-complete` at the synced RV. `diff --cache-file` reads it back.
-    pub fn snapshot(&self, start: &Notice, out: impl Write) -> std::io::Result<()> {
+    /// object, then `list-complete` at the synced RV. `diff --cache-file` reads it back. With
+    /// `redact` (Secrets), values are replaced by their length, as tail records them.
+    pub fn snapshot(&self, start: &Notice, redact: bool, out: impl Write) -> std::io::Result<()> {
         let mut printer = JsonPrinter::new(out);
         let now = SystemTime::now();
         printer.notice(start, now)?;
         for object in self.list() {
+            let redacted;
+            let object = if redact {
+                redacted = object.redacted().map_err(std::io::Error::other)?;
+                &redacted
+            } else {
+                object
+            };
             printer.object(&ObjectEvent {
                 event_type: "ADDED",
                 origin: Origin::Initial,
@@ -471,7 +479,7 @@ pub(crate) mod tests {
             resource_version: "9".into(),
         };
         let mut out = Vec::new();
-        s.snapshot(&start, &mut out).unwrap();
+        s.snapshot(&start, false, &mut out).unwrap();
         let lines: Vec<serde_json::Value> = String::from_utf8(out)
             .unwrap()
             .lines()

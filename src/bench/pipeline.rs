@@ -99,7 +99,7 @@ impl BenchPipeline {
     /// The largest backlog of any listener now, and the queue's depth.
     pub fn current(&self) -> (usize, usize) {
         let backlog = self.listeners.iter().map(|l| l.backlog()).max();
-        (backlog.unwrap_or(0), self.queue.len())
+        (backlog.unwrap_or(0), self.queue.depth())
     }
 
     /// Whether nothing is pending, queued or being worked on (a handler may still be finishing
@@ -120,7 +120,7 @@ impl BenchPipeline {
     pub fn source_ended(&mut self) {
         self.sample();
         self.backlog_at_end = self.listeners.iter().map(|l| l.backlog() as u64).collect();
-        self.depth_at_end = self.queue.len() as u64;
+        self.depth_at_end = self.queue.depth() as u64;
     }
 
     /// After the listeners have drained (the processor was shut down): lets the workers finish

@@ -92,7 +92,8 @@ pub struct QueueMetrics {
     pub adds_total: u64,
     /// Adds of an item that was already waiting (deduplicated, not counted in `adds_total`).
     pub deduplicated_total: u64,
-    /// `workqueue_retries_total`: rate-limited adds.
+    /// `workqueue_retries_total`: delayed adds (`add_after`, and so `add_rate_limited`), as
+    /// client-go counts them.
     pub retries_total: u64,
     /// `workqueue_queue_duration_seconds`: first add → get.
     pub queue_duration: Latency,
@@ -121,6 +122,8 @@ struct State {
     add_times: HashMap<String, Instant>,
     start_times: HashMap<String, Instant>,
     shutting_down: bool,
+    /// A `shut_down_with_drain` is waiting for the items being processed; `shut_down` ends it.
+    draining: bool,
     metrics: QueueMetrics,
     limiter: RateLimiter,
 }
@@ -172,18 +175,21 @@ impl Workqueue {
         self.inner.changed.notify_one();
     }
 
-    /// Adds `item` after `delay` (at once when zero). Of several pending delays, each fires.
+    /// Adds `item` after `delay` (at once when zero). An item already waiting for a delay
+    /// keeps the earlier of the two times and is added once, as in client-go's delaying queue.
+    /// A delay too long to represent never fires.
     pub fn add_after(&self, item: &str, delay: Duration) {
-        if self.state().shutting_down {
-            return;
+        {
+            let mut s = self.state();
+            if s.shutting_down {
+                return;
+            }
+            s.metrics.retries_total += 1;
         }
         if delay.is_zero() {
             self.add(item);
-        } else {
-            let _ = self
-                .inner
-                .delayed
-                .send((Instant::now() + delay, item.to_string()));
+        } else if let Some(at) = Instant::now().checked_add(delay) {
+            let _ = self.inner.delayed.send((at, item.to_string()));
         }
     }
 
@@ -191,7 +197,9 @@ impl Workqueue {
     pub fn add_rate_limited(&self, item: &str) {
         let delay = {
             let mut s = self.state();
-            s.metrics.retries_total += 1;
+            if s.shutting_down {
+                return;
+            }
             s.limiter.when(item, Instant::now())
         };
         self.add_after(item, delay);
@@ -249,20 +257,32 @@ impl Workqueue {
         self.inner.changed.notify_one();
     }
 
-    /// Stops accepting items; `get` returns `None` once the queue is empty.
+    /// Stops accepting items; `get` returns `None` once the queue is empty. Ends the wait of a
+    /// `shut_down_with_drain`, as client-go's `ShutDown` does.
     pub fn shut_down(&self) {
-        self.state().shutting_down = true;
+        {
+            let mut s = self.state();
+            s.shutting_down = true;
+            s.draining = false;
+        }
         self.inner.changed.notify_waiters();
     }
 
-    /// Like `shut_down`, then waits until every item handed out is `done`.
+    /// Like `shut_down`, then waits until every item handed out is `done` (client-go's
+    /// `ShutDownWithDrain`: items still queued do not hold it; workers that go on calling `get`
+    /// take them, and those are waited for in turn).
     pub async fn shut_down_with_drain(&self) {
-        self.shut_down();
+        {
+            let mut s = self.state();
+            s.shutting_down = true;
+            s.draining = true;
+        }
+        self.inner.changed.notify_waiters();
         loop {
             let notified = self.inner.changed.notified();
             {
                 let s = self.state();
-                if s.processing.is_empty() && s.queue.is_empty() {
+                if s.processing.is_empty() || !s.draining {
                     return;
                 }
             }
@@ -274,9 +294,15 @@ impl Workqueue {
         self.state().shutting_down
     }
 
-    /// `workqueue_depth`.
+    /// Items waiting to be handed out by `get`.
     pub fn len(&self) -> usize {
         self.state().queue.len()
+    }
+
+    /// `workqueue_depth` as client-go counts it: items added and not yet taken by `get`,
+    /// including those added again while being processed (queued when their `done` comes).
+    pub fn depth(&self) -> usize {
+        self.state().dirty.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -286,7 +312,7 @@ impl Workqueue {
     /// Records the current depth in the depth gauge.
     pub fn sample(&self) {
         let mut s = self.state();
-        let depth = s.queue.len() as u64;
+        let depth = s.dirty.len() as u64;
         s.metrics.depth.sample(depth);
     }
 
@@ -309,7 +335,7 @@ impl Workqueue {
             .map(|t| now.saturating_duration_since(*t).as_secs_f64())
             .collect();
         QueueGauges {
-            depth: s.queue.len(),
+            depth: s.dirty.len(),
             unfinished_work_seconds: running.iter().sum(),
             longest_running_processor_seconds: running.iter().copied().fold(0.0, f64::max),
         }
@@ -340,11 +366,18 @@ async fn release_delayed(
     mut rx: mpsc::UnboundedReceiver<(Instant, String)>,
 ) {
     let mut waiting: BinaryHeap<std::cmp::Reverse<(Instant, String)>> = BinaryHeap::new();
+    // When each waiting item is due: one entry per item, the earliest (client-go's `insert`).
+    let mut due: HashMap<String, Instant> = HashMap::new();
     loop {
         let next_due = waiting.peek().map(|std::cmp::Reverse((t, _))| *t);
         tokio::select! {
             received = rx.recv() => match received {
-                Some(entry) => waiting.push(std::cmp::Reverse(entry)),
+                Some((at, item)) => {
+                    if due.get(&item).is_none_or(|earlier| at < *earlier) {
+                        due.insert(item.clone(), at);
+                        waiting.push(std::cmp::Reverse((at, item)));
+                    }
+                }
                 None => return,
             },
             _ = async {
@@ -362,7 +395,12 @@ async fn release_delayed(
                         if *t > now {
                             break;
                         }
-                        let std::cmp::Reverse((_, item)) = waiting.pop().expect("peeked");
+                        let std::cmp::Reverse((at, item)) = waiting.pop().expect("peeked");
+                        // An entry replaced by an earlier one for the same item is stale.
+                        if due.get(&item) != Some(&at) {
+                            continue;
+                        }
+                        due.remove(&item);
                         add_locked(&mut s, &item);
                         released = true;
                     }
@@ -498,6 +536,69 @@ mod tests {
         }
         assert_eq!(limiter.when("i100", now).as_millis(), 100);
         assert_eq!(limiter.when("i101", now).as_millis(), 200);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_item_delayed_twice_is_added_once_at_the_earlier_time() {
+        for (first, second) in [(1, 10), (10, 1)] {
+            let q = Workqueue::default();
+            q.add_after("a", Duration::from_secs(first));
+            q.add_after("a", Duration::from_secs(second));
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            assert_eq!(q.get().await.as_deref(), Some("a"), "at 1 s");
+            q.done("a");
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            assert_eq!(q.len(), 0, "the later delay of a does not fire again");
+            assert_eq!(q.metrics().adds_total, 1);
+            assert_eq!(
+                q.metrics().retries_total,
+                2,
+                "client-go counts every AddAfter"
+            );
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_delay_too_long_to_represent_never_fires_and_does_not_panic() {
+        let q = Workqueue::default();
+        q.add_after("x", Duration::MAX);
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        assert_eq!(q.len(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_draining_shutdown_does_not_wait_for_items_nobody_took_and_shut_down_ends_it() {
+        let q = Workqueue::default();
+        q.add("queued");
+        tokio::time::timeout(Duration::from_secs(5), q.shut_down_with_drain())
+            .await
+            .expect("nothing in processing: returns at once");
+        let q = Workqueue::default();
+        q.add("a");
+        let _taken = q.get().await.unwrap();
+        let drained = {
+            let q = q.clone();
+            tokio::spawn(async move { q.shut_down_with_drain().await })
+        };
+        tokio::task::yield_now().await;
+        assert!(!drained.is_finished());
+        q.shut_down();
+        tokio::time::timeout(Duration::from_secs(5), drained)
+            .await
+            .expect("shut_down ends the drain")
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn depth_counts_an_item_added_again_while_it_is_processed() {
+        let q = Workqueue::default();
+        q.add("a");
+        let item = q.get().await.unwrap();
+        assert_eq!(q.depth(), 0);
+        q.add("a");
+        assert_eq!((q.depth(), q.len(), q.gauges().depth), (1, 0, 1));
+        q.done(&item);
+        assert_eq!((q.depth(), q.len()), (1, 1));
     }
 
     #[tokio::test(start_paused = true)]

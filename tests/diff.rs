@@ -228,6 +228,45 @@ async fn diff_errors_are_one_line_with_exit_2() {
     ]);
     assert_one_line_error(&out, &["records secrets, not configmaps"]);
 
+    // Made in another namespace, with a selector: every object outside the overlap would show
+    // as drift, so it is refused, naming both.
+    let elsewhere = dir.path().join("elsewhere.jsonl");
+    std::fs::write(
+        &elsewhere,
+        "{\"type\":\"NOTICE\",\"notice\":\"start\",\"resource\":\"configmaps\",\"namespace\":\"elsewhere\",\"labelSelector\":\"app=web\",\"metadataOnly\":false}\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        elsewhere.to_str().unwrap(),
+    ]);
+    assert_one_line_error(
+        &out,
+        &[
+            &format!("namespace \"elsewhere\" (this run: \"{}\")", ns.name),
+            "label selector \"app=web\" (this run: none)",
+        ],
+    );
+    let metadata = dir.path().join("metadata.jsonl");
+    std::fs::write(
+        &metadata,
+        format!("{{\"type\":\"NOTICE\",\"notice\":\"start\",\"resource\":\"configmaps\",\"namespace\":\"{}\",\"metadataOnly\":true}}\n", ns.name),
+    )
+    .unwrap();
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        metadata.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&out, &["recorded with --metadata-only"]);
+
     let out = run(&["diff", "cm", "-n", &ns.name, "--context", "nobody"]);
     assert_one_line_error(&out, &["cannot list configmaps", "as user \"nobody\""]);
 }

@@ -88,7 +88,7 @@ impl Replay {
                 continue;
             }
             let step = match parse_line(&line, n + 1)? {
-                RecordLine::Start { resource } => {
+                RecordLine::Start { resource, .. } => {
                     replay.resource = resource;
                     continue;
                 }

@@ -9,14 +9,14 @@ use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::drift::{counts, Comparison, Drift, DriftClass, FieldDetail};
 use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::RawObject;
-use crate::informer::recording;
+use crate::informer::recording::{self, Scope};
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
 use crate::informer::store::Objects;
 use crate::output::{rfc3339_millis, stderr_is_terminal, SCHEMA_VERSION};
 use serde::Serialize;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 /// How long the cache may take to catch up with the server's newest RV in a fallback.
@@ -417,6 +417,9 @@ async fn compare_cache_file(
             path.display()
         )));
     }
+    if let Some(scope) = &rec.scope {
+        check_scope(scope, lw, path)?;
+    }
     let (cache_rv, cache) = rec.store.frozen();
     // A recording made without --show-secret-data holds markers, not values: compare like with
     // like.
@@ -427,6 +430,60 @@ async fn compare_cache_file(
     let mut r = report(lw, rv, Method::CacheFile, compared, drift, started);
     r.cache_resource_version = Some(cache_rv).filter(|v| !v.is_empty());
     Ok(Outcome::Report(Box::new(r)))
+}
+
+/// A cache file is compared with a LIST of the same namespace and selectors, of whole objects:
+/// anything else reports every object outside the overlap as drift.
+fn check_scope(scope: &Scope, lw: &ListWatch, path: &Path) -> Result<()> {
+    if scope.metadata_only {
+        return Err(Error::Usage(format!(
+            "--cache-file {} was recorded with --metadata-only: diff compares whole objects; \
+             record without --metadata-only",
+            path.display()
+        )));
+    }
+    let shown = |value: &Option<String>, none: &str| match value {
+        Some(v) => format!("\"{v}\""),
+        None => none.to_string(),
+    };
+    let mut differences = Vec::new();
+    for (what, recorded, here, none) in [
+        (
+            "namespace",
+            &scope.namespace,
+            &lw.namespace,
+            "all namespaces",
+        ),
+        (
+            "label selector",
+            &scope.label_selector,
+            &lw.label_selector,
+            "none",
+        ),
+        (
+            "field selector",
+            &scope.field_selector,
+            &lw.field_selector,
+            "none",
+        ),
+    ] {
+        if recorded != here {
+            differences.push(format!(
+                "{what} {} (this run: {})",
+                shown(recorded, none),
+                shown(here, none)
+            ));
+        }
+    }
+    if differences.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "--cache-file {} was recorded with {}: pass the -n/-A, -l and --field-selector it was \
+         made with",
+        path.display(),
+        differences.join(", ")
+    )))
 }
 
 async fn run_informer(

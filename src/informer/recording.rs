@@ -14,10 +14,22 @@ use std::time::SystemTime;
 pub struct Recording {
     /// The `resource` of its `start` notice, when it has one.
     pub resource: Option<String>,
+    /// What its `start` notice says was recorded, when it has one.
+    pub scope: Option<Scope>,
     /// The cache as of the recording's end.
     pub store: Store,
     /// Object events read.
     pub events: usize,
+}
+
+/// The namespace, selectors and form a recording was made with (its `start` notice).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// `None`: all namespaces (or a cluster-scoped resource).
+    pub namespace: Option<String>,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    pub metadata_only: bool,
 }
 
 #[derive(Deserialize)]
@@ -38,13 +50,22 @@ struct Line {
     time: Option<String>,
     #[serde(default)]
     object: Option<Box<RawValue>>,
+    #[serde(default, rename = "labelSelector")]
+    label_selector: Option<String>,
+    #[serde(default, rename = "fieldSelector")]
+    field_selector: Option<String>,
+    #[serde(default, rename = "metadataOnly")]
+    metadata_only: bool,
 }
 
 /// One line of a recording that matters to a reader.
 #[derive(Debug)]
 pub enum RecordLine {
-    /// The `start` notice: the resource recorded.
-    Start { resource: Option<String> },
+    /// The `start` notice: the resource recorded, and how.
+    Start {
+        resource: Option<String>,
+        scope: Scope,
+    },
     /// A bookmark or the end of a LIST: the cache is synced to this RV.
     Synced { resource_version: String },
     /// ADDED or MODIFIED.
@@ -80,6 +101,12 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
     Ok(match (parsed.kind.as_str(), parsed.notice.as_deref()) {
         ("NOTICE", Some("start")) => RecordLine::Start {
             resource: parsed.resource,
+            scope: Scope {
+                namespace: parsed.namespace,
+                label_selector: parsed.label_selector,
+                field_selector: parsed.field_selector,
+                metadata_only: parsed.metadata_only,
+            },
         },
         ("NOTICE", Some("list-complete")) | ("BOOKMARK", _) => match parsed.resource_version {
             Some(resource_version) => RecordLine::Synced { resource_version },
@@ -120,7 +147,10 @@ pub fn read(input: impl BufRead) -> Result<Recording, String> {
             continue;
         }
         match parse_line(&line, n + 1)? {
-            RecordLine::Start { resource } => rec.resource = resource,
+            RecordLine::Start { resource, scope } => {
+                rec.resource = resource;
+                rec.scope = Some(scope);
+            }
             RecordLine::Synced { resource_version } => {
                 rec.store.set_resource_version(&resource_version)
             }

@@ -73,11 +73,13 @@ impl Latency {
         bounds
             .iter()
             .map(|b| {
-                let micros = (b * 1e6) as u64;
+                let micros = (b * 1e6).round() as u64;
+                // A recorded value's bucket of equivalent values starts at or below it: a value
+                // exactly on a bound counts under it (`le` is "less than or equal").
                 let count = self
                     .histogram
                     .iter_recorded()
-                    .filter(|v| v.value_iterated_to() <= micros)
+                    .filter(|v| self.histogram.lowest_equivalent(v.value_iterated_to()) <= micros)
                     .map(|v| v.count_at_value())
                     .sum();
                 (*b, count)

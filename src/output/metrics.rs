@@ -306,7 +306,8 @@ fn histogram(
     for (bound, count) in latency.buckets(&WORKQUEUE_BUCKETS) {
         writeln!(
             out,
-            "{name}_bucket{{{label}=\"{value}\",le=\"{bound:e}\"}} {count}"
+            "{name}_bucket{{{label}=\"{value}\",le=\"{}\"}} {count}",
+            go_float(bound)
         )?;
     }
     writeln!(
@@ -324,6 +325,27 @@ fn histogram(
         "{name}_count{{{label}=\"{value}\"}} {}",
         latency.count()
     )
+}
+
+/// A float as Go's `strconv.FormatFloat(f, 'g', -1, 64)` writes it, as client_golang writes
+/// `le` bounds: `1e-08`, `0.0001`, `0.01`, `1`, `10`. Dashboards match these as strings.
+fn go_float(f: f64) -> String {
+    if f == 0.0 || !f.is_finite() {
+        return format!("{f}");
+    }
+    let exponent = f.abs().log10().floor() as i32;
+    if (-4..21).contains(&exponent) {
+        return format!("{f}");
+    }
+    let scientific = format!("{f:e}");
+    match scientific.split_once('e') {
+        Some((mantissa, exp)) => {
+            let exp: i32 = exp.parse().unwrap_or(0);
+            let sign = if exp < 0 { '-' } else { '+' };
+            format!("{mantissa}e{sign}{:02}", exp.abs())
+        }
+        None => scientific,
+    }
 }
 
 #[cfg(test)]
@@ -374,13 +396,15 @@ mod tests {
             "workqueue_depth{name=\"bench\"} 2",
             "workqueue_adds_total{name=\"bench\"} 3",
             "workqueue_retries_total{name=\"bench\"} 1",
-            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"1e-2\"} 1",
-            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"1e-1\"} 2",
+            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"1e-08\"} 0",
+            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"0.01\"} 1",
+            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"0.1\"} 2",
+            "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"10\"} 2",
             "workqueue_queue_duration_seconds_bucket{name=\"bench\",le=\"+Inf\"} 2",
             "workqueue_queue_duration_seconds_count{name=\"bench\"} 2",
             "# TYPE workqueue_longest_running_processor_seconds gauge",
             "informer_listener_backlog{listener=\"h0\"} 4",
-            "informer_delivery_lag_seconds_bucket{listener=\"h0\",le=\"1e-3\"} 1",
+            "informer_delivery_lag_seconds_bucket{listener=\"h0\",le=\"0.001\"} 1",
             "# TYPE informer_watch_reconnects_total counter",
             "informer_watch_reconnects_total 2",
             "informer_relists_total 1",
@@ -390,6 +414,20 @@ mod tests {
                 "missing {line:?} in\n{text}"
             );
         }
+    }
+
+    #[test]
+    fn bounds_are_written_as_go_writes_them_and_a_value_on_a_bound_counts_under_it() {
+        let written: Vec<String> = WORKQUEUE_BUCKETS.iter().map(|b| go_float(*b)).collect();
+        assert_eq!(
+            written,
+            ["1e-08", "1e-07", "1e-06", "1e-05", "0.0001", "0.001", "0.01", "0.1", "1", "10"]
+        );
+        let mut latency = Latency::default();
+        latency.record(Duration::from_millis(10));
+        latency.record(Duration::from_millis(1000));
+        let buckets = latency.buckets(&[0.01, 1.0]);
+        assert_eq!(buckets, vec![(0.01, 1), (1.0, 2)]);
     }
 
     #[test]

@@ -102,10 +102,12 @@ impl BenchPipeline {
         (backlog.unwrap_or(0), self.queue.depth())
     }
 
-    /// Whether nothing is pending, queued or being worked on (a handler may still be finishing
-    /// its last notification).
+    /// Whether nothing is pending, queued, waiting for a retry or being worked on (a handler
+    /// may still be finishing its last notification).
     pub fn idle(&self) -> bool {
-        self.current() == (0, 0) && self.queue.gauges().longest_running_processor_seconds == 0.0
+        self.current() == (0, 0)
+            && self.queue.delayed() == 0
+            && self.queue.gauges().longest_running_processor_seconds == 0.0
     }
 
     /// Forgets what was measured during the warm-up.

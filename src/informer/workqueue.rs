@@ -124,6 +124,9 @@ struct State {
     shutting_down: bool,
     /// A `shut_down_with_drain` is waiting for the items being processed; `shut_down` ends it.
     draining: bool,
+    /// When each item waiting for a delay is due: one entry per item, the earliest (client-go's
+    /// delaying queue `insert`).
+    due: HashMap<String, Instant>,
     metrics: QueueMetrics,
     limiter: RateLimiter,
 }
@@ -189,8 +192,17 @@ impl Workqueue {
         if delay.is_zero() {
             self.add(item);
         } else if let Some(at) = Instant::now().checked_add(delay) {
-            let _ = self.inner.delayed.send((at, item.to_string()));
+            let mut s = self.state();
+            if s.due.get(item).is_none_or(|earlier| at < *earlier) {
+                s.due.insert(item.to_string(), at);
+                let _ = self.inner.delayed.send((at, item.to_string()));
+            }
         }
+    }
+
+    /// Items waiting for a delay (`add_after`, retries) to pass.
+    pub fn delayed(&self) -> usize {
+        self.state().due.len()
     }
 
     /// Adds `item` after the rate limiter's delay for it (a retry).
@@ -366,18 +378,11 @@ async fn release_delayed(
     mut rx: mpsc::UnboundedReceiver<(Instant, String)>,
 ) {
     let mut waiting: BinaryHeap<std::cmp::Reverse<(Instant, String)>> = BinaryHeap::new();
-    // When each waiting item is due: one entry per item, the earliest (client-go's `insert`).
-    let mut due: HashMap<String, Instant> = HashMap::new();
     loop {
         let next_due = waiting.peek().map(|std::cmp::Reverse((t, _))| *t);
         tokio::select! {
             received = rx.recv() => match received {
-                Some((at, item)) => {
-                    if due.get(&item).is_none_or(|earlier| at < *earlier) {
-                        due.insert(item.clone(), at);
-                        waiting.push(std::cmp::Reverse((at, item)));
-                    }
-                }
+                Some(entry) => waiting.push(std::cmp::Reverse(entry)),
                 None => return,
             },
             _ = async {
@@ -397,10 +402,10 @@ async fn release_delayed(
                         }
                         let std::cmp::Reverse((at, item)) = waiting.pop().expect("peeked");
                         // An entry replaced by an earlier one for the same item is stale.
-                        if due.get(&item) != Some(&at) {
+                        if s.due.get(&item) != Some(&at) {
                             continue;
                         }
-                        due.remove(&item);
+                        s.due.remove(&item);
                         add_locked(&mut s, &item);
                         released = true;
                     }
@@ -544,7 +549,9 @@ mod tests {
             let q = Workqueue::default();
             q.add_after("a", Duration::from_secs(first));
             q.add_after("a", Duration::from_secs(second));
+            assert_eq!(q.delayed(), 1);
             tokio::time::sleep(Duration::from_millis(1500)).await;
+            assert_eq!(q.delayed(), 0);
             assert_eq!(q.get().await.as_deref(), Some("a"), "at 1 s");
             q.done("a");
             tokio::time::sleep(Duration::from_secs(10)).await;

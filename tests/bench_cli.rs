@@ -267,6 +267,10 @@ fn bad_input_is_one_line_before_anything_runs() {
             vec!["--from-file", &rec, "--warmup", "1h"],
             vec!["--warmup"],
         ),
+        (
+            vec!["--from-file", &rec, "--resync", "100ms"],
+            vec!["--resync 100ms", "minimum resync period, 1s"],
+        ),
     ];
     for (args, needles) in cases {
         let out = run(&[&["bench"][..], &args].concat());

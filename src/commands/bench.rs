@@ -86,6 +86,12 @@ impl BenchConfig {
         let duration = required(args.duration.as_deref().unwrap_or("30s"), "--duration")?;
         let resync = match &args.resync {
             Some(text) => match parse_duration(text, "--resync")? {
+                Some(d) if !d.is_zero() && d < Duration::from_secs(1) => {
+                    return Err(usage(format!(
+                        "--resync {text}: shorter than client-go's minimum resync period, 1s; \
+                         use 1s or more, or 0 for none"
+                    )))
+                }
                 Some(d) if !d.is_zero() => Some(d),
                 _ => None,
             },

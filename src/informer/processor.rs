@@ -13,6 +13,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+/// client-go's `minimumResyncPeriod`.
+const MIN_RESYNC_PERIOD: Duration = Duration::from_secs(1);
+
 /// What a handler is told.
 #[derive(Debug, Clone)]
 pub enum NotificationKind {
@@ -147,6 +150,10 @@ impl Processor {
         resync_period: Option<Duration>,
         mut handler: Handler,
     ) -> ListenerStats {
+        // client-go: a period of 0 means no resync, and a shorter one than 1 s is raised to 1 s.
+        let resync_period = resync_period
+            .filter(|p| !p.is_zero())
+            .map(|p| p.max(MIN_RESYNC_PERIOD));
         let (tx, mut rx) = mpsc::unbounded_channel::<Notification>();
         let pending = Arc::new(AtomicUsize::new(0));
         let metrics = Arc::new(Mutex::new(ListenerMetrics::default()));
@@ -217,7 +224,9 @@ impl Processor {
     }
 
     /// Marks the listeners whose resync is due at `now` (and schedules their next one);
-    /// returns whether any is due. `distribute(.., true)` reaches exactly these.
+    /// returns whether any is due. `distribute(.., true)` reaches exactly these until the next
+    /// check, as client-go's `shouldResync`: a relisted object whose RV did not change goes to
+    /// them too.
     pub fn begin_resync(&mut self, now: Instant) -> bool {
         let mut any = false;
         for l in &mut self.listeners {
@@ -231,12 +240,6 @@ impl Processor {
             }
         }
         any
-    }
-
-    pub fn end_resync(&mut self) {
-        for l in &mut self.listeners {
-            l.syncing = false;
-        }
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -324,6 +327,24 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_zero_resync_period_means_none_and_a_shorter_one_than_1s_is_1s() {
+        let mut p = Processor::new();
+        p.add_listener(
+            "zero",
+            Some(Duration::ZERO),
+            recording_handler(Arc::default(), Duration::ZERO),
+        );
+        assert_eq!(p.resync_check_period(), None);
+        p.add_listener(
+            "short",
+            Some(Duration::from_millis(10)),
+            recording_handler(Arc::default(), Duration::ZERO),
+        );
+        assert_eq!(p.resync_check_period(), Some(Duration::from_secs(1)));
+        p.shutdown().await;
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn resync_reaches_only_the_listeners_that_asked_when_due() {
         let mut p = Processor::new();
         let a_log = Arc::new(Mutex::new(Vec::new()));
@@ -343,10 +364,14 @@ mod tests {
         tokio::time::advance(Duration::from_secs(10)).await;
         assert!(p.begin_resync(Instant::now()));
         p.distribute(&add("x"), true);
-        p.end_resync();
+        // Until the next check, a sync (a relisted object with an unchanged RV) still goes to
+        // the listener that is resyncing, as in client-go.
         p.distribute(&add("y"), true);
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert!(!p.begin_resync(Instant::now()), "the next check: none due");
+        p.distribute(&add("z"), true);
         p.shutdown().await;
-        assert_eq!(*a_log.lock().unwrap(), vec!["ns/x"]);
+        assert_eq!(*a_log.lock().unwrap(), vec!["ns/x", "ns/y"]);
         assert!(b_log.lock().unwrap().is_empty());
     }
 }

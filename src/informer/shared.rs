@@ -145,7 +145,6 @@ impl InformerCore {
                         );
                     }
                 }
-                self.processor.end_resync();
             }
         }
     }

@@ -212,3 +212,74 @@ fn every_stops_with_exit_0_when_the_reader_of_stdout_goes_away() {
     let out = diff.finish(std::time::Duration::from_secs(20));
     assert_eq!(out.code, Some(0), "{}", out.stderr);
 }
+
+#[test]
+fn a_cache_file_list_whose_continue_token_expires_starts_over_in_one_request() {
+    let fake = FakeServer::start(|target, _| {
+        let path = target.split('?').next().unwrap_or("");
+        match (path, query(target, "continue"), query(target, "limit")) {
+            ("/api", ..) => core_discovery(),
+            ("/apis", ..) => empty_discovery(),
+            (_, Some(_), _) => Reply::Json(
+                410,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
+            ),
+            (_, None, Some(_)) => Reply::Json(
+                200,
+                serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
+                    "metadata": {"resourceVersion": "7", "continue": "p2", "remainingItemCount": 1},
+                    "items": [configmap("a", "ua", 5)]})
+                .to_string(),
+            ),
+            (_, None, None) => list(9, vec![configmap("a", "ua", 5), configmap("b", "ub", 6)]),
+        }
+    });
+    // As tail records them: with their kind and apiVersion.
+    let recorded = |name: &str, uid: &str, rv: u64| {
+        let mut o = configmap(name, uid, rv);
+        o["kind"] = "ConfigMap".into();
+        o["apiVersion"] = "v1".into();
+        o
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache.jsonl");
+    std::fs::write(
+        &cache,
+        [
+            r#"{"type":"NOTICE","notice":"start","resource":"configmaps","namespace":"ns"}"#,
+            &serde_json::json!({"type": "ADDED", "object": recorded("a", "ua", 5)}).to_string(),
+            &serde_json::json!({"type": "ADDED", "object": recorded("b", "ub", 6)}).to_string(),
+            r#"{"type":"NOTICE","notice":"list-complete","resourceVersion":"6"}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let out = diff(&fake, &["--cache-file", cache.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let report = &reports(&out)[0];
+    assert_eq!(report["compared"], 2, "{report}");
+    assert_eq!(report["resourceVersion"], "9", "{report}");
+    let lists: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.starts_with("/api/v1/namespaces/ns/configmaps"))
+        .collect();
+    assert!(
+        lists.len() == 3 && !lists[2].contains("limit="),
+        "{lists:?}"
+    );
+
+    // A recording of changes only (no list-complete) is not a whole cache.
+    let changes = dir.path().join("changes.jsonl");
+    std::fs::write(
+        &changes,
+        [
+            r#"{"type":"NOTICE","notice":"start","resource":"configmaps","namespace":"ns"}"#,
+            &serde_json::json!({"type": "MODIFIED", "object": recorded("a", "ua", 8)}).to_string(),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let out = diff(&fake, &["--cache-file", changes.to_str().unwrap()]);
+    assert_one_line_error(&out, &["holds no complete LIST"]);
+}

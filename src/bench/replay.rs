@@ -122,9 +122,9 @@ impl Replay {
                         object_key(namespace.as_deref(), &name)
                     ))
                 }
-                RecordLine::Synced { resource_version } => {
-                    (at(None), Step::Bookmark(resource_version))
-                }
+                RecordLine::Synced {
+                    resource_version, ..
+                } => (at(None), Step::Bookmark(resource_version)),
                 RecordLine::Other => continue,
             };
             replay.steps.push(step);

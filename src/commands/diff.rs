@@ -420,13 +420,27 @@ async fn compare_cache_file(
     if let Some(scope) = &rec.scope {
         check_scope(scope, lw, path)?;
     }
+    if !rec.listed {
+        return Err(Error::Usage(format!(
+            "--cache-file {} holds no complete LIST (no list-complete line), so it is not a \
+             whole cache: record with `tail -o json` from its initial LIST, or `diff --save-cache`",
+            path.display()
+        )));
+    }
     let (cache_rv, cache) = rec.store.frozen();
     // A recording made without --show-secret-data holds markers, not values: compare like with
     // like.
     let redact =
         lw.resource.is_secret() && cache.iter().any(|o| o.json().contains("\"<redacted: "));
+    // A LIST whose continue token expires mid-way (slower than the history window) starts over
+    // in one request, as client-go's pager does.
     let (rv, compared, drift) =
-        list_and_compare(lw, None, cache, detail, config.chunk_size, redact).await?;
+        match list_and_compare(lw, None, cache.clone(), detail, config.chunk_size, redact).await {
+            Err(e) if e.status_code() == Some(410) => {
+                list_and_compare(lw, None, cache, detail, 0, redact).await?
+            }
+            other => other?,
+        };
     let mut r = report(lw, rv, Method::CacheFile, compared, drift, started);
     r.cache_resource_version = Some(cache_rv).filter(|v| !v.is_empty());
     Ok(Outcome::Report(Box::new(r)))

@@ -16,6 +16,9 @@ pub struct Recording {
     pub resource: Option<String>,
     /// What its `start` notice says was recorded, when it has one.
     pub scope: Option<Scope>,
+    /// Whether it holds a complete LIST (a `list-complete` line): a whole cache, not only the
+    /// changes after some RV.
+    pub listed: bool,
     /// The cache as of the recording's end.
     pub store: Store,
     /// Object events read.
@@ -67,7 +70,10 @@ pub enum RecordLine {
         scope: Scope,
     },
     /// A bookmark or the end of a LIST: the cache is synced to this RV.
-    Synced { resource_version: String },
+    Synced {
+        resource_version: String,
+        list_complete: bool,
+    },
     /// ADDED or MODIFIED.
     Upsert {
         object: RawObject,
@@ -108,10 +114,17 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
                 metadata_only: parsed.metadata_only,
             },
         },
-        ("NOTICE", Some("list-complete")) | ("BOOKMARK", _) => match parsed.resource_version {
-            Some(resource_version) => RecordLine::Synced { resource_version },
-            None => RecordLine::Other,
-        },
+        (kind @ ("NOTICE" | "BOOKMARK"), notice)
+            if kind == "BOOKMARK" || notice == Some("list-complete") =>
+        {
+            match parsed.resource_version {
+                Some(resource_version) => RecordLine::Synced {
+                    resource_version,
+                    list_complete: kind == "NOTICE",
+                },
+                None => RecordLine::Other,
+            }
+        }
         (kind @ ("ADDED" | "MODIFIED"), _) => {
             let raw = parsed
                 .object
@@ -151,7 +164,11 @@ pub fn read(input: impl BufRead) -> Result<Recording, String> {
                 rec.resource = resource;
                 rec.scope = Some(scope);
             }
-            RecordLine::Synced { resource_version } => {
+            RecordLine::Synced {
+                resource_version,
+                list_complete,
+            } => {
+                rec.listed |= list_complete;
                 rec.store.set_resource_version(&resource_version)
             }
             RecordLine::Upsert { object, .. } => {

@@ -282,4 +282,18 @@ fn a_cache_file_list_whose_continue_token_expires_starts_over_in_one_request() {
     .unwrap();
     let out = diff(&fake, &["--cache-file", changes.to_str().unwrap()]);
     assert_one_line_error(&out, &["holds no complete LIST"]);
+    // Nor is one made with `tail --initial none`: the end of its LIST, without the objects.
+    let unshown = dir.path().join("unshown.jsonl");
+    std::fs::write(
+        &unshown,
+        [
+            r#"{"type":"NOTICE","notice":"start","resource":"configmaps","namespace":"ns"}"#,
+            r#"{"type":"NOTICE","notice":"list-complete","resourceVersion":"6","objects":2,"pages":1,"relist":false}"#,
+            &serde_json::json!({"type": "MODIFIED", "object": recorded("a", "ua", 8)}).to_string(),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let out = diff(&fake, &["--cache-file", unshown.to_str().unwrap()]);
+    assert_one_line_error(&out, &["holds no complete LIST"]);
 }

@@ -59,6 +59,9 @@ struct Line {
     field_selector: Option<String>,
     #[serde(default, rename = "metadataOnly")]
     metadata_only: bool,
+    /// `list-complete`: how many objects the LIST had.
+    #[serde(default)]
+    objects: Option<u64>,
 }
 
 /// One line of a recording that matters to a reader.
@@ -72,7 +75,8 @@ pub enum RecordLine {
     /// A bookmark or the end of a LIST: the cache is synced to this RV.
     Synced {
         resource_version: String,
-        list_complete: bool,
+        /// For the end of a LIST: how many objects it had.
+        list_complete: Option<u64>,
     },
     /// ADDED or MODIFIED.
     Upsert {
@@ -120,7 +124,7 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
             match parsed.resource_version {
                 Some(resource_version) => RecordLine::Synced {
                     resource_version,
-                    list_complete: kind == "NOTICE",
+                    list_complete: (kind == "NOTICE").then_some(parsed.objects.unwrap_or(0)),
                 },
                 None => RecordLine::Other,
             }
@@ -154,6 +158,7 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
 /// Reads a recording; an unreadable line is an error naming its number.
 pub fn read(input: impl BufRead) -> Result<Recording, String> {
     let mut rec = Recording::default();
+    let mut first_list: Option<u64> = None;
     for (n, line) in input.lines().enumerate() {
         let line = line.map_err(|e| format!("cannot read line {}: {e}", n + 1))?;
         if line.trim().is_empty() {
@@ -168,7 +173,12 @@ pub fn read(input: impl BufRead) -> Result<Recording, String> {
                 resource_version,
                 list_complete,
             } => {
-                rec.listed |= list_complete;
+                // The first LIST is whole when its objects were recorded, not only counted
+                // (`tail --initial none` prints the end of a LIST it does not show).
+                if let (Some(objects), None) = (list_complete, first_list) {
+                    first_list = Some(objects);
+                    rec.listed = objects as usize <= rec.events;
+                }
                 rec.store.set_resource_version(&resource_version)
             }
             RecordLine::Upsert { object, .. } => {

@@ -819,3 +819,19 @@ fn a_throttled_list_page_is_retried_and_said_as_a_list_failure() {
         out.stdout
     );
 }
+
+#[test]
+fn a_proxys_html_error_page_is_one_short_line() {
+    let page = format!(
+        "<html>\n<head><title>502 Bad Gateway</title></head>\n<body>\n{}\n</body>\n</html>\n",
+        "<p>upstream connect error</p>\n".repeat(40)
+    );
+    let fake = server(
+        move |_| Reply::Text(502, vec![], page.clone()),
+        |_| Reply::Stream(vec![]),
+    );
+    let out = tail(&fake, &["--max-events", "1"]);
+    assert_one_line_error(&out, &["502", "502 Bad Gateway"]);
+    let line = out.stderr.lines().last().unwrap();
+    assert!(line.len() < 600, "{line}");
+}

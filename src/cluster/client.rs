@@ -236,7 +236,8 @@ impl Cluster {
             .await?;
         let text = String::from_utf8_lossy(&body);
         let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
-            kube::core::Status::failure(text.trim(), "").with_code(code.as_u16())
+            // A proxy's HTML or plain-text page: one line, and not the whole page.
+            kube::core::Status::failure(&one_line(&text, 200), "").with_code(code.as_u16())
         });
         let mut err = self.classify(kube::Error::Api(status.boxed()), op);
         if let ClusterError::Api { retry_after, .. } = &mut err {
@@ -452,6 +453,15 @@ pub fn innermost(err: &(dyn std::error::Error + 'static)) -> String {
         current = next;
     }
     current.to_string()
+}
+
+/// `text` on one line (runs of whitespace as one space), cut to `max` characters.
+fn one_line(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}...", &flat[..cut]),
+        None => flat,
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::informer::object::RawObject;
 use crate::informer::recording::{self, Scope};
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
-use crate::informer::store::Objects;
+use crate::informer::store::{Objects, Store};
 use crate::output::{rfc3339_millis, stderr_is_terminal, SCHEMA_VERSION};
 use serde::Serialize;
 use std::io::Write;
@@ -594,19 +594,11 @@ async fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -
         })?;
     let start = lw.start_notice();
     let redact = lw.resource.is_secret();
-    loop {
-        {
-            let store = running.store.read().unwrap_or_else(|e| e.into_inner());
-            if !store.is_replacing() {
-                return store
-                    .snapshot(&start, redact, std::io::BufWriter::new(file))
-                    .map_err(|e| {
-                        Error::Usage(format!("cannot write --save-cache {}: {e}", path.display()))
-                    });
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    when_settled(running, |store| {
+        store.snapshot(&start, redact, std::io::BufWriter::new(&file))
+    })
+    .await?
+    .map_err(|e| Error::Usage(format!("cannot write --save-cache {}: {e}", path.display())))
 }
 
 /// Freezes the cache at its synced RV R and compares it with a LIST at exactly R. When the
@@ -657,11 +649,16 @@ async fn why_stopped(running: RunningInformer, err: Error) -> Error {
 /// The cache frozen at its RV, once no relist is part-way through replacing it (a half-replaced
 /// cache holds objects newer than its RV and would show drift that is not there).
 async fn settled_cache(running: &RunningInformer) -> Result<(String, Objects)> {
+    when_settled(running, Store::frozen).await
+}
+
+/// `read` of the store once no relist is part-way through replacing it.
+async fn when_settled<T>(running: &RunningInformer, read: impl Fn(&Store) -> T) -> Result<T> {
     loop {
         {
             let store = running.store.read().unwrap_or_else(|e| e.into_inner());
             if !store.is_replacing() {
-                return Ok(store.frozen());
+                return Ok(read(&store));
             }
         }
         if running.reflector_finished() {

@@ -361,8 +361,7 @@ impl Session<'_> {
                 received_at,
                 relist: true,
             } => {
-                // The initial LIST started over: with --initial none it is still not shown.
-                let quiet = !self.listed && self.config.initial == InitialMode::None;
+                let quiet = self.initial_list_hidden();
                 match self.seen.get_object(&object) {
                     _ if quiet => {}
                     None => self.print_object("ADDED", Origin::Relist, &object, received_at)?,
@@ -393,7 +392,7 @@ impl Session<'_> {
                 relist,
             } => {
                 if relist {
-                    let quiet = !self.listed && self.config.initial == InitialMode::None;
+                    let quiet = self.initial_list_hidden();
                     if self.listed {
                         self.stats.relists += 1;
                     }
@@ -578,6 +577,12 @@ impl Session<'_> {
                 changes,
             })
             .map_err(Error::Output)
+    }
+
+    /// Whether what is listed now belongs to the initial LIST (also when it started over) and
+    /// --initial none hides it.
+    fn initial_list_hidden(&self) -> bool {
+        !self.listed && self.config.initial == InitialMode::None
     }
 
     fn check_until(&mut self, rv: &str) {

@@ -625,13 +625,7 @@ impl Reflector {
             },
             None => then,
         };
-        let restarted = match cut_short {
-            Some(objects) if objects > 0 => Some(ReflectorEvent::ListRestarted {
-                reason: format!("watch-list: {reason}"),
-                objects,
-            }),
-            _ => None,
-        };
+        let restarted = list_restarted(cut_short, &reason);
         let delay = self.backoff.next_delay();
         self.pending.push_back(ReflectorEvent::WatchClosed {
             resource_version: self.resource_version.clone(),
@@ -663,13 +657,7 @@ impl Reflector {
         self.replaying = false;
         // A watch-list told 410 in its initial events: the relist that follows compares instead
         // of adding to them, and the watch after it is a plain one from the relist's RV.
-        let restarted = match self.initial_events.take() {
-            Some(objects) if objects > 0 => Some(ReflectorEvent::ListRestarted {
-                reason: format!("watch-list: 410 Gone: {message}"),
-                objects,
-            }),
-            _ => None,
-        };
+        let restarted = list_restarted(self.initial_events.take(), &format!("410 Gone: {message}"));
         self.pending.push_back(ReflectorEvent::Expired {
             resource_version: self.resource_version.clone(),
             message,
@@ -716,4 +704,15 @@ impl Reflector {
             then: Box::new(then),
         })
     }
+}
+
+/// The `ListRestarted` a watch-list cut short after `objects` initial events calls for: none
+/// when it showed nothing yet (the relist that follows then simply lists).
+fn list_restarted(objects: Option<usize>, why: &impl std::fmt::Display) -> Option<ReflectorEvent> {
+    objects
+        .filter(|n| *n > 0)
+        .map(|objects| ReflectorEvent::ListRestarted {
+            reason: format!("watch-list: {why}"),
+            objects,
+        })
 }

@@ -290,18 +290,8 @@ async fn ctrl_c_during_an_every_watchdog_exits_130() {
 
 #[tokio::test]
 async fn a_saved_cache_of_secrets_holds_no_values_and_still_compares() {
-    use k8s_openapi::api::core::v1::Secret;
-    use kube::api::{Api, PostParams};
     let ns = TestNamespace::new("savesecret").await;
-    let secret: Secret = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "s"},
-        "stringData": {"password": "hunter2-plaintext"}
-    }))
-    .unwrap();
-    Api::<Secret>::namespaced(ns.client.clone(), &ns.name)
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
+    ns.create_secret("s", "password", "hunter2-plaintext").await;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("secrets.jsonl");
     let out = run(&[

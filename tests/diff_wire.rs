@@ -146,10 +146,7 @@ fn history_compacted_mid_list_restarts_the_comparison_at_a_newer_rv() {
                 ),
                 Step::Sleep(std::time::Duration::from_secs(30)),
             ]),
-            _ if cont.as_deref() == Some("page2") => Reply::Json(
-                410,
-                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
-            ),
+            _ if cont.as_deref() == Some("page2") => continue_expired(),
             (_, None, Some(m), Some(rv)) if m == "Exact" && rv == "10" => Reply::Json(
                 200,
                 serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
@@ -220,10 +217,7 @@ fn a_cache_file_list_whose_continue_token_expires_starts_over_in_one_request() {
         match (path, query(target, "continue"), query(target, "limit")) {
             ("/api", ..) => core_discovery(),
             ("/apis", ..) => empty_discovery(),
-            (_, Some(_), _) => Reply::Json(
-                410,
-                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
-            ),
+            (_, Some(_), _) => continue_expired(),
             (_, None, Some(_)) => Reply::Json(
                 200,
                 serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",

@@ -289,18 +289,8 @@ async fn ctrl_c_ends_tail_with_exit_130() {
 
 #[tokio::test]
 async fn secret_values_are_redacted_unless_asked_for() {
-    use k8s_openapi::api::core::v1::Secret;
-    use kube::api::{Api, PostParams};
     let ns = TestNamespace::new("secret").await;
-    let secret: Secret = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "s"},
-        "stringData": {"password": "hunter2-plaintext"}
-    }))
-    .unwrap();
-    Api::<Secret>::namespaced(ns.client.clone(), &ns.name)
-        .create(&PostParams::default(), &secret)
-        .await
-        .unwrap();
+    ns.create_secret("s", "password", "hunter2-plaintext").await;
     // "hunter2-plaintext" in base64, as the server stores it in data.
     let encoded = "aHVudGVyMi1wbGFpbnRleHQ=";
     let out = run(&[

@@ -45,6 +45,14 @@ fn tail(fake: &FakeServer, extra: &[&str]) -> Output {
     run(&args)
 }
 
+/// The names of the notices tail printed, in order.
+fn notice_names(out: &Output) -> Vec<String> {
+    out.json_lines()
+        .into_iter()
+        .filter_map(|l| l["notice"].as_str().map(str::to_string))
+        .collect()
+}
+
 fn summary(events: &[serde_json::Value]) -> Vec<String> {
     events
         .iter()
@@ -138,22 +146,19 @@ fn a_relist_whose_continue_token_expires_starts_over_and_deletes_what_only_its_f
     let fake = server(
         |n| {
             match n {
-            0 => list(5, vec![configmap("a", "ua", 5), configmap("x", "ux", 5)]),
-            // The relist's first page, then its continue token expires (history compacted).
-            1 => Reply::Json(
-                200,
-                serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
+                0 => list(5, vec![configmap("a", "ua", 5), configmap("x", "ux", 5)]),
+                // The relist's first page, then its continue token expires (history compacted).
+                1 => Reply::Json(
+                    200,
+                    serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
                     "metadata": {"resourceVersion": "7", "continue": "p2", "remainingItemCount": 1},
                     "items": [configmap("a", "ua", 6), configmap("y", "uy", 7)]})
-                .to_string(),
-            ),
-            2 => Reply::Json(
-                410,
-                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
-            ),
-            // The LIST again, at a newer RV: y was deleted meanwhile, z created.
-            _ => list(10, vec![configmap("a", "ua", 6), configmap("z", "uz", 9)]),
-        }
+                    .to_string(),
+                ),
+                2 => continue_expired(),
+                // The LIST again, at a newer RV: y was deleted meanwhile, z created.
+                _ => list(10, vec![configmap("a", "ua", 6), configmap("z", "uz", 9)]),
+            }
         },
         |n| match n {
             0 => Reply::Stream(vec![expired_event(5)]),
@@ -208,21 +213,18 @@ fn with_initial_none_a_first_list_that_starts_over_still_shows_nothing_but_chang
     let fake = server(
         |n| {
             match n {
-            // The first LIST's first page (x is deleted before the LIST starts over), then its
-            // continue token expires.
-            0 => Reply::Json(
-                200,
-                serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
+                // The first LIST's first page (x is deleted before the LIST starts over), then its
+                // continue token expires.
+                0 => Reply::Json(
+                    200,
+                    serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1",
                     "metadata": {"resourceVersion": "7", "continue": "p2", "remainingItemCount": 1},
                     "items": [configmap("a", "ua", 6), configmap("x", "ux", 7)]})
-                .to_string(),
-            ),
-            1 => Reply::Json(
-                410,
-                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
-            ),
-            _ => list(20, vec![configmap("a", "ua", 6), configmap("b", "ub", 5)]),
-        }
+                    .to_string(),
+                ),
+                1 => continue_expired(),
+                _ => list(20, vec![configmap("a", "ua", 6), configmap("b", "ub", 5)]),
+            }
         },
         |_| Reply::Stream(vec![event("ADDED", "f", "uf", 21)]),
     );
@@ -264,11 +266,7 @@ fn a_watch_list_cut_short_is_followed_by_a_relist_that_deletes_what_it_no_longer
             "ADDED f 11 watch",
         ]
     );
-    let notices: Vec<String> = out
-        .json_lines()
-        .into_iter()
-        .filter_map(|l| l["notice"].as_str().map(str::to_string))
-        .collect();
+    let notices = notice_names(&out);
     let closed = notices.iter().position(|n| n == "watch-closed").unwrap();
     assert_eq!(notices[closed + 1], "list-restarted", "{notices:?}");
     let restarted = out
@@ -304,11 +302,7 @@ fn a_410_in_a_watch_lists_initial_events_relists_then_watches_from_the_relists_r
             "ADDED f 11 watch",
         ]
     );
-    let notices: Vec<String> = out
-        .json_lines()
-        .into_iter()
-        .filter_map(|l| l["notice"].as_str().map(str::to_string))
-        .collect();
+    let notices = notice_names(&out);
     let expired = notices.iter().position(|n| n == "expired").unwrap();
     assert_eq!(notices[expired + 1], "list-restarted", "{notices:?}");
     let watches: Vec<String> = fake

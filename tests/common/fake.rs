@@ -202,6 +202,14 @@ pub fn event(kind: &str, name: &str, uid: &str, rv: u64) -> Step {
 }
 
 /// An ERROR event carrying 410 Expired, as the apiserver sends it inside a 200 stream.
+/// The API server's answer to a LIST whose continue token has expired (history compacted).
+pub fn continue_expired() -> Reply {
+    Reply::Json(
+        410,
+        r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#.into(),
+    )
+}
+
 pub fn expired_event(rv: u64) -> Step {
     Step::Chunk(format!(
         "{}\n",

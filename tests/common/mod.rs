@@ -95,6 +95,21 @@ impl TestNamespace {
         Api::namespaced(self.client.clone(), &self.name)
     }
 
+    /// Creates Secret `name` with `stringData` `{key: value}` (the server stores it base64 in
+    /// `data`).
+    pub async fn create_secret(&self, name: &str, key: &str, value: &str) {
+        use k8s_openapi::api::core::v1::Secret;
+        let secret: Secret = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name},
+            "stringData": {key: value}
+        }))
+        .unwrap();
+        Api::<Secret>::namespaced(self.client.clone(), &self.name)
+            .create(&PostParams::default(), &secret)
+            .await
+            .unwrap();
+    }
+
     /// Creates a ConfigMap with `data` and `labels`; returns its resourceVersion.
     pub async fn create_configmap(&self, name: &str, labels: &[(&str, &str)]) -> String {
         let labels: serde_json::Map<String, serde_json::Value> = labels

@@ -9,6 +9,7 @@ use super::listwatch::{
 use super::object::RawObject;
 use crate::cluster::ClusterError;
 use std::collections::VecDeque;
+use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
@@ -220,6 +221,9 @@ enum State {
         events: u64,
         /// The `timeoutSeconds` the watch asked for.
         asked: Duration,
+        /// Fires when the watch is presumed dead: `asked` plus a grace after `opened`. One timer
+        /// for the whole watch, not one per event.
+        dead: Pin<Box<tokio::time::Sleep>>,
     },
     Sleep {
         until: Instant,
@@ -320,7 +324,8 @@ impl Reflector {
                 opened,
                 events,
                 asked,
-            } => self.read_watch(stream, opened, events, asked).await,
+                dead,
+            } => self.read_watch(stream, opened, events, asked, dead).await,
             State::Sleep { until, then } => {
                 tokio::time::sleep_until(until).await;
                 Ok(*then)
@@ -424,11 +429,13 @@ impl Reflector {
                 self.pending.push_back(ReflectorEvent::WatchOpened {
                     resource_version: self.resource_version.clone(),
                 });
+                let asked = Duration::from_secs(timeout);
                 Ok(State::Watching {
                     stream,
                     opened,
                     events: 0,
-                    asked: Duration::from_secs(timeout),
+                    asked,
+                    dead: Box::pin(tokio::time::sleep_until(opened + asked + DEAD_WATCH_GRACE)),
                 })
             }
             Err(e) if watch_list => {
@@ -461,10 +468,14 @@ impl Reflector {
         opened: Instant,
         events: u64,
         asked: Duration,
+        mut dead: Pin<Box<tokio::time::Sleep>>,
     ) -> Result<State, ReflectorError> {
-        let Ok(next) =
-            tokio::time::timeout_at(opened + asked + DEAD_WATCH_GRACE, stream.next()).await
-        else {
+        let next = tokio::select! {
+            biased;
+            next = stream.next() => Some(next),
+            _ = dead.as_mut() => None,
+        };
+        let Some(next) = next else {
             let reason = format!(
                 "the server did not end the watch {}s after its timeoutSeconds ({}s): presumed dead",
                 DEAD_WATCH_GRACE.as_secs(),
@@ -504,6 +515,7 @@ impl Reflector {
                     opened,
                     events: events + 1,
                     asked,
+                    dead,
                 });
             }
             // client-go's isExpiredError: reason Expired or Gone, or code 410.
@@ -561,6 +573,7 @@ impl Reflector {
             opened,
             events: events + 1,
             asked,
+            dead,
         })
     }
 

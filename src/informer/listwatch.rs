@@ -4,10 +4,27 @@
 use super::object::RawObject;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use crate::output::{Notice, SCHEMA_VERSION};
-use futures::{AsyncBufRead, AsyncBufReadExt};
+use futures::{AsyncBufRead, AsyncBufReadExt, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::pin::Pin;
+
+/// What a reflector lists and watches, as client-go's `ListerWatcher`: the cluster's
+/// [`ListWatch`], or in tests a scripted source run in process on tokio's paused clock.
+pub trait ListerWatcher: Send + Sync + 'static {
+    /// Fetches one LIST page.
+    fn list_page(
+        &self,
+        opts: &ListOptions,
+    ) -> impl std::future::Future<Output = Result<ListPage, ClusterError>> + Send;
+    /// Opens a WATCH; errors at open time (401, 403, 410 ...) come back here.
+    fn watch(
+        &self,
+        opts: &WatchOptions,
+    ) -> impl std::future::Future<Output = Result<WatchStream, ClusterError>> + Send;
+    /// The resource's name as messages give it (`configmaps`, `deployments.apps`).
+    fn resource_name(&self) -> String;
+}
 
 /// One resource in one scope with its selectors: what a reflector lists and watches.
 #[derive(Clone)]
@@ -248,6 +265,20 @@ impl ListWatch {
     }
 }
 
+impl ListerWatcher for ListWatch {
+    async fn list_page(&self, opts: &ListOptions) -> Result<ListPage, ClusterError> {
+        ListWatch::list_page(self, opts).await
+    }
+
+    async fn watch(&self, opts: &WatchOptions) -> Result<WatchStream, ClusterError> {
+        ListWatch::watch(self, opts).await
+    }
+
+    fn resource_name(&self) -> String {
+        self.resource.qualified_name()
+    }
+}
+
 fn join(path: String, query: String) -> String {
     if query.is_empty() {
         path
@@ -256,42 +287,65 @@ fn join(path: String, query: String) -> String {
     }
 }
 
-/// The body of a watch: newline-delimited JSON events, read one at a time.
+/// The body of a watch: newline-delimited JSON events, read one at a time; or, from a scripted
+/// source, events already decoded.
 pub struct WatchStream {
-    reader: Pin<Box<dyn AsyncBufRead + Send>>,
-    line: Vec<u8>,
+    source: Body,
+}
+
+enum Body {
+    Lines {
+        reader: Pin<Box<dyn AsyncBufRead + Send>>,
+        line: Vec<u8>,
+    },
+    Events(Pin<Box<dyn Stream<Item = Result<WatchEvent, StreamError>> + Send>>),
 }
 
 impl WatchStream {
     pub fn new(reader: Pin<Box<dyn AsyncBufRead + Send>>) -> Self {
         WatchStream {
-            reader,
-            line: Vec::with_capacity(4096),
+            source: Body::Lines {
+                reader,
+                line: Vec::with_capacity(4096),
+            },
+        }
+    }
+
+    /// A watch whose events are already decoded (a scripted source); the stream's end is the
+    /// server's clean close.
+    pub fn from_events(
+        events: impl Stream<Item = Result<WatchEvent, StreamError>> + Send + 'static,
+    ) -> Self {
+        WatchStream {
+            source: Body::Events(Box::pin(events)),
         }
     }
 
     /// The next event; `Ok(None)` when the server closed the stream cleanly.
     pub async fn next(&mut self) -> Result<Option<WatchEvent>, StreamError> {
+        let (reader, line) = match &mut self.source {
+            Body::Lines { reader, line } => (reader, line),
+            Body::Events(events) => return events.next().await.transpose(),
+        };
         loop {
-            self.line.clear();
-            let n = self
-                .reader
-                .read_until(b'\n', &mut self.line)
+            line.clear();
+            let n = reader
+                .read_until(b'\n', line)
                 .await
                 .map_err(|e| StreamError::Io(io_reason(&e)))?;
             if n == 0 {
                 return Ok(None);
             }
-            if self.line.iter().all(u8::is_ascii_whitespace) {
+            if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if self.line.last() != Some(&b'\n') {
+            if line.last() != Some(&b'\n') {
                 // The stream ended in the middle of an event: the connection was cut.
                 return Err(StreamError::Io(
                     "the stream ended in the middle of an event".to_string(),
                 ));
             }
-            return decode_event(&self.line).map(Some);
+            return decode_event(line).map(Some);
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::backoff::Backoff;
 use super::listwatch::{
-    ListOptions, ListWatch, StreamError, WatchEvent, WatchOptions, WatchStream,
+    ListOptions, ListWatch, ListerWatcher, StreamError, WatchEvent, WatchOptions, WatchStream,
 };
 use super::object::RawObject;
 use crate::cluster::ClusterError;
@@ -233,8 +233,8 @@ enum State {
 }
 
 /// LIST + WATCH of one resource, as a stream of [`ReflectorEvent`]s pulled with [`Self::next`].
-pub struct Reflector {
-    lw: ListWatch,
+pub struct Reflector<L = ListWatch> {
+    lw: L,
     config: ReflectorConfig,
     state: State,
     /// The RV to resume from: the list's, then the last object event's or bookmark's.
@@ -255,8 +255,8 @@ pub struct Reflector {
     pending: VecDeque<ReflectorEvent>,
 }
 
-impl Reflector {
-    pub fn new(lw: ListWatch, config: ReflectorConfig) -> Self {
+impl<L: ListerWatcher> Reflector<L> {
+    pub fn new(lw: L, config: ReflectorConfig) -> Self {
         let (state, resource_version, initial_events, replaying) = match &config.start {
             Start::List => (
                 State::List {
@@ -622,7 +622,7 @@ impl Reflector {
                 }
             };
             return Err(ReflectorError::WatchEnded {
-                resource: self.lw.resource.qualified_name(),
+                resource: self.lw.resource_name(),
                 resource_version: self.resource_version.clone(),
                 reason: text,
             });
@@ -655,14 +655,14 @@ impl Reflector {
     fn expired(&mut self, message: String) -> Result<State, ReflectorError> {
         if self.replaying && !self.config.relist_if_replay_expired {
             return Err(ReflectorError::ReplayExpired {
-                resource: self.lw.resource.qualified_name(),
+                resource: self.lw.resource_name(),
                 resource_version: self.resource_version.clone(),
                 message,
             });
         }
         if !self.config.reconnect && !self.replaying {
             return Err(ReflectorError::Expired {
-                resource: self.lw.resource.qualified_name(),
+                resource: self.lw.resource_name(),
                 resource_version: self.resource_version.clone(),
                 message,
             });

@@ -3,7 +3,7 @@
 //! `sharedIndexInformer` does (`HandleDeltas`). Every reflector transition is counted.
 
 use super::fifo::{Delta, DeltaType, Fifo, FifoItem};
-use super::listwatch::ListWatch;
+use super::listwatch::{ListWatch, ListerWatcher};
 use super::object::RawObject;
 use super::processor::{Handler, ListenerStats, Notification, NotificationKind, Processor};
 use super::reflector::{EventType, Reflector, ReflectorConfig, ReflectorError, ReflectorEvent};
@@ -284,8 +284,8 @@ pub fn spawn_core(
 }
 
 /// An informer before it runs: add listeners, then `run`.
-pub struct SharedInformer {
-    lw: ListWatch,
+pub struct SharedInformer<L = ListWatch> {
+    lw: L,
     config: ReflectorConfig,
     processor: Processor,
 }
@@ -301,8 +301,8 @@ pub struct RunningInformer {
     observers: Arc<Mutex<Vec<tokio::sync::mpsc::UnboundedSender<ReflectorEvent>>>>,
 }
 
-impl SharedInformer {
-    pub fn new(lw: ListWatch, config: ReflectorConfig) -> Self {
+impl<L: ListerWatcher> SharedInformer<L> {
+    pub fn new(lw: L, config: ReflectorConfig) -> Self {
         SharedInformer {
             lw,
             config,

@@ -6,10 +6,12 @@ pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod error;
+pub mod format;
 pub mod informer;
 pub mod memory;
 pub mod metrics;
 pub mod output;
+pub mod recording;
 
 use cli::{Cli, Command};
 use error::{Error, Result, EXIT_OK};

@@ -2,6 +2,7 @@
 //! evaluated against the report's JSON document; and the comparison with a `--baseline` report.
 //! Both read the same document `--export-json` writes, so a baseline is just an earlier export.
 
+use crate::format::{format_number, format_seconds};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -212,28 +213,6 @@ pub fn parse_seconds(text: &str) -> Option<f64> {
     Some(value * scale).filter(|v| v.is_finite())
 }
 
-/// Seconds as people read a latency: `850µs`, `12.3ms`, `1.52s`.
-pub fn format_seconds(s: f64) -> String {
-    if s == 0.0 {
-        "0".to_string()
-    } else if s < 1e-3 {
-        format!("{:.0}µs", s * 1e6)
-    } else if s < 1.0 {
-        format!("{:.1}ms", s * 1e3)
-    } else {
-        format!("{s:.2}s")
-    }
-}
-
-/// A count or rate: integers without decimals.
-pub fn format_number(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
 /// One latency figure against the baseline's.
 #[derive(Debug, Clone, Serialize)]
 pub struct BaselineComparison {
@@ -388,8 +367,6 @@ mod tests {
         assert_eq!(parse_seconds("1.5s"), Some(1.5));
         assert_eq!(parse_seconds("2m"), Some(120.0));
         assert_eq!(parse_seconds("7"), None);
-        assert_eq!(format_seconds(0.000_85), "850µs");
-        assert_eq!(format_seconds(1.5), "1.50s");
     }
 
     #[test]

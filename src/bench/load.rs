@@ -6,7 +6,7 @@
 
 use super::dist::Rng;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
-use crate::output::rfc3339_millis;
+use crate::format::rfc3339_millis;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 use serde::Serialize;

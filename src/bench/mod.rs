@@ -9,3 +9,4 @@ pub mod pipeline;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod snapshot;

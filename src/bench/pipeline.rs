@@ -4,10 +4,10 @@
 //! the shape of a client-go controller. It owns the measuring of those stages.
 
 use super::dist::{take, Dist, Rng, Timer};
+use super::snapshot::{ListenerSnapshot, PipelineSnapshot, QueueSnapshot};
 use crate::informer::processor::{HandlerFuture, ListenerStats, Notification, Processor};
 use crate::informer::workqueue::Workqueue;
 use crate::metrics::{GaugeSummary, Latency};
-use crate::output::metrics::{ListenerSnapshot, PipelineSnapshot, QueueSnapshot};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 

@@ -3,7 +3,7 @@
 
 use crate::informer::fifo::{Delta, DeltaType, Fifo, FifoItem};
 use crate::informer::object::{object_key, RawObject};
-use crate::informer::recording::{parse_line, RecordLine};
+use crate::recording::reader::{lines, RecordLine};
 use std::io::BufRead;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -82,12 +82,9 @@ impl Replay {
             }
             offset
         };
-        for (n, line) in input.lines().enumerate() {
-            let line = line.map_err(|e| format!("cannot read line {}: {e}", n + 1))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let step = match parse_line(&line, n + 1)? {
+        for line in lines(input) {
+            let (number, line) = line?;
+            let step = match line {
                 RecordLine::Start { resource, .. } => {
                     replay.resource = resource;
                     continue;
@@ -116,9 +113,8 @@ impl Replay {
                     namespace, name, ..
                 } => {
                     return Err(format!(
-                        "line {}: the DELETED event of {} has no object: record with \
+                        "line {number}: the DELETED event of {} has no object: record with \
                          `tail -o json` or `tail --record`, which keep it",
-                        n + 1,
                         object_key(namespace.as_deref(), &name)
                     ))
                 }

@@ -227,7 +227,7 @@ impl BenchReport {
             generator: None,
             gates: Vec::new(),
             baseline: None,
-            time: crate::output::rfc3339_millis(std::time::SystemTime::now()),
+            time: crate::format::rfc3339_millis(std::time::SystemTime::now()),
         }
     }
 

@@ -10,10 +10,11 @@ use crate::bench::pipeline::ControllerShape;
 use crate::bench::replay::{Replay, Speed};
 use crate::bench::report::{BaselineReport, BenchReport, Settings, Source};
 use crate::bench::run::{run_replay, RunOptions, Tick};
+use crate::bench::snapshot::{PipelineSnapshot, WatchTransitions};
 use crate::cli::BenchArgs;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
-use crate::output::metrics::{PipelineSnapshot, WatchTransitions};
+use crate::output::export::Exporter;
 use crate::output::{bench as print, stderr_is_terminal};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,9 +42,8 @@ pub struct BenchConfig {
     /// The baseline document, read before anything runs.
     pub baseline: Option<(PathBuf, serde_json::Value)>,
     pub tolerance: f64,
-    pub export_json: Option<PathBuf>,
-    pub export_markdown: Option<PathBuf>,
-    pub export_prometheus: Option<PathBuf>,
+    /// Each export asked for, and its file.
+    pub exports: Vec<(Exporter, PathBuf)>,
 }
 
 impl BenchConfig {
@@ -169,20 +169,23 @@ impl BenchConfig {
                 args.tolerance
             )));
         }
-        for (path, flag) in [
-            (&args.export_json, "--export-json"),
-            (&args.export_markdown, "--export-markdown"),
-            (&args.export_prometheus, "--export-prometheus"),
-        ] {
-            if let Some(p) = path {
-                check_writable(p, flag)?;
-                if let Some(recording) = &args.from_file {
-                    if same_file(p, recording) {
-                        return Err(usage(format!(
-                            "{flag} {} is the recording being replayed: name another file",
-                            p.display()
-                        )));
-                    }
+        let exports: Vec<(Exporter, PathBuf)> = [
+            (Exporter::Json, &args.export_json),
+            (Exporter::Markdown, &args.export_markdown),
+            (Exporter::Prometheus, &args.export_prometheus),
+        ]
+        .into_iter()
+        .filter_map(|(exporter, path)| Some((exporter, path.clone()?)))
+        .collect();
+        for (exporter, p) in &exports {
+            let flag = exporter.flag();
+            check_writable(p, flag)?;
+            if let Some(recording) = &args.from_file {
+                if same_file(p, recording) {
+                    return Err(usage(format!(
+                        "{flag} {} is the recording being replayed: name another file",
+                        p.display()
+                    )));
                 }
             }
         }
@@ -209,9 +212,7 @@ impl BenchConfig {
             gates,
             baseline,
             tolerance: args.tolerance,
-            export_json: args.export_json.clone(),
-            export_markdown: args.export_markdown.clone(),
-            export_prometheus: args.export_prometheus.clone(),
+            exports,
         })
     }
 
@@ -533,22 +534,11 @@ fn write_exports(
     config: &BenchConfig,
 ) -> Result<()> {
     let mut files: Vec<(&PathBuf, &str, Vec<u8>)> = Vec::new();
-    if let Some(path) = &config.export_json {
-        let mut bytes = serde_json::to_vec_pretty(report).map_err(|e| Error::Output(e.into()))?;
-        bytes.push(b'\n');
-        files.push((path, "--export-json", bytes));
-    }
-    if let Some(path) = &config.export_markdown {
-        let mut bytes = Vec::new();
-        print::write_markdown(&mut bytes, report).map_err(Error::Output)?;
-        files.push((path, "--export-markdown", bytes));
-    }
-    if let Some(path) = &config.export_prometheus {
-        let mut bytes = Vec::new();
-        snapshot
-            .write_prometheus(&mut bytes)
+    for (exporter, path) in &config.exports {
+        let bytes = exporter
+            .serialize(report, snapshot)
             .map_err(Error::Output)?;
-        files.push((path, "--export-prometheus", bytes));
+        files.push((path, exporter.flag(), bytes));
     }
     for (path, flag, bytes) in files {
         let tmp = path.with_extension("partial");

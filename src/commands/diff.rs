@@ -6,14 +6,15 @@ use crate::cli::{CacheInitial, DiffArgs, ReportFormat};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::cluster::ClusterError;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
+use crate::format::rfc3339_millis;
 use crate::informer::drift::{counts, Comparison, Drift, DriftClass, FieldDetail};
 use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::RawObject;
-use crate::informer::recording::{self, Scope};
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
 use crate::informer::store::{Objects, Store};
-use crate::output::{rfc3339_millis, stderr_is_terminal, SCHEMA_VERSION};
+use crate::output::stderr_is_terminal;
+use crate::recording::{self, Scope, SCHEMA_VERSION};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -592,10 +593,10 @@ async fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -
                 path.display()
             ))
         })?;
-    let start = lw.start_notice();
+    let start = recording::start_notice(lw);
     let redact = lw.resource.is_secret();
     when_settled(running, |store| {
-        store.snapshot(&start, redact, std::io::BufWriter::new(&file))
+        recording::snapshot(store, &start, redact, std::io::BufWriter::new(&file))
     })
     .await?
     .map_err(|e| Error::Usage(format!("cannot write --save-cache {}: {e}", path.display())))

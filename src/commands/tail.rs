@@ -10,10 +10,10 @@ use crate::informer::listwatch::ListWatch;
 use crate::informer::object::RawObject;
 use crate::informer::reflector::{EventType, Reflector, ReflectorConfig, ReflectorEvent, Start};
 use crate::informer::store::Store;
-use crate::output::json::JsonPrinter;
+use crate::output::stderr_is_terminal;
 use crate::output::text::TextPrinter;
-use crate::output::{
-    stderr_is_terminal, BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, Tee,
+use crate::recording::{
+    start_notice, BookmarkEvent, EventPrinter, JsonPrinter, Notice, ObjectEvent, Origin, Tee,
 };
 use std::time::{Duration, Instant, SystemTime};
 
@@ -221,7 +221,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         field_selector: config.field_selector.clone(),
         metadata_only: config.metadata_only,
     };
-    let start = lw.start_notice();
+    let start = start_notice(&lw);
     let reflector = Reflector::new(
         lw,
         ReflectorConfig {

@@ -3,7 +3,6 @@
 
 use super::object::RawObject;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
-use crate::output::{Notice, SCHEMA_VERSION};
 use futures::{AsyncBufRead, AsyncBufReadExt, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -138,21 +137,6 @@ struct WireListMeta {
 }
 
 impl ListWatch {
-    /// The `start` notice that heads a recording of this list-watch.
-    pub fn start_notice(&self) -> Notice {
-        Notice::Start {
-            schema_version: SCHEMA_VERSION,
-            resource: self.resource.qualified_name(),
-            api_version: self.resource.api_version(),
-            kind: self.resource.kind.clone(),
-            namespace: self.namespace.clone(),
-            label_selector: self.label_selector.clone(),
-            field_selector: self.field_selector.clone(),
-            metadata_only: self.metadata_only,
-            server: self.cluster.server.clone(),
-        }
-    }
-
     /// The operation a request makes, for error messages.
     pub fn operation(&self, verb: &'static str) -> Operation {
         Operation::new(

@@ -1,8 +1,8 @@
 //! The informer pipeline, one stage per module with client-go's names: the wire protocol of
 //! LIST/WATCH (`listwatch`), raw objects (`object`), the `Reflector` and its backoff, the in-order
 //! `Fifo`, the `Store`/Indexer, the `Processor` and its listeners, the `Workqueue`, and the
-//! `SharedInformer` that runs them; plus what commands build on them: field changes (`fields`),
-//! drift classification (`drift`) and recordings read back (`recording`).
+//! `SharedInformer` that runs them; plus what commands build on them: field changes (`fields`)
+//! and drift classification (`drift`). It knows neither printers nor the recording format.
 
 pub mod backoff;
 pub mod drift;
@@ -11,7 +11,6 @@ pub mod fifo;
 pub mod listwatch;
 pub mod object;
 pub mod processor;
-pub mod recording;
 pub mod reflector;
 pub mod shared;
 pub mod store;

@@ -5,13 +5,9 @@
 //! namespace index is the cache's own layout.
 
 use super::object::{split_key, RawObject};
-use crate::output::json::JsonPrinter;
-use crate::output::{EventPrinter, Notice, ObjectEvent, Origin};
 use std::borrow::Borrow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::io::Write;
-use std::time::SystemTime;
 
 /// An object in its namespace's table, found by its name (which it holds: no key is kept).
 #[derive(Debug, Clone)]
@@ -314,41 +310,6 @@ impl Store {
     pub fn set_resource_version(&mut self, rv: &str) {
         self.resource_version = rv.to_string();
     }
-
-    /// Writes the cache as JSON Lines in tail's recording format: `start`, one `ADDED` per
-    /// object, then `list-complete` at the synced RV. `diff --cache-file` reads it back. With
-    /// `redact` (Secrets), values are replaced by their length, as tail records them.
-    pub fn snapshot(&self, start: &Notice, redact: bool, out: impl Write) -> std::io::Result<()> {
-        let mut printer = JsonPrinter::new(out);
-        let now = SystemTime::now();
-        printer.notice(start, now)?;
-        for object in self.list() {
-            let redacted;
-            let object = if redact {
-                redacted = object.redacted().map_err(std::io::Error::other)?;
-                &redacted
-            } else {
-                object
-            };
-            printer.object(&ObjectEvent {
-                event_type: "ADDED",
-                origin: Origin::Initial,
-                object,
-                received_at: now,
-                changes: None,
-            })?;
-        }
-        printer.notice(
-            &Notice::ListComplete {
-                resource_version: self.resource_version.clone(),
-                objects: self.len(),
-                pages: 0,
-                relist: false,
-            },
-            now,
-        )?;
-        printer.flush()
-    }
 }
 
 #[cfg(test)]
@@ -467,28 +428,5 @@ pub(crate) mod tests {
         s.remove("a/y");
         assert!(s.by_index("by-app", "web").unwrap().is_empty());
         assert!(s.by_index("nope", "web").is_none());
-    }
-
-    #[test]
-    fn snapshot_is_a_recording_with_the_synced_rv() {
-        let mut s = Store::new();
-        s.upsert(cm("a", "y", 2, &[]));
-        s.upsert(cm("a", "x", 1, &[]));
-        s.set_resource_version("9");
-        let start = Notice::WatchOpened {
-            resource_version: "9".into(),
-        };
-        let mut out = Vec::new();
-        s.snapshot(&start, false, &mut out).unwrap();
-        let lines: Vec<serde_json::Value> = String::from_utf8(out)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(lines.len(), 4);
-        assert_eq!(lines[1]["name"], "x");
-        assert_eq!(lines[2]["name"], "y");
-        assert_eq!(lines[3]["notice"], "list-complete");
-        assert_eq!(lines[3]["resourceVersion"], "9");
     }
 }

@@ -1,20 +1,20 @@
-//! `bench` for people: the figures as a table on stdout, the Markdown export (for a pull-request
-//! comment), and the progress line.
+//! `bench` for people: the figures as a table on stdout, and the progress line (the rows and
+//! lines here are shared with the Markdown export).
 
-use crate::bench::gate::{format_number, format_seconds};
 use crate::bench::report::{BenchReport, GaugeFigures, LatencyFigures, Source};
 use crate::bench::run::Tick;
+use crate::format::{format_number, format_seconds};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, ContentArrangement, Table};
 use std::io::Write;
 use std::time::Duration;
 
-const HEADER: [&str; 8] = [
+pub(crate) const HEADER: [&str; 8] = [
     "METRIC", "p50", "p90", "p99", "p99.9", "max", "mean", "count",
 ];
 
 /// The latency rows: name and figures, watch latency only when measured.
-fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFigures)> {
+pub(crate) fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFigures)> {
     let m = &report.metrics;
     let mut rows = Vec::new();
     if let Some(w) = m.watch_latency {
@@ -29,7 +29,7 @@ fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFigures)> {
     rows
 }
 
-fn cells(name: &str, f: &LatencyFigures) -> Vec<String> {
+pub(crate) fn cells(name: &str, f: &LatencyFigures) -> Vec<String> {
     let mut row = vec![name.to_string()];
     row.extend(
         [f.p50, f.p90, f.p99, f.p999, f.max, f.mean]
@@ -46,7 +46,7 @@ fn gauge_line(f: &GaugeFigures) -> String {
     )
 }
 
-fn source_line(report: &BenchReport) -> String {
+pub(crate) fn source_line(report: &BenchReport) -> String {
     let c = &report.config;
     let source = match &report.source {
         Source::Live {
@@ -89,7 +89,7 @@ fn source_line(report: &BenchReport) -> String {
 }
 
 /// Events per second, to a tenth.
-fn events_rate(report: &BenchReport) -> String {
+pub(crate) fn events_rate(report: &BenchReport) -> String {
     format_number((report.counters.events_per_second * 10.0).round() / 10.0)
 }
 
@@ -189,88 +189,6 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
             writeln!(
                 out,
                 "REGRESSED {}.{} {} → {} ({:+.1}%)",
-                r.metric,
-                r.stat,
-                format_seconds(r.baseline),
-                format_seconds(r.measured),
-                r.change_percent
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// The report as Markdown, for a pull-request comment.
-pub fn write_markdown(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> {
-    writeln!(out, "### kubectl informer bench\n")?;
-    writeln!(out, "{}\n", source_line(report))?;
-    writeln!(out, "| {} |", HEADER.join(" | "))?;
-    writeln!(out, "|---|{}", "---:|".repeat(HEADER.len() - 1))?;
-    for (name, figures) in latency_rows(report) {
-        writeln!(out, "| {} |", cells(name, &figures).join(" | "))?;
-    }
-    let m = &report.metrics;
-    let c = &report.counters;
-    writeln!(
-        out,
-        "\n| gauge | max | mean | at end |\n|---|---:|---:|---:|"
-    )?;
-    for (name, g) in [
-        ("backlog (worst handler)", &m.backlog),
-        ("workqueue depth", &m.depth),
-    ] {
-        writeln!(
-            out,
-            "| {name} | {} | {:.1} | {} |",
-            g.summary.max, g.summary.mean, g.summary.last
-        )?;
-    }
-    writeln!(
-        out,
-        "\n**{}** events in {:.2}s ({}/s) · workqueue adds {} · deduplicated {} · retries {}",
-        c.events,
-        report.window_seconds,
-        events_rate(report),
-        c.adds,
-        c.deduplicated,
-        c.retries
-    )?;
-    if let (Some(writes), Some(missed)) = (c.writes, c.writes_without_event) {
-        writeln!(
-            out,
-            "\n{writes} writes measured, {missed} without a watch event"
-        )?;
-    }
-    if let (Some(reconnects), Some(relists)) = (c.reconnects, c.relists) {
-        writeln!(
-            out,
-            "\nwatch since the initial sync: {reconnects} reconnects, {relists} relists"
-        )?;
-    }
-    if !report.gates.is_empty() {
-        writeln!(out, "\n**Gates**\n")?;
-        for g in &report.gates {
-            writeln!(
-                out,
-                "- {} `{}`: {}",
-                if g.failed { "❌ FAIL" } else { "✅ pass" },
-                g.expr,
-                g.display
-            )?;
-        }
-    }
-    if let Some(b) = &report.baseline {
-        writeln!(
-            out,
-            "\n**Baseline** `{}` (tolerance {}%)\n\n| figure | baseline | now | change |\n|---|---:|---:|---:|",
-            b.file,
-            format_number(b.tolerance_percent)
-        )?;
-        for r in &b.comparisons {
-            writeln!(
-                out,
-                "| {}{}.{} | {} | {} | {:+.1}% |",
-                if r.regressed { "❌ " } else { "" },
                 r.metric,
                 r.stat,
                 format_seconds(r.baseline),

@@ -1,144 +1,14 @@
-//! Printing, separated from the pipeline: the records a command emits, and one printer per
-//! format (`text`, `json`), each generic over its writers.
+//! Rendering for people, separated from what computes: tail's text printer (`text`), diff's
+//! drift table (`table`), bench's table (`bench`), bench's exports, one file per format
+//! (`export`), progress bars (`progress`), and when to color or show progress.
 
 pub mod bench;
-pub mod json;
-pub mod metrics;
+pub mod export;
 pub mod progress;
 pub mod table;
 pub mod text;
 
-use serde::Serialize;
 use std::io::IsTerminal;
-use std::time::SystemTime;
-
-use crate::informer::object::RawObject;
-
-/// Version of the JSON Lines schema that `tail -o json` writes (see README, "JSON schema").
-pub const SCHEMA_VERSION: u32 = 1;
-
-/// Where an object event came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Origin {
-    /// The initial LIST.
-    Initial,
-    /// The watch.
-    Watch,
-    /// A relist after the watch was lost: what changed while tail was not watching.
-    Relist,
-}
-
-/// One object event to print.
-#[derive(Debug)]
-pub struct ObjectEvent<'a> {
-    /// `ADDED`, `MODIFIED` or `DELETED`.
-    pub event_type: &'static str,
-    pub origin: Origin,
-    pub object: &'a RawObject,
-    pub received_at: SystemTime,
-    /// For MODIFIED in text output: which fields changed (`spec.replicas 3→5, ...`).
-    pub changes: Option<&'a str>,
-}
-
-/// One BOOKMARK to print.
-#[derive(Debug)]
-pub struct BookmarkEvent<'a> {
-    pub resource_version: &'a str,
-    pub initial_events_end: bool,
-    pub received_at: SystemTime,
-}
-
-/// Something about the watch itself, never an object event.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "notice", rename_all = "kebab-case")]
-pub enum Notice {
-    /// First line of a recording: what is being watched.
-    #[serde(rename_all = "camelCase")]
-    Start {
-        schema_version: u32,
-        resource: String,
-        api_version: String,
-        kind: String,
-        namespace: Option<String>,
-        label_selector: Option<String>,
-        field_selector: Option<String>,
-        /// Objects are `PartialObjectMetadata` (`--metadata-only`).
-        metadata_only: bool,
-        server: String,
-    },
-    /// The initial state (or a relist) is complete; `pages` is 0 for a watch-list.
-    #[serde(rename_all = "camelCase")]
-    ListComplete {
-        resource_version: String,
-        objects: usize,
-        pages: usize,
-        relist: bool,
-    },
-    /// The server refused the watch-list: LIST + WATCH instead, as client-go does.
-    #[serde(rename_all = "camelCase")]
-    Fallback { reason: String },
-    /// A LIST (or a watch-list's initial events) was cut short after `objects` objects and
-    /// starts over as a relist, compared with what was shown so far.
-    #[serde(rename_all = "camelCase")]
-    ListRestarted { reason: String, objects: usize },
-    #[serde(rename_all = "camelCase")]
-    WatchOpened { resource_version: String },
-    /// The watch ended; `retry_in_seconds` when tail re-opens it.
-    #[serde(rename_all = "camelCase")]
-    WatchClosed {
-        resource_version: String,
-        reason: String,
-        retry_in_seconds: Option<f64>,
-    },
-    #[serde(rename_all = "camelCase")]
-    WatchFailed {
-        resource_version: String,
-        error: String,
-        retry_in_seconds: f64,
-    },
-    /// A LIST page failed; the LIST goes on from that page after `retry_in_seconds`.
-    #[serde(rename_all = "camelCase")]
-    ListFailed {
-        error: String,
-        retry_in_seconds: f64,
-    },
-    /// 410 Gone: the server no longer has the RV; a relist follows.
-    #[serde(rename_all = "camelCase")]
-    Expired {
-        resource_version: String,
-        message: String,
-    },
-}
-
-/// A sink for the records of an event stream.
-pub trait EventPrinter {
-    fn object(&mut self, event: &ObjectEvent<'_>) -> std::io::Result<()>;
-    fn bookmark(&mut self, event: &BookmarkEvent<'_>) -> std::io::Result<()>;
-    fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()>;
-    fn flush(&mut self) -> std::io::Result<()>;
-}
-
-/// Sends every record to each printer in turn (`-o text --record FILE`).
-pub struct Tee(pub Vec<Box<dyn EventPrinter>>);
-
-impl EventPrinter for Tee {
-    fn object(&mut self, event: &ObjectEvent<'_>) -> std::io::Result<()> {
-        self.0.iter_mut().try_for_each(|p| p.object(event))
-    }
-
-    fn bookmark(&mut self, event: &BookmarkEvent<'_>) -> std::io::Result<()> {
-        self.0.iter_mut().try_for_each(|p| p.bookmark(event))
-    }
-
-    fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()> {
-        self.0.iter_mut().try_for_each(|p| p.notice(notice, at))
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.iter_mut().try_for_each(|p| p.flush())
-    }
-}
 
 /// Whether to color output written to stdout: a terminal, and `NO_COLOR` unset.
 pub fn color_stdout() -> bool {
@@ -148,9 +18,4 @@ pub fn color_stdout() -> bool {
 /// Whether stderr is a terminal (summaries and progress bars show only there, by default).
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
-}
-
-/// `2026-11-22T01:02:03.456Z`.
-pub fn rfc3339_millis(t: SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
 }

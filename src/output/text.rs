@@ -1,6 +1,7 @@
 //! Human text: one aligned line per event on stdout, notices on stderr.
 
-use super::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin};
+use crate::format::local_time;
+use crate::recording::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin};
 use std::io::Write;
 use std::time::SystemTime;
 
@@ -53,14 +54,8 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
     }
 }
 
-/// Local wall-clock time with milliseconds: `14:03:07.512`.
-pub fn local_time(t: SystemTime) -> String {
-    let dt: chrono::DateTime<chrono::Local> = t.into();
-    dt.format("%H:%M:%S%.3f").to_string()
-}
-
 fn seconds(s: f64) -> String {
-    humantime::format_duration(std::time::Duration::from_millis((s * 1000.0) as u64)).to_string()
+    crate::format::wait(std::time::Duration::from_secs_f64(s))
 }
 
 /// The sentence a notice reads as in text output.

@@ -2,8 +2,8 @@
 //! `bench --from-file` replays), or back into a Store, where the last event per key wins, DELETED
 //! removes, and bookmarks and list-complete notices set the RV.
 
-use super::object::RawObject;
-use super::store::Store;
+use crate::informer::object::RawObject;
+use crate::informer::store::Store;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::io::BufRead;
@@ -155,16 +155,25 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
     })
 }
 
-/// Reads a recording; an unreadable line is an error naming its number.
+/// The lines of a recording, parsed, each with its number (1-based); blank lines are skipped.
+/// An unreadable line is an error naming its number.
+pub fn lines(input: impl BufRead) -> impl Iterator<Item = Result<(usize, RecordLine), String>> {
+    input
+        .lines()
+        .enumerate()
+        .filter_map(|(n, line)| match line {
+            Ok(line) if line.trim().is_empty() => None,
+            Ok(line) => Some(parse_line(&line, n + 1).map(|parsed| (n + 1, parsed))),
+            Err(e) => Some(Err(format!("cannot read line {}: {e}", n + 1))),
+        })
+}
+
+/// Reads a recording into a Store; an unreadable line is an error naming its number.
 pub fn read(input: impl BufRead) -> Result<Recording, String> {
     let mut rec = Recording::default();
     let mut first_list: Option<u64> = None;
-    for (n, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| format!("cannot read line {}: {e}", n + 1))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        match parse_line(&line, n + 1)? {
+    for line in lines(input) {
+        match line?.1 {
             RecordLine::Start { resource, scope } => {
                 rec.resource = resource;
                 rec.scope = Some(scope);

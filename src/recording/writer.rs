@@ -1,6 +1,10 @@
-//! JSON Lines: one record per line, the recording format that other commands read back.
+//! Writes the recording: one JSON object per line (`tail -o json`, `--record`), the `start`
+//! notice that heads it, and a whole cache as a snapshot (`diff --save-cache`).
 
-use super::{rfc3339_millis, BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin};
+use super::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, SCHEMA_VERSION};
+use crate::format::rfc3339_millis;
+use crate::informer::listwatch::ListWatch;
+use crate::informer::store::Store;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::io::Write;
@@ -94,6 +98,61 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
     }
 }
 
+/// The `start` notice that heads a recording of `lw`.
+pub fn start_notice(lw: &ListWatch) -> Notice {
+    Notice::Start {
+        schema_version: SCHEMA_VERSION,
+        resource: lw.resource.qualified_name(),
+        api_version: lw.resource.api_version(),
+        kind: lw.resource.kind.clone(),
+        namespace: lw.namespace.clone(),
+        label_selector: lw.label_selector.clone(),
+        field_selector: lw.field_selector.clone(),
+        metadata_only: lw.metadata_only,
+        server: lw.cluster.server.clone(),
+    }
+}
+
+/// Writes `store` as a recording: `start`, one `ADDED` per object, then `list-complete` at the
+/// synced RV. `diff --cache-file` reads it back. With `redact` (Secrets), values are replaced by
+/// their length, as tail records them.
+pub fn snapshot(
+    store: &Store,
+    start: &Notice,
+    redact: bool,
+    out: impl Write,
+) -> std::io::Result<()> {
+    let mut printer = JsonPrinter::new(out);
+    let now = SystemTime::now();
+    printer.notice(start, now)?;
+    for object in store.list() {
+        let redacted;
+        let object = if redact {
+            redacted = object.redacted().map_err(std::io::Error::other)?;
+            &redacted
+        } else {
+            object
+        };
+        printer.object(&ObjectEvent {
+            event_type: "ADDED",
+            origin: Origin::Initial,
+            object,
+            received_at: now,
+            changes: None,
+        })?;
+    }
+    printer.notice(
+        &Notice::ListComplete {
+            resource_version: store.resource_version().to_string(),
+            objects: store.len(),
+            pages: 0,
+            relist: false,
+        },
+        now,
+    )?;
+    printer.flush()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +207,29 @@ mod tests {
         assert_eq!(lines[2]["type"], "NOTICE");
         assert_eq!(lines[2]["notice"], "expired");
         assert_eq!(lines[2]["resourceVersion"], "5");
+    }
+
+    #[test]
+    fn snapshot_is_a_recording_with_the_synced_rv() {
+        use crate::informer::store::tests::cm;
+        let mut s = Store::new();
+        s.upsert(cm("a", "y", 2, &[]));
+        s.upsert(cm("a", "x", 1, &[]));
+        s.set_resource_version("9");
+        let start = Notice::WatchOpened {
+            resource_version: "9".into(),
+        };
+        let mut out = Vec::new();
+        snapshot(&s, &start, false, &mut out).unwrap();
+        let lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[1]["name"], "x");
+        assert_eq!(lines[2]["name"], "y");
+        assert_eq!(lines[3]["notice"], "list-complete");
+        assert_eq!(lines[3]["resourceVersion"], "9");
     }
 }

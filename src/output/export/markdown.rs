@@ -1,0 +1,88 @@
+//! The Markdown export (`--export-markdown`), for a pull-request comment.
+
+use crate::bench::report::BenchReport;
+use crate::format::{format_number, format_seconds};
+use crate::output::bench::{cells, events_rate, latency_rows, source_line, HEADER};
+use std::io::Write;
+
+/// The report as Markdown, for a pull-request comment.
+pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> {
+    writeln!(out, "### kubectl informer bench\n")?;
+    writeln!(out, "{}\n", source_line(report))?;
+    writeln!(out, "| {} |", HEADER.join(" | "))?;
+    writeln!(out, "|---|{}", "---:|".repeat(HEADER.len() - 1))?;
+    for (name, figures) in latency_rows(report) {
+        writeln!(out, "| {} |", cells(name, &figures).join(" | "))?;
+    }
+    let m = &report.metrics;
+    let c = &report.counters;
+    writeln!(
+        out,
+        "\n| gauge | max | mean | at end |\n|---|---:|---:|---:|"
+    )?;
+    for (name, g) in [
+        ("backlog (worst handler)", &m.backlog),
+        ("workqueue depth", &m.depth),
+    ] {
+        writeln!(
+            out,
+            "| {name} | {} | {:.1} | {} |",
+            g.summary.max, g.summary.mean, g.summary.last
+        )?;
+    }
+    writeln!(
+        out,
+        "\n**{}** events in {:.2}s ({}/s) · workqueue adds {} · deduplicated {} · retries {}",
+        c.events,
+        report.window_seconds,
+        events_rate(report),
+        c.adds,
+        c.deduplicated,
+        c.retries
+    )?;
+    if let (Some(writes), Some(missed)) = (c.writes, c.writes_without_event) {
+        writeln!(
+            out,
+            "\n{writes} writes measured, {missed} without a watch event"
+        )?;
+    }
+    if let (Some(reconnects), Some(relists)) = (c.reconnects, c.relists) {
+        writeln!(
+            out,
+            "\nwatch since the initial sync: {reconnects} reconnects, {relists} relists"
+        )?;
+    }
+    if !report.gates.is_empty() {
+        writeln!(out, "\n**Gates**\n")?;
+        for g in &report.gates {
+            writeln!(
+                out,
+                "- {} `{}`: {}",
+                if g.failed { "❌ FAIL" } else { "✅ pass" },
+                g.expr,
+                g.display
+            )?;
+        }
+    }
+    if let Some(b) = &report.baseline {
+        writeln!(
+            out,
+            "\n**Baseline** `{}` (tolerance {}%)\n\n| figure | baseline | now | change |\n|---|---:|---:|---:|",
+            b.file,
+            format_number(b.tolerance_percent)
+        )?;
+        for r in &b.comparisons {
+            writeln!(
+                out,
+                "| {}{}.{} | {} | {} | {:+.1}% |",
+                if r.regressed { "❌ " } else { "" },
+                r.metric,
+                r.stat,
+                format_seconds(r.baseline),
+                format_seconds(r.measured),
+                r.change_percent
+            )?;
+        }
+    }
+    Ok(())
+}

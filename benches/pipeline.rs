@@ -7,10 +7,10 @@
 //!
 //!   cargo bench --bench pipeline -- [EVENTS] [LISTENERS]   # default 200000 4
 
+use kubectl_informer::informer::core::InformerCore;
 use kubectl_informer::informer::fifo::{Delta, DeltaType, FifoItem};
 use kubectl_informer::informer::object::RawObject;
 use kubectl_informer::informer::processor::{Notification, Processor};
-use kubectl_informer::informer::shared::InformerCore;
 use serde_json::value::RawValue;
 use std::time::Instant;
 

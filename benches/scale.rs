@@ -72,10 +72,10 @@ async fn child_informer() {
     let relist_lw = lw.clone();
     let started = Instant::now();
     let mut running = SharedInformer::new(lw, ReflectorConfig::informer(Start::List, 500)).run();
-    running.wait_synced().await.expect("sync");
+    running.synced().await.expect("sync");
     let sync_seconds = started.elapsed().as_secs_f64();
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let objects = running.store.read().unwrap().len();
+    let objects = running.read(|store| store.len());
     let steady = rss_kib();
 
     // A relist, as the reflector does after a 410: LIST pages whose objects go into the FIFO as
@@ -88,7 +88,7 @@ async fn child_informer() {
     // On a runtime worker, as the reflector's task is: the allocator's per-thread arenas then
     // behave as in a real relist (decoded on the main thread, the new objects would fill another
     // arena while the old ones are freed into the workers').
-    let fifo = running.fifo.clone();
+    let fifo = running.fifo().clone();
     let max_fifo = tokio::spawn(async move {
         let mut opts = ListOptions {
             limit: Some(500),
@@ -121,7 +121,7 @@ async fn child_informer() {
     })
     .await
     .expect("relist task");
-    while !running.fifo.is_empty() {
+    while running.queued() > 0 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let relist_seconds = relist_started.elapsed().as_secs_f64();

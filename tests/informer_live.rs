@@ -118,7 +118,7 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
         recording_listener(slow_view.clone(), Duration::from_millis(2)),
     );
     let mut running = informer.run();
-    running.wait_synced().await.unwrap();
+    running.synced().await.unwrap();
 
     // Writers, straight to the API server (not through the proxy).
     // They go on until the cutter is done, so every cut lands while objects change.
@@ -161,7 +161,7 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
     // 40 times and until three cuts have closed an open watch. Cuts that land while the reflector
     // sleeps out its backoff (0.8 s doubling) or opens a watch close none, so how many cuts that
     // takes depends on timing; the limit only keeps a broken reflector from hanging the test.
-    let counters = running.counters.clone();
+    let counters = running.counters();
     let cutter = {
         let proxy = proxy.clone();
         let counters = counters.clone();
@@ -209,8 +209,7 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
     let (list_rv, truth) = fresh_list(&lw).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
     loop {
-        let (rv, cached): (u64, View) = {
-            let store = running.store.read().unwrap();
+        let (rv, cached): (u64, View) = running.read(|store| {
             (
                 store.resource_version().parse().unwrap_or(0),
                 store
@@ -219,7 +218,7 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
                     .map(|o| (o.key(), o.resource_version().to_string()))
                     .collect(),
             )
-        };
+        });
         if rv >= list_rv.parse::<u64>().unwrap() {
             assert_eq!(
                 cached, truth,
@@ -238,14 +237,13 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
         "the outage forced a relist; reflector counters: {counters:?}"
     );
     eprintln!("{writes} writes, {cuts} cuts; reflector counters: {counters:?}");
-    let store_view: View = {
-        let store = running.store.read().unwrap();
+    let store_view: View = running.read(|store| {
         store
             .list()
             .into_iter()
             .map(|o| (o.key(), o.resource_version().to_string()))
             .collect()
-    };
+    });
     running.stop().await.unwrap();
     assert_eq!(
         *fast_view.lock().unwrap(),

@@ -3,10 +3,10 @@
 //! with relists, relists cut short and started over); after every step the store equals the server's state at the store's synced
 //! RV, and at the end every listener has seen the final state of every object.
 
+use kubectl_informer::informer::core::InformerCore;
 use kubectl_informer::informer::fifo::{Delta, DeltaType, FifoItem};
 use kubectl_informer::informer::object::RawObject;
 use kubectl_informer::informer::processor::{Notification, NotificationKind, Processor};
-use kubectl_informer::informer::shared::InformerCore;
 use proptest::prelude::*;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;

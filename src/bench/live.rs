@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::reflector::{EventType, ReflectorConfig, ReflectorEvent, Start};
 use crate::informer::shared::{ReflectorCounters, RunningInformer, SharedInformer};
+use crate::informer::store::Store;
 use crate::metrics::Latency;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -116,7 +117,7 @@ pub async fn run_live(
     let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
     let mut running = informer.run();
     let receipts = collect_receipts(&running);
-    running.wait_synced().await?;
+    running.synced().await?;
 
     let namespace = lw.namespace.clone().unwrap_or_default();
     let mut load = match &churn {
@@ -143,7 +144,7 @@ pub async fn run_live(
         None => {
             // The initial LIST's notifications are set-up, not traffic: let them drain first.
             wait_for_quiet(&running, &pipeline, &receipts, &[], notice).await;
-            let cached = running.store.read().map(|s| s.len()).unwrap_or(0);
+            let cached = running.read(Store::len);
             notice(format!(
                 "the informer holds {cached} objects; measuring their own traffic for {} from now",
                 humantime::format_duration(options.warmup + duration)
@@ -152,7 +153,7 @@ pub async fn run_live(
         }
     };
 
-    let counters = running.counters.clone();
+    let counters = running.counters();
     let (closed_at_sync, relists_at_sync) = (
         ReflectorCounters::get(&counters.watches_closed),
         ReflectorCounters::get(&counters.relists),
@@ -177,7 +178,7 @@ pub async fn run_live(
         };
         tokio::select! {
             r = work => r,
-            _ = reflector_failed(&running) => Ok(None),
+            _ = running.finished() => Ok(None),
         }
     };
     let (window, source_result) =
@@ -305,7 +306,7 @@ async fn wait_for_quiet(
     let deadline = Instant::now() + EVENT_GRACE;
     while Instant::now() < deadline
         && !running.reflector_finished()
-        && (missing(receipts, writes) > 0 || !running.fifo.is_empty() || !pipeline.idle())
+        && (missing(receipts, writes) > 0 || running.queued() > 0 || !pipeline.idle())
     {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -316,13 +317,6 @@ async fn wait_for_quiet(
              depth {depth}); they count in the figures: use --warmup to leave them out",
             EVENT_GRACE.as_secs()
         ));
-    }
-}
-
-/// Resolves when the reflector has stopped (it failed: e.g. the watch was forbidden).
-async fn reflector_failed(running: &RunningInformer) {
-    while !running.reflector_finished() {
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

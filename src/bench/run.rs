@@ -3,9 +3,9 @@
 
 use super::pipeline::{BenchPipeline, ControllerShape, Measured};
 use super::replay::{Replay, Speed};
+use crate::informer::core::{spawn_core, InformerCore};
 use crate::informer::fifo::Fifo;
 use crate::informer::processor::Processor;
-use crate::informer::shared::{spawn_core, InformerCore};
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -149,10 +149,12 @@ pub async fn run_replay(
     let mut processor = Processor::new();
     let mut pipeline = BenchPipeline::start(&options.shape, &mut processor);
     let fifo = Arc::new(Fifo::new());
-    let (core, _synced) = spawn_core(
+    let (state, _) = tokio::sync::watch::channel(Default::default());
+    let core = spawn_core(
         fifo.clone(),
         InformerCore::new(processor),
         options.shape.resync,
+        Arc::new(state),
     );
     let played = Arc::new(AtomicU64::new(0));
     let counter = played.clone();

@@ -523,7 +523,7 @@ async fn run_informer(
     let deadline = config.timeout.map(|t| tokio::time::Instant::now() + t);
 
     tokio::select! {
-        synced = running.wait_synced() => synced?,
+        synced = running.synced() => synced?,
         _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
     }
     if let Some(path) = &config.save_cache {
@@ -655,18 +655,10 @@ async fn settled_cache(running: &RunningInformer) -> Result<(String, Objects)> {
 
 /// `read` of the store once no relist is part-way through replacing it.
 async fn when_settled<T>(running: &RunningInformer, read: impl Fn(&Store) -> T) -> Result<T> {
-    loop {
-        {
-            let store = running.store.read().unwrap_or_else(|e| e.into_inner());
-            if !store.is_replacing() {
-                return Ok(read(&store));
-            }
-        }
-        if running.reflector_finished() {
-            return Err(Error::Watch("the informer's watch ended".into()));
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    running
+        .settled(read)
+        .await
+        .map_err(|stopped| Error::Watch(stopped.to_string()))
 }
 
 /// Waits until the cache's RV reaches the server's newest (events and bookmarks advance it).
@@ -683,26 +675,18 @@ async fn catch_up(lw: &ListWatch, running: &RunningInformer, rv: &str) -> Result
          waiting for the cache to reach the server's newest RV {newest} and comparing there"
     );
     let newest_n: u64 = newest.parse().unwrap_or(u64::MAX);
-    let deadline = Instant::now() + CATCH_UP_DEADLINE;
-    loop {
-        let current: u64 = running
-            .store
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .resource_version()
-            .parse()
-            .unwrap_or(0);
-        if current >= newest_n {
-            return Ok(());
-        }
-        if running.reflector_finished() || Instant::now() > deadline {
-            return Err(Error::Watch(format!(
+    match tokio::time::timeout(CATCH_UP_DEADLINE, running.reached(newest_n)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => {
+            let current: u64 = running
+                .read(|store| store.resource_version().parse())
+                .unwrap_or(0);
+            Err(Error::Watch(format!(
                 "the cache did not reach RV {newest} within {}s (it is at {current}): no events \
                  or bookmarks arrived; compare again, or with --cache-file",
                 CATCH_UP_DEADLINE.as_secs()
-            )));
+            )))
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
 

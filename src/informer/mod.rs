@@ -5,6 +5,7 @@
 //! and drift classification (`drift`). It knows neither printers nor the recording format.
 
 pub mod backoff;
+pub mod core;
 pub mod drift;
 pub mod fields;
 pub mod fifo;

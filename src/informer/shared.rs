@@ -1,13 +1,13 @@
-//! The SharedInformer: a reflector task feeding the FIFO, and the informer loop that applies
-//! each FIFO item to the Store and distributes notifications to the listeners, as client-go's
-//! `sharedIndexInformer` does (`HandleDeltas`). Every reflector transition is counted.
+//! The SharedInformer: a reflector task feeding the FIFO and the informer loop (`core`) behind
+//! it; and the `RunningInformer` handle, whose cache and progress callers read and await.
+//! Every reflector transition is counted.
 
-use super::fifo::{Delta, DeltaType, Fifo, FifoItem};
+use super::core::{fifo_item, spawn_core, InformerCore, InformerState};
+use super::fifo::Fifo;
 use super::listwatch::{ListWatch, ListerWatcher};
-use super::object::RawObject;
-use super::processor::{Handler, ListenerStats, Notification, NotificationKind, Processor};
-use super::reflector::{EventType, Reflector, ReflectorConfig, ReflectorError, ReflectorEvent};
-use super::store::{Objects, Store};
+use super::processor::{Handler, ListenerStats, Processor};
+use super::reflector::{Reflector, ReflectorConfig, ReflectorError, ReflectorEvent};
+use super::store::Store;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -56,233 +56,6 @@ impl ReflectorCounters {
     }
 }
 
-/// The Store and the Processor, and the one function that applies a FIFO item to both.
-pub struct InformerCore {
-    pub store: Arc<RwLock<Store>>,
-    pub processor: Processor,
-    /// While a LIST replaces the cache: the objects cached when it began that it has not
-    /// `Replaced` yet (shared, not copied); at `ReplaceDone`, those that vanished.
-    replace_pending: Option<Objects>,
-    synced: bool,
-}
-
-impl InformerCore {
-    pub fn new(processor: Processor) -> Self {
-        InformerCore {
-            store: Arc::new(RwLock::new(Store::new())),
-            processor,
-            replace_pending: None,
-            synced: false,
-        }
-    }
-
-    /// Whether the first LIST (or watch-list) has been applied.
-    pub fn has_synced(&self) -> bool {
-        self.synced
-    }
-
-    fn store_mut(&self) -> std::sync::RwLockWriteGuard<'_, Store> {
-        self.store.write().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Applies one FIFO item: updates the store, then notifies the listeners.
-    pub fn process(&mut self, item: FifoItem) {
-        match item {
-            FifoItem::Delta(delta) => self.apply_delta(delta),
-            FifoItem::ReplaceDone { resource_version } => {
-                let pending = self.replace_pending.take();
-                let vanished: Vec<RawObject> = {
-                    let mut store = self.store_mut();
-                    let pending = match pending {
-                        Some(pending) => pending,
-                        // A LIST of nothing: everything cached vanished.
-                        None => store.frozen().1,
-                    };
-                    let mut gone: Vec<RawObject> = pending.iter().cloned().collect();
-                    gone.sort_by_cached_key(RawObject::key);
-                    // Only the version cached when the LIST began: one stored since is newer.
-                    gone.retain(|object| store.remove_if_current(object));
-                    store.set_resource_version(&resource_version);
-                    store.set_replacing(false);
-                    gone
-                };
-                let now = Instant::now();
-                for object in vanished {
-                    self.processor.distribute(
-                        &Notification {
-                            kind: NotificationKind::Delete {
-                                object,
-                                final_state_unknown: true,
-                            },
-                            received_at: now,
-                        },
-                        false,
-                    );
-                }
-                self.synced = true;
-            }
-            // The LIST starts over: what its cut-short pass replaced stands, and the next pass
-            // is compared with the cache as it is now.
-            FifoItem::ReplaceRestarted => self.replace_pending = None,
-            FifoItem::Bookmark { resource_version } => {
-                self.store_mut().set_resource_version(&resource_version);
-            }
-            FifoItem::Resync => {
-                if self.processor.begin_resync(Instant::now()) {
-                    let objects: Vec<RawObject> =
-                        self.store_mut().list().into_iter().cloned().collect();
-                    let now = Instant::now();
-                    for object in objects {
-                        self.processor.distribute(
-                            &Notification {
-                                kind: NotificationKind::Update {
-                                    old: object.clone(),
-                                    new: object,
-                                },
-                                received_at: now,
-                            },
-                            true,
-                        );
-                    }
-                }
-            }
-        }
-    }
-
-    fn apply_delta(&mut self, delta: Delta) {
-        let Delta {
-            delta_type,
-            object,
-            received_at,
-            final_state_unknown,
-        } = delta;
-        let notification = match delta_type {
-            DeltaType::Deleted => {
-                let mut store = self.store_mut();
-                store.remove_object(&object);
-                store.set_resource_version(object.resource_version());
-                NotificationKind::Delete {
-                    object,
-                    final_state_unknown,
-                }
-            }
-            DeltaType::Added | DeltaType::Updated | DeltaType::Replaced | DeltaType::Sync => {
-                if delta_type == DeltaType::Replaced {
-                    let store = &self.store;
-                    self.replace_pending
-                        .get_or_insert_with(|| {
-                            let mut store = store.write().unwrap_or_else(|e| e.into_inner());
-                            store.set_replacing(true);
-                            store.frozen().1
-                        })
-                        .remove_object(&object);
-                }
-                let old = {
-                    let mut store = self.store_mut();
-                    let old = store.upsert(object.clone());
-                    if matches!(delta_type, DeltaType::Added | DeltaType::Updated) {
-                        store.set_resource_version(object.resource_version());
-                    }
-                    old
-                };
-                match old {
-                    Some(old) => {
-                        // client-go: a Sync, or a relisted object whose RV did not change, goes
-                        // only to the listeners that are resyncing.
-                        let sync = delta_type == DeltaType::Sync
-                            || (delta_type == DeltaType::Replaced
-                                && old.resource_version() == object.resource_version());
-                        self.processor.distribute(
-                            &Notification {
-                                kind: NotificationKind::Update { old, new: object },
-                                received_at,
-                            },
-                            sync,
-                        );
-                        return;
-                    }
-                    None => NotificationKind::Add {
-                        object,
-                        in_initial_list: delta_type == DeltaType::Replaced && !self.synced,
-                    },
-                }
-            }
-        };
-        self.processor.distribute(
-            &Notification {
-                kind: notification,
-                received_at,
-            },
-            false,
-        );
-    }
-}
-
-/// Turns a reflector event into the FIFO item it stands for, if any.
-pub fn fifo_item(event: ReflectorEvent, received_at: Instant) -> Option<FifoItem> {
-    let delta = |delta_type, object| {
-        Some(FifoItem::Delta(Delta {
-            delta_type,
-            object,
-            received_at,
-            final_state_unknown: false,
-        }))
-    };
-    match event {
-        ReflectorEvent::Listed { object, .. } => delta(DeltaType::Replaced, object),
-        ReflectorEvent::ListComplete {
-            resource_version, ..
-        } => Some(FifoItem::ReplaceDone { resource_version }),
-        ReflectorEvent::Watched {
-            event_type, object, ..
-        } => delta(
-            match event_type {
-                EventType::Added => DeltaType::Added,
-                EventType::Modified => DeltaType::Updated,
-                EventType::Deleted => DeltaType::Deleted,
-            },
-            object,
-        ),
-        ReflectorEvent::Bookmark {
-            resource_version, ..
-        } => Some(FifoItem::Bookmark { resource_version }),
-        ReflectorEvent::ListRestarted { .. } => Some(FifoItem::ReplaceRestarted),
-        _ => None,
-    }
-}
-
-/// Starts the informer loop: pops FIFO items (and resync ticks, at `resync`) and applies them to
-/// `core` until the FIFO is closed and empty; the receiver turns true once the first LIST is
-/// applied. The task returns the core, so that its listeners can be drained.
-pub fn spawn_core(
-    fifo: Arc<Fifo>,
-    mut core: InformerCore,
-    resync: Option<Duration>,
-) -> (tokio::task::JoinHandle<InformerCore>, watch::Receiver<bool>) {
-    let (synced_tx, synced_rx) = watch::channel(false);
-    let task = tokio::spawn(async move {
-        let mut ticker = resync.map(|p| tokio::time::interval_at(Instant::now() + p, p));
-        loop {
-            let item = tokio::select! {
-                item = fifo.pop() => item,
-                _ = async {
-                    match ticker.as_mut() {
-                        Some(t) => { t.tick().await; }
-                        None => std::future::pending::<()>().await,
-                    }
-                } => Some(FifoItem::Resync),
-            };
-            let Some(item) = item else { break };
-            core.process(item);
-            if core.has_synced() && !*synced_tx.borrow() {
-                let _ = synced_tx.send(true);
-            }
-        }
-        core
-    });
-    (task, synced_rx)
-}
-
 /// An informer before it runs: add listeners, then `run`.
 pub struct SharedInformer<L = ListWatch> {
     lw: L,
@@ -290,15 +63,30 @@ pub struct SharedInformer<L = ListWatch> {
     processor: Processor,
 }
 
-/// A running informer.
+/// A running informer: its cache and counters to read, its progress to await.
 pub struct RunningInformer {
-    pub store: Arc<RwLock<Store>>,
-    pub fifo: Arc<Fifo>,
-    pub counters: Arc<ReflectorCounters>,
-    synced: watch::Receiver<bool>,
+    store: Arc<RwLock<Store>>,
+    fifo: Arc<Fifo>,
+    counters: Arc<ReflectorCounters>,
+    state: watch::Receiver<InformerState>,
     reflector: tokio::task::JoinHandle<Result<(), ReflectorError>>,
     core: tokio::task::JoinHandle<InformerCore>,
     observers: Arc<Mutex<Vec<tokio::sync::mpsc::UnboundedSender<ReflectorEvent>>>>,
+}
+
+/// The informer stopped (its reflector failed for good, or its watch ended without reconnect)
+/// before what was awaited happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the informer's watch ended")]
+pub struct Stopped;
+
+/// Marks the state `stopped` when the reflector's task ends, however it ends (also aborted).
+struct MarkStopped(Arc<watch::Sender<InformerState>>);
+
+impl Drop for MarkStopped {
+    fn drop(&mut self) {
+        self.0.send_modify(|s| s.stopped = true);
+    }
 }
 
 impl<L: ListerWatcher> SharedInformer<L> {
@@ -334,13 +122,17 @@ impl<L: ListerWatcher> SharedInformer<L> {
         let resync = self.processor.resync_check_period();
         let core = InformerCore::new(self.processor);
         let store = core.store.clone();
+        let (state_tx, state) = watch::channel(InformerState::default());
+        let state_tx = Arc::new(state_tx);
 
         let reflector = {
             let fifo = fifo.clone();
             let counters = counters.clone();
             let observers = observers.clone();
             let mut reflector = Reflector::new(self.lw, self.config);
+            let stopped = MarkStopped(state_tx.clone());
             tokio::spawn(async move {
+                let _stopped = stopped;
                 let result = loop {
                     match reflector.next().await {
                         Ok(Some(event)) => {
@@ -362,13 +154,13 @@ impl<L: ListerWatcher> SharedInformer<L> {
             })
         };
 
-        let (core_task, synced_rx) = spawn_core(fifo.clone(), core, resync);
+        let core_task = spawn_core(fifo.clone(), core, resync, state_tx);
 
         RunningInformer {
             store,
             fifo,
             counters,
-            synced: synced_rx,
+            state,
             reflector,
             core: core_task,
             observers,
@@ -377,23 +169,84 @@ impl<L: ListerWatcher> SharedInformer<L> {
 }
 
 impl RunningInformer {
-    /// Waits until the first LIST has reached the store; fails if the reflector failed first.
-    pub async fn wait_synced(&mut self) -> Result<(), ReflectorError> {
+    /// Waits until the first LIST has reached the store; fails with the reflector's error if it
+    /// stopped first.
+    pub async fn synced(&mut self) -> Result<(), ReflectorError> {
+        let synced = self.state.wait_for(|s| s.synced || s.stopped).await;
+        if synced.is_ok_and(|s| s.synced) {
+            return Ok(());
+        }
+        match (&mut self.reflector).await {
+            Ok(Err(e)) => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// `read` of the cache once no relist is part-way through replacing it (a half-replaced
+    /// cache holds objects newer than its RV).
+    pub async fn settled<T>(&self, read: impl Fn(&Store) -> T) -> Result<T, Stopped> {
+        let mut state = self.state.clone();
         loop {
-            if *self.synced.borrow() {
-                return Ok(());
+            // Marked seen before the store is looked at: the end of the relist is published
+            // after it, and wakes the wait below.
+            let stopped = state.borrow_and_update().stopped;
+            {
+                let store = self.store.read().unwrap_or_else(|e| e.into_inner());
+                if !store.is_replacing() {
+                    return Ok(read(&store));
+                }
             }
-            if self.reflector.is_finished() || self.synced.changed().await.is_err() {
-                return match (&mut self.reflector).await {
-                    Ok(Err(e)) => Err(e),
-                    _ => Ok(()),
-                };
+            if stopped || state.changed().await.is_err() {
+                return Err(Stopped);
             }
         }
     }
 
-    pub fn has_synced(&self) -> bool {
-        *self.synced.borrow()
+    /// Waits until the cache is synced to `resource_version` or later (events and bookmarks
+    /// advance it).
+    pub async fn reached(&self, resource_version: u64) -> Result<(), Stopped> {
+        let mut state = self.state.clone();
+        let reached = state
+            .wait_for(|s| {
+                s.stopped || s.resource_version.parse::<u64>().unwrap_or(0) >= resource_version
+            })
+            .await
+            .map_err(|_| Stopped)?;
+        if reached.resource_version.parse::<u64>().unwrap_or(0) >= resource_version {
+            Ok(())
+        } else {
+            Err(Stopped)
+        }
+    }
+
+    /// Resolves when the reflector has stopped.
+    pub async fn finished(&self) {
+        let _ = self.state.clone().wait_for(|s| s.stopped).await;
+    }
+
+    /// Whether the reflector has stopped (an error, or the watch ended without reconnect).
+    pub fn reflector_finished(&self) -> bool {
+        self.reflector.is_finished()
+    }
+
+    /// Reads the cache.
+    pub fn read<T>(&self, read: impl FnOnce(&Store) -> T) -> T {
+        read(&self.store.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// What the reflector did so far, counted.
+    pub fn counters(&self) -> Arc<ReflectorCounters> {
+        self.counters.clone()
+    }
+
+    /// Items the informer loop has still to apply (how far it is behind the reflector).
+    pub fn queued(&self) -> usize {
+        self.fifo.len()
+    }
+
+    /// The FIFO itself, for benchmarks that feed the informer loop directly (a simulated relist).
+    pub fn fifo(&self) -> &Arc<Fifo> {
+        &self.fifo
     }
 
     /// Receives every reflector event from now on (e.g. to show notices).
@@ -404,11 +257,6 @@ impl RunningInformer {
             .unwrap_or_else(|e| e.into_inner())
             .push(tx);
         rx
-    }
-
-    /// Whether the reflector has stopped (an error, or the watch ended without reconnect).
-    pub fn reflector_finished(&self) -> bool {
-        self.reflector.is_finished()
     }
 
     /// Stops the reflector, lets the informer loop apply what is queued, and waits until every
@@ -430,224 +278,93 @@ impl RunningInformer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::ClusterError;
+    use crate::informer::listwatch::{
+        ListOptions, ListPage, WatchEvent, WatchOptions, WatchStream,
+    };
     use crate::informer::store::tests::cm;
-    use std::collections::BTreeMap;
 
-    fn delta(t: DeltaType, object: RawObject) -> FifoItem {
-        FifoItem::Delta(Delta {
-            delta_type: t,
-            object,
-            received_at: Instant::now(),
-            final_state_unknown: false,
-        })
+    /// One LIST page of `a` at RV 5 (or `list_error`), then a watch that sends `a` modified at
+    /// RV 6 and a bookmark at RV 9, then stays open and quiet.
+    struct OnePage {
+        list_error: Option<u16>,
     }
 
-    /// A core whose single listener records what it was told, as `kind key rv` strings.
-    fn recording_core() -> (InformerCore, Arc<Mutex<Vec<String>>>) {
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let mut processor = Processor::new();
-        let sink = log.clone();
-        processor.add_listener(
-            "rec",
-            None,
-            Box::new(move |n: Notification| {
-                let line = match &n.kind {
-                    NotificationKind::Add {
-                        object,
-                        in_initial_list,
-                    } => {
-                        format!(
-                            "add {} {} initial={in_initial_list}",
-                            object.key(),
-                            object.resource_version()
-                        )
-                    }
-                    NotificationKind::Update { old, new } => format!(
-                        "update {} {}->{}",
-                        new.key(),
-                        old.resource_version(),
-                        new.resource_version()
-                    ),
-                    NotificationKind::Delete {
-                        object,
-                        final_state_unknown,
-                    } => format!(
-                        "delete {} {} unknown={final_state_unknown}",
-                        object.key(),
-                        object.resource_version()
-                    ),
-                };
-                sink.lock().unwrap().push(line);
-                Box::pin(async {})
-            }),
-        );
-        (InformerCore::new(processor), log)
-    }
-
-    fn contents(core: &InformerCore) -> BTreeMap<String, String> {
-        let store = core.store.read().unwrap();
-        store
-            .list()
-            .into_iter()
-            .map(|o| (o.key(), o.resource_version().to_string()))
-            .collect()
-    }
-
-    #[tokio::test]
-    async fn a_relist_replaces_notifies_changes_and_deletes_what_vanished() {
-        let (mut core, log) = recording_core();
-        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
-        core.process(delta(DeltaType::Replaced, cm("ns", "b", 2, &[])));
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "2".into(),
-        });
-        assert!(core.has_synced());
-        core.process(delta(DeltaType::Updated, cm("ns", "a", 3, &[])));
-        // Relist: a unchanged (a sync, not delivered), b gone, c new.
-        core.process(delta(DeltaType::Replaced, cm("ns", "a", 3, &[])));
-        core.process(delta(DeltaType::Replaced, cm("ns", "c", 5, &[])));
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "6".into(),
-        });
-        assert_eq!(core.store.read().unwrap().resource_version(), "6");
-        assert_eq!(
-            contents(&core),
-            BTreeMap::from([
-                ("ns/a".to_string(), "3".to_string()),
-                ("ns/c".to_string(), "5".to_string())
-            ])
-        );
-        let processor = std::mem::take(&mut core.processor);
-        processor.shutdown().await;
-        assert_eq!(
-            *log.lock().unwrap(),
-            vec![
-                "add ns/a 1 initial=true",
-                "add ns/b 2 initial=true",
-                "update ns/a 1->3",
-                "add ns/c 5 initial=false",
-                "delete ns/b 2 unknown=true",
-            ]
-        );
-    }
-
-    #[tokio::test]
-    async fn a_relist_of_nothing_deletes_everything_and_one_after_it_starts_afresh() {
-        let (mut core, log) = recording_core();
-        for (name, rv) in [("b", 2), ("a", 1), ("c", 3)] {
-            core.process(delta(DeltaType::Replaced, cm("ns", name, rv, &[])));
+    impl ListerWatcher for OnePage {
+        async fn list_page(&self, _: &ListOptions) -> Result<ListPage, ClusterError> {
+            if let Some(code) = self.list_error {
+                return Err(ClusterError::Api {
+                    what: "list configmaps".into(),
+                    code,
+                    reason: "Forbidden".into(),
+                    message: "no".into(),
+                    retry_after: None,
+                });
+            }
+            Ok(ListPage {
+                items: vec![cm("ns", "a", 5, &[])],
+                resource_version: "5".into(),
+                continue_token: None,
+                remaining_item_count: None,
+            })
         }
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "3".into(),
-        });
-        // The next LIST is empty: every cached object vanished.
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "9".into(),
-        });
-        assert!(contents(&core).is_empty());
-        // And the one after knows nothing of the earlier replaces.
-        core.process(delta(DeltaType::Replaced, cm("ns", "d", 10, &[])));
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "10".into(),
-        });
-        assert_eq!(
-            contents(&core),
-            BTreeMap::from([("ns/d".to_string(), "10".to_string())])
-        );
-        let processor = std::mem::take(&mut core.processor);
-        processor.shutdown().await;
-        assert_eq!(
-            log.lock().unwrap()[3..],
-            [
-                "delete ns/a 1 unknown=true",
-                "delete ns/b 2 unknown=true",
-                "delete ns/c 3 unknown=true",
-                "add ns/d 10 initial=false",
-            ]
-        );
+
+        async fn watch(&self, _: &WatchOptions) -> Result<WatchStream, ClusterError> {
+            let events = futures::stream::iter([
+                Ok(WatchEvent::Modified(cm("ns", "a", 6, &[]))),
+                Ok(WatchEvent::Bookmark {
+                    resource_version: "9".into(),
+                    initial_events_end: false,
+                }),
+            ]);
+            Ok(WatchStream::from_events(futures::StreamExt::chain(
+                events,
+                futures::stream::pending(),
+            )))
+        }
+
+        fn resource_name(&self) -> String {
+            "configmaps".into()
+        }
     }
 
-    #[tokio::test]
-    async fn a_list_cut_short_and_restarted_deletes_what_only_its_first_pass_showed() {
-        let (mut core, log) = recording_core();
-        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
-        core.process(delta(DeltaType::Replaced, cm("ns", "gone", 1, &[])));
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "1".into(),
-        });
-        // A relist: its first page shows a and x, then its continue token expires and the
-        // LIST starts over at a newer RV, where only a is left.
-        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
-        core.process(delta(DeltaType::Replaced, cm("ns", "x", 2, &[])));
-        core.process(
-            fifo_item(
-                ReflectorEvent::ListRestarted {
-                    reason: "410".into(),
-                    objects: 2,
-                },
-                Instant::now(),
-            )
-            .unwrap(),
-        );
-        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "5".into(),
-        });
-        assert_eq!(
-            contents(&core),
-            BTreeMap::from([("ns/a".to_string(), "1".to_string())])
-        );
-        let processor = std::mem::take(&mut core.processor);
-        processor.shutdown().await;
-        assert_eq!(
-            log.lock().unwrap()[2..],
-            [
-                "add ns/x 2 initial=false",
-                "delete ns/gone 1 unknown=true",
-                "delete ns/x 2 unknown=true",
-            ]
-        );
+    fn informer(list_error: Option<u16>) -> RunningInformer {
+        SharedInformer::new(
+            OnePage { list_error },
+            ReflectorConfig::informer(super::super::reflector::Start::List, 500),
+        )
+        .run()
     }
 
-    #[tokio::test]
-    async fn the_store_says_it_is_part_way_through_a_relist_until_the_relist_is_done() {
-        let (mut core, _log) = recording_core();
-        let replacing = |core: &InformerCore| core.store.read().unwrap().is_replacing();
-        core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
-        assert!(replacing(&core), "the first LIST");
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "1".into(),
-        });
-        assert!(!replacing(&core));
-        core.process(delta(DeltaType::Replaced, cm("ns", "a", 3, &[])));
-        core.process(FifoItem::ReplaceRestarted);
-        assert!(replacing(&core), "a relist started over");
-        core.process(delta(DeltaType::Replaced, cm("ns", "a", 3, &[])));
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "3".into(),
-        });
-        assert!(!replacing(&core));
-        // A relist of nothing never began replacing; it is done at once.
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "4".into(),
-        });
-        assert!(!replacing(&core) && core.store.read().unwrap().is_empty());
+    #[tokio::test(start_paused = true)]
+    async fn callers_await_the_sync_a_resource_version_and_a_settled_cache_without_polling() {
+        let mut running = informer(None);
+        running.synced().await.unwrap();
+        // On the paused clock a wait that nothing wakes times out at once instead of hanging.
+        tokio::time::timeout(Duration::from_secs(60), running.reached(9))
+            .await
+            .expect("the bookmark's RV is published")
+            .unwrap();
+        let (rv, keys) = running
+            .settled(|store| (store.resource_version().to_string(), store.keys()))
+            .await
+            .unwrap();
+        assert_eq!((rv.as_str(), keys), ("9", vec!["ns/a".to_string()]));
+        assert_eq!(
+            running.read(|store| store.get("ns/a").map(|o| o.resource_version().to_string())),
+            Some("6".to_string())
+        );
+        assert!(!running.reflector_finished());
+        running.stop().await.unwrap();
     }
 
-    #[tokio::test]
-    async fn watch_deltas_and_bookmarks_advance_the_synced_rv() {
-        let (mut core, _log) = recording_core();
-        core.process(FifoItem::ReplaceDone {
-            resource_version: "10".into(),
-        });
-        core.process(delta(DeltaType::Added, cm("ns", "a", 11, &[])));
-        assert_eq!(core.store.read().unwrap().resource_version(), "11");
-        core.process(FifoItem::Bookmark {
-            resource_version: "15".into(),
-        });
-        assert_eq!(core.store.read().unwrap().resource_version(), "15");
-        core.process(delta(DeltaType::Deleted, cm("ns", "a", 16, &[])));
-        assert_eq!(core.store.read().unwrap().resource_version(), "16");
-        assert!(core.store.read().unwrap().is_empty());
+    #[tokio::test(start_paused = true)]
+    async fn a_reflector_that_fails_before_the_sync_ends_every_wait_with_its_error() {
+        let mut running = informer(Some(403));
+        let err = running.synced().await.unwrap_err();
+        assert!(err.to_string().contains("403"), "{err}");
+        running.finished().await;
+        assert_eq!(running.reached(1).await, Err(Stopped));
+        assert!(running.reflector_finished());
     }
 }

@@ -126,7 +126,7 @@ fn relist(core: &mut InformerCore, server: &Server) {
 }
 
 fn store_state(core: &InformerCore) -> (u64, State) {
-    let store = core.store.read().unwrap();
+    let store = core.store().read().unwrap();
     let rv = store.resource_version().parse().unwrap();
     let state = store
         .list()

@@ -5,15 +5,17 @@ use super::{parse_duration, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
+use crate::informer::core::{fifo_item, Cache};
 use crate::informer::fields::{changed_fields, summarize};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::RawObject;
+use crate::informer::processor::NotificationKind;
 use crate::informer::reflector::{EventType, Reflector, ReflectorConfig, ReflectorEvent, Start};
-use crate::informer::store::Store;
 use crate::output::stderr_is_terminal;
 use crate::output::text::TextPrinter;
 use crate::recording::{
-    start_notice, BookmarkEvent, EventPrinter, JsonPrinter, Notice, ObjectEvent, Origin, Tee,
+    start_notice, BookmarkEvent, EventPrinter, JsonPrinter, Notice, ObjectEvent, Origin,
+    StartNotice, Tee, Transition,
 };
 use std::time::{Duration, Instant, SystemTime};
 
@@ -162,11 +164,11 @@ impl Stats {
         self.added + self.modified + self.deleted
     }
 
-    fn count(&mut self, event_type: &str, rv: &str) {
+    fn count(&mut self, event_type: EventType, rv: &str) {
         match event_type {
-            "ADDED" => self.added += 1,
-            "MODIFIED" => self.modified += 1,
-            _ => self.deleted += 1,
+            EventType::Added => self.added += 1,
+            EventType::Modified => self.modified += 1,
+            EventType::Deleted => self.deleted += 1,
         }
         self.saw_rv(rv);
     }
@@ -267,8 +269,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         redact: target.resource.is_secret() && !config.show_secret_data,
         printer: printer.as_mut(),
         stats: Stats::default(),
-        seen: Store::new(),
-        relisted: Store::new(),
+        cache: Cache::new(),
         listed: config.from_rv.is_some(),
         until_reached: false,
     };
@@ -286,18 +287,16 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     }
 }
 
-/// The state of one `tail` run: what was printed, and what tail has seen (to report what a
-/// relist revealed).
+/// The state of one `tail` run: what was printed, and the informer's cache of what tail has
+/// seen, whose notifications say what a relist revealed.
 struct Session<'a> {
     config: &'a TailConfig,
     /// Whether objects are Secrets whose values must not be printed.
     redact: bool,
     printer: &'a mut dyn EventPrinter,
     stats: Stats,
-    /// Every object tail knows, at its last RV: a Store, like an informer's cache.
-    seen: Store,
-    /// Objects of a relist in progress.
-    relisted: Store,
+    /// Every object tail knows, at its last RV: the informer's cache, fed the reflector's events.
+    cache: Cache,
     /// Whether the starting state is complete (a replay has none to wait for).
     listed: bool,
     /// Set once an event at or past `--until-rv` was printed.
@@ -305,7 +304,7 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
-    async fn run(&mut self, mut reflector: Reflector, start: Notice) -> Result<Stop> {
+    async fn run(&mut self, mut reflector: Reflector, start: StartNotice) -> Result<Stop> {
         // Printed with the first event, so a run that fails at once prints only its error.
         let mut start = Some(start);
         let deadline = self.config.timeout.map(|t| tokio::time::Instant::now() + t);
@@ -335,7 +334,7 @@ impl Session<'_> {
                 }
             };
             if let Some(start) = start.take() {
-                self.notice(&start)?;
+                self.notice(Notice::Start(&start))?;
             }
             self.handle(event)?;
             if !reflector.has_pending() {
@@ -344,119 +343,63 @@ impl Session<'_> {
         }
     }
 
+    /// Applies `event` to the cache and prints it: an object event as the server sent it, what
+    /// a relist revealed as the cache's notifications say, a transition as a notice.
     fn handle(&mut self, event: ReflectorEvent) -> Result<()> {
-        match event {
+        let mut notifications = Vec::new();
+        if let Some(item) = fifo_item(event.clone(), tokio::time::Instant::now()) {
+            self.cache
+                .apply(item, &mut |n, sync| notifications.push((n.kind, sync)));
+        }
+        match &event {
+            // The initial state as the server sent it.
             ReflectorEvent::Listed {
                 object,
                 received_at,
                 relist: false,
-            } => {
-                if self.config.initial != InitialMode::None {
-                    self.print_object("ADDED", Origin::Initial, &object, received_at)?;
-                }
-                self.seen.upsert(object);
+            } if self.config.initial != InitialMode::None => {
+                self.print_object(EventType::Added, Origin::Initial, object, *received_at)?
             }
             ReflectorEvent::Listed {
-                object,
                 received_at,
                 relist: true,
-            } => {
-                let quiet = self.initial_list_hidden();
-                match self.seen.get_object(&object) {
-                    _ if quiet => {}
-                    None => self.print_object("ADDED", Origin::Relist, &object, received_at)?,
-                    Some(old) if old.uid() != object.uid() => {
-                        let old = old.clone();
-                        self.print_object("DELETED", Origin::Relist, &old, received_at)?;
-                        self.print_object("ADDED", Origin::Relist, &object, received_at)?;
-                    }
-                    Some(old) if old.resource_version() != object.resource_version() => {
-                        let changes = (self.config.output != OutputFormat::Json)
-                            .then(|| self.changes(old, &object));
-                        self.print_object_with(
-                            "MODIFIED",
-                            Origin::Relist,
-                            &object,
-                            received_at,
-                            changes.as_deref(),
-                        )?
-                    }
-                    Some(_) => {}
-                }
-                self.relisted.upsert(object);
-            }
+                ..
+            } => self.print_revealed(notifications, *received_at)?,
             ReflectorEvent::ListComplete {
                 resource_version,
-                objects,
-                pages,
                 relist,
+                ..
             } => {
-                if relist {
-                    let quiet = self.initial_list_hidden();
+                if *relist {
                     if self.listed {
                         self.stats.relists += 1;
                     }
-                    let now = SystemTime::now();
-                    let relisted = std::mem::take(&mut self.relisted);
-                    let gone: Vec<RawObject> = self
-                        .seen
-                        .list()
-                        .into_iter()
-                        .filter(|o| !quiet && relisted.get_object(o).is_none())
-                        .cloned()
-                        .collect();
-                    for object in gone {
-                        self.print_object("DELETED", Origin::Relist, &object, now)?;
-                    }
-                    self.seen = relisted;
+                    self.print_revealed(notifications, SystemTime::now())?;
                 }
                 self.listed = true;
-                self.check_until(&resource_version);
-                self.notice(&Notice::ListComplete {
-                    resource_version,
-                    objects,
-                    pages,
-                    relist,
-                })?;
-            }
-            ReflectorEvent::ListRestarted { reason, objects } => {
-                // What the cut-short pass showed stands; the next pass is compared with it.
-                for object in std::mem::take(&mut self.relisted).iter() {
-                    self.seen.upsert(object.clone());
-                }
-                self.notice(&Notice::ListRestarted { reason, objects })?;
-            }
-            ReflectorEvent::Fallback { reason } => {
-                self.notice(&Notice::Fallback { reason })?;
-            }
-            ReflectorEvent::WatchOpened { resource_version } => {
-                self.notice(&Notice::WatchOpened { resource_version })?;
+                self.check_until(resource_version);
             }
             ReflectorEvent::Watched {
                 event_type,
                 object,
                 received_at,
             } => {
-                let changes = match (event_type, self.seen.get_object(&object)) {
-                    (EventType::Modified, Some(old))
-                        if self.config.output != OutputFormat::Json =>
+                let changes = match notifications.pop() {
+                    Some((NotificationKind::Update { old, .. }, _))
+                        if *event_type == EventType::Modified
+                            && self.config.output != OutputFormat::Json =>
                     {
-                        Some(self.changes(old, &object))
+                        Some(self.changes(&old, object))
                     }
                     _ => None,
                 };
                 self.print_object_with(
-                    event_type.as_str(),
+                    *event_type,
                     Origin::Watch,
-                    &object,
-                    received_at,
+                    object,
+                    *received_at,
                     changes.as_deref(),
                 )?;
-                if event_type == EventType::Deleted {
-                    self.seen.remove_object(&object);
-                } else {
-                    self.seen.upsert(object);
-                }
             }
             ReflectorEvent::Bookmark {
                 resource_version,
@@ -464,57 +407,66 @@ impl Session<'_> {
                 received_at,
             } => {
                 self.stats.bookmarks += 1;
-                self.stats.saw_rv(&resource_version);
-                self.check_until(&resource_version);
+                self.stats.saw_rv(resource_version);
+                self.check_until(resource_version);
                 if self.config.bookmarks {
                     self.printer
                         .bookmark(&BookmarkEvent {
-                            resource_version: &resource_version,
-                            initial_events_end,
-                            received_at,
+                            resource_version,
+                            initial_events_end: *initial_events_end,
+                            received_at: *received_at,
                         })
                         .map_err(Error::Output)?;
                 }
             }
             ReflectorEvent::WatchClosed {
-                resource_version,
-                reason,
-                retry_in,
-            } => {
-                if retry_in.is_some() {
-                    self.stats.reconnects += 1;
+                retry_in: Some(_), ..
+            } => self.stats.reconnects += 1,
+            _ => {}
+        }
+        match Transition::of(&event) {
+            Some(transition) => self.notice(Notice::Transition(transition)),
+            None => Ok(()),
+        }
+    }
+
+    /// Prints what a relist revealed, as the cache's notifications say: an object it did not
+    /// have (ADDED), one with another RV (MODIFIED, or DELETED and ADDED when its uid changed),
+    /// one that vanished (DELETED). Objects unchanged since tail saw them print nothing, and
+    /// nothing prints while `--initial none` hides the initial LIST.
+    fn print_revealed(
+        &mut self,
+        notifications: Vec<(NotificationKind, bool)>,
+        at: SystemTime,
+    ) -> Result<()> {
+        if self.initial_list_hidden() {
+            return Ok(());
+        }
+        for (kind, sync) in notifications {
+            match kind {
+                NotificationKind::Add { object, .. } => {
+                    self.print_object(EventType::Added, Origin::Relist, &object, at)?
                 }
-                self.notice(&Notice::WatchClosed {
-                    resource_version,
-                    reason: reason.to_string(),
-                    retry_in_seconds: retry_in.map(|d| d.as_secs_f64()),
-                })?;
-            }
-            ReflectorEvent::WatchFailed {
-                resource_version,
-                error,
-                retry_in,
-            } => {
-                self.notice(&Notice::WatchFailed {
-                    resource_version,
-                    error,
-                    retry_in_seconds: retry_in.as_secs_f64(),
-                })?;
-            }
-            ReflectorEvent::ListFailed { error, retry_in } => {
-                self.notice(&Notice::ListFailed {
-                    error,
-                    retry_in_seconds: retry_in.as_secs_f64(),
-                })?;
-            }
-            ReflectorEvent::Expired {
-                resource_version,
-                message,
-            } => {
-                self.notice(&Notice::Expired {
-                    resource_version,
-                    message,
-                })?;
+                NotificationKind::Update { old, new } if old.uid() != new.uid() => {
+                    self.print_object(EventType::Deleted, Origin::Relist, &old, at)?;
+                    self.print_object(EventType::Added, Origin::Relist, &new, at)?;
+                }
+                // Only to resyncing listeners: the same RV as tail saw.
+                NotificationKind::Update { .. } if sync => {}
+                NotificationKind::Update { old, new } => {
+                    let changes = (self.config.output != OutputFormat::Json)
+                        .then(|| self.changes(&old, &new));
+                    self.print_object_with(
+                        EventType::Modified,
+                        Origin::Relist,
+                        &new,
+                        at,
+                        changes.as_deref(),
+                    )?
+                }
+                NotificationKind::Delete { object, .. } => {
+                    self.print_object(EventType::Deleted, Origin::Relist, &object, at)?
+                }
             }
         }
         Ok(())
@@ -531,7 +483,7 @@ impl Session<'_> {
 
     fn print_object(
         &mut self,
-        event_type: &'static str,
+        event_type: EventType,
         origin: Origin,
         object: &RawObject,
         received_at: SystemTime,
@@ -541,7 +493,7 @@ impl Session<'_> {
 
     fn print_object_with(
         &mut self,
-        event_type: &'static str,
+        event_type: EventType,
         origin: Origin,
         object: &RawObject,
         received_at: SystemTime,
@@ -591,7 +543,7 @@ impl Session<'_> {
         }
     }
 
-    fn notice(&mut self, notice: &Notice) -> Result<()> {
+    fn notice(&mut self, notice: Notice<'_>) -> Result<()> {
         self.printer
             .notice(notice, SystemTime::now())
             .map_err(Error::Output)
@@ -643,8 +595,8 @@ mod tests {
     #[test]
     fn summary_counts_events_and_rates() {
         let mut s = Stats::default();
-        s.count("ADDED", "1");
-        s.count("MODIFIED", "2");
+        s.count(EventType::Added, "1");
+        s.count(EventType::Modified, "2");
         s.bookmarks = 1;
         let text = s.summary(Duration::from_secs(2));
         assert!(

@@ -13,10 +13,18 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-/// The Store and the Processor, and the one function that applies a FIFO item to both.
+/// The Store and the Processor: the informer loop's state, and the one function that applies a
+/// FIFO item to both.
 pub struct InformerCore {
-    pub store: Arc<RwLock<Store>>,
+    cache: Cache,
     pub processor: Processor,
+}
+
+/// The cache side of the informer loop: the Store, and the bookkeeping of a LIST replacing it.
+/// It applies FIFO items and says which notifications each makes, so that the informer loop
+/// hands them to its listeners and `tail` prints what a relist revealed from the same logic.
+pub struct Cache {
+    store: Arc<RwLock<Store>>,
     /// While a LIST replaces the cache: the objects cached when it began that it has not
     /// `Replaced` yet (shared, not copied); at `ReplaceDone`, those that vanished.
     replace_pending: Option<Objects>,
@@ -45,12 +53,72 @@ pub struct InformerState {
 impl InformerCore {
     pub fn new(processor: Processor) -> Self {
         InformerCore {
-            store: Arc::new(RwLock::new(Store::new())),
+            cache: Cache::new(),
             processor,
+        }
+    }
+
+    /// The cache.
+    pub fn store(&self) -> &Arc<RwLock<Store>> {
+        self.cache.store()
+    }
+
+    /// Whether the first LIST (or watch-list) has been applied.
+    pub fn has_synced(&self) -> bool {
+        self.cache.has_synced()
+    }
+
+    /// Applies one FIFO item: updates the store, then notifies the listeners.
+    pub fn process(&mut self, item: FifoItem) {
+        match item {
+            FifoItem::Resync => {
+                let processor = &mut self.processor;
+                if processor.begin_resync(Instant::now()) {
+                    let objects: Vec<RawObject> =
+                        self.cache.store_mut().list().into_iter().cloned().collect();
+                    let now = Instant::now();
+                    for object in objects {
+                        processor.distribute(
+                            &Notification {
+                                kind: NotificationKind::Update {
+                                    old: object.clone(),
+                                    new: object,
+                                },
+                                received_at: now,
+                            },
+                            true,
+                        );
+                    }
+                }
+            }
+            item => {
+                let processor = &self.processor;
+                self.cache
+                    .apply(item, &mut |n, sync| processor.distribute(&n, sync))
+            }
+        }
+    }
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Cache::new()
+    }
+}
+
+impl Cache {
+    pub fn new() -> Self {
+        Cache {
+            store: Arc::new(RwLock::new(Store::new())),
             replace_pending: None,
             synced: false,
             changed: false,
         }
+    }
+
+    /// The Store, shared.
+    pub fn store(&self) -> &Arc<RwLock<Store>> {
+        &self.store
     }
 
     /// Whether the first LIST (or watch-list) has been applied.
@@ -77,14 +145,16 @@ impl InformerCore {
         });
     }
 
-    fn store_mut(&self) -> std::sync::RwLockWriteGuard<'_, Store> {
+    pub(crate) fn store_mut(&self) -> std::sync::RwLockWriteGuard<'_, Store> {
         self.store.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Applies one FIFO item: updates the store, then notifies the listeners.
-    pub fn process(&mut self, item: FifoItem) {
+    /// Applies one FIFO item to the store and hands each notification it makes to `notify`,
+    /// with whether it goes only to resyncing listeners (a relisted object whose RV did not
+    /// change). A `Resync` is the processor's: it makes none here.
+    pub fn apply(&mut self, item: FifoItem, notify: &mut impl FnMut(Notification, bool)) {
         match item {
-            FifoItem::Delta(delta) => self.apply_delta(delta),
+            FifoItem::Delta(delta) => self.apply_delta(delta, notify),
             FifoItem::ReplaceDone { resource_version } => {
                 let pending = self.replace_pending.take();
                 let vanished: Vec<RawObject> = {
@@ -105,8 +175,8 @@ impl InformerCore {
                 self.changed = true;
                 let now = Instant::now();
                 for object in vanished {
-                    self.processor.distribute(
-                        &Notification {
+                    notify(
+                        Notification {
                             kind: NotificationKind::Delete {
                                 object,
                                 final_state_unknown: true,
@@ -124,29 +194,11 @@ impl InformerCore {
             FifoItem::Bookmark { resource_version } => {
                 self.store_mut().set_resource_version(&resource_version);
             }
-            FifoItem::Resync => {
-                if self.processor.begin_resync(Instant::now()) {
-                    let objects: Vec<RawObject> =
-                        self.store_mut().list().into_iter().cloned().collect();
-                    let now = Instant::now();
-                    for object in objects {
-                        self.processor.distribute(
-                            &Notification {
-                                kind: NotificationKind::Update {
-                                    old: object.clone(),
-                                    new: object,
-                                },
-                                received_at: now,
-                            },
-                            true,
-                        );
-                    }
-                }
-            }
+            FifoItem::Resync => {}
         }
     }
 
-    fn apply_delta(&mut self, delta: Delta) {
+    fn apply_delta(&mut self, delta: Delta, notify: &mut impl FnMut(Notification, bool)) {
         let Delta {
             delta_type,
             object,
@@ -190,8 +242,8 @@ impl InformerCore {
                         let sync = delta_type == DeltaType::Sync
                             || (delta_type == DeltaType::Replaced
                                 && old.resource_version() == object.resource_version());
-                        self.processor.distribute(
-                            &Notification {
+                        notify(
+                            Notification {
                                 kind: NotificationKind::Update { old, new: object },
                                 received_at,
                             },
@@ -206,8 +258,8 @@ impl InformerCore {
                 }
             }
         };
-        self.processor.distribute(
-            &Notification {
+        notify(
+            Notification {
                 kind: notification,
                 received_at,
             },
@@ -274,8 +326,8 @@ pub fn spawn_core(
             core.process(item);
             // Under load the FIFO is rarely empty: the RV is published when the loop catches up,
             // not once per event.
-            if std::mem::take(&mut core.changed) || fifo.is_empty() {
-                core.publish(&state);
+            if std::mem::take(&mut core.cache.changed) || fifo.is_empty() {
+                core.cache.publish(&state);
             }
         }
         core
@@ -341,7 +393,7 @@ mod tests {
     }
 
     fn contents(core: &InformerCore) -> BTreeMap<String, String> {
-        let store = core.store.read().unwrap();
+        let store = core.store().read().unwrap();
         store
             .list()
             .into_iter()
@@ -365,7 +417,7 @@ mod tests {
         core.process(FifoItem::ReplaceDone {
             resource_version: "6".into(),
         });
-        assert_eq!(core.store.read().unwrap().resource_version(), "6");
+        assert_eq!(core.store().read().unwrap().resource_version(), "6");
         assert_eq!(
             contents(&core),
             BTreeMap::from([
@@ -468,7 +520,7 @@ mod tests {
     #[tokio::test]
     async fn the_store_says_it_is_part_way_through_a_relist_until_the_relist_is_done() {
         let (mut core, _log) = recording_core();
-        let replacing = |core: &InformerCore| core.store.read().unwrap().is_replacing();
+        let replacing = |core: &InformerCore| core.store().read().unwrap().is_replacing();
         core.process(delta(DeltaType::Replaced, cm("ns", "a", 1, &[])));
         assert!(replacing(&core), "the first LIST");
         core.process(FifoItem::ReplaceDone {
@@ -487,7 +539,7 @@ mod tests {
         core.process(FifoItem::ReplaceDone {
             resource_version: "4".into(),
         });
-        assert!(!replacing(&core) && core.store.read().unwrap().is_empty());
+        assert!(!replacing(&core) && core.store().read().unwrap().is_empty());
     }
 
     #[tokio::test]
@@ -497,13 +549,13 @@ mod tests {
             resource_version: "10".into(),
         });
         core.process(delta(DeltaType::Added, cm("ns", "a", 11, &[])));
-        assert_eq!(core.store.read().unwrap().resource_version(), "11");
+        assert_eq!(core.store().read().unwrap().resource_version(), "11");
         core.process(FifoItem::Bookmark {
             resource_version: "15".into(),
         });
-        assert_eq!(core.store.read().unwrap().resource_version(), "15");
+        assert_eq!(core.store().read().unwrap().resource_version(), "15");
         core.process(delta(DeltaType::Deleted, cm("ns", "a", 16, &[])));
-        assert_eq!(core.store.read().unwrap().resource_version(), "16");
-        assert!(core.store.read().unwrap().is_empty());
+        assert_eq!(core.store().read().unwrap().resource_version(), "16");
+        assert!(core.store().read().unwrap().is_empty());
     }
 }

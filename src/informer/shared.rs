@@ -121,7 +121,7 @@ impl<L: ListerWatcher> SharedInformer<L> {
             Arc::default();
         let resync = self.processor.resync_check_period();
         let core = InformerCore::new(self.processor);
-        let store = core.store.clone();
+        let store = core.store().clone();
         let (state_tx, state) = watch::channel(InformerState::default());
         let state_tx = Arc::new(state_tx);
 

@@ -1,7 +1,9 @@
 //! Human text: one aligned line per event on stdout, notices on stderr.
 
 use crate::format::local_time;
-use crate::recording::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin};
+use crate::format::wait;
+use crate::informer::reflector::ReflectorEvent;
+use crate::recording::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice};
 use std::io::Write;
 use std::time::SystemTime;
 
@@ -54,23 +56,24 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
     }
 }
 
-fn seconds(s: f64) -> String {
-    crate::format::wait(std::time::Duration::from_secs_f64(s))
-}
-
 /// The sentence a notice reads as in text output.
-pub fn describe_notice(notice: &Notice) -> String {
-    match notice {
-        Notice::Start {
+pub fn describe_notice(notice: Notice<'_>) -> String {
+    let transition = match notice {
+        Notice::Start(StartNotice {
             resource,
             namespace,
             server,
             ..
-        } => match namespace {
-            Some(ns) => format!("tailing {resource} in namespace \"{ns}\" on {server}"),
-            None => format!("tailing {resource} on {server}"),
-        },
-        Notice::ListComplete {
+        }) => {
+            return match namespace {
+                Some(ns) => format!("tailing {resource} in namespace \"{ns}\" on {server}"),
+                None => format!("tailing {resource} on {server}"),
+            }
+        }
+        Notice::Transition(transition) => transition.event(),
+    };
+    match transition {
+        ReflectorEvent::ListComplete {
             resource_version,
             objects,
             pages: 0,
@@ -78,10 +81,10 @@ pub fn describe_notice(notice: &Notice) -> String {
         } => format!(
             "received {objects} initial events by watch-list, synced at RV {resource_version}"
         ),
-        Notice::Fallback { reason } => format!(
+        ReflectorEvent::Fallback { reason } => format!(
             "the server refused the watch-list ({reason}); falling back to LIST + WATCH, as client-go does"
         ),
-        Notice::ListComplete {
+        ReflectorEvent::ListComplete {
             resource_version,
             objects,
             pages,
@@ -90,54 +93,55 @@ pub fn describe_notice(notice: &Notice) -> String {
             "{} {objects} objects in {pages} page(s) at RV {resource_version}",
             if *relist { "relisted" } else { "listed" }
         ),
-        Notice::ListRestarted { reason, objects } => format!(
+        ReflectorEvent::ListRestarted { reason, objects } => format!(
             "the LIST was cut short after {objects} objects ({reason}); listing again to find what changed"
         ),
-        Notice::WatchOpened { resource_version } => {
+        ReflectorEvent::WatchOpened { resource_version } => {
             format!("watch opened from RV {resource_version}")
         }
-        Notice::WatchClosed {
+        ReflectorEvent::WatchClosed {
             resource_version,
             reason,
-            retry_in_seconds,
-        } => match retry_in_seconds {
-            Some(s) if *s > 0.0 => format!(
+            retry_in,
+        } => match retry_in {
+            Some(d) if !d.is_zero() => format!(
                 "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version} in {}",
-                seconds(*s)
+                wait(*d)
             ),
             Some(_) => format!(
                 "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version}"
             ),
             None => format!("watch closed at RV {resource_version}: {reason}"),
         },
-        Notice::ListFailed {
-            error,
-            retry_in_seconds,
-        } => format!(
+        ReflectorEvent::ListFailed { error, retry_in } => format!(
             "{error}; listing again from the failed page in {}",
-            seconds(*retry_in_seconds)
+            wait(*retry_in)
         ),
-        Notice::WatchFailed {
+        ReflectorEvent::WatchFailed {
             resource_version,
             error,
-            retry_in_seconds,
+            retry_in,
         } => format!(
             "{error}; retrying from RV {resource_version} in {}",
-            seconds(*retry_in_seconds)
+            wait(*retry_in)
         ),
-        Notice::Expired {
+        ReflectorEvent::Expired {
             resource_version,
             message,
         } => format!(
             "RV {resource_version} expired (410 Gone: {message}); relisting to find what changed"
         ),
+        // Never a notice (`Transition::of` refuses them): records of their own.
+        ReflectorEvent::Listed { .. }
+        | ReflectorEvent::Watched { .. }
+        | ReflectorEvent::Bookmark { .. } => String::new(),
     }
 }
 
 impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
     fn object(&mut self, e: &ObjectEvent<'_>) -> std::io::Result<()> {
         let time = local_time(e.received_at);
-        let kind = self.type_column(e.event_type);
+        let kind = self.type_column(e.event_type.as_str());
         let rv = self.rv_column(e.object.resource_version());
         let mark = match e.origin {
             Origin::Initial => "  (initial)",
@@ -187,7 +191,7 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
         writeln!(self.out, "{time}  {kind}  {}{mark}", rv.trim_end())
     }
 
-    fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()> {
+    fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()> {
         self.out.flush()?;
         let label = self.paint("NOTICE  ", "\x1b[35m");
         writeln!(
@@ -222,7 +226,7 @@ mod tests {
         let mut p = TextPrinter::new(&mut out, &mut err, false, false);
         let at = SystemTime::now();
         p.object(&ObjectEvent {
-            event_type: "DELETED",
+            event_type: crate::informer::reflector::EventType::Deleted,
             origin: Origin::Relist,
             object: &object,
             received_at: at,
@@ -235,10 +239,11 @@ mod tests {
             received_at: at,
         })
         .unwrap();
+        let opened = ReflectorEvent::WatchOpened {
+            resource_version: "13".into(),
+        };
         p.notice(
-            &Notice::WatchOpened {
-                resource_version: "13".into(),
-            },
+            Notice::Transition(crate::recording::Transition::of(&opened).unwrap()),
             at,
         )
         .unwrap();

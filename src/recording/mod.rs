@@ -1,8 +1,9 @@
 //! The recording format, the only place that knows it: tail's JSON Lines (`tail -o json`,
 //! `tail --record`, `diff --save-cache`), which `bench --from-file` replays and
-//! `diff --cache-file` compares. The records (`ObjectEvent`, `BookmarkEvent`, `Notice`) and the
-//! sink they go to (`EventPrinter`) are defined here; `writer` writes them as JSON Lines (and a
-//! cache as a snapshot), `reader` reads them back line by line or into a Store.
+//! `diff --cache-file` compares. The records (`ObjectEvent`, `BookmarkEvent`, `Notice`, whose
+//! transitions are the reflector's own events) and the sink they go to (`EventPrinter`) are
+//! defined here; `writer` writes them as JSON Lines (and a cache as a snapshot), `reader` reads
+//! them back line by line or into a Store.
 
 pub mod reader;
 pub mod writer;
@@ -11,6 +12,7 @@ pub use reader::{read, RecordLine, Recording, Scope};
 pub use writer::{snapshot, start_notice, JsonPrinter};
 
 use crate::informer::object::RawObject;
+use crate::informer::reflector::{EventType, ReflectorEvent};
 use serde::Serialize;
 use std::time::SystemTime;
 
@@ -32,8 +34,7 @@ pub enum Origin {
 /// One object event to print.
 #[derive(Debug)]
 pub struct ObjectEvent<'a> {
-    /// `ADDED`, `MODIFIED` or `DELETED`.
-    pub event_type: &'static str,
+    pub event_type: EventType,
     pub origin: Origin,
     pub object: &'a RawObject,
     pub received_at: SystemTime,
@@ -49,73 +50,56 @@ pub struct BookmarkEvent<'a> {
     pub received_at: SystemTime,
 }
 
-/// Something about the watch itself, never an object event.
+/// The first line of a recording: what is being watched.
 #[derive(Debug, Clone, Serialize)]
-#[serde(tag = "notice", rename_all = "kebab-case")]
-pub enum Notice {
-    /// First line of a recording: what is being watched.
-    #[serde(rename_all = "camelCase")]
-    Start {
-        schema_version: u32,
-        resource: String,
-        api_version: String,
-        kind: String,
-        namespace: Option<String>,
-        label_selector: Option<String>,
-        field_selector: Option<String>,
-        /// Objects are `PartialObjectMetadata` (`--metadata-only`).
-        metadata_only: bool,
-        server: String,
-    },
-    /// The initial state (or a relist) is complete; `pages` is 0 for a watch-list.
-    #[serde(rename_all = "camelCase")]
-    ListComplete {
-        resource_version: String,
-        objects: usize,
-        pages: usize,
-        relist: bool,
-    },
-    /// The server refused the watch-list: LIST + WATCH instead, as client-go does.
-    #[serde(rename_all = "camelCase")]
-    Fallback { reason: String },
-    /// A LIST (or a watch-list's initial events) was cut short after `objects` objects and
-    /// starts over as a relist, compared with what was shown so far.
-    #[serde(rename_all = "camelCase")]
-    ListRestarted { reason: String, objects: usize },
-    #[serde(rename_all = "camelCase")]
-    WatchOpened { resource_version: String },
-    /// The watch ended; `retry_in_seconds` when tail re-opens it.
-    #[serde(rename_all = "camelCase")]
-    WatchClosed {
-        resource_version: String,
-        reason: String,
-        retry_in_seconds: Option<f64>,
-    },
-    #[serde(rename_all = "camelCase")]
-    WatchFailed {
-        resource_version: String,
-        error: String,
-        retry_in_seconds: f64,
-    },
-    /// A LIST page failed; the LIST goes on from that page after `retry_in_seconds`.
-    #[serde(rename_all = "camelCase")]
-    ListFailed {
-        error: String,
-        retry_in_seconds: f64,
-    },
-    /// 410 Gone: the server no longer has the RV; a relist follows.
-    #[serde(rename_all = "camelCase")]
-    Expired {
-        resource_version: String,
-        message: String,
-    },
+#[serde(rename_all = "camelCase")]
+pub struct StartNotice {
+    pub schema_version: u32,
+    pub resource: String,
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    /// Objects are `PartialObjectMetadata` (`--metadata-only`).
+    pub metadata_only: bool,
+    pub server: String,
+}
+
+/// Something about the watch itself, never an object event: the recording's start, or one of
+/// the reflector's transitions, recorded as the engine reports it (no copy of its own).
+#[derive(Debug, Clone, Copy)]
+pub enum Notice<'a> {
+    Start(&'a StartNotice),
+    Transition(Transition<'a>),
+}
+
+/// A reflector event that is a notice: anything but an object event or a bookmark (those are
+/// records of their own).
+#[derive(Debug, Clone, Copy)]
+pub struct Transition<'a>(&'a ReflectorEvent);
+
+impl<'a> Transition<'a> {
+    /// The notice `event` is, if it is one.
+    pub fn of(event: &'a ReflectorEvent) -> Option<Self> {
+        match event {
+            ReflectorEvent::Listed { .. }
+            | ReflectorEvent::Watched { .. }
+            | ReflectorEvent::Bookmark { .. } => None,
+            _ => Some(Transition(event)),
+        }
+    }
+
+    pub fn event(&self) -> &'a ReflectorEvent {
+        self.0
+    }
 }
 
 /// A sink for the records of an event stream.
 pub trait EventPrinter {
     fn object(&mut self, event: &ObjectEvent<'_>) -> std::io::Result<()>;
     fn bookmark(&mut self, event: &BookmarkEvent<'_>) -> std::io::Result<()>;
-    fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()>;
+    fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()>;
     fn flush(&mut self) -> std::io::Result<()>;
 }
 
@@ -131,7 +115,7 @@ impl EventPrinter for Tee {
         self.0.iter_mut().try_for_each(|p| p.bookmark(event))
     }
 
-    fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()> {
+    fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()> {
         self.0.iter_mut().try_for_each(|p| p.notice(notice, at))
     }
 

@@ -1,10 +1,15 @@
 //! Writes the recording: one JSON object per line (`tail -o json`, `--record`), the `start`
 //! notice that heads it, and a whole cache as a snapshot (`diff --save-cache`).
 
-use super::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, SCHEMA_VERSION};
+use super::{
+    BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
+    SCHEMA_VERSION,
+};
 use crate::format::rfc3339_millis;
 use crate::informer::listwatch::ListWatch;
+use crate::informer::reflector::{EventType, ReflectorEvent};
 use crate::informer::store::Store;
+use serde::ser::{Error as _, SerializeMap};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::io::Write;
@@ -52,19 +57,103 @@ struct BookmarkLine<'a> {
 }
 
 #[derive(Serialize)]
-struct NoticeLine<'a> {
+struct StartLine<'a> {
     #[serde(rename = "type")]
     event_type: &'static str,
     time: String,
+    notice: &'static str,
     #[serde(flatten)]
-    notice: &'a Notice,
+    start: &'a StartNotice,
+}
+
+/// A transition's notice line: `type`, `time`, `notice` (its kebab-case name), then its fields
+/// in camelCase, waits in seconds.
+struct TransitionLine<'a> {
+    time: String,
+    transition: Transition<'a>,
+}
+
+impl Serialize for TransitionLine<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut m = serializer.serialize_map(None)?;
+        m.serialize_entry("type", "NOTICE")?;
+        m.serialize_entry("time", &self.time)?;
+        match self.transition.event() {
+            ReflectorEvent::ListComplete {
+                resource_version,
+                objects,
+                pages,
+                relist,
+            } => {
+                m.serialize_entry("notice", "list-complete")?;
+                m.serialize_entry("resourceVersion", resource_version)?;
+                m.serialize_entry("objects", objects)?;
+                m.serialize_entry("pages", pages)?;
+                m.serialize_entry("relist", relist)?;
+            }
+            ReflectorEvent::Fallback { reason } => {
+                m.serialize_entry("notice", "fallback")?;
+                m.serialize_entry("reason", reason)?;
+            }
+            ReflectorEvent::ListRestarted { reason, objects } => {
+                m.serialize_entry("notice", "list-restarted")?;
+                m.serialize_entry("reason", reason)?;
+                m.serialize_entry("objects", objects)?;
+            }
+            ReflectorEvent::WatchOpened { resource_version } => {
+                m.serialize_entry("notice", "watch-opened")?;
+                m.serialize_entry("resourceVersion", resource_version)?;
+            }
+            ReflectorEvent::WatchClosed {
+                resource_version,
+                reason,
+                retry_in,
+            } => {
+                m.serialize_entry("notice", "watch-closed")?;
+                m.serialize_entry("resourceVersion", resource_version)?;
+                m.serialize_entry("reason", &reason.to_string())?;
+                m.serialize_entry("retryInSeconds", &retry_in.map(|d| d.as_secs_f64()))?;
+            }
+            ReflectorEvent::WatchFailed {
+                resource_version,
+                error,
+                retry_in,
+            } => {
+                m.serialize_entry("notice", "watch-failed")?;
+                m.serialize_entry("resourceVersion", resource_version)?;
+                m.serialize_entry("error", error)?;
+                m.serialize_entry("retryInSeconds", &retry_in.as_secs_f64())?;
+            }
+            ReflectorEvent::ListFailed { error, retry_in } => {
+                m.serialize_entry("notice", "list-failed")?;
+                m.serialize_entry("error", error)?;
+                m.serialize_entry("retryInSeconds", &retry_in.as_secs_f64())?;
+            }
+            ReflectorEvent::Expired {
+                resource_version,
+                message,
+            } => {
+                m.serialize_entry("notice", "expired")?;
+                m.serialize_entry("resourceVersion", resource_version)?;
+                m.serialize_entry("message", message)?;
+            }
+            ReflectorEvent::Listed { .. }
+            | ReflectorEvent::Watched { .. }
+            | ReflectorEvent::Bookmark { .. } => {
+                return Err(S::Error::custom(
+                    "an object event or bookmark is not a notice",
+                ))
+            }
+        }
+        m.end()
+    }
 }
 
 impl<W: Write> EventPrinter for JsonPrinter<W> {
     fn object(&mut self, e: &ObjectEvent<'_>) -> std::io::Result<()> {
         let o = e.object;
         self.line(&ObjectLine {
-            event_type: e.event_type,
+            event_type: e.event_type.as_str(),
             resource_version: o.resource_version(),
             kind: o.kind(),
             namespace: o.namespace(),
@@ -85,12 +174,17 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
         })
     }
 
-    fn notice(&mut self, notice: &Notice, at: SystemTime) -> std::io::Result<()> {
-        self.line(&NoticeLine {
-            event_type: "NOTICE",
-            time: rfc3339_millis(at),
-            notice,
-        })
+    fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()> {
+        let time = rfc3339_millis(at);
+        match notice {
+            Notice::Start(start) => self.line(&StartLine {
+                event_type: "NOTICE",
+                time,
+                notice: "start",
+                start,
+            }),
+            Notice::Transition(transition) => self.line(&TransitionLine { time, transition }),
+        }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -99,8 +193,8 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
 }
 
 /// The `start` notice that heads a recording of `lw`.
-pub fn start_notice(lw: &ListWatch) -> Notice {
-    Notice::Start {
+pub fn start_notice(lw: &ListWatch) -> StartNotice {
+    StartNotice {
         schema_version: SCHEMA_VERSION,
         resource: lw.resource.qualified_name(),
         api_version: lw.resource.api_version(),
@@ -118,13 +212,13 @@ pub fn start_notice(lw: &ListWatch) -> Notice {
 /// their length, as tail records them.
 pub fn snapshot(
     store: &Store,
-    start: &Notice,
+    start: &StartNotice,
     redact: bool,
     out: impl Write,
 ) -> std::io::Result<()> {
     let mut printer = JsonPrinter::new(out);
     let now = SystemTime::now();
-    printer.notice(start, now)?;
+    printer.notice(Notice::Start(start), now)?;
     for object in store.list() {
         let redacted;
         let object = if redact {
@@ -134,22 +228,22 @@ pub fn snapshot(
             object
         };
         printer.object(&ObjectEvent {
-            event_type: "ADDED",
+            event_type: EventType::Added,
             origin: Origin::Initial,
             object,
             received_at: now,
             changes: None,
         })?;
     }
-    printer.notice(
-        &Notice::ListComplete {
-            resource_version: store.resource_version().to_string(),
-            objects: store.len(),
-            pages: 0,
-            relist: false,
-        },
-        now,
-    )?;
+    let complete = ReflectorEvent::ListComplete {
+        resource_version: store.resource_version().to_string(),
+        objects: store.len(),
+        pages: 0,
+        relist: false,
+    };
+    if let Some(transition) = Transition::of(&complete) {
+        printer.notice(Notice::Transition(transition), now)?;
+    }
     printer.flush()
 }
 
@@ -169,7 +263,7 @@ mod tests {
         let mut buf = Vec::new();
         let mut p = JsonPrinter::new(&mut buf);
         p.object(&ObjectEvent {
-            event_type: "ADDED",
+            event_type: EventType::Added,
             origin: Origin::Initial,
             object: &object,
             received_at: at,
@@ -182,14 +276,12 @@ mod tests {
             received_at: at,
         })
         .unwrap();
-        p.notice(
-            &Notice::Expired {
-                resource_version: "5".into(),
-                message: "too old".into(),
-            },
-            at,
-        )
-        .unwrap();
+        let expired = ReflectorEvent::Expired {
+            resource_version: "5".into(),
+            message: "too old".into(),
+        };
+        p.notice(Notice::Transition(Transition::of(&expired).unwrap()), at)
+            .unwrap();
         let lines: Vec<serde_json::Value> = String::from_utf8(buf)
             .unwrap()
             .lines()
@@ -216,8 +308,16 @@ mod tests {
         s.upsert(cm("a", "y", 2, &[]));
         s.upsert(cm("a", "x", 1, &[]));
         s.set_resource_version("9");
-        let start = Notice::WatchOpened {
-            resource_version: "9".into(),
+        let start = StartNotice {
+            schema_version: SCHEMA_VERSION,
+            resource: "configmaps".into(),
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            namespace: None,
+            label_selector: None,
+            field_selector: None,
+            metadata_only: false,
+            server: "https://127.0.0.1:6443".into(),
         };
         let mut out = Vec::new();
         snapshot(&s, &start, false, &mut out).unwrap();

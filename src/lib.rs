@@ -5,6 +5,7 @@ pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod commands;
+pub mod diff;
 pub mod error;
 pub mod format;
 pub mod informer;

@@ -1,12 +1,11 @@
 //! The informer pipeline, one stage per module with client-go's names: the wire protocol of
 //! LIST/WATCH (`listwatch`), raw objects (`object`), the `Reflector` and its backoff, the in-order
 //! `Fifo`, the `Store`/Indexer, the `Processor` and its listeners, the `Workqueue`, and the
-//! `SharedInformer` that runs them; plus what commands build on them: field changes (`fields`)
-//! and drift classification (`drift`). It knows neither printers nor the recording format.
+//! `SharedInformer` that runs them; plus field changes between two versions of an object
+//! (`fields`). It knows neither printers nor the recording format.
 
 pub mod backoff;
 pub mod core;
-pub mod drift;
 pub mod fields;
 pub mod fifo;
 pub mod listwatch;

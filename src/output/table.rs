@@ -1,6 +1,6 @@
 //! Tables for people (comfy-table): the drifted objects of `diff`.
 
-use crate::informer::drift::Drift;
+use crate::diff::drift::Drift;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 use std::io::Write;

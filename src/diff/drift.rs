@@ -1,9 +1,9 @@
 //! Drift between an informer's cache and the server, classified object by object: what `diff`
 //! reports. Pure: the caller feeds the LIST page by page and the cache's frozen contents.
 
-use super::fields::{changed_fields, summarize};
-use super::object::RawObject;
-use super::store::Objects;
+use crate::informer::fields::{changed_fields, summarize};
+use crate::informer::object::RawObject;
+use crate::informer::store::Objects;
 use serde::Serialize;
 
 /// The kind of disagreement between cache and server.

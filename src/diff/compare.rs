@@ -1,0 +1,285 @@
+//! diff's comparisons: the informer's cache, frozen at its RV once settled, against a LIST at
+//! exactly that RV (catching up when the server can no longer serve it), or a saved cache
+//! against a consistent LIST now; each LIST page compared as it arrives.
+
+use super::drift::{Comparison, Drift, FieldDetail};
+use super::report::{report, DiffReport, Method};
+use crate::cluster::ClusterError;
+use crate::error::{Error, Result};
+use crate::informer::listwatch::{ListOptions, ListWatch};
+use crate::informer::object::RawObject;
+use crate::informer::shared::RunningInformer;
+use crate::informer::store::{Objects, Store};
+use crate::output::stderr_is_terminal;
+use crate::recording::{self, Scope};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long the cache may take to catch up with the server's newest RV in a fallback.
+const CATCH_UP_DEADLINE: Duration = Duration::from_secs(60);
+
+/// LISTs page by page (at `at` exactly, or consistently when `None`) and compares each page
+/// with the frozen cache; returns the LIST's RV, objects compared and drift.
+async fn list_and_compare(
+    lw: &ListWatch,
+    at: Option<&str>,
+    cache: Objects,
+    detail: FieldDetail,
+    chunk_size: u32,
+    redact_server: bool,
+) -> Result<(String, usize, Vec<Drift>), ClusterError> {
+    let mut comparison = Comparison::new(cache, detail);
+    let mut opts = ListOptions {
+        limit: Some(chunk_size),
+        continue_token: None,
+        resource_version: at.map(str::to_string),
+        version_match: at.map(|_| "Exact"),
+    };
+    let mut progress: Option<indicatif::ProgressBar> = None;
+    loop {
+        let page = lw.list_page(&opts).await?;
+        if progress.is_none() && page.continue_token.is_some() && stderr_is_terminal() {
+            let total =
+                page.items.len() as u64 + page.remaining_item_count.unwrap_or(0).max(0) as u64;
+            progress = Some(crate::output::progress::list_bar(total));
+        }
+        if let Some(bar) = &progress {
+            bar.inc(page.items.len() as u64);
+        }
+        if redact_server {
+            let redacted: Vec<RawObject> = page
+                .items
+                .iter()
+                .map(|o| o.redacted().unwrap_or_else(|_| o.clone()))
+                .collect();
+            comparison.page(&redacted);
+        } else {
+            comparison.page(&page.items);
+        }
+        match page.continue_token {
+            Some(token) => {
+                opts.continue_token = Some(token);
+            }
+            None => {
+                if let Some(bar) = progress {
+                    bar.finish_and_clear();
+                }
+                let (compared, drift) = comparison.finish();
+                return Ok((page.resource_version, compared, drift));
+            }
+        }
+    }
+}
+
+pub async fn compare_cache_file(
+    lw: &ListWatch,
+    chunk_size: u32,
+    detail: FieldDetail,
+    path: &PathBuf,
+) -> Result<DiffReport> {
+    let started = Instant::now();
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::Usage(format!("cannot open --cache-file {}: {e}", path.display())))?;
+    let rec = recording::read(std::io::BufReader::new(file)).map_err(|e| {
+        Error::Usage(format!(
+            "--cache-file {} is not a recording: {e}: pass a file made by `tail -o json`, \
+             `tail --record` or `diff --save-cache`",
+            path.display()
+        ))
+    })?;
+    let wanted = lw.resource.qualified_name();
+    if let Some(recorded) = rec.resource.as_deref().filter(|r| *r != wanted) {
+        return Err(Error::Usage(format!(
+            "--cache-file {} records {recorded}, not {wanted}: name the resource it was made for",
+            path.display()
+        )));
+    }
+    if let Some(scope) = &rec.scope {
+        check_scope(scope, lw, path)?;
+    }
+    if !rec.listed {
+        return Err(Error::Usage(format!(
+            "--cache-file {} holds no complete LIST (no list-complete line), so it is not a \
+             whole cache: record with `tail -o json` from its initial LIST, or `diff --save-cache`",
+            path.display()
+        )));
+    }
+    let (cache_rv, cache) = rec.store.frozen();
+    // A recording made without --show-secret-data holds markers, not values: compare like with
+    // like.
+    let redact =
+        lw.resource.is_secret() && cache.iter().any(|o| o.json().contains("\"<redacted: "));
+    // A LIST whose continue token expires mid-way (slower than the history window) starts over
+    // in one request, as client-go's pager does.
+    let (rv, compared, drift) =
+        match list_and_compare(lw, None, cache.clone(), detail, chunk_size, redact).await {
+            Err(e) if e.status_code() == Some(410) => {
+                list_and_compare(lw, None, cache, detail, 0, redact).await?
+            }
+            other => other?,
+        };
+    let mut r = report_of(lw, rv, Method::CacheFile, compared, drift, started);
+    r.cache_resource_version = Some(cache_rv).filter(|v| !v.is_empty());
+    Ok(r)
+}
+
+/// A cache file is compared with a LIST of the same namespace and selectors, of whole objects:
+/// anything else reports every object outside the overlap as drift.
+fn check_scope(scope: &Scope, lw: &ListWatch, path: &Path) -> Result<()> {
+    if scope.metadata_only {
+        return Err(Error::Usage(format!(
+            "--cache-file {} was recorded with --metadata-only: diff compares whole objects; \
+             record without --metadata-only",
+            path.display()
+        )));
+    }
+    let shown = |value: &Option<String>, none: &str| match value {
+        Some(v) => format!("\"{v}\""),
+        None => none.to_string(),
+    };
+    let mut differences = Vec::new();
+    for (what, recorded, here, none) in [
+        (
+            "namespace",
+            &scope.namespace,
+            &lw.namespace,
+            "all namespaces",
+        ),
+        (
+            "label selector",
+            &scope.label_selector,
+            &lw.label_selector,
+            "none",
+        ),
+        (
+            "field selector",
+            &scope.field_selector,
+            &lw.field_selector,
+            "none",
+        ),
+    ] {
+        if recorded != here {
+            differences.push(format!(
+                "{what} {} (this run: {})",
+                shown(recorded, none),
+                shown(here, none)
+            ));
+        }
+    }
+    if differences.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "--cache-file {} was recorded with {}: pass the -n/-A, -l and --field-selector it was \
+         made with",
+        path.display(),
+        differences.join(", ")
+    )))
+}
+
+/// Freezes the cache at its synced RV R and compares it with a LIST at exactly R. When the
+/// server can no longer serve R (410, at the first page or mid-list when its history is compacted
+/// under a long LIST), waits for the cache to reach the server's newest RV and compares there;
+/// gives up after three such tries.
+pub async fn compare_live(
+    lw: &ListWatch,
+    running: &RunningInformer,
+    detail: FieldDetail,
+    chunk_size: u32,
+) -> Result<DiffReport> {
+    const TRIES: usize = 3;
+    let started = Instant::now();
+    let mut method = Method::Exact;
+    for _ in 0..TRIES {
+        let (rv, cache) = settled_cache(running).await?;
+        match list_and_compare(lw, Some(&rv), cache, detail, chunk_size, false).await {
+            Ok((_, compared, drift)) => {
+                return Ok(report_of(lw, rv, method, compared, drift, started));
+            }
+            Err(e) if e.status_code() == Some(410) => {
+                catch_up(lw, running, &rv).await?;
+                method = Method::ExactAfterCatchUp;
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(Error::Watch(format!(
+        "the server discarded the history of {} {TRIES} times while diff listed it: a LIST of \
+         the cache's size takes longer than the server keeps history; use a larger --chunk-size \
+         (fewer pages), or compare a saved cache with --cache-file",
+        lw.resource.qualified_name()
+    )))
+}
+
+/// The error to show for `err`: the reflector's own, when it stopped (a failure it does not
+/// retry, such as 403 after permissions were revoked), else `err`.
+pub async fn why_stopped(running: RunningInformer, err: Error) -> Error {
+    if running.reflector_finished() {
+        if let Err(e) = running.stop().await {
+            return e.into();
+        }
+    }
+    err
+}
+
+/// The cache frozen at its RV, once no relist is part-way through replacing it (a half-replaced
+/// cache holds objects newer than its RV and would show drift that is not there).
+async fn settled_cache(running: &RunningInformer) -> Result<(String, Objects)> {
+    when_settled(running, Store::frozen).await
+}
+
+/// `read` of the store once no relist is part-way through replacing it.
+pub async fn when_settled<T>(running: &RunningInformer, read: impl Fn(&Store) -> T) -> Result<T> {
+    running
+        .settled(read)
+        .await
+        .map_err(|stopped| Error::Watch(stopped.to_string()))
+}
+
+/// Waits until the cache's RV reaches the server's newest (events and bookmarks advance it).
+async fn catch_up(lw: &ListWatch, running: &RunningInformer, rv: &str) -> Result<()> {
+    let newest = lw
+        .list_page(&ListOptions {
+            limit: Some(1),
+            ..Default::default()
+        })
+        .await?
+        .resource_version;
+    eprintln!(
+        "kubectl-informer: the cache's RV {rv} can no longer be listed exactly (410 Gone); \
+         waiting for the cache to reach the server's newest RV {newest} and comparing there"
+    );
+    let newest_n: u64 = newest.parse().unwrap_or(u64::MAX);
+    match tokio::time::timeout(CATCH_UP_DEADLINE, running.reached(newest_n)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => {
+            let current: u64 = running
+                .read(|store| store.resource_version().parse())
+                .unwrap_or(0);
+            Err(Error::Watch(format!(
+                "the cache did not reach RV {newest} within {}s (it is at {current}): no events \
+                 or bookmarks arrived; compare again, or with --cache-file",
+                CATCH_UP_DEADLINE.as_secs()
+            )))
+        }
+    }
+}
+
+fn report_of(
+    lw: &ListWatch,
+    resource_version: String,
+    method: Method,
+    compared: usize,
+    objects: Vec<Drift>,
+    started: Instant,
+) -> DiffReport {
+    report(
+        lw.resource.qualified_name(),
+        lw.namespace.clone(),
+        resource_version,
+        method,
+        compared,
+        objects,
+        started,
+    )
+}

@@ -6,7 +6,8 @@
 use super::load::{LoadStats, LoadThread, MatchBy, SentWrite};
 use super::pipeline::BenchPipeline;
 use super::run::{measure, Finished, RunOptions, Tick};
-use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
+use super::snapshot::WatchTransitions;
+use crate::cluster::ApiResource;
 use crate::error::{Error, Result};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::reflector::{EventType, ReflectorConfig, ReflectorEvent, Start};
@@ -18,8 +19,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
-/// Label on the scratch namespaces bench creates (find leftovers with `-l`).
-pub const SCRATCH_LABEL: &str = "app.kubernetes.io/managed-by=kubectl-informer-bench";
 /// How long bench waits for the events of writes it made before it calls them missing.
 const EVENT_GRACE: Duration = Duration::from_secs(30);
 
@@ -41,68 +40,6 @@ pub struct LiveFinished {
     pub relists: u64,
 }
 
-/// A namespace bench created and must delete.
-#[derive(Debug, Clone)]
-pub struct ScratchNamespace {
-    pub name: String,
-}
-
-impl ScratchNamespace {
-    /// `kubectl-informer-bench-xxxxxx`, chosen here rather than by the server (generateName), so
-    /// that a Ctrl-C during the create still knows which namespace to delete.
-    pub fn new_name() -> ScratchNamespace {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or_default()
-            ^ u64::from(std::process::id()).rotate_left(32);
-        let mut rng = super::dist::Rng::new(seed);
-        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-        let suffix: String = (0..6)
-            .map(|_| ALPHABET[rng.below(ALPHABET.len())] as char)
-            .collect();
-        ScratchNamespace {
-            name: format!("kubectl-informer-bench-{suffix}"),
-        }
-    }
-
-    /// Creates the namespace.
-    pub async fn create(&self, cluster: &Cluster) -> Result<(), ClusterError> {
-        let (key, value) = SCRATCH_LABEL.split_once('=').unwrap_or_default();
-        let body = serde_json::json!({
-            "apiVersion": "v1",
-            "kind": "Namespace",
-            "metadata": {"name": self.name, "labels": {key: value}},
-        });
-        let op = Operation::new("create", "namespaces", None);
-        cluster
-            .send(
-                http::Method::POST,
-                "/api/v1/namespaces",
-                "application/json",
-                body.to_string().into_bytes(),
-                &op,
-            )
-            .await
-            .map(|_| ())
-    }
-
-    /// Deletes the namespace (the server removes its objects in the background).
-    pub async fn delete(&self, cluster: &Cluster) -> Result<(), ClusterError> {
-        let op = Operation::new("delete", "namespaces", None);
-        cluster
-            .send(
-                http::Method::DELETE,
-                &format!("/api/v1/namespaces/{}", self.name),
-                "application/json",
-                Vec::new(),
-                &op,
-            )
-            .await
-            .map(|_| ())
-    }
-}
-
 /// Runs the informer on `lw` with the simulated controller; with `churn`, the generator makes
 /// the load in `lw`'s namespace, else the namespace's own traffic is measured for `duration`.
 pub async fn run_live(
@@ -111,7 +48,7 @@ pub async fn run_live(
     duration: Duration,
     options: &RunOptions,
     on_tick: &mut (dyn FnMut(&Tick) + Send),
-    notice: &mut (dyn FnMut(String) + Send),
+    notice: &(dyn Fn(String) + Sync),
 ) -> Result<LiveFinished> {
     let mut informer = SharedInformer::new(lw.clone(), ReflectorConfig::informer(Start::List, 500));
     let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
@@ -225,7 +162,15 @@ pub async fn run_live(
     let without_event = generated
         .as_ref()
         .map(|_| missing(&receipts, &writes) as u64);
-    let measured = pipeline.finish(watch_latency).await;
+    let mut measured = pipeline.finish(watch_latency).await;
+    let (reconnects, relists) = (
+        ReflectorCounters::get(&reflector.watches_closed) - closed_at_sync,
+        ReflectorCounters::get(&reflector.relists) - relists_at_sync,
+    );
+    measured.snapshot.watch_transitions = Some(WatchTransitions {
+        reconnects,
+        relists,
+    });
     Ok(LiveFinished {
         finished: Finished {
             measured,
@@ -235,8 +180,8 @@ pub async fn run_live(
         generator: generated.map(|(stats, _)| stats),
         writes: churn.map(|_| writes.len() as u64),
         writes_without_event: without_event,
-        reconnects: ReflectorCounters::get(&reflector.watches_closed) - closed_at_sync,
-        relists: ReflectorCounters::get(&reflector.relists) - relists_at_sync,
+        reconnects,
+        relists,
     })
 }
 
@@ -301,7 +246,7 @@ async fn wait_for_quiet(
     pipeline: &BenchPipeline,
     receipts: &Receipts,
     writes: &[SentWrite],
-    notice: &mut (dyn FnMut(String) + Send),
+    notice: &(dyn Fn(String) + Sync),
 ) {
     let deadline = Instant::now() + EVENT_GRACE;
     while Instant::now() < deadline

@@ -9,4 +9,5 @@ pub mod pipeline;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod scratch;
 pub mod snapshot;

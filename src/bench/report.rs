@@ -2,6 +2,7 @@
 //! and the Markdown export show, and what gates and baselines read.
 
 use super::gate::{BaselineComparison, GateResult};
+use super::live::LiveFinished;
 use super::load::LoadStats;
 use super::pipeline::Measured;
 use super::run::Window;
@@ -229,6 +230,25 @@ impl BenchReport {
             baseline: None,
             time: crate::format::rfc3339_millis(std::time::SystemTime::now()),
         }
+    }
+
+    /// Assembles a live run's report: the pipeline's figures, the writes and the generator's,
+    /// and the watch's reconnects and relists.
+    pub fn live(source: Source, config: Settings, live: &LiveFinished) -> Self {
+        let f = &live.finished;
+        let mut report = BenchReport::new(
+            source,
+            config,
+            &f.measured,
+            &f.window,
+            f.drain.as_secs_f64(),
+        );
+        report.generator = live.generator.clone();
+        report.counters.writes = live.writes;
+        report.counters.writes_without_event = live.writes_without_event;
+        report.counters.reconnects = Some(live.reconnects);
+        report.counters.relists = Some(live.relists);
+        report
     }
 
     /// The document gates and exports read.

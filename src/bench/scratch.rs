@@ -1,0 +1,142 @@
+//! The scratch namespace bench makes its load in: named by bench (so that a Ctrl-C during its
+//! create still knows what to delete), labelled, and always deleted: [`around`] runs the rest of
+//! the run inside it and deletes it however that ends (done, failed, or Ctrl-C).
+
+use crate::cluster::{Cluster, ClusterError, Operation};
+use std::future::Future;
+use std::time::Duration;
+
+/// Label on the scratch namespaces bench creates (find leftovers with `-l`).
+pub const SCRATCH_LABEL: &str = "app.kubernetes.io/managed-by=kubectl-informer-bench";
+
+/// How long bench tries to delete its scratch namespace before it says how to do it by hand.
+const DELETE_LIMIT: Duration = Duration::from_secs(30);
+
+/// A namespace bench created and must delete.
+#[derive(Debug, Clone)]
+pub struct ScratchNamespace {
+    pub name: String,
+}
+
+impl ScratchNamespace {
+    /// `kubectl-informer-bench-xxxxxx`, chosen here rather than by the server (generateName), so
+    /// that a Ctrl-C during the create still knows which namespace to delete.
+    pub fn new_name() -> ScratchNamespace {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or_default()
+            ^ u64::from(std::process::id()).rotate_left(32);
+        let mut rng = super::dist::Rng::new(seed);
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        let suffix: String = (0..6)
+            .map(|_| ALPHABET[rng.below(ALPHABET.len())] as char)
+            .collect();
+        ScratchNamespace {
+            name: format!("kubectl-informer-bench-{suffix}"),
+        }
+    }
+
+    /// Creates the namespace.
+    pub async fn create(&self, cluster: &Cluster) -> Result<(), ClusterError> {
+        let (key, value) = SCRATCH_LABEL.split_once('=').unwrap_or_default();
+        let body = serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": self.name, "labels": {key: value}},
+        });
+        let op = Operation::new("create", "namespaces", None);
+        cluster
+            .send(
+                http::Method::POST,
+                "/api/v1/namespaces",
+                "application/json",
+                body.to_string().into_bytes(),
+                &op,
+            )
+            .await
+            .map(|_| ())
+    }
+
+    /// Deletes the namespace (the server removes its objects in the background).
+    pub async fn delete(&self, cluster: &Cluster) -> Result<(), ClusterError> {
+        let op = Operation::new("delete", "namespaces", None);
+        cluster
+            .send(
+                http::Method::DELETE,
+                &format!("/api/v1/namespaces/{}", self.name),
+                "application/json",
+                Vec::new(),
+                &op,
+            )
+            .await
+            .map(|_| ())
+    }
+}
+
+/// Creates a scratch namespace, runs `body` in it, and deletes it whatever happens: `Ok(None)`
+/// when `interrupt` came first (during the create or the run), `Err` when the create failed.
+pub async fn around<T, F: Future<Output = T>>(
+    cluster: &Cluster,
+    interrupt: &mut (impl Future + Unpin),
+    notice: &(dyn Fn(String) + Sync),
+    body: impl FnOnce(String) -> F,
+) -> Result<Option<T>, ClusterError> {
+    let ns = ScratchNamespace::new_name();
+    let created = tokio::select! {
+        r = ns.create(cluster) => Some(r),
+        _ = &mut *interrupt => None,
+    };
+    match created {
+        Some(Ok(())) => {}
+        Some(Err(e)) => return Err(e),
+        None => {
+            // The create may have reached the server: the name is ours, so deleting it is safe
+            // either way.
+            remove(&ns, cluster, notice, true).await;
+            return Ok(None);
+        }
+    }
+    notice(format!(
+        "created namespace {} (label {SCRATCH_LABEL}); it is deleted at the end",
+        ns.name
+    ));
+    let result = tokio::select! {
+        r = body(ns.name.clone()) => Some(r),
+        _ = &mut *interrupt => None,
+    };
+    remove(&ns, cluster, notice, false).await;
+    Ok(result)
+}
+
+/// Deletes the scratch namespace within `DELETE_LIMIT`; a second Ctrl-C, a failure or the limit
+/// leave a line that says how to delete it by hand. With `quiet_if_absent` (a Ctrl-C came during
+/// its create, which may not have happened) a 404 says nothing.
+async fn remove(
+    ns: &ScratchNamespace,
+    cluster: &Cluster,
+    notice: &(dyn Fn(String) + Sync),
+    quiet_if_absent: bool,
+) {
+    let by_hand = format!("delete it with `kubectl delete namespace {}`", ns.name);
+    let result = tokio::select! {
+        r = tokio::time::timeout(DELETE_LIMIT, ns.delete(cluster)) => r,
+        _ = tokio::signal::ctrl_c() => {
+            notice(format!("interrupted while deleting namespace {}: {by_hand}", ns.name));
+            return;
+        }
+    };
+    match result {
+        Ok(Ok(())) => notice(format!("deleted namespace {}", ns.name)),
+        Ok(Err(ClusterError::Api { code: 404, .. })) if quiet_if_absent => {}
+        Ok(Err(e)) => notice(format!(
+            "could not delete namespace {}: {e}: {by_hand}",
+            ns.name
+        )),
+        Err(_) => notice(format!(
+            "namespace {} was not deleted within {}s: {by_hand}",
+            ns.name,
+            DELETE_LIMIT.as_secs()
+        )),
+    }
+}

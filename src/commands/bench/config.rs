@@ -1,0 +1,304 @@
+//! `bench`'s arguments turned into a validated `BenchConfig` before anything runs: the source,
+//! the controller's shape, the gates, the baseline (read now), and the exports' files.
+
+use super::super::{parse_duration, GlobalConfig};
+use crate::bench::dist::{Dist, Timer};
+use crate::bench::gate::Gate;
+use crate::bench::live::Churn;
+use crate::bench::pipeline::ControllerShape;
+use crate::bench::replay::Speed;
+use crate::bench::report::Settings;
+use crate::bench::run::RunOptions;
+use crate::cli::BenchArgs;
+use crate::error::{Error, Result};
+use crate::output::export::Exporter;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Handlers plus workers at most: each simulated sleep holds a blocking-pool thread, and past
+/// the pool's 512 they would queue and inflate the figures.
+const MAX_SIMULATED: usize = 256;
+
+/// Where the events come from, validated.
+#[derive(Debug, Clone)]
+pub enum SourceConfig {
+    File { path: PathBuf, speed: Speed },
+    Live { churn: Option<Churn> },
+}
+
+/// `bench`'s arguments, validated.
+#[derive(Debug, Clone)]
+pub struct BenchConfig {
+    pub resource: String,
+    pub source: SourceConfig,
+    pub duration: Duration,
+    pub options: RunOptions,
+    pub gates: Vec<Gate>,
+    /// The baseline document, read before anything runs.
+    pub baseline: Option<(PathBuf, serde_json::Value)>,
+    pub tolerance: f64,
+    /// Each export asked for, and its file.
+    pub exports: Vec<(Exporter, PathBuf)>,
+}
+
+impl BenchConfig {
+    pub fn from_args(args: &BenchArgs, global: &GlobalConfig) -> Result<Self> {
+        let usage = |m: String| Error::Usage(m);
+        let gates = args
+            .fail_if
+            .iter()
+            .map(|e| Gate::parse(e).map_err(usage))
+            .collect::<Result<Vec<_>>>()?;
+        let dist = |text: &str, flag: &str| {
+            Dist::parse(text).map_err(|why| usage(format!("invalid {flag}: {why}")))
+        };
+        let handler_time = dist(&args.handler_time, "--handler-time")?;
+        let work_time = dist(&args.work_time, "--work-time")?;
+        if args.handlers + args.workers > MAX_SIMULATED {
+            return Err(usage(format!(
+                "--handlers plus --workers is {}: at most {MAX_SIMULATED} (each sleeps on a \
+                 thread of tokio's blocking pool, which has 512)",
+                args.handlers + args.workers
+            )));
+        }
+        if args.handlers == 0 || args.workers == 0 {
+            return Err(usage(
+                "--handlers and --workers must be at least 1 (the controller under test has \
+                 both)"
+                    .into(),
+            ));
+        }
+        if !(0.0..=100.0).contains(&args.error_rate) {
+            return Err(usage(format!(
+                "invalid --error-rate {}: give a percentage from 0 to 100",
+                args.error_rate
+            )));
+        }
+        let required = |text: &str, flag: &str| -> Result<Duration> {
+            Ok(parse_duration(text, flag)?.unwrap_or_default())
+        };
+        let warmup = required(&args.warmup, "--warmup")?;
+        let duration = required(args.duration.as_deref().unwrap_or("30s"), "--duration")?;
+        let resync = match &args.resync {
+            Some(text) => match parse_duration(text, "--resync")? {
+                Some(d) if !d.is_zero() && d < Duration::from_secs(1) => {
+                    return Err(usage(format!(
+                        "--resync {text}: shorter than client-go's minimum resync period, 1s; \
+                         use 1s or more, or 0 for none"
+                    )))
+                }
+                Some(d) if !d.is_zero() => Some(d),
+                _ => None,
+            },
+            None => None,
+        };
+        let source = match &args.from_file {
+            Some(path) => {
+                if args.resource.is_some() {
+                    return Err(usage(
+                        "RESOURCE with --from-file: the recording names its resource; drop it"
+                            .into(),
+                    ));
+                }
+                if global.namespace.is_some() || global.all_namespaces {
+                    return Err(usage(
+                        "-n/-A with --from-file: a replay has the namespaces of its recording; \
+                         drop the flag"
+                            .into(),
+                    ));
+                }
+                if !path.is_file() {
+                    return Err(usage(format!(
+                        "--from-file {}: no such file: pass a recording made by `tail -o json` \
+                         or `tail --record`",
+                        path.display()
+                    )));
+                }
+                SourceConfig::File {
+                    path: path.clone(),
+                    speed: Speed::parse(&args.speed).map_err(usage)?,
+                }
+            }
+            None => {
+                if duration.is_zero() {
+                    return Err(usage(
+                        "--duration must be longer than 0s for a live run".into(),
+                    ));
+                }
+                if args.no_churn {
+                    SourceConfig::Live { churn: None }
+                } else {
+                    if let Some(ns) = &global.namespace {
+                        return Err(usage(format!(
+                            "-n {ns} with load: bench makes its load in a scratch namespace it \
+                             creates and deletes; to measure the traffic of namespace {ns} add \
+                             --no-churn"
+                        )));
+                    }
+                    if global.all_namespaces {
+                        return Err(usage(
+                            "-A with load: bench makes its load in a scratch namespace; add \
+                             --no-churn to measure the traffic of all namespaces"
+                                .into(),
+                        ));
+                    }
+                    if args.objects == 0 {
+                        return Err(usage("--objects must be at least 1".into()));
+                    }
+                    SourceConfig::Live {
+                        churn: Some(Churn {
+                            objects: args.objects,
+                            rate: parse_rate(&args.rate).map_err(usage)?,
+                        }),
+                    }
+                }
+            }
+        };
+        let baseline = match &args.baseline {
+            Some(path) => Some((path.clone(), read_baseline(path)?)),
+            None => None,
+        };
+        if !(args.tolerance >= 0.0 && args.tolerance.is_finite()) {
+            return Err(usage(format!(
+                "invalid --tolerance {}: give a percentage of 0 or more",
+                args.tolerance
+            )));
+        }
+        let exports: Vec<(Exporter, PathBuf)> = [
+            (Exporter::Json, &args.export_json),
+            (Exporter::Markdown, &args.export_markdown),
+            (Exporter::Prometheus, &args.export_prometheus),
+        ]
+        .into_iter()
+        .filter_map(|(exporter, path)| Some((exporter, path.clone()?)))
+        .collect();
+        for (exporter, p) in &exports {
+            let flag = exporter.flag();
+            check_writable(p, flag)?;
+            if let Some(recording) = &args.from_file {
+                if same_file(p, recording) {
+                    return Err(usage(format!(
+                        "{flag} {} is the recording being replayed: name another file",
+                        p.display()
+                    )));
+                }
+            }
+        }
+        Ok(BenchConfig {
+            resource: args
+                .resource
+                .clone()
+                .unwrap_or_else(|| "configmaps".to_string()),
+            source,
+            duration,
+            options: RunOptions {
+                shape: ControllerShape {
+                    handlers: args.handlers,
+                    handler_time,
+                    workers: args.workers,
+                    work_time,
+                    error_rate: args.error_rate / 100.0,
+                    resync,
+                    seed: args.seed,
+                    timer: Timer::Thread,
+                },
+                warmup,
+            },
+            gates,
+            baseline,
+            tolerance: args.tolerance,
+            exports,
+        })
+    }
+
+    /// The settings recorded in the report.
+    pub fn settings(&self) -> Settings {
+        let shape = &self.options.shape;
+        let human = |d: Duration| humantime::format_duration(d).to_string();
+        let (duration, objects, rate, speed) = match &self.source {
+            SourceConfig::File { speed, .. } => (None, None, None, Some(speed.to_string())),
+            SourceConfig::Live { churn } => (
+                Some(human(self.duration)),
+                churn.as_ref().map(|c| c.objects),
+                churn.as_ref().map(|c| c.rate),
+                None,
+            ),
+        };
+        Settings {
+            handlers: shape.handlers,
+            handler_time: shape.handler_time.to_string(),
+            workers: shape.workers,
+            work_time: shape.work_time.to_string(),
+            error_rate: shape.error_rate * 100.0,
+            resync: shape.resync.map(human),
+            warmup: human(self.options.warmup),
+            duration,
+            objects,
+            rate,
+            speed,
+            seed: shape.seed,
+        }
+    }
+}
+
+/// `100`, `100/s`, `2.5`: from 0.01 to 100,000 writes per second.
+fn parse_rate(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches("/s");
+    number
+        .parse::<f64>()
+        .ok()
+        .filter(|r| (0.01..=100_000.0).contains(r))
+        .ok_or_else(|| {
+            format!("invalid --rate \"{text}\": give writes per second from 0.01 to 100000, e.g. 100 or 100/s")
+        })
+}
+
+fn read_baseline(path: &Path) -> Result<serde_json::Value> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("cannot read --baseline {}: {e}", path.display())))?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Error::Usage(format!(
+            "--baseline {} is not JSON ({e}): pass a file written by bench --export-json",
+            path.display()
+        ))
+    })?;
+    match doc["version"].as_u64() {
+        Some(v) if v == u64::from(crate::bench::report::BENCH_SCHEMA_VERSION) => Ok(doc),
+        _ => Err(Error::Usage(format!(
+            "--baseline {} is not a bench report of schema version {}: pass a file written by \
+             bench --export-json",
+            path.display(),
+            crate::bench::report::BENCH_SCHEMA_VERSION
+        ))),
+    }
+}
+
+/// Whether two paths name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Fails before the run when an export could not be written afterwards.
+fn check_writable(path: &Path, flag: &str) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "{flag} {}: the directory {} does not exist",
+            path.display(),
+            dir.display()
+        )));
+    }
+    if path.is_dir() {
+        return Err(Error::Usage(format!(
+            "{flag} {}: is a directory: name a file",
+            path.display()
+        )));
+    }
+    Ok(())
+}

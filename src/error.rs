@@ -23,7 +23,11 @@ pub enum Error {
     /// The watch failed in a way the reflector does not retry (e.g. an expired `--from-rv`).
     #[error("{0}")]
     Watch(String),
-    /// Writing output failed for a reason other than a closed pipe.
+    /// A file named on the command line could not be opened, read, created or written.
+    #[error("{0}")]
+    File(String),
+    /// Writing to stdout or stderr failed; a closed pipe (the reader went away, `| head`) is
+    /// not a failure: `run` ends with exit 0 on it, in this one place.
     #[error("cannot write output: {0}")]
     Output(#[source] std::io::Error),
 }
@@ -39,6 +43,11 @@ impl From<crate::informer::reflector::ReflectorError> for Error {
 }
 
 impl Error {
+    /// Whether this is a write to a pipe whose reader went away.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, Error::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
     /// The exit code this error ends the process with.
     pub fn exit_code(&self) -> u8 {
         EXIT_ERROR

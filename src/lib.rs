@@ -17,8 +17,16 @@ pub mod recording;
 use cli::{Cli, Command};
 use error::{Error, Result, EXIT_OK};
 
-/// Runs a parsed command line and returns the exit code (errors are returned, not printed).
+/// Runs a parsed command line and returns the exit code (errors are returned, not printed). A
+/// closed stdout ends a command here, with exit 0, as ripgrep does: the reader went away.
 pub async fn run(cli: Cli) -> Result<u8> {
+    match exec(cli).await {
+        Err(e) if e.is_closed_pipe() => Ok(EXIT_OK),
+        other => other,
+    }
+}
+
+async fn exec(cli: Cli) -> Result<u8> {
     let global = commands::GlobalConfig::from_args(&cli.global)?;
     match cli.command {
         Command::Tail(args) => {
@@ -35,10 +43,8 @@ pub async fn run(cli: Cli) -> Result<u8> {
         }
         Command::Completion(args) => {
             let mut out = std::io::stdout().lock();
-            match commands::completion::exec(args.shell, &mut out) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Output(e)),
-                _ => Ok(EXIT_OK),
-            }
+            commands::completion::exec(args.shell, &mut out).map_err(Error::Output)?;
+            Ok(EXIT_OK)
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::bench::scratch;
 use crate::bench::snapshot::PipelineSnapshot;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
-use crate::output::{bench as print, stderr_is_terminal};
+use crate::output::{bench as print, stderr_is_terminal, tolerate_closed_pipe};
 use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -80,10 +80,8 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
     judge(&mut report, &config);
     // The figures first: an export that cannot be written must not hide them.
     let mut out = std::io::stdout().lock();
-    match print::write_text(&mut out, &report).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(Error::Output(e)),
-        _ => {}
-    }
+    tolerate_closed_pipe(print::write_text(&mut out, &report).and_then(|_| out.flush()))
+        .map_err(Error::Output)?;
     write_exports(&report, &snapshot, &config)?;
     Ok(if report.failed() {
         EXIT_FINDING
@@ -104,7 +102,7 @@ async fn replay(
     interrupt: &mut (impl Future + Unpin),
 ) -> Result<Outcome> {
     let file = std::fs::File::open(path)
-        .map_err(|e| Error::Usage(format!("cannot open --from-file {}: {e}", path.display())))?;
+        .map_err(|e| Error::File(format!("cannot open --from-file {}: {e}", path.display())))?;
     let replay = Replay::read(std::io::BufReader::new(file)).map_err(|e| {
         Error::Usage(format!(
             "--from-file {} is not a recording: {e}",
@@ -224,7 +222,7 @@ fn write_exports(
             .and_then(|_| std::fs::rename(&tmp, path))
             .map_err(|e| {
                 let _ = std::fs::remove_file(&tmp);
-                Error::Usage(format!("cannot write {flag} {}: {e}", path.display()))
+                Error::File(format!("cannot write {flag} {}: {e}", path.display()))
             })?;
     }
     Ok(())

@@ -11,6 +11,7 @@ use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
+use crate::output::tolerate_closed_pipe;
 use crate::recording;
 use std::io::Write;
 use std::path::PathBuf;
@@ -120,7 +121,8 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
     };
     match result {
         Ok(Outcome::Report(report)) => {
-            print_report(&report, &config, &mut out)?;
+            tolerate_closed_pipe(print_report(&report, &config, &mut out))
+                .map_err(Error::Output)?;
             Ok(if report.drifted() {
                 EXIT_FINDING
             } else {
@@ -139,8 +141,12 @@ enum Outcome {
     Code(u8),
 }
 
-/// Prints one report; `Ok(false)` when stdout's reader has gone away (`| head -1`).
-fn print_report(report: &DiffReport, config: &DiffConfig, out: &mut impl Write) -> Result<bool> {
+/// Prints one report.
+fn print_report(
+    report: &DiffReport,
+    config: &DiffConfig,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let written = match config.output {
         ReportFormat::Json => serde_json::to_writer(&mut *out, report)
             .map_err(std::io::Error::other)
@@ -156,11 +162,7 @@ fn print_report(report: &DiffReport, config: &DiffConfig, out: &mut impl Write) 
                 )
         }
     };
-    match written.and_then(|_| out.flush()) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
-        Err(e) => Err(Error::Output(e)),
-    }
+    written.and_then(|_| out.flush())
 }
 
 async fn run_informer(
@@ -227,10 +229,8 @@ async fn run_informer(
         };
         watchdog.observe(report.drifted(), SystemTime::now());
         report.watchdog = Some(watchdog.clone());
-        if !print_report(&report, config, out)? {
-            // Nobody reads the reports any more: stop, as tail does (exit 0).
-            break EXIT_OK;
-        }
+        // A reader gone away (`| head -1`) ends the run with exit 0, as it ends tail.
+        print_report(&report, config, out).map_err(Error::Output)?;
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
             _ = sleep_until(deadline) => break if report.drifted() { EXIT_FINDING } else { EXIT_OK },
@@ -250,7 +250,7 @@ async fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -
         .create_new(true)
         .open(path)
         .map_err(|e| {
-            Error::Usage(format!(
+            Error::File(format!(
                 "cannot create --save-cache file {}: {e}: name a new file in a writable directory",
                 path.display()
             ))
@@ -261,5 +261,5 @@ async fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -
         recording::snapshot(store, &start, redact, std::io::BufWriter::new(&file))
     })
     .await?
-    .map_err(|e| Error::Usage(format!("cannot write --save-cache {}: {e}", path.display())))
+    .map_err(|e| Error::File(format!("cannot write --save-cache {}: {e}", path.display())))
 }

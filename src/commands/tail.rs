@@ -255,7 +255,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
             .create_new(true)
             .open(path)
             .map_err(|e| {
-                Error::Usage(format!(
+                Error::File(format!(
                     "cannot create --record file {}: {e}: name a new file in a writable directory",
                     path.display()
                 ))
@@ -282,7 +282,6 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     match outcome {
         Ok(Stop::Done) => Ok(EXIT_OK),
         Ok(Stop::Interrupted) => Ok(EXIT_INTERRUPTED),
-        Err(Error::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(EXIT_OK),
         Err(e) => Err(e),
     }
 }

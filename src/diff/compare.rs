@@ -79,7 +79,7 @@ pub async fn compare_cache_file(
 ) -> Result<DiffReport> {
     let started = Instant::now();
     let file = std::fs::File::open(path)
-        .map_err(|e| Error::Usage(format!("cannot open --cache-file {}: {e}", path.display())))?;
+        .map_err(|e| Error::File(format!("cannot open --cache-file {}: {e}", path.display())))?;
     let rec = recording::read(std::io::BufReader::new(file)).map_err(|e| {
         Error::Usage(format!(
             "--cache-file {} is not a recording: {e}: pass a file made by `tail -o json`, \

@@ -19,3 +19,12 @@ pub fn color_stdout() -> bool {
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
 }
+
+/// A command's one result written to stdout (diff's report, bench's table): a reader that went
+/// away is not a failure, and the command's exit code (drift, a failed gate) still stands.
+pub fn tolerate_closed_pipe(written: std::io::Result<()>) -> std::io::Result<()> {
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}

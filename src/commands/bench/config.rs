@@ -255,7 +255,7 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 
 fn read_baseline(path: &Path) -> Result<serde_json::Value> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Usage(format!("cannot read --baseline {}: {e}", path.display())))?;
+        .map_err(|e| Error::File(format!("cannot read --baseline {}: {e}", path.display())))?;
     let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         Error::Usage(format!(
             "--baseline {} is not JSON ({e}): pass a file written by bench --export-json",

@@ -729,3 +729,6 @@ fn list_restarted(objects: Option<usize>, why: &impl std::fmt::Display) -> Optio
             objects,
         })
 }
+
+#[cfg(test)]
+mod tests;

@@ -440,67 +440,6 @@ fn a_connection_cut_after_events_is_resumed_at_once_from_the_last_rv_as_client_g
 }
 
 #[test]
-fn a_watch_the_server_never_ends_is_presumed_dead_after_its_timeout_and_resumed() {
-    let fake = server(
-        |_| list(10, vec![]),
-        |n| match n {
-            // Headers, then silence: a peer gone without closing the connection.
-            0 => Reply::Stream(vec![
-                event("ADDED", "x", "ux", 20),
-                Step::Sleep(Duration::from_secs(120)),
-            ]),
-            _ => Reply::Stream(vec![event("MODIFIED", "x", "ux", 21)]),
-        },
-    );
-    let out = tail(&fake, &["--server-timeout", "1s", "--max-events", "2"]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    assert_eq!(
-        summary(&out.object_events()),
-        vec!["ADDED x 20 watch", "MODIFIED x 21 watch"]
-    );
-    let closed = out
-        .json_lines()
-        .into_iter()
-        .find(|l| l["notice"] == "watch-closed")
-        .expect("watch-closed");
-    assert!(
-        closed["reason"].as_str().unwrap().contains("presumed dead"),
-        "{closed}"
-    );
-    assert_eq!(closed["retryInSeconds"], 0.0, "{closed}");
-    let watches: Vec<String> = fake
-        .requests()
-        .into_iter()
-        .filter(|r| r.contains("watch=true"))
-        .collect();
-    assert!(
-        watches[0].contains("timeoutSeconds=1") && watches[1].contains("resourceVersion=20"),
-        "{watches:?}"
-    );
-}
-
-#[test]
-fn a_quiet_one_second_watch_that_the_server_ends_is_not_a_failure() {
-    let fake = server(
-        |_| list(10, vec![]),
-        |_| Reply::Stream(vec![Step::Sleep(Duration::from_millis(900))]),
-    );
-    let out = tail(&fake, &["--server-timeout", "1s", "--no-reconnect"]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-}
-
-#[test]
-fn a_connection_cut_before_any_event_is_retried_after_client_go_backoff() {
-    let (closed, watches) = tail_through_a_cut(vec![Step::Reset]);
-    let retry = closed["retryInSeconds"].as_f64().unwrap();
-    assert!(
-        (0.8..=1.6).contains(&retry),
-        "a very short watch waits the first backoff, 800ms plus up to 100% jitter: {retry}"
-    );
-    assert!(watches[1].contains("resourceVersion=10"), "{watches:?}");
-}
-
-#[test]
 fn an_event_split_across_chunks_mid_json_is_reassembled() {
     let line = match event("ADDED", "split", "us", 7) {
         Step::Chunk(s) => s,

@@ -12,6 +12,8 @@ pub mod listwatch;
 pub mod object;
 pub mod processor;
 pub mod reflector;
+#[cfg(test)]
+pub(crate) mod script;
 pub mod shared;
 pub mod store;
 pub mod workqueue;

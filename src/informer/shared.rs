@@ -279,66 +279,33 @@ impl RunningInformer {
 mod tests {
     use super::*;
     use crate::cluster::ClusterError;
-    use crate::informer::listwatch::{
-        ListOptions, ListPage, WatchEvent, WatchOptions, WatchStream,
-    };
+    use crate::informer::listwatch::WatchEvent;
+    use crate::informer::reflector::Start;
+    use crate::informer::script::{Script, Step};
     use crate::informer::store::tests::cm;
 
-    /// One LIST page of `a` at RV 5 (or `list_error`), then a watch that sends `a` modified at
-    /// RV 6 and a bookmark at RV 9, then stays open and quiet.
-    struct OnePage {
-        list_error: Option<u16>,
-    }
-
-    impl ListerWatcher for OnePage {
-        async fn list_page(&self, _: &ListOptions) -> Result<ListPage, ClusterError> {
-            if let Some(code) = self.list_error {
-                return Err(ClusterError::Api {
-                    what: "list configmaps".into(),
-                    code,
-                    reason: "Forbidden".into(),
-                    message: "no".into(),
-                    retry_after: None,
-                });
-            }
-            Ok(ListPage {
-                items: vec![cm("ns", "a", 5, &[])],
-                resource_version: "5".into(),
-                continue_token: None,
-                remaining_item_count: None,
-            })
-        }
-
-        async fn watch(&self, _: &WatchOptions) -> Result<WatchStream, ClusterError> {
-            let events = futures::stream::iter([
-                Ok(WatchEvent::Modified(cm("ns", "a", 6, &[]))),
-                Ok(WatchEvent::Bookmark {
+    /// One LIST page of `a` at RV 5, then a watch that sends `a` modified at RV 6 and a
+    /// bookmark at RV 9, then stays open and quiet.
+    fn one_page() -> Script {
+        Script::default()
+            .list(vec![cm("ns", "a", 5, &[])], "5", None)
+            .watch(vec![
+                Step::Event(WatchEvent::Modified(cm("ns", "a", 6, &[]))),
+                Step::Event(WatchEvent::Bookmark {
                     resource_version: "9".into(),
                     initial_events_end: false,
                 }),
-            ]);
-            Ok(WatchStream::from_events(futures::StreamExt::chain(
-                events,
-                futures::stream::pending(),
-            )))
-        }
-
-        fn resource_name(&self) -> String {
-            "configmaps".into()
-        }
+                Step::Hang,
+            ])
     }
 
-    fn informer(list_error: Option<u16>) -> RunningInformer {
-        SharedInformer::new(
-            OnePage { list_error },
-            ReflectorConfig::informer(super::super::reflector::Start::List, 500),
-        )
-        .run()
+    fn informer(script: Script) -> RunningInformer {
+        SharedInformer::new(script, ReflectorConfig::informer(Start::List, 500)).run()
     }
 
     #[tokio::test(start_paused = true)]
     async fn callers_await_the_sync_a_resource_version_and_a_settled_cache_without_polling() {
-        let mut running = informer(None);
+        let mut running = informer(one_page());
         running.synced().await.unwrap();
         // On the paused clock a wait that nothing wakes times out at once instead of hanging.
         tokio::time::timeout(Duration::from_secs(60), running.reached(9))
@@ -360,7 +327,14 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_reflector_that_fails_before_the_sync_ends_every_wait_with_its_error() {
-        let mut running = informer(Some(403));
+        let forbidden = ClusterError::Api {
+            what: "list configmaps".into(),
+            code: 403,
+            reason: "Forbidden".into(),
+            message: "no".into(),
+            retry_after: None,
+        };
+        let mut running = informer(Script::default().list_fails(forbidden));
         let err = running.synced().await.unwrap_err();
         assert!(err.to_string().contains("403"), "{err}");
         running.finished().await;

@@ -6,14 +6,13 @@
 mod errors;
 mod relisting;
 mod replay;
-mod script;
 mod watching;
 
 use super::*;
 use crate::informer::backoff;
 use crate::informer::listwatch::ApiStatus;
+use crate::informer::script::{Request, Script, Step};
 use crate::informer::store::tests::cm;
-use script::{Request, Script, Step};
 
 /// Tokio's timers fire on whole milliseconds: a wait of `d` ends in `[d, d + 1 ms)`.
 const TICK: Duration = Duration::from_millis(1);

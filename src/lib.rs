@@ -13,6 +13,7 @@ pub mod memory;
 pub mod metrics;
 pub mod output;
 pub mod recording;
+pub mod rng;
 
 use cli::{Cli, Command};
 use error::{Error, Result, EXIT_OK};

@@ -22,12 +22,7 @@ impl ScratchNamespace {
     /// `kubectl-informer-bench-xxxxxx`, chosen here rather than by the server (generateName), so
     /// that a Ctrl-C during the create still knows which namespace to delete.
     pub fn new_name() -> ScratchNamespace {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or_default()
-            ^ u64::from(std::process::id()).rotate_left(32);
-        let mut rng = super::dist::Rng::new(seed);
+        let mut rng = crate::rng::Rng::from_clock();
         const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
         let suffix: String = (0..6)
             .map(|_| ALPHABET[rng.below(ALPHABET.len())] as char)

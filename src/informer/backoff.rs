@@ -1,6 +1,7 @@
 //! client-go's reflector backoff: 800 ms doubling to 30 s, with jitter, reset after 2 minutes
 //! without a failure.
 
+use crate::rng::Rng;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -15,25 +16,25 @@ pub const JITTER: f64 = 1.0;
 pub struct Backoff {
     current: Duration,
     last_failure: Option<Instant>,
-    rng: u64,
+    rng: Rng,
 }
 
 impl Default for Backoff {
     fn default() -> Self {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0x9e37_79b9_7f4a_7c15);
-        Backoff::with_seed(seed)
+        Backoff::with_rng(Rng::from_clock())
     }
 }
 
 impl Backoff {
     pub fn with_seed(seed: u64) -> Self {
+        Backoff::with_rng(Rng::new(seed))
+    }
+
+    fn with_rng(rng: Rng) -> Self {
         Backoff {
             current: INITIAL,
             last_failure: None,
-            rng: seed | 1,
+            rng,
         }
     }
 
@@ -52,12 +53,9 @@ impl Backoff {
         base + base.mul_f64(JITTER * self.unit())
     }
 
-    /// A number in [0, 1) from xorshift64*: jitter needs spread, not cryptographic quality.
+    /// A number in [0, 1), from the backoff's own generator (also spreads watch timeouts).
     pub fn unit(&mut self) -> f64 {
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        (self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+        self.rng.next_f64()
     }
 }
 

@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod output;
 pub mod recording;
 pub mod rng;
+pub mod signal;
 
 use cli::{Cli, Command};
 use error::{Error, Result, EXIT_OK};

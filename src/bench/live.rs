@@ -14,6 +14,7 @@ use crate::informer::reflector::{EventType, ReflectorConfig, ReflectorEvent, Sta
 use crate::informer::shared::{ReflectorCounters, RunningInformer, SharedInformer};
 use crate::informer::store::Store;
 use crate::metrics::Latency;
+use crate::signal::Signal;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -143,14 +144,11 @@ pub async fn run_live(
                 .collect()
         })
         .unwrap_or_default();
-    let deadline = Instant::now() + EVENT_GRACE;
-    while Instant::now() < deadline && missing(&receipts, &writes) > 0 {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let _ = tokio::time::timeout(EVENT_GRACE, receipts.until_arrived(&writes)).await;
     let drain_start = Instant::now();
     running.stop().await?;
     let watch_latency = generated.as_ref().map(|_| {
-        let seen = receipts.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = receipts.seen();
         let mut latency = Latency::default();
         for w in &writes {
             if let Some(received) = seen.arrival(w) {
@@ -159,9 +157,7 @@ pub async fn run_live(
         }
         latency
     });
-    let without_event = generated
-        .as_ref()
-        .map(|_| missing(&receipts, &writes) as u64);
+    let without_event = generated.as_ref().map(|_| receipts.missing(&writes) as u64);
     let mut measured = pipeline.finish(watch_latency).await;
     let (reconnects, relists) = (
         ReflectorCounters::get(&reflector.watches_closed) - closed_at_sync,
@@ -204,10 +200,32 @@ impl Seen {
     }
 }
 
-type Receipts = Arc<Mutex<Seen>>;
+/// What the watch delivered, raised at every arrival.
+#[derive(Default)]
+struct Receipts {
+    seen: Mutex<Seen>,
+    arrived: Signal,
+}
 
-fn collect_receipts(running: &RunningInformer) -> Receipts {
-    let receipts = Receipts::default();
+impl Receipts {
+    fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes whose event has not arrived.
+    fn missing(&self, writes: &[SentWrite]) -> usize {
+        let seen = self.seen();
+        writes.iter().filter(|w| seen.arrival(w).is_none()).count()
+    }
+
+    /// Returns once the event of every write in `writes` has arrived.
+    async fn until_arrived(&self, writes: &[SentWrite]) {
+        self.arrived.until(|| self.missing(writes) == 0).await
+    }
+}
+
+fn collect_receipts(running: &RunningInformer) -> Arc<Receipts> {
+    let receipts = Arc::new(Receipts::default());
     let mut events = running.observe();
     let sink = receipts.clone();
     tokio::spawn(async move {
@@ -218,7 +236,7 @@ fn collect_receipts(running: &RunningInformer) -> Receipts {
                 received_at,
             } = event
             {
-                let mut seen = sink.lock().unwrap_or_else(|e| e.into_inner());
+                let mut seen = sink.seen();
                 if event_type == EventType::Deleted {
                     seen.deletions
                         .entry(object.key())
@@ -228,15 +246,12 @@ fn collect_receipts(running: &RunningInformer) -> Receipts {
                 seen.by_resource_version
                     .entry(object.resource_version().to_string())
                     .or_insert(received_at);
+                drop(seen);
+                sink.arrived.raise();
             }
         }
     });
     receipts
-}
-
-fn missing(receipts: &Receipts, writes: &[SentWrite]) -> usize {
-    let seen = receipts.lock().unwrap_or_else(|e| e.into_inner());
-    writes.iter().filter(|w| seen.arrival(w).is_none()).count()
 }
 
 /// Waits (up to `EVENT_GRACE`) until the informer has seen `writes` and the controller is idle,
@@ -248,12 +263,20 @@ async fn wait_for_quiet(
     writes: &[SentWrite],
     notice: &(dyn Fn(String) + Sync),
 ) {
-    let deadline = Instant::now() + EVENT_GRACE;
-    while Instant::now() < deadline
-        && !running.reflector_finished()
-        && (missing(receipts, writes) > 0 || running.queued() > 0 || !pipeline.idle())
-    {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    let quiet = async {
+        loop {
+            receipts.until_arrived(writes).await;
+            running.caught_up().await;
+            pipeline.until_idle().await;
+            // Each held when it was reached; all three at once is the quiet asked for.
+            if receipts.missing(writes) == 0 && running.queued() == 0 && pipeline.idle() {
+                return;
+            }
+        }
+    };
+    tokio::select! {
+        _ = tokio::time::timeout(EVENT_GRACE, quiet) => {}
+        _ = running.finished() => {}
     }
     let (backlog, depth) = pipeline.current();
     if !pipeline.idle() {

@@ -8,6 +8,8 @@ use super::snapshot::{ListenerSnapshot, PipelineSnapshot, QueueSnapshot};
 use crate::informer::processor::{HandlerFuture, ListenerStats, Notification, Processor};
 use crate::informer::workqueue::Workqueue;
 use crate::metrics::{GaugeSummary, Latency};
+use crate::signal::Signal;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
@@ -32,6 +34,9 @@ pub struct ControllerShape {
 pub struct BenchPipeline {
     listeners: Vec<ListenerStats>,
     queue: Workqueue,
+    /// Raised whenever a handler or a worker finished an item: when the controller may have
+    /// become idle.
+    progress: Arc<Signal>,
     workers: Vec<JoinHandle<()>>,
     /// Backlog and depth when the source ended.
     backlog_at_end: Vec<u64>,
@@ -42,19 +47,23 @@ impl BenchPipeline {
     /// Builds the listeners into `processor` and starts the workers.
     pub fn start(shape: &ControllerShape, processor: &mut Processor) -> Self {
         let queue = Workqueue::default();
+        let progress = Arc::new(Signal::default());
         let mut listeners = Vec::with_capacity(shape.handlers);
         for i in 0..shape.handlers {
             let mut rng = Rng::new(shape.seed.wrapping_add(i as u64));
             let dist = shape.handler_time;
             let timer = shape.timer;
             let queue = queue.clone();
+            let progress = progress.clone();
             let handler = Box::new(move |n: Notification| {
                 let d = dist.sample(&mut rng);
                 let key = n.key();
                 let queue = queue.clone();
+                let progress = progress.clone();
                 Box::pin(async move {
                     take(d, timer).await;
                     queue.add(&key);
+                    progress.raise();
                 }) as HandlerFuture
             });
             listeners.push(processor.add_listener(&format!("handler-{i}"), shape.resync, handler));
@@ -62,6 +71,7 @@ impl BenchPipeline {
         let workers = (0..shape.workers)
             .map(|w| {
                 let queue = queue.clone();
+                let progress = progress.clone();
                 let dist = shape.work_time;
                 let error_rate = shape.error_rate;
                 let timer = shape.timer;
@@ -75,6 +85,7 @@ impl BenchPipeline {
                             queue.forget(&key);
                         }
                         queue.done(&key);
+                        progress.raise();
                     }
                 })
             })
@@ -82,6 +93,7 @@ impl BenchPipeline {
         BenchPipeline {
             listeners,
             queue,
+            progress,
             workers,
             backlog_at_end: Vec::new(),
             depth_at_end: 0,
@@ -108,6 +120,11 @@ impl BenchPipeline {
         self.current() == (0, 0)
             && self.queue.delayed() == 0
             && self.queue.gauges().longest_running_processor_seconds == 0.0
+    }
+
+    /// Returns once the controller is idle (see `idle`).
+    pub async fn until_idle(&self) {
+        self.progress.until(|| self.idle()).await
     }
 
     /// Forgets what was measured during the warm-up.

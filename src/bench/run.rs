@@ -165,9 +165,7 @@ pub async fn run_replay(
         let fifo = fifo.clone();
         async move {
             replay.play(fifo.clone(), speed, played).await;
-            while !fifo.is_empty() {
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
+            fifo.until_below(1).await;
         }
     };
     let (result, ()) = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;

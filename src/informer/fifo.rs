@@ -3,6 +3,7 @@
 //! far the informer loop is behind the reflector.
 
 use super::object::RawObject;
+use crate::signal::Signal;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -55,9 +56,20 @@ pub enum FifoItem {
 /// An unbounded in-order queue with an async `pop`.
 #[derive(Debug, Default)]
 pub struct Fifo {
-    items: Mutex<VecDeque<FifoItem>>,
+    queue: Mutex<Queue>,
     ready: Notify,
     closed: AtomicBool,
+    /// Raised when a `pop` leaves fewer items than a waiter of `until_below` asked for.
+    taken: Signal,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    items: VecDeque<FifoItem>,
+    /// The highest `n` of the `until_below` calls waiting (0 when none waits, and `pop`
+    /// raises nothing).
+    below: usize,
+    waiters: usize,
 }
 
 impl Fifo {
@@ -66,10 +78,7 @@ impl Fifo {
     }
 
     pub fn push(&self, item: FifoItem) {
-        self.items
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push_back(item);
+        self.lock().items.push_back(item);
         self.ready.notify_one();
     }
 
@@ -77,12 +86,15 @@ impl Fifo {
     pub async fn pop(&self) -> Option<FifoItem> {
         loop {
             let notified = self.ready.notified();
-            if let Some(item) = self
-                .items
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .pop_front()
-            {
+            let popped = {
+                let mut queue = self.lock();
+                let item = queue.items.pop_front();
+                item.map(|item| (item, queue.items.len() < queue.below))
+            };
+            if let Some((item, wanted)) = popped {
+                if wanted {
+                    self.taken.raise();
+                }
                 return Some(item);
             }
             if self.closed.load(Ordering::Acquire) {
@@ -100,11 +112,38 @@ impl Fifo {
     }
 
     pub fn len(&self) -> usize {
-        self.items.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.lock().items.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Waits until the FIFO holds fewer than `n` items: the informer loop has taken the rest
+    /// (`until_below(1)`: everything queued so far).
+    pub async fn until_below(&self, n: usize) {
+        /// Leaves the waiters however the wait ends (also dropped by a `select!`).
+        struct Waiting<'a>(&'a Fifo);
+        impl Drop for Waiting<'_> {
+            fn drop(&mut self) {
+                let mut queue = self.0.lock();
+                queue.waiters -= 1;
+                if queue.waiters == 0 {
+                    queue.below = 0;
+                }
+            }
+        }
+        {
+            let mut queue = self.lock();
+            queue.waiters += 1;
+            queue.below = queue.below.max(n);
+        }
+        let _waiting = Waiting(self);
+        self.taken.until(|| self.len() < n).await;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -181,5 +220,29 @@ mod tests {
         let seen = popper.await.unwrap();
         assert_eq!(seen.len(), 2);
         assert!(seen[1].contains("Bookmark"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn until_below_returns_once_the_loop_has_taken_enough_and_not_before() {
+        let fifo = Arc::new(Fifo::new());
+        for rv in 0..5 {
+            fifo.push(delta(DeltaType::Added, "a", rv));
+        }
+        let waiter = {
+            let fifo = fifo.clone();
+            tokio::spawn(async move { fifo.until_below(2).await })
+        };
+        tokio::task::yield_now().await;
+        for _ in 0..3 {
+            fifo.pop().await;
+            tokio::task::yield_now().await;
+            assert!(!waiter.is_finished(), "{} left", fifo.len());
+        }
+        fifo.pop().await;
+        tokio::time::timeout(std::time::Duration::from_secs(1), waiter)
+            .await
+            .expect("one left: below 2")
+            .unwrap();
+        assert_eq!(fifo.lock().below, 0, "nobody waits any more");
     }
 }

@@ -244,6 +244,11 @@ impl RunningInformer {
         self.fifo.len()
     }
 
+    /// Waits until the informer loop has taken everything the reflector queued so far.
+    pub async fn caught_up(&self) {
+        self.fifo.until_below(1).await
+    }
+
     /// The FIFO itself, for benchmarks that feed the informer loop directly (a simulated relist).
     pub fn fifo(&self) -> &Arc<Fifo> {
         &self.fifo

@@ -1,5 +1,32 @@
 //! kubectl-informer: a client-go style reflector and informer pipeline, run on demand from the
 //! command line, instrumented so that a person can see what a controller sees.
+//!
+//! The layers, and which way they point (an arrow is "imports"):
+//!
+//! ```text
+//! main ─▶ cli, commands/{tail,diff,bench,complete,completion}      flags ─▶ validated config ─▶ exec
+//!             │
+//!             ├─▶ output/   renders for people: tail's text, diff's table, bench's table,
+//!             │             exports (json, markdown, prometheus), progress bars
+//!             ├─▶ recording/ the JSON Lines format, both ways: records, writer, reader, snapshot
+//!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog
+//!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,
+//!             │             scratch namespace, report, gates
+//!             ▼
+//!         informer/  the pipeline, one client-go stage per file: listwatch (the ListerWatcher
+//!                    trait and the wire protocol) ─▶ reflector ─▶ fifo ─▶ core (the informer
+//!                    loop: Cache = store + relist bookkeeping, then the processor) ─▶ processor
+//!                    ─▶ workqueue; shared runs them and hands out a RunningInformer to await
+//!             │
+//!             ▼
+//!         cluster/   kubeconfig, client, discovery, resource names, selectors, errors
+//! ```
+//!
+//! `output/` and `recording/` are only imported by `commands/` (and by each other: the text
+//! printer renders the recording's records); `informer/` imports neither, and `bench/` and
+//! `diff/` compute without rendering. Leaves anyone may use: `format` (numbers and times for
+//! people), `metrics` (histograms, gauges, CPU time), `rng`, `signal` (await a condition),
+//! `memory`, `error`.
 
 pub mod bench;
 pub mod cli;

@@ -22,8 +22,10 @@ const SHORT_WATCH: Duration = Duration::from_secs(1);
 const MIN_WATCH_TIMEOUT: u64 = 300;
 
 /// A watch still open this long after its `timeoutSeconds` is presumed dead (a peer gone without
-/// closing the connection) and re-opened; client-go's generated clients set the request's own
-/// time limit to `timeoutSeconds` for the same reason.
+/// closing the connection) and re-opened. client-go has no such bound (its `Request.Watch` only
+/// sends `timeoutSeconds` to the server); it notices a dead peer through HTTP/2 health checks.
+/// This bound keeps a silent peer from freezing an informer forever, at worst for the watch's
+/// timeout plus this grace.
 const DEAD_WATCH_GRACE: Duration = Duration::from_secs(5);
 
 /// How the reflector obtains its starting state.

@@ -118,7 +118,7 @@ pub async fn compare_cache_file(
             }
             other => other?,
         };
-    let mut r = report_of(lw, rv, Method::CacheFile, compared, drift, started);
+    let mut r = report(lw, rv, Method::CacheFile, compared, drift, started);
     r.cache_resource_version = Some(cache_rv).filter(|v| !v.is_empty());
     Ok(r)
 }
@@ -194,7 +194,7 @@ pub async fn compare_live(
         let (rv, cache) = settled_cache(running).await?;
         match list_and_compare(lw, Some(&rv), cache, detail, chunk_size, false).await {
             Ok((_, compared, drift)) => {
-                return Ok(report_of(lw, rv, method, compared, drift, started));
+                return Ok(report(lw, rv, method, compared, drift, started));
             }
             Err(e) if e.status_code() == Some(410) => {
                 catch_up(lw, running, &rv).await?;
@@ -263,23 +263,4 @@ async fn catch_up(lw: &ListWatch, running: &RunningInformer, rv: &str) -> Result
             )))
         }
     }
-}
-
-fn report_of(
-    lw: &ListWatch,
-    resource_version: String,
-    method: Method,
-    compared: usize,
-    objects: Vec<Drift>,
-    started: Instant,
-) -> DiffReport {
-    report(
-        lw.resource.qualified_name(),
-        lw.namespace.clone(),
-        resource_version,
-        method,
-        compared,
-        objects,
-        started,
-    )
 }

@@ -3,6 +3,7 @@
 
 use super::drift::{counts, Drift, DriftClass};
 use crate::format::rfc3339_millis;
+use crate::informer::listwatch::ListWatch;
 use crate::recording::SCHEMA_VERSION;
 use serde::Serialize;
 use std::time::{Instant, SystemTime};
@@ -157,10 +158,9 @@ impl DiffReport {
     }
 }
 
-/// A report of `compared` objects of `resource` compared at `resource_version`.
+/// A report of `compared` objects of `lw`'s resource and scope compared at `resource_version`.
 pub fn report(
-    resource: String,
-    namespace: Option<String>,
+    lw: &ListWatch,
     resource_version: String,
     method: Method,
     compared: usize,
@@ -169,8 +169,8 @@ pub fn report(
 ) -> DiffReport {
     DiffReport {
         schema_version: SCHEMA_VERSION,
-        resource,
-        namespace,
+        resource: lw.resource.qualified_name(),
+        namespace: lw.namespace.clone(),
         resource_version,
         cache_resource_version: None,
         method,

@@ -14,9 +14,10 @@
 //!             │             scratch namespace, report, gates
 //!             ▼
 //!         informer/  the pipeline, one client-go stage per file: listwatch (the ListerWatcher
-//!                    trait and the wire protocol) ─▶ reflector ─▶ fifo ─▶ core (the informer
-//!                    loop: Cache = store + relist bookkeeping, then the processor) ─▶ processor
-//!                    ─▶ workqueue; shared runs them and hands out a RunningInformer to await
+//!                    trait and the wire protocol) ─▶ reflector (reports `transition`s) ─▶ fifo
+//!                    ─▶ core (the informer loop: Cache = store + relist bookkeeping, then the
+//!                    processor) ─▶ processor ─▶ workqueue; shared runs them and hands out a
+//!                    RunningInformer to await
 //!             │
 //!             ▼
 //!         cluster/   kubeconfig, client, discovery, resource names, selectors, errors

@@ -10,7 +10,8 @@ use crate::informer::fields::{changed_fields, summarize};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::RawObject;
 use crate::informer::processor::NotificationKind;
-use crate::informer::reflector::{EventType, Reflector, ReflectorConfig, ReflectorEvent, Start};
+use crate::informer::reflector::{Reflector, ReflectorConfig, Start};
+use crate::informer::transition::{EventType, ReflectorEvent};
 use crate::output::stderr_is_terminal;
 use crate::output::text::TextPrinter;
 use crate::recording::{

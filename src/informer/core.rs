@@ -6,8 +6,8 @@
 use super::fifo::{Delta, DeltaType, Fifo, FifoItem};
 use super::object::RawObject;
 use super::processor::{Notification, NotificationKind, Processor};
-use super::reflector::{EventType, ReflectorEvent};
 use super::store::{Objects, Store};
+use super::transition::{EventType, ReflectorEvent};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::sync::watch;

@@ -16,4 +16,5 @@ pub mod reflector;
 pub(crate) mod script;
 pub mod shared;
 pub mod store;
+pub mod transition;
 pub mod workqueue;

@@ -2,7 +2,7 @@
 
 use crate::format::local_time;
 use crate::format::wait;
-use crate::informer::reflector::ReflectorEvent;
+use crate::informer::transition::ReflectorEvent;
 use crate::recording::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice};
 use std::io::Write;
 use std::time::SystemTime;
@@ -226,7 +226,7 @@ mod tests {
         let mut p = TextPrinter::new(&mut out, &mut err, false, false);
         let at = SystemTime::now();
         p.object(&ObjectEvent {
-            event_type: crate::informer::reflector::EventType::Deleted,
+            event_type: crate::informer::transition::EventType::Deleted,
             origin: Origin::Relist,
             object: &object,
             received_at: at,

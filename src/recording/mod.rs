@@ -12,7 +12,7 @@ pub use reader::{read, RecordLine, Recording, Scope};
 pub use writer::{snapshot, start_notice, JsonPrinter};
 
 use crate::informer::object::RawObject;
-use crate::informer::reflector::{EventType, ReflectorEvent};
+use crate::informer::transition::{EventType, ReflectorEvent};
 use serde::Serialize;
 use std::time::SystemTime;
 

@@ -7,8 +7,8 @@ use super::{
 };
 use crate::format::rfc3339_millis;
 use crate::informer::listwatch::ListWatch;
-use crate::informer::reflector::{EventType, ReflectorEvent};
 use crate::informer::store::Store;
+use crate::informer::transition::{EventType, ReflectorEvent};
 use serde::ser::{Error as _, SerializeMap};
 use serde::Serialize;
 use serde_json::value::RawValue;

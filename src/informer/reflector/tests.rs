@@ -11,6 +11,7 @@ mod watching;
 use super::*;
 use crate::informer::backoff;
 use crate::informer::listwatch::ApiStatus;
+use crate::informer::object::RawObject;
 use crate::informer::script::{Request, Script, Step};
 use crate::informer::store::tests::cm;
 

@@ -1,0 +1,109 @@
+//! What a reflector reports, in order: its one transition type, `ReflectorEvent` (object events,
+//! bookmarks, and every LIST, watch open, close, failure, 410 and relist). The informer loop
+//! turns it into FIFO items, `tail` prints it and the recording stores it as it is.
+
+use super::object::RawObject;
+use std::time::{Duration, SystemTime};
+
+/// The kind of an object event from a watch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// Why a watch ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloseReason {
+    /// The server ended the response normally (its timeout elapsed).
+    ServerClosed,
+    /// The connection failed mid-stream.
+    ConnectionLost(String),
+    /// The server sent something undecodable; the reflector relists.
+    Malformed(String),
+    /// The server sent an ERROR event other than 410.
+    ErrorEvent { code: u16, message: String },
+}
+
+impl std::fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CloseReason::ServerClosed => write!(f, "closed by the server"),
+            CloseReason::ConnectionLost(r) => write!(f, "connection lost ({r})"),
+            CloseReason::Malformed(r) => write!(f, "malformed event, relisting ({r})"),
+            CloseReason::ErrorEvent { code, message } => {
+                write!(f, "the server sent an error ({code}: {message})")
+            }
+        }
+    }
+}
+
+/// Everything a reflector does, in order.
+#[derive(Debug, Clone)]
+pub enum ReflectorEvent {
+    /// One object of a LIST; `relist` when the LIST followed a 410 or a malformed stream.
+    Listed {
+        object: RawObject,
+        received_at: SystemTime,
+        relist: bool,
+    },
+    /// A LIST is complete (or a watch-list's initial events ended): every object it returned
+    /// was emitted before this.
+    ListComplete {
+        resource_version: String,
+        objects: usize,
+        /// LIST pages; 0 when the state came from a watch-list.
+        pages: usize,
+        relist: bool,
+    },
+    /// The server refused the watch-list; the reflector falls back to LIST + WATCH.
+    Fallback { reason: String },
+    /// A LIST (or a watch-list's initial events) was cut short after `objects` objects were
+    /// emitted and starts over, as a relist compared with everything emitted so far.
+    ListRestarted { reason: String, objects: usize },
+    /// A WATCH opened from `resource_version`.
+    WatchOpened { resource_version: String },
+    /// An object event of the watch.
+    Watched {
+        event_type: EventType,
+        object: RawObject,
+        received_at: SystemTime,
+    },
+    Bookmark {
+        resource_version: String,
+        initial_events_end: bool,
+        received_at: SystemTime,
+    },
+    /// The watch ended; `retry_in` when the reflector will re-open it after that delay.
+    WatchClosed {
+        resource_version: String,
+        reason: CloseReason,
+        retry_in: Option<Duration>,
+    },
+    /// Opening the watch failed with an error the reflector retries after `retry_in`.
+    WatchFailed {
+        resource_version: String,
+        error: String,
+        retry_in: Duration,
+    },
+    /// A page of a LIST (a relist, or the first LIST throttled) failed with an error the
+    /// reflector retries after `retry_in`, from the same page.
+    ListFailed { error: String, retry_in: Duration },
+    /// The server no longer has `resource_version` (410 Gone): the reflector relists after one
+    /// backoff period, as client-go does.
+    Expired {
+        resource_version: String,
+        message: String,
+    },
+}

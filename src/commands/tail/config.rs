@@ -1,0 +1,179 @@
+//! `tail`'s arguments turned into a validated `TailConfig` before any request: selectors, a
+//! name as a field selector, the start (LIST, watch-list or a replay from an RV), stop
+//! conditions, and the recording file.
+
+use super::super::parse_duration;
+use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
+use crate::cluster::selector::{validate_field_selector, validate_label_selector};
+use crate::error::{Error, Result};
+use std::time::Duration;
+
+/// `tail`'s arguments, validated.
+#[derive(Debug, Clone)]
+pub struct TailConfig {
+    pub resource: String,
+    pub label_selector: Option<String>,
+    /// The user's field selector, plus `metadata.name=NAME` when a name was given.
+    pub field_selector: Option<String>,
+    pub initial: InitialMode,
+    pub from_rv: Option<String>,
+    pub relist_if_replay_expired: bool,
+    pub until_rv: Option<u64>,
+    pub chunk_size: u32,
+    pub bookmarks: bool,
+    pub reconnect: bool,
+    pub server_timeout: Option<u64>,
+    pub max_events: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub stats: bool,
+    pub record: Option<std::path::PathBuf>,
+    pub metadata_only: bool,
+    pub show_secret_data: bool,
+    pub output: OutputFormat,
+}
+
+impl TailConfig {
+    pub fn from_args(args: &TailArgs) -> Result<Self> {
+        if let Some(l) = &args.selector {
+            validate_label_selector(l).map_err(Error::Usage)?;
+        }
+        if let Some(f) = &args.field_selector {
+            validate_field_selector(f).map_err(Error::Usage)?;
+        }
+        let field_selector = match (&args.name, &args.field_selector) {
+            (Some(name), user) => {
+                if name.is_empty() || name.contains('/') {
+                    return Err(Error::Usage(format!(
+                        "invalid object name \"{name}\": names are non-empty and contain no '/'"
+                    )));
+                }
+                let by_name = format!("metadata.name={}", escape_field_value(name));
+                Some(match user {
+                    Some(f) if !f.is_empty() => format!("{by_name},{f}"),
+                    _ => by_name,
+                })
+            }
+            (None, user) => user.clone(),
+        };
+        if let Some(path) = &args.record {
+            if path.exists() {
+                return Err(Error::Usage(format!(
+                    "--record {}: the file exists; name a new file (tail never overwrites one)",
+                    path.display()
+                )));
+            }
+        }
+        if args.chunk_size == 0 {
+            return Err(Error::Usage(
+                "--chunk-size must be at least 1 (objects per LIST page)".into(),
+            ));
+        }
+        let server_timeout = match &args.server_timeout {
+            Some(t) => {
+                let d = parse_duration(t, "--server-timeout")?.unwrap_or_default();
+                if d < Duration::from_secs(1) {
+                    return Err(Error::Usage(
+                        "--server-timeout must be at least 1s (the API takes whole seconds)".into(),
+                    ));
+                }
+                Some(d.as_secs())
+            }
+            None => None,
+        };
+        if let Some(rv) = &args.from_rv {
+            if rv.is_empty() || rv == "0" {
+                return Err(Error::Usage(format!(
+                    "--from-rv \"{rv}\" is not a point in history (\"\" and \"0\" mean \"any\"): pass a \
+                     resourceVersion that tail or kubectl printed, or use --initial list"
+                )));
+            }
+        }
+        let until_rv = match &args.until_rv {
+            Some(rv) => Some(rv.parse::<u64>().map_err(|_| {
+                Error::Usage(format!(
+                    "--until-rv \"{rv}\" is not a resourceVersion number (the values tail prints)"
+                ))
+            })?),
+            None => None,
+        };
+        let timeout = match &args.timeout {
+            Some(t) => parse_duration(t, "--timeout")?,
+            None => None,
+        };
+        Ok(TailConfig {
+            resource: args.resource.clone(),
+            label_selector: args.selector.clone().filter(|s| !s.is_empty()),
+            field_selector,
+            initial: args.initial,
+            from_rv: args.from_rv.clone(),
+            relist_if_replay_expired: args.on_expired == OnExpired::Relist,
+            until_rv,
+            chunk_size: args.chunk_size,
+            bookmarks: !args.no_bookmarks,
+            reconnect: !args.no_reconnect,
+            server_timeout,
+            max_events: args.max_events,
+            timeout,
+            stats: args.stats,
+            record: args.record.clone(),
+            metadata_only: args.metadata_only,
+            show_secret_data: args.show_secret_data,
+            output: args.output,
+        })
+    }
+}
+
+/// apimachinery's `fields.EscapeValue`: `\`, `,` and `=` are escaped with a backslash.
+fn escape_field_value(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if matches!(c, '\\' | ',' | '=') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn config(args: &[&str]) -> Result<TailConfig> {
+        let mut argv = vec!["kubectl-informer", "tail"];
+        argv.extend_from_slice(args);
+        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        match cli.command {
+            crate::cli::Command::Tail(t) => TailConfig::from_args(&t),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn a_name_becomes_an_escaped_field_selector_joined_with_the_users() {
+        let c = config(&["cm", "a=b,c", "--field-selector", "metadata.namespace=x"]).unwrap();
+        assert_eq!(
+            c.field_selector.as_deref(),
+            Some(r"metadata.name=a\=b\,c,metadata.namespace=x")
+        );
+    }
+
+    #[test]
+    fn bad_flags_fail_before_any_request() {
+        for (args, needle) in [
+            (vec!["cm", "-l", "app=we b"], "invalid label selector"),
+            (
+                vec!["cm", "--field-selector", "nope"],
+                "invalid field selector",
+            ),
+            (vec!["cm", "--chunk-size", "0"], "--chunk-size"),
+            (vec!["cm", "--server-timeout", "0s"], "--server-timeout"),
+            (vec!["cm", "--timeout", "soon"], "--timeout"),
+            (vec!["cm", "a/b"], "invalid object name"),
+        ] {
+            let err = config(&args).unwrap_err().to_string();
+            assert!(err.contains(needle), "{args:?}: {err}");
+        }
+    }
+}

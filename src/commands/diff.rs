@@ -11,7 +11,8 @@ use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
-use crate::output::tolerate_closed_pipe;
+use crate::output::progress::ListProgress;
+use crate::output::{stderr_is_terminal, tolerate_closed_pipe};
 use crate::recording;
 use std::io::Write;
 use std::path::PathBuf;
@@ -113,11 +114,12 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
         (true, false) => FieldDetail::PathsAndValues,
     };
     let mut out = std::io::stdout().lock();
+    let progress = ListProgress::new(stderr_is_terminal());
     let result = match &config.cache_file {
-        Some(path) => compare_cache_file(&lw, config.chunk_size, detail, path)
+        Some(path) => compare_cache_file(&lw, config.chunk_size, detail, path, &progress)
             .await
             .map(|r| Outcome::Report(Box::new(r))),
-        None => run_informer(&lw, &config, detail, &mut out).await,
+        None => run_informer(&lw, &config, detail, &progress, &mut out).await,
     };
     match result {
         Ok(Outcome::Report(report)) => {
@@ -169,6 +171,7 @@ async fn run_informer(
     lw: &ListWatch,
     config: &DiffConfig,
     detail: FieldDetail,
+    progress: &ListProgress,
     out: &mut impl Write,
 ) -> Result<Outcome> {
     let informer = SharedInformer::new(
@@ -201,7 +204,7 @@ async fn run_informer(
     }
     let Some(every) = config.every else {
         let report = tokio::select! {
-            r = compare_live(lw, &running, detail, config.chunk_size) => r,
+            r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
             _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
         };
         let report = match report {
@@ -220,7 +223,7 @@ async fn run_informer(
             return Err(why_stopped(running, stopped).await);
         }
         let report = tokio::select! {
-            r = compare_live(lw, &running, detail, config.chunk_size) => r,
+            r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
             _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
         };
         let mut report = match report {

@@ -10,13 +10,22 @@ use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::RawObject;
 use crate::informer::shared::RunningInformer;
 use crate::informer::store::{Objects, Store};
-use crate::output::stderr_is_terminal;
 use crate::recording::{self, Scope};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How long the cache may take to catch up with the server's newest RV in a fallback.
 const CATCH_UP_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Told of each page of a LIST being compared, to show progress: diff's machinery computes, the
+/// command renders.
+pub trait PageProgress: Sync {
+    /// A LIST begins (also when one starts over).
+    fn begin(&self);
+    /// A page of `objects` arrived; the server says `remaining` more objects follow (its
+    /// `remainingItemCount`, when it counts), and `more` pages do.
+    fn page(&self, objects: usize, remaining: Option<i64>, more: bool);
+}
 
 /// LISTs page by page (at `at` exactly, or consistently when `None`) and compares each page
 /// with the frozen cache; returns the LIST's RV, objects compared and drift.
@@ -27,6 +36,7 @@ async fn list_and_compare(
     detail: FieldDetail,
     chunk_size: u32,
     redact_server: bool,
+    progress: &dyn PageProgress,
 ) -> Result<(String, usize, Vec<Drift>), ClusterError> {
     let mut comparison = Comparison::new(cache, detail);
     let mut opts = ListOptions {
@@ -35,17 +45,14 @@ async fn list_and_compare(
         resource_version: at.map(str::to_string),
         version_match: at.map(|_| "Exact"),
     };
-    let mut progress: Option<indicatif::ProgressBar> = None;
+    progress.begin();
     loop {
         let page = lw.list_page(&opts).await?;
-        if progress.is_none() && page.continue_token.is_some() && stderr_is_terminal() {
-            let total =
-                page.items.len() as u64 + page.remaining_item_count.unwrap_or(0).max(0) as u64;
-            progress = Some(crate::output::progress::list_bar(total));
-        }
-        if let Some(bar) = &progress {
-            bar.inc(page.items.len() as u64);
-        }
+        progress.page(
+            page.items.len(),
+            page.remaining_item_count,
+            page.continue_token.is_some(),
+        );
         if redact_server {
             let redacted: Vec<RawObject> = page
                 .items
@@ -61,9 +68,6 @@ async fn list_and_compare(
                 opts.continue_token = Some(token);
             }
             None => {
-                if let Some(bar) = progress {
-                    bar.finish_and_clear();
-                }
                 let (compared, drift) = comparison.finish();
                 return Ok((page.resource_version, compared, drift));
             }
@@ -76,6 +80,7 @@ pub async fn compare_cache_file(
     chunk_size: u32,
     detail: FieldDetail,
     path: &PathBuf,
+    progress: &dyn PageProgress,
 ) -> Result<DiffReport> {
     let started = Instant::now();
     let file = std::fs::File::open(path)
@@ -111,13 +116,22 @@ pub async fn compare_cache_file(
         lw.resource.is_secret() && cache.iter().any(|o| o.json().contains("\"<redacted: "));
     // A LIST whose continue token expires mid-way (slower than the history window) starts over
     // in one request, as client-go's pager does.
-    let (rv, compared, drift) =
-        match list_and_compare(lw, None, cache.clone(), detail, chunk_size, redact).await {
-            Err(e) if e.status_code() == Some(410) => {
-                list_and_compare(lw, None, cache, detail, 0, redact).await?
-            }
-            other => other?,
-        };
+    let (rv, compared, drift) = match list_and_compare(
+        lw,
+        None,
+        cache.clone(),
+        detail,
+        chunk_size,
+        redact,
+        progress,
+    )
+    .await
+    {
+        Err(e) if e.status_code() == Some(410) => {
+            list_and_compare(lw, None, cache, detail, 0, redact, progress).await?
+        }
+        other => other?,
+    };
     let mut r = report(lw, rv, Method::CacheFile, compared, drift, started);
     r.cache_resource_version = Some(cache_rv).filter(|v| !v.is_empty());
     Ok(r)
@@ -186,13 +200,14 @@ pub async fn compare_live(
     running: &RunningInformer,
     detail: FieldDetail,
     chunk_size: u32,
+    progress: &dyn PageProgress,
 ) -> Result<DiffReport> {
     const TRIES: usize = 3;
     let started = Instant::now();
     let mut method = Method::Exact;
     for _ in 0..TRIES {
         let (rv, cache) = settled_cache(running).await?;
-        match list_and_compare(lw, Some(&rv), cache, detail, chunk_size, false).await {
+        match list_and_compare(lw, Some(&rv), cache, detail, chunk_size, false, progress).await {
             Ok((_, compared, drift)) => {
                 return Ok(report(lw, rv, method, compared, drift, started));
             }

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_informer_global_optspecs
-    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= v/verbose h/help V/version
+    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= v/v= s/server= token= as= as-group= as-uid= certificate-authority= client-certificate= client-key= insecure-skip-tls-verify= tls-server-name= h/help V/version
 end
 
 function __fish_kubectl_informer_needs_command
@@ -30,8 +30,19 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l clust
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s v -l v -d 'Log level on stderr, as kubectl\'s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s s -l server -d 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig\'s cluster; `https://` is assumed without a scheme)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s credentials). Prefer a kubeconfig: a flag\'s value is visible to other local users in `ps`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l as -d 'Username to impersonate, e.g. a controller\'s service account: `system:serviceaccount:NAMESPACE:NAME`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l as-group -d 'Group to impersonate (repeatable); needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l certificate-authority -d 'Path to a certificate file for the certificate authority (overrides the kubeconfig\'s)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
@@ -61,13 +72,24 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s v -l v -d 'Log level on stderr, as kubectl\'s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s s -l server -d 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig\'s cluster; `https://` is assumed without a scheme)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s credentials). Prefer a kubeconfig: a flag\'s value is visible to other local users in `ps`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l as -d 'Username to impersonate, e.g. a controller\'s service account: `system:serviceaccount:NAMESPACE:NAME`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l as-group -d 'Group to impersonate (repeatable); needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l certificate-authority -d 'Path to a certificate file for the certificate authority (overrides the kubeconfig\'s)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-bookmarks -d 'Do not request or print BOOKMARK events'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-reconnect -d 'Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of re-opening it from the last resourceVersion'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l metadata-only -d 'Watch metadata only (PartialObjectMetadata): much less data for large objects'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l show-secret-data -d 'Print the values of Secret `data` and `stringData` (redacted by default)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l stats -d 'Print a summary on stderr at exit (on by default when stderr is a terminal)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s l -l selector -d 'Label selector, e.g. `app=web`' -r
@@ -88,9 +110,20 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s v -l v -d 'Log level on stderr, as kubectl\'s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s s -l server -d 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig\'s cluster; `https://` is assumed without a scheme)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s credentials). Prefer a kubeconfig: a flag\'s value is visible to other local users in `ps`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l as -d 'Username to impersonate, e.g. a controller\'s service account: `system:serviceaccount:NAMESPACE:NAME`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l as-group -d 'Group to impersonate (repeatable); needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l certificate-authority -d 'Path to a certificate file for the certificate authority (overrides the kubeconfig\'s)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l show-fields -d 'For stale and content drift, say which fields differ'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l from-file -d 'Replay a recording (tail\'s JSON Lines) offline instead of watching a cluster' -r -F
@@ -118,9 +151,20 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s v -l v -d 'Log level on stderr, as kubectl\'s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s s -l server -d 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig\'s cluster; `https://` is assumed without a scheme)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s credentials). Prefer a kubeconfig: a flag\'s value is visible to other local users in `ps`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l as -d 'Username to impersonate, e.g. a controller\'s service account: `system:serviceaccount:NAMESPACE:NAME`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l as-group -d 'Group to impersonate (repeatable); needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l certificate-authority -d 'Path to a certificate file for the certificate authority (overrides the kubeconfig\'s)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l no-churn -d 'Make no load: measure the traffic of an existing namespace (-n) or of all (-A)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
@@ -129,7 +173,18 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand comple
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s v -l v -d 'Log level on stderr, as kubectl\'s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s s -l server -d 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig\'s cluster; `https://` is assumed without a scheme)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s credentials). Prefer a kubeconfig: a flag\'s value is visible to other local users in `ps`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l as -d 'Username to impersonate, e.g. a controller\'s service account: `system:serviceaccount:NAMESPACE:NAME`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l as-group -d 'Group to impersonate (repeatable); needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l certificate-authority -d 'Path to a certificate file for the certificate authority (overrides the kubeconfig\'s)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s V -l version -d 'Print version'

@@ -47,9 +47,57 @@ pub struct GlobalArgs {
     /// Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl).
     #[arg(long, global = true, value_name = "DURATION", default_value = "0")]
     pub request_timeout: String,
-    /// More detail on stderr: -v the context, server and resolved resource; -vv every request.
-    #[arg(short = 'v', long, global = true, action = clap::ArgAction::Count)]
+    /// Log level on stderr, as kubectl's: -v=1 (up to 5) the context, server, user and resolved
+    /// resource; -v=6 and up also every request with its status and time.
+    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value = "0",
+        value_parser = parse_level)]
     pub verbose: u8,
+    /// The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the
+    /// kubeconfig's cluster; `https://` is assumed without a scheme).
+    #[arg(short = 's', long, global = true, value_name = "URL")]
+    pub server: Option<String>,
+    /// Bearer token for authentication to the API server (overrides the kubeconfig user's
+    /// credentials). Prefer a kubeconfig: a flag's value is visible to other local users in `ps`.
+    #[arg(long, global = true, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// Username to impersonate, e.g. a controller's service account:
+    /// `system:serviceaccount:NAMESPACE:NAME`.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub impersonate: Option<String>,
+    /// Group to impersonate (repeatable); needs --as.
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub impersonate_groups: Vec<String>,
+    /// UID to impersonate; needs --as.
+    #[arg(long = "as-uid", global = true, value_name = "UID")]
+    pub impersonate_uid: Option<String>,
+    /// Path to a certificate file for the certificate authority (overrides the kubeconfig's).
+    #[arg(long, global = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub certificate_authority: Option<PathBuf>,
+    /// Path to a client certificate file for TLS.
+    #[arg(long, global = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub client_certificate: Option<PathBuf>,
+    /// Path to a client key file for TLS.
+    #[arg(long, global = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub client_key: Option<PathBuf>,
+    /// Do not check the server's certificate: the connection is then open to interception.
+    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+        default_missing_value = "true", default_value = "false", value_parser = clap::value_parser!(bool))]
+    pub insecure_skip_tls_verify: bool,
+    /// Server name to check the server's certificate against (default: the host of the
+    /// server's address).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
+}
+
+/// A `-v` level as kubectl writes it (`-v=6`, `--v=6`, `-v 6`); `-vv` (an earlier spelling of
+/// "every request") is read as 6.
+fn parse_level(text: &str) -> Result<u8, String> {
+    if !text.is_empty() && text.bytes().all(|b| b == b'v') {
+        return Ok(crate::cluster::REQUEST_LEVEL);
+    }
+    text.parse::<u8>().map_err(|_| {
+        format!("a log level is a number from 0 to 255, e.g. -v=6 (kubectl's), not \"{text}\"")
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -382,5 +430,61 @@ mod tests {
         assert_eq!(workers(&["bench", "--objects", "10"]), None);
         assert_eq!(workers(&["tail", "cm"]), None);
         assert_eq!(workers(&["diff", "cm"]), None);
+    }
+
+    #[test]
+    fn verbosity_is_written_as_kubectl_writes_it() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("kubectl-informer").chain(args.iter().copied()))
+        };
+        for args in [
+            &["tail", "pods", "-v=6"][..],
+            &["tail", "pods", "--v=6"],
+            &["tail", "pods", "-v", "6"],
+            &["tail", "pods", "--v", "6"],
+            &["tail", "pods", "-v6"],
+            &["-v=6", "tail", "pods"],
+            &["tail", "pods", "-vv"],
+        ] {
+            let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert_eq!(cli.global.verbose, 6, "{args:?}");
+            let Command::Tail(tail) = cli.command else {
+                panic!("{args:?}: not tail")
+            };
+            // `-v 6` is a level, never the object name of `tail RESOURCE [NAME]`.
+            assert_eq!(
+                (tail.resource.as_str(), tail.name.as_deref()),
+                ("pods", None)
+            );
+        }
+        assert_eq!(parse(&["tail", "pods"]).unwrap().global.verbose, 0);
+        assert_eq!(parse(&["tail", "pods", "-v=1"]).unwrap().global.verbose, 1);
+        assert!(parse(&["tail", "pods", "-v=x"]).is_err());
+        assert!(parse(&["tail", "pods", "-v"]).is_err());
+    }
+
+    #[test]
+    fn insecure_skip_tls_verify_takes_kubectls_forms() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("kubectl-informer").chain(args.iter().copied()))
+                .map(|cli| cli.global.insecure_skip_tls_verify)
+        };
+        assert!(!parse(&["tail", "cm"]).unwrap());
+        assert!(parse(&["tail", "cm", "--insecure-skip-tls-verify"]).unwrap());
+        assert!(parse(&["tail", "cm", "--insecure-skip-tls-verify=true"]).unwrap());
+        assert!(!parse(&["tail", "cm", "--insecure-skip-tls-verify=false"]).unwrap());
+        // The flag takes no separate value: `cm2` stays tail's NAME.
+        let cli = Cli::try_parse_from([
+            "kubectl-informer",
+            "tail",
+            "cm",
+            "--insecure-skip-tls-verify",
+            "cm2",
+        ])
+        .unwrap();
+        let Command::Tail(tail) = cli.command else {
+            panic!()
+        };
+        assert_eq!(tail.name.as_deref(), Some("cm2"));
     }
 }

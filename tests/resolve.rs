@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 /// what `-v` said the name resolved to.
 fn resolved(args: &[&str]) -> (Output, String) {
     // Later flags win, as in kubectl: a test's own --timeout overrides the default here.
-    let mut all = vec!["tail", "--max-events", "1", "-v", "--timeout", "20s"];
+    let mut all = vec!["tail", "--max-events", "1", "-v=1", "--timeout", "20s"];
     all.extend_from_slice(args);
     let out = run(&all);
     let line = out

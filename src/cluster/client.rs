@@ -10,6 +10,9 @@ use http_body_util::BodyExt;
 use kube::core::discovery::v2::APIGroupDiscoveryList;
 use std::time::Duration;
 
+/// The `-v` level from which every request is logged: kubectl's `-v=6`.
+pub const REQUEST_LEVEL: u8 = 6;
+
 /// kubectl's dial timeout, used when `--request-timeout` is 0 (no limit on the request itself).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Accept header for aggregated discovery (GA since Kubernetes 1.30).
@@ -102,19 +105,27 @@ impl Cluster {
             .with_verbosity(self.verbose))
     }
 
-    /// Logs every request on stderr from `verbose` 2 on (`-vv`).
+    /// Logs every request on stderr from `-v=6` on, as kubectl does.
     pub fn with_verbosity(mut self, verbose: u8) -> Self {
         self.verbose = verbose;
         self
     }
 
-    fn log_request(&self, path_and_query: &str) {
-        self.log_method("GET", path_and_query);
-    }
-
-    fn log_method(&self, method: &str, path_and_query: &str) {
-        if self.verbose >= 2 {
-            eprintln!("kubectl-informer: {method} {}{path_and_query}", self.server);
+    /// kubectl's `-v=6` line: `GET https://server/path 200 OK in 4 milliseconds`; for a watch,
+    /// the time is until the response headers.
+    fn log_response(
+        &self,
+        method: &http::Method,
+        path_and_query: &str,
+        outcome: &str,
+        started: std::time::Instant,
+    ) {
+        if self.verbose >= REQUEST_LEVEL {
+            eprintln!(
+                "kubectl-informer: {method} {}{path_and_query} {outcome} in {} milliseconds",
+                self.server,
+                started.elapsed().as_millis()
+            );
         }
     }
 
@@ -185,7 +196,6 @@ impl Cluster {
         body: Vec<u8>,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
-        self.log_method(method.as_str(), path_and_query);
         let mut builder = http::Request::builder()
             .method(method)
             .uri(path_and_query)
@@ -215,10 +225,15 @@ impl Cluster {
         request: http::Request<Vec<u8>>,
         op: &Operation,
     ) -> Result<http::Response<kube::client::Body>, ClusterError> {
+        let started = std::time::Instant::now();
+        let method = request.method().clone();
+        let path_and_query = request.uri().to_string();
         let response = self
             .bounded(op, self.client.send(request.map(kube::client::Body::from)))
-            .await?;
+            .await
+            .inspect_err(|_| self.log_response(&method, &path_and_query, "failed", started))?;
         let code = response.status();
+        self.log_response(&method, &path_and_query, &code.to_string(), started);
         if !(code.is_client_error() || code.is_server_error()) {
             return Ok(response);
         }
@@ -254,7 +269,6 @@ impl Cluster {
         accept: &str,
         op: &Operation,
     ) -> Result<impl AsyncBufRead + Unpin + Send + use<>, ClusterError> {
-        self.log_request(path_and_query);
         let request = http::Request::get(path_and_query)
             .header(http::header::ACCEPT, accept)
             .body(Vec::new())
@@ -308,6 +322,8 @@ impl Cluster {
                             Some(ns) => (format!(" in namespace \"{ns}\""), format!(" -n {ns}")),
                             None => (String::new(), String::new()),
                         };
+                        let can_i_scope =
+                            can_i_scope + &self.selection.overrides.impersonation_flags();
                         ClusterError::Forbidden(Box::new(Forbidden {
                             verb: op.verb.to_string(),
                             resource: op.resource.clone(),

@@ -52,7 +52,8 @@ pub enum ClusterError {
     },
     #[error(
         "TLS handshake with {server} failed: {reason}: check certificate-authority(-data) of \
-         the cluster in your kubeconfig (context \"{context}\")"
+         the cluster in your kubeconfig (context \"{context}\") or pass \
+         --certificate-authority"
     )]
     Tls {
         server: String,

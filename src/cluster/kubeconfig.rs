@@ -4,17 +4,147 @@
 //! skipped) > `~/.kube/config` > in-cluster service account.
 
 use super::ClusterError;
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::{
+    Context, KubeConfigOptions, Kubeconfig, NamedAuthInfo, NamedCluster, NamedContext,
+};
 use std::path::{Path, PathBuf};
 
-/// Which kubeconfig overrides the user asked for.
+/// Which kubeconfig, which parts of it, and which of its values the user overrode with flags.
 #[derive(Debug, Clone, Default)]
 pub struct KubeconfigSelection {
     pub path: Option<PathBuf>,
     pub context: Option<String>,
     pub cluster: Option<String>,
     pub user: Option<String>,
+    pub overrides: Overrides,
 }
+
+/// kubectl's connection flags (`--server`, `--token`, `--as`, ...): each beats what the
+/// kubeconfig says for the selected cluster or user, with clientcmd's rules.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// `-s/--server`, with a scheme (`https://` is added to a bare `host:port`).
+    pub server: Option<String>,
+    pub certificate_authority: Option<PathBuf>,
+    pub insecure_skip_tls_verify: bool,
+    pub tls_server_name: Option<String>,
+    pub client_certificate: Option<PathBuf>,
+    pub client_key: Option<PathBuf>,
+    /// `--token`: a credential, never printed (see the `Debug` impl).
+    pub token: Option<String>,
+    /// `--as`, `--as-group`, `--as-uid`.
+    pub impersonate: Option<String>,
+    pub impersonate_groups: Vec<String>,
+    pub impersonate_uid: Option<String>,
+}
+
+impl std::fmt::Debug for Overrides {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Overrides")
+            .field("server", &self.server)
+            .field("certificate_authority", &self.certificate_authority)
+            .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
+            .field("tls_server_name", &self.tls_server_name)
+            .field("client_certificate", &self.client_certificate)
+            .field("client_key", &self.client_key)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("impersonate", &self.impersonate)
+            .field("impersonate_groups", &self.impersonate_groups)
+            .field("impersonate_uid", &self.impersonate_uid)
+            .finish()
+    }
+}
+
+impl Overrides {
+    /// The `--as ...` flags to repeat in a suggested kubectl command (`kubectl auth can-i`).
+    pub fn impersonation_flags(&self) -> String {
+        let mut flags = String::new();
+        if let Some(user) = &self.impersonate {
+            flags.push_str(&format!(" --as {user}"));
+        }
+        for group in &self.impersonate_groups {
+            flags.push_str(&format!(" --as-group {group}"));
+        }
+        if let Some(uid) = &self.impersonate_uid {
+            flags.push_str(&format!(" --as-uid {uid}"));
+        }
+        flags
+    }
+
+    /// Writes the flags' values into the kubeconfig's entries for `cluster` and `user`
+    /// (creating them when the kubeconfig has none), as clientcmd's DirectClientConfig does: a
+    /// CA or --insecure-skip-tls-verify flag replaces the file's CA settings together, --server
+    /// also resets the file's tls-server-name, and --token replaces every other way the file
+    /// says to obtain a token (token file, exec plugin, auth provider).
+    fn apply(&self, kubeconfig: &mut Kubeconfig, cluster: &str, user: &str) {
+        let entry = match kubeconfig
+            .clusters
+            .iter_mut()
+            .position(|c| c.name == cluster)
+        {
+            Some(i) => &mut kubeconfig.clusters[i],
+            None => {
+                kubeconfig.clusters.push(NamedCluster {
+                    name: cluster.to_string(),
+                    ..Default::default()
+                });
+                kubeconfig.clusters.last_mut().expect("just pushed")
+            }
+        };
+        let c = entry.cluster.get_or_insert_with(Default::default);
+        if let Some(server) = &self.server {
+            c.server = Some(server.clone());
+        }
+        if self.insecure_skip_tls_verify || self.certificate_authority.is_some() {
+            c.insecure_skip_tls_verify = Some(self.insecure_skip_tls_verify);
+            c.certificate_authority = self
+                .certificate_authority
+                .as_ref()
+                .map(|p| p.display().to_string());
+            c.certificate_authority_data = None;
+        }
+        if self.tls_server_name.is_some() || self.server.is_some() {
+            c.tls_server_name = self.tls_server_name.clone();
+        }
+        let entry = match kubeconfig
+            .auth_infos
+            .iter_mut()
+            .position(|u| u.name == user)
+        {
+            Some(i) => &mut kubeconfig.auth_infos[i],
+            None => {
+                kubeconfig.auth_infos.push(NamedAuthInfo {
+                    name: user.to_string(),
+                    ..Default::default()
+                });
+                kubeconfig.auth_infos.last_mut().expect("just pushed")
+            }
+        };
+        let u = entry.auth_info.get_or_insert_with(Default::default);
+        if let Some(token) = &self.token {
+            u.token = Some(token.clone().into());
+            u.token_file = None;
+            u.exec = None;
+            u.auth_provider = None;
+        }
+        if let Some(cert) = &self.client_certificate {
+            u.client_certificate = Some(cert.display().to_string());
+            u.client_certificate_data = None;
+        }
+        if let Some(key) = &self.client_key {
+            u.client_key = Some(key.display().to_string());
+            u.client_key_data = None;
+        }
+        if self.impersonate.is_some() {
+            u.impersonate = self.impersonate.clone();
+            u.impersonate_groups = Some(self.impersonate_groups.clone()).filter(|g| !g.is_empty());
+            u.impersonate_uid = self.impersonate_uid.clone();
+        }
+    }
+}
+
+/// The name of the context, cluster and user made from flags when no kubeconfig names them.
+const FLAGS_CONTEXT: &str = "(flags)";
 
 /// A client configuration plus the names that error messages refer to.
 #[derive(Debug, Clone)]
@@ -96,12 +226,20 @@ pub async fn load(selection: &KubeconfigSelection) -> Result<LoadedConfig, Clust
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let in_cluster = std::env::var_os("KUBERNETES_SERVICE_HOST").is_some()
         && std::env::var_os("KUBERNETES_SERVICE_PORT").is_some();
-    let source = find_source(
+    let found = find_source(
         selection.path.as_deref(),
         env.as_deref(),
         home.as_deref(),
-        in_cluster,
-    )?;
+        // Like clientcmd, flags that name a server are a configuration of their own: the pod's
+        // service account is the fallback only when the user gave none.
+        in_cluster && selection.overrides.server.is_none(),
+    );
+    let source = match found {
+        Err(ClusterError::NoKubeconfig { .. }) if selection.overrides.server.is_some() => {
+            Source::Files(Vec::new())
+        }
+        other => other?,
+    };
     match source {
         Source::InCluster => {
             let config = kube::Config::incluster().map_err(|e| ClusterError::InCluster {
@@ -145,6 +283,8 @@ pub async fn from_kubeconfig(
     selection: &KubeconfigSelection,
     source_desc: &str,
 ) -> Result<LoadedConfig, ClusterError> {
+    let mut kubeconfig = kubeconfig;
+    let overrides = &selection.overrides;
     let context_name =
         match selection
             .context
@@ -152,6 +292,28 @@ pub async fn from_kubeconfig(
             .or_else(|| kubeconfig.current_context.clone())
         {
             Some(name) if !name.is_empty() => name,
+            // `kubectl --server URL --token T` works with no kubeconfig at all: the flags are the
+            // whole configuration, in a context of their own.
+            _ if overrides.server.is_some() => {
+                kubeconfig.contexts.push(NamedContext {
+                    name: FLAGS_CONTEXT.to_string(),
+                    context: Some(Context {
+                        cluster: FLAGS_CONTEXT.to_string(),
+                        user: Some(FLAGS_CONTEXT.to_string()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                });
+                kubeconfig.clusters.push(NamedCluster {
+                    name: FLAGS_CONTEXT.to_string(),
+                    ..Default::default()
+                });
+                kubeconfig.auth_infos.push(NamedAuthInfo {
+                    name: FLAGS_CONTEXT.to_string(),
+                    ..Default::default()
+                });
+                FLAGS_CONTEXT.to_string()
+            }
             _ => return Err(ClusterError::KubeconfigUnusable {
                 source_desc: source_desc.to_string(),
                 reason:
@@ -171,7 +333,7 @@ pub async fn from_kubeconfig(
         })?;
     let ctx = context.context.clone().unwrap_or_default();
     let cluster_name = selection.cluster.clone().unwrap_or(ctx.cluster.clone());
-    if !kubeconfig.clusters.iter().any(|c| c.name == cluster_name) {
+    if !kubeconfig.clusters.iter().any(|c| c.name == cluster_name) && overrides.server.is_none() {
         return Err(ClusterError::NotInKubeconfig {
             what: "cluster",
             name: cluster_name,
@@ -192,10 +354,16 @@ pub async fn from_kubeconfig(
             hint: available("users", kubeconfig.auth_infos.iter().map(|u| &u.name)),
         });
     }
+    let mut user_entry = Some(user_name.clone()).filter(|u| !u.is_empty());
+    if *overrides != Overrides::default() {
+        // A context without a user (or flags alone) still gets an entry for --token and --as.
+        let user = user_entry.get_or_insert_with(|| FLAGS_CONTEXT.to_string());
+        overrides.apply(&mut kubeconfig, &cluster_name, user);
+    }
     let options = KubeConfigOptions {
         context: Some(context_name.clone()),
-        cluster: selection.cluster.clone(),
-        user: selection.user.clone(),
+        cluster: Some(cluster_name),
+        user: user_entry,
     };
     let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await

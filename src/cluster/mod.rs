@@ -7,7 +7,7 @@ pub mod kubeconfig;
 pub mod resolve;
 pub mod selector;
 
-pub use client::{innermost, Cluster, Operation};
+pub use client::{innermost, Cluster, Operation, REQUEST_LEVEL};
 pub use error::ClusterError;
-pub use kubeconfig::KubeconfigSelection;
+pub use kubeconfig::{KubeconfigSelection, Overrides};
 pub use resolve::{resolve, ApiResource};

@@ -7,7 +7,7 @@ pub mod diff;
 pub mod tail;
 
 use crate::cli::GlobalArgs;
-use crate::cluster::{self, ApiResource, Cluster, ClusterError, KubeconfigSelection};
+use crate::cluster::{self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Overrides};
 use crate::error::{Error, Result};
 use std::time::Duration;
 
@@ -34,6 +34,7 @@ impl GlobalConfig {
                 context: args.context.clone(),
                 cluster: args.cluster.clone(),
                 user: args.user.clone(),
+                overrides: overrides(args)?,
             },
             namespace: args.namespace.clone(),
             all_namespaces: args.all_namespaces,
@@ -48,6 +49,88 @@ impl GlobalConfig {
             eprintln!("kubectl-informer: {}", message());
         }
     }
+}
+
+/// The connection flags, checked: a server address with a scheme, files that exist, no
+/// impersonated group without a user (clientcmd refuses it too).
+fn overrides(args: &GlobalArgs) -> Result<Overrides> {
+    let server = match args.server.as_deref().map(str::trim) {
+        None => None,
+        Some("") => {
+            return Err(Error::Usage(
+                "--server is empty: pass the API server's address, e.g. https://10.0.0.1:6443"
+                    .into(),
+            ))
+        }
+        Some(text) => {
+            let url = if text.contains("://") {
+                text.to_string()
+            } else {
+                format!("https://{text}")
+            };
+            match url.parse::<http::Uri>() {
+                Ok(uri)
+                    if matches!(uri.scheme_str(), Some("https" | "http"))
+                        && uri.host().is_some() =>
+                {
+                    Some(url)
+                }
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "invalid --server \"{text}\": not an http(s) address; pass one like \
+                         https://10.0.0.1:6443"
+                    )))
+                }
+            }
+        }
+    };
+    for (flag, path) in [
+        ("--certificate-authority", &args.certificate_authority),
+        ("--client-certificate", &args.client_certificate),
+        ("--client-key", &args.client_key),
+    ] {
+        if let Some(path) = path {
+            if !path.is_file() {
+                return Err(Error::Usage(format!(
+                    "{flag} {}: no such file: pass the path of a PEM file",
+                    path.display()
+                )));
+            }
+        }
+    }
+    if args.token.as_deref() == Some("") {
+        return Err(Error::Usage(
+            "--token is empty: pass a bearer token, or leave the flag out to use the kubeconfig's \
+             credentials"
+                .into(),
+        ));
+    }
+    if args.impersonate.is_none()
+        && (!args.impersonate_groups.is_empty() || args.impersonate_uid.is_some())
+    {
+        return Err(Error::Usage(
+            "--as-group and --as-uid need --as: name the user to impersonate as well".into(),
+        ));
+    }
+    if args.insecure_skip_tls_verify && args.certificate_authority.is_some() {
+        return Err(Error::Usage(
+            "--insecure-skip-tls-verify and --certificate-authority contradict each other: \
+             pass one of them"
+                .into(),
+        ));
+    }
+    Ok(Overrides {
+        server,
+        certificate_authority: args.certificate_authority.clone(),
+        insecure_skip_tls_verify: args.insecure_skip_tls_verify,
+        tls_server_name: args.tls_server_name.clone().filter(|n| !n.is_empty()),
+        client_certificate: args.client_certificate.clone(),
+        client_key: args.client_key.clone(),
+        token: args.token.clone(),
+        impersonate: args.impersonate.clone(),
+        impersonate_groups: args.impersonate_groups.clone(),
+        impersonate_uid: args.impersonate_uid.clone(),
+    })
 }
 
 /// A cluster connection and the resource a command works on, in the scope the flags ask for.
@@ -68,8 +151,12 @@ pub async fn resolve_target(
         .await?
         .with_verbosity(global.verbose);
     global.log(1, || {
+        let acting = match &global.selection.overrides.impersonate {
+            Some(other) => format!(" acting as \"{other}\""),
+            None => String::new(),
+        };
         format!(
-            "context \"{}\", user \"{}\", server {}",
+            "context \"{}\", user \"{}\"{acting}, server {}",
             cluster.context, cluster.user, cluster.server
         )
     });

@@ -1,0 +1,275 @@
+//! kubectl's connection flags (`--server`, `--token`, `--as`, `--certificate-authority`,
+//! `--insecure-skip-tls-verify`, `--tls-server-name`) and its `-v=N`, against the real control
+//! plane: each flag must change what the binary does, with kubectl's precedence over the
+//! kubeconfig.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A token the test control plane accepts (`admin` or `nobody`), read from beside its kubeconfig.
+fn token(user: &str) -> String {
+    let path = kubeconfig_path()
+        .parent()
+        .unwrap()
+        .join(format!("{user}.token"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| {
+            panic!(
+                "no {} ({e}): start the test control plane with `{START_COMMAND}`",
+                path.display()
+            )
+        })
+        .trim()
+        .to_string()
+}
+
+/// Writes the control plane's CA to a file (for --certificate-authority).
+fn ca_file(dir: &Path) -> PathBuf {
+    let (_, ca) = server_and_ca();
+    let path = dir.join("ca.crt");
+    std::fs::write(&path, ca).unwrap();
+    path
+}
+
+/// The binary with no kubeconfig anywhere: KUBECONFIG unset, HOME empty.
+fn without_kubeconfig(home: &Path, args: &[&str]) -> Output {
+    let mut cmd = informer();
+    cmd.env_remove("KUBECONFIG").env("HOME", home).args(args);
+    run_with_limit(cmd, Duration::from_secs(60))
+}
+
+/// A namespace holding one ConfigMap, so that `tail --max-events 1` has an event to print.
+async fn namespace_with_one_configmap(prefix: &str) -> TestNamespace {
+    let ns = TestNamespace::new(prefix).await;
+    ns.create_configmap("one", &[]).await;
+    ns
+}
+
+fn assert_tailed_one(out: &Output) {
+    assert_eq!(out.code, Some(0), "stderr: {}", out.stderr);
+    let events = out.object_events();
+    assert_eq!(events.len(), 1, "stdout: {}", out.stdout);
+    assert_eq!(events[0]["object"]["metadata"]["name"], "one");
+}
+
+#[tokio::test]
+async fn as_nobody_is_forbidden_and_the_hint_repeats_the_impersonation() {
+    let ns = namespace_with_one_configmap("as-nobody").await;
+    let out = run(&["tail", "cm", "-n", &ns.name, "--as", "nobody"]);
+    assert_one_line_error(
+        &out,
+        &[
+            "cannot list configmaps",
+            "as user \"nobody\"",
+            "kubectl auth can-i list configmaps -n ",
+            "--as nobody",
+        ],
+    );
+}
+
+#[tokio::test]
+async fn as_group_grants_what_the_group_may_do() {
+    let ns = namespace_with_one_configmap("as-group").await;
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--as",
+        "nobody",
+        "--as-group",
+        "system:masters",
+        "--max-events",
+        "1",
+        "-o",
+        "json",
+    ]);
+    assert_tailed_one(&out);
+}
+
+#[tokio::test]
+async fn as_group_without_as_is_refused_before_any_request() {
+    let out = run(&["tail", "cm", "--as-group", "system:masters"]);
+    assert_one_line_error(&out, &["--as-group and --as-uid need --as"]);
+}
+
+#[tokio::test]
+async fn server_token_and_ca_flags_work_with_no_kubeconfig_at_all() {
+    let ns = namespace_with_one_configmap("flags-only").await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca = ca_file(dir.path());
+    let (server, _) = server_and_ca();
+    let admin_token = token("admin");
+    let out = without_kubeconfig(
+        dir.path(),
+        &[
+            "tail",
+            "cm",
+            "-n",
+            &ns.name,
+            "-s",
+            &server,
+            "--token",
+            &admin_token,
+            "--certificate-authority",
+            ca.to_str().unwrap(),
+            "--max-events",
+            "1",
+            "-o",
+            "json",
+        ],
+    );
+    assert_tailed_one(&out);
+    // The same without a CA: the server's certificate is not trusted, in one line.
+    let out = without_kubeconfig(
+        dir.path(),
+        &["tail", "cm", "-s", &server, "--token", &admin_token],
+    );
+    assert_one_line_error(&out, &["TLS handshake with", "--certificate-authority"]);
+    assert!(!out.stderr.contains(&admin_token), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn server_flag_beats_the_kubeconfigs_server_and_token_flag_its_credentials() {
+    let ns = namespace_with_one_configmap("server-flag").await;
+    let dir = tempfile::tempdir().unwrap();
+    let (server, ca) = server_and_ca();
+    // A kubeconfig pointing at a closed port with nobody's token: only the flags can make this
+    // run succeed.
+    let kc = write_kubeconfig(
+        dir.path(),
+        "https://127.0.0.1:1",
+        &token("nobody"),
+        Some(&ca),
+    );
+    let kc = kc.to_str().unwrap();
+    let tail = |extra: &[&str]| {
+        let mut args = vec!["tail", "cm", "-n", &ns.name, "--kubeconfig", kc];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let out = tail(&[]);
+    assert_one_line_error(&out, &["cannot connect to https://127.0.0.1:1"]);
+    let out = tail(&["--server", &server]);
+    assert_one_line_error(&out, &["as user \"nobody\""]);
+    let admin_token = token("admin");
+    let out = tail(&[
+        "--server",
+        &server,
+        "--token",
+        &admin_token,
+        "--max-events",
+        "1",
+        "-o",
+        "json",
+    ]);
+    assert_tailed_one(&out);
+}
+
+#[tokio::test]
+async fn insecure_skip_tls_verify_and_tls_server_name_change_the_certificate_check() {
+    let ns = namespace_with_one_configmap("tls-flags").await;
+    let dir = tempfile::tempdir().unwrap();
+    let (server, ca) = server_and_ca();
+    let admin_token = token("admin");
+    let no_ca = write_kubeconfig(dir.path(), &server, &admin_token, None);
+    let with_ca = write_kubeconfig(dir.path(), &server, &admin_token, Some(&ca));
+    let tail = |kc: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "tail",
+            "cm",
+            "-n",
+            &ns.name,
+            "--kubeconfig",
+            kc.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--max-events", "1", "-o", "json"]);
+        run(&args)
+    };
+    // The server's certificate is signed by the test CA, unknown without one.
+    assert_one_line_error(&tail(&no_ca, &[]), &["TLS handshake with"]);
+    assert_tailed_one(&tail(&no_ca, &["--insecure-skip-tls-verify"]));
+    assert_tailed_one(&tail(&no_ca, &["--insecure-skip-tls-verify=true"]));
+    assert_one_line_error(
+        &tail(&no_ca, &["--insecure-skip-tls-verify=false"]),
+        &["TLS handshake with"],
+    );
+    // The certificate names 127.0.0.1 and localhost: checking it against another name fails.
+    assert_tailed_one(&tail(&with_ca, &["--tls-server-name", "localhost"]));
+    assert_one_line_error(
+        &tail(&with_ca, &["--tls-server-name", "not-the-server.example"]),
+        &["TLS handshake with"],
+    );
+}
+
+#[tokio::test]
+async fn v6_logs_every_request_with_its_status_and_never_the_token() {
+    let ns = namespace_with_one_configmap("verbosity").await;
+    let admin_token = token("admin");
+    for level in [["-v=6"].as_slice(), &["--v=6"], &["-v", "6"], &["-v6"]] {
+        let mut args = vec![
+            "tail",
+            "cm",
+            "-n",
+            &ns.name,
+            "--max-events",
+            "1",
+            "--token",
+            &admin_token,
+        ];
+        args.extend_from_slice(level);
+        let out = run(&args);
+        assert_eq!(out.code, Some(0), "{level:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("context \"admin\""),
+            "{level:?}: {}",
+            out.stderr
+        );
+        let list = format!("GET {}", server_and_ca().0);
+        assert!(
+            out.stderr
+                .lines()
+                .any(|l| l.contains(&list) && l.contains(" 200 OK in ")),
+            "{level:?}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains(&admin_token), "{}", out.stderr);
+    }
+    // Level 1 says where it connects, not each request.
+    let out = run(&["tail", "cm", "-n", &ns.name, "--max-events", "1", "-v=1"]);
+    assert!(out.stderr.contains("context \"admin\""), "{}", out.stderr);
+    assert!(!out.stderr.contains(" 200 OK in "), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn bad_connection_flags_get_one_line_each() {
+    for (args, needles) in [
+        (
+            vec!["tail", "cm", "--server", "ftp://example.com"],
+            vec!["invalid --server", "https://"],
+        ),
+        (
+            vec![
+                "tail",
+                "cm",
+                "--certificate-authority",
+                "/nonexistent/ca.crt",
+            ],
+            vec![
+                "--certificate-authority /nonexistent/ca.crt",
+                "no such file",
+            ],
+        ),
+        (vec!["tail", "cm", "--token", ""], vec!["--token is empty"]),
+    ] {
+        let out = run(&args);
+        assert_one_line_error(&out, &needles);
+    }
+    let out = run(&["tail", "cm", "-v=x"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(out.stderr.contains("-v=6"), "{}", out.stderr);
+}

@@ -581,4 +581,70 @@ mod tests {
         assert_eq!(loaded.user, "u2");
         assert_eq!(loaded.config.cluster_url.port_u16(), Some(2));
     }
+
+    #[tokio::test]
+    async fn flags_override_the_selected_cluster_and_user_as_clientcmd_does() {
+        let (_dir, paths) = two_file_merge();
+        let mut merged = read_merged(&paths).unwrap();
+        {
+            let c = merged.clusters[0].cluster.as_mut().unwrap();
+            c.certificate_authority_data = Some("bm90IGEgY2VydA==".into());
+            c.tls_server_name = Some("from-the-file".into());
+        }
+        let selection = KubeconfigSelection {
+            overrides: Overrides {
+                server: Some("https://127.0.0.1:3".into()),
+                insecure_skip_tls_verify: true,
+                token: Some("flag-token".into()),
+                impersonate: Some("system:serviceaccount:ns:ctrl".into()),
+                impersonate_groups: vec!["g1".into(), "g2".into()],
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let loaded = from_kubeconfig(merged, &selection, "test").await.unwrap();
+        let config = loaded.config;
+        assert_eq!(config.cluster_url.port_u16(), Some(3));
+        // The insecure flag replaced the file's CA, and --server reset its tls-server-name.
+        assert!(config.accept_invalid_certs);
+        assert_eq!(config.root_cert, None);
+        assert_eq!(config.tls_server_name, None);
+        assert_eq!(
+            config.auth_info.impersonate.as_deref(),
+            Some("system:serviceaccount:ns:ctrl")
+        );
+        assert_eq!(
+            config.auth_info.impersonate_groups,
+            Some(vec!["g1".to_string(), "g2".to_string()])
+        );
+        assert!(config.auth_info.token.is_some());
+        assert_eq!(loaded.context, "one");
+        // The token is a credential: Debug never shows it.
+        assert!(!format!("{selection:?}").contains("flag-token"));
+    }
+
+    #[tokio::test]
+    async fn server_flag_alone_is_a_configuration_without_any_kubeconfig() {
+        let selection = KubeconfigSelection {
+            overrides: Overrides {
+                server: Some("https://127.0.0.1:4".into()),
+                token: Some("t".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let loaded = from_kubeconfig(Kubeconfig::default(), &selection, "test")
+            .await
+            .unwrap();
+        assert_eq!(loaded.config.cluster_url.port_u16(), Some(4));
+        assert_eq!(loaded.config.default_namespace, "default");
+        let err = from_kubeconfig(
+            Kubeconfig::default(),
+            &KubeconfigSelection::default(),
+            "test",
+        )
+        .await
+        .unwrap_err();
+        assert!(err.to_string().contains("no current-context"), "{err}");
+    }
 }

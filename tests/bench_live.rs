@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{admin, assert_one_line_error, informer, run, TestNamespace};
+use common::{admin, assert_one_line_error, informer, run, server_and_ca, TestNamespace};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::Api;
 use std::io::BufRead;
@@ -160,6 +160,24 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     .unwrap();
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let ns = scratch_namespace(&out.stderr);
+    // Before any write, it said where the writes go.
+    let (server, _) = server_and_ca();
+    let first = out
+        .stderr
+        .lines()
+        .position(|l| l.starts_with("bench: writing to context \"admin\""));
+    let created = out
+        .stderr
+        .lines()
+        .position(|l| l.starts_with("bench: created namespace"));
+    assert!(first.is_some() && first < created, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "(server {server}, user \"admin\"): creating namespace {ns}"
+        )),
+        "{}",
+        out.stderr
+    );
     assert!(
         out.stderr
             .contains(&format!("bench: deleted namespace {ns}")),

@@ -78,6 +78,12 @@ pub async fn around<T, F: Future<Output = T>>(
     body: impl FnOnce(String) -> F,
 ) -> Result<Option<T>, ClusterError> {
     let ns = ScratchNamespace::new_name();
+    // Before the first write, where it goes: the current context may not be the cluster the
+    // user had in mind.
+    notice(format!(
+        "writing to context \"{}\" (server {}, user \"{}\"): creating namespace {} for the load",
+        cluster.context, cluster.server, cluster.user, ns.name
+    ));
     let created = tokio::select! {
         r = ns.create(cluster) => Some(r),
         _ = &mut *interrupt => None,

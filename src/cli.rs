@@ -8,12 +8,12 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-informer",
-    bin_name = "kubectl-informer",
+    bin_name = "kubectl informer",
     version,
     propagate_version = true,
-    disable_help_subcommand = true,
     args_override_self = true,
-    after_help = "Run as a kubectl plugin: `kubectl informer tail configmaps -n kube-system`."
+    help_template = ROOT_HELP,
+    after_help = GLOBAL_OPTIONS_HINT
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -100,6 +100,64 @@ fn parse_level(text: &str) -> Result<u8, String> {
     })
 }
 
+/// The root's help: what it is, the commands, where the global options are (kubectl's layout).
+const ROOT_HELP: &str =
+    "{about-with-newline}\n{usage-heading} {usage}\n\nCommands:\n{subcommands}\n\n{after-help}";
+
+/// A command's help: usage, then examples and exit status (its `before_help`), then its own
+/// arguments and options; the global options are listed once, by `options`, as kubectl does.
+const COMMAND_HELP: &str = "{about-with-newline}\n{usage-heading} {usage}\n{before-help}\nArguments and options:\n{positionals}\n{options}\n{after-help}";
+
+const GLOBAL_OPTIONS_HINT: &str =
+    "Use \"kubectl informer options\" for the global command-line options (kubeconfig, context, \
+namespace, impersonation, TLS, -v), which apply to every command.";
+
+/// The command line's definition, with the help layout applied to every command; parse with
+/// [`parse`], complete with it (completion scripts, `__complete`).
+pub fn command() -> clap::Command {
+    let mut root = <Cli as clap::CommandFactory>::command();
+    // Propagates the global options to every command, so that they can be hidden there.
+    root.build();
+    let names: Vec<String> = root
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .filter(|n| n != "options" && n != "help")
+        .collect();
+    for name in names {
+        root = root.mut_subcommand(name, |c| {
+            let c = c.help_template(COMMAND_HELP).mut_args(|a| {
+                if a.is_global_set() {
+                    a.hide(true)
+                } else {
+                    a
+                }
+            });
+            let after = match c.get_after_help() {
+                Some(own) => format!("{own}\n\n{GLOBAL_OPTIONS_HINT}"),
+                None => GLOBAL_OPTIONS_HINT.to_string(),
+            };
+            c.after_help(after)
+        });
+    }
+    root
+}
+
+/// Parses the process's arguments with [`command`]'s layout.
+pub fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    Cli::from_arg_matches(&command().try_get_matches()?)
+}
+
+/// The help of `kubectl informer options`: every global option, once.
+pub fn global_options_help() -> String {
+    let cmd = GlobalArgs::augment_args(clap::Command::new("options"))
+        .bin_name("kubectl informer")
+        .no_binary_name(true)
+        .disable_help_flag(true)
+        .help_template("The following options can be passed to any command:\n\n{options}\n");
+    cmd.mut_args(|a| a.global(false)).render_help().to_string()
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Stream the watch events of a resource with their resourceVersions and bookmarks.
@@ -111,6 +169,8 @@ pub enum Command {
     Bench(Box<BenchArgs>),
     /// Print a shell completion script.
     Completion(CompletionArgs),
+    /// Print the global options, which every command takes (as `kubectl options`).
+    Options,
 }
 
 /// `kubectl informer bench [RESOURCE]`.

@@ -71,6 +71,13 @@ async fn exec(cli: Cli) -> Result<u8> {
             let config = commands::bench::BenchConfig::from_args(&args, &global)?;
             commands::bench::exec(&global, config).await
         }
+        Command::Options => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            out.write_all(cli::global_options_help().as_bytes())
+                .map_err(Error::Output)?;
+            Ok(EXIT_OK)
+        }
         Command::Completion(args) => {
             let mut out = std::io::stdout().lock();
             commands::completion::exec(args.shell, &mut out).map_err(Error::Output)?;

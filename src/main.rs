@@ -1,13 +1,12 @@
 //! The `kubectl-informer` binary: parse, run, print an error once, exit with its code.
 
-use clap::Parser;
 use kubectl_informer::error::{EXIT_ERROR, EXIT_OK};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     kubectl_informer::memory::use_one_malloc_arena();
     let args: Vec<String> = std::env::args().collect();
-    let cli = kubectl_informer::cli::Cli::try_parse();
+    let cli = kubectl_informer::cli::parse();
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Ok(cli) = &cli {
         if let Some(workers) = kubectl_informer::cli::worker_threads(cli) {

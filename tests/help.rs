@@ -1,0 +1,88 @@
+//! The help as a kubectl user reads it: usage lines say `kubectl informer`, `help` works, every
+//! command's help has its examples and exit status, and the global options are listed once, by
+//! `kubectl informer options`.
+
+mod common;
+
+use common::*;
+
+const COMMANDS: [&str; 3] = ["tail", "diff", "bench"];
+
+#[test]
+fn help_is_a_command_and_says_kubectl_informer() {
+    let out = run(&["help"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("Usage: kubectl informer <COMMAND>")
+            || out
+                .stdout
+                .contains("Usage: kubectl informer [OPTIONS] <COMMAND>"),
+        "{}",
+        out.stdout
+    );
+    for command in COMMANDS.iter().chain(&["options", "completion"]) {
+        assert!(
+            out.stdout.contains(&format!("\n  {command} ")),
+            "{command}: {}",
+            out.stdout
+        );
+    }
+    assert!(
+        out.stdout.contains("kubectl informer options"),
+        "{}",
+        out.stdout
+    );
+    for command in COMMANDS {
+        let via_help = run(&["help", command]);
+        let via_flag = run(&[command, "--help"]);
+        assert_eq!(via_help.code, Some(0), "{}", via_help.stderr);
+        assert_eq!(via_help.stdout, via_flag.stdout, "help {command}");
+        assert!(
+            via_flag
+                .stdout
+                .contains(&format!("Usage: kubectl informer {command} ")),
+            "{}",
+            via_flag.stdout
+        );
+        assert!(
+            !via_flag.stdout.contains("kubectl-informer"),
+            "{command}: {}",
+            via_flag.stdout
+        );
+    }
+}
+
+#[test]
+fn global_options_are_listed_once_by_options_and_not_under_each_command() {
+    let out = run(&["options"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for flag in [
+        "--kubeconfig",
+        "--context",
+        "--namespace",
+        "--all-namespaces",
+        "--request-timeout",
+        "--server",
+        "--token",
+        "--as ",
+        "--as-group",
+        "--certificate-authority",
+        "--insecure-skip-tls-verify",
+        "--tls-server-name",
+        "--v ",
+    ] {
+        assert!(out.stdout.contains(flag), "{flag}: {}", out.stdout);
+    }
+    for command in COMMANDS {
+        let help = run(&[command, "--help"]).stdout;
+        assert!(!help.contains("--kubeconfig"), "{command}: {help}");
+        assert!(!help.contains("--as-group"), "{command}: {help}");
+        assert!(
+            help.contains("kubectl informer options"),
+            "{command}: {help}"
+        );
+    }
+    // Hidden from the help, the global options still work on every command.
+    let out = run(&["tail", "cm", "--kubeconfig", "/nonexistent/kubeconfig"]);
+    assert_one_line_error(&out, &["/nonexistent/kubeconfig"]);
+}

@@ -50,6 +50,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "d
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s and bench\'s reports)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s l -l selector -d 'Label selector, e.g. `app=web,tier!=db`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
@@ -211,9 +212,31 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand option
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -s V -l version -d 'Print version'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options help" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options help" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options help" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options help" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s v -l v -d 'Log level on stderr, as kubectl\'s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s s -l server -d 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig\'s cluster; `https://` is assumed without a scheme)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s credentials). Prefer a kubeconfig: a flag\'s value is visible to other local users in `ps`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l as -d 'Username to impersonate, e.g. a controller\'s service account: `system:serviceaccount:NAMESPACE:NAME`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l as-group -d 'Group to impersonate (repeatable); needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l certificate-authority -d 'Path to a certificate file for the certificate authority (overrides the kubeconfig\'s)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s A -l all-namespaces -d 'Work across all namespaces'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s V -l version -d 'Print version'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s and bench\'s reports)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

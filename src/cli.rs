@@ -121,7 +121,7 @@ pub fn command() -> clap::Command {
     let names: Vec<String> = root
         .get_subcommands()
         .map(|c| c.get_name().to_string())
-        .filter(|n| n != "options" && n != "help")
+        .filter(|n| !matches!(n.as_str(), "options" | "schema" | "help"))
         .collect();
     for name in names {
         root = root.mut_subcommand(name, |c| {
@@ -171,6 +171,8 @@ pub enum Command {
     Completion(CompletionArgs),
     /// Print the global options, which every command takes (as `kubectl options`).
     Options,
+    /// Print the schemas of the JSON outputs (tail's JSON Lines, diff's and bench's reports).
+    Schema,
 }
 
 /// `kubectl informer bench [RESOURCE]`.

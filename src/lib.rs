@@ -56,6 +56,9 @@ pub async fn run(cli: Cli) -> Result<u8> {
     }
 }
 
+/// docs/json.md, printed by `kubectl informer schema` for those who have the binary only.
+const JSON_SCHEMAS: &str = include_str!("../docs/json.md");
+
 async fn exec(cli: Cli) -> Result<u8> {
     let global = commands::GlobalConfig::from_args(&cli.global)?;
     match cli.command {
@@ -75,6 +78,13 @@ async fn exec(cli: Cli) -> Result<u8> {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
             out.write_all(cli::global_options_help().as_bytes())
+                .map_err(Error::Output)?;
+            Ok(EXIT_OK)
+        }
+        Command::Schema => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            out.write_all(JSON_SCHEMAS.as_bytes())
                 .map_err(Error::Output)?;
             Ok(EXIT_OK)
         }

@@ -20,7 +20,7 @@ fn help_is_a_command_and_says_kubectl_informer() {
         "{}",
         out.stdout
     );
-    for command in COMMANDS.iter().chain(&["options", "completion"]) {
+    for command in COMMANDS.iter().chain(&["options", "schema", "completion"]) {
         assert!(
             out.stdout.contains(&format!("\n  {command} ")),
             "{command}: {}",
@@ -85,4 +85,16 @@ fn global_options_are_listed_once_by_options_and_not_under_each_command() {
     // Hidden from the help, the global options still work on every command.
     let out = run(&["tail", "cm", "--kubeconfig", "/nonexistent/kubeconfig"]);
     assert_one_line_error(&out, &["/nonexistent/kubeconfig"]);
+}
+
+#[test]
+fn schema_prints_the_json_schemas_that_ship_with_the_source() {
+    let out = run(&["schema"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/json.md"),
+    )
+    .unwrap();
+    assert_eq!(out.stdout, doc);
+    assert!(out.stdout.contains("schemaVersion"));
 }

@@ -106,7 +106,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l error-rate -d 'Percentage of work items that fail and are re-queued rate-limited (client-go\'s default controller rate limiter), e.g. `5`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l resync -d 'Resync period of every handler, e.g. `30s` (default: none)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l seed -d 'Seed of the handler, work and load draws (the same seed repeats a run\'s choices)' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l fail-if -d 'Fail (exit 1) when EXPR holds, e.g. \'queue_duration.p99 > 50ms\'. Repeatable' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l fail-if -d 'Fail (exit 1) when EXPR holds, e.g. \'queueDuration.p99 > 50ms\'. Repeatable' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l baseline -d 'An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got worse by more than --tolerance fails the run' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l tolerance -d 'Allowed worsening against --baseline, in percent' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-json -d 'Write the report as JSON (schema in README) to FILE' -r -F

@@ -124,7 +124,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('--error-rate', '--error-rate', [CompletionResultType]::ParameterName, 'Percentage of work items that fail and are re-queued rate-limited (client-go''s default controller rate limiter), e.g. `5`')
             [CompletionResult]::new('--resync', '--resync', [CompletionResultType]::ParameterName, 'Resync period of every handler, e.g. `30s` (default: none)')
             [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of the handler, work and load draws (the same seed repeats a run''s choices)')
-            [CompletionResult]::new('--fail-if', '--fail-if', [CompletionResultType]::ParameterName, 'Fail (exit 1) when EXPR holds, e.g. ''queue_duration.p99 > 50ms''. Repeatable')
+            [CompletionResult]::new('--fail-if', '--fail-if', [CompletionResultType]::ParameterName, 'Fail (exit 1) when EXPR holds, e.g. ''queueDuration.p99 > 50ms''. Repeatable')
             [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got worse by more than --tolerance fails the run')
             [CompletionResult]::new('--tolerance', '--tolerance', [CompletionResultType]::ParameterName, 'Allowed worsening against --baseline, in percent')
             [CompletionResult]::new('--export-json', '--export-json', [CompletionResultType]::ParameterName, 'Write the report as JSON (schema in README) to FILE')

@@ -57,6 +57,9 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
             None => eprintln!("{line}"),
         }
     };
+    for warning in config.gates.iter().filter_map(|g| g.deprecation()) {
+        notice(warning);
+    }
     let outcome = match &config.source {
         SourceConfig::File { path, speed } => {
             replay(path, *speed, &config, &mut on_tick, &mut interrupt).await?
@@ -191,12 +194,12 @@ async fn live(
     if let Some(missed) = live.writes_without_event.filter(|n| *n > 0) {
         notice(format!(
             "{missed} writes never arrived as watch events: the informer missed them (see \
-             writes_without_event)"
+             writesWithoutEvent)"
         ));
     }
     let source = Source::Live {
         resource: target.resource.qualified_name(),
-        namespace: namespace.unwrap_or_default(),
+        namespace,
         churn: churn.is_some(),
     };
     let report = BenchReport::live(source, config.settings(), &live);

@@ -262,15 +262,14 @@ fn read_baseline(path: &Path) -> Result<serde_json::Value> {
             path.display()
         ))
     })?;
-    match doc["version"].as_u64() {
-        Some(v) if v == u64::from(crate::bench::report::BENCH_SCHEMA_VERSION) => Ok(doc),
-        _ => Err(Error::Usage(format!(
-            "--baseline {} is not a bench report of schema version {}: pass a file written by \
-             bench --export-json",
+    crate::bench::report::upgrade(doc).ok_or_else(|| {
+        Error::Usage(format!(
+            "--baseline {} is not a bench report of schema version {} or 1: pass a file written \
+             by bench --export-json (run it again with this version to regenerate it)",
             path.display(),
             crate::bench::report::BENCH_SCHEMA_VERSION
-        ))),
-    }
+        ))
+    })
 }
 
 /// Whether two paths name the same existing file.

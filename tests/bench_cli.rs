@@ -225,6 +225,16 @@ fn the_baseline_accepts_itself_and_flags_a_regression() {
     assert!(out.stdout.contains("0 of "), "{}", out.stdout);
 }
 
+/// Users keep recordings: one of recording schema version 1 (made by the build before version 2)
+/// still replays.
+#[test]
+fn a_recording_of_schema_version_1_still_replays() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recording-v1.jsonl");
+    let out = run(&["bench", "--from-file", fixture.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("events: 6 in"), "{}", out.stdout);
+}
+
 #[test]
 fn bad_input_is_one_line_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();

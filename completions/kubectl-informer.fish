@@ -80,8 +80,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l chunk-size -d 'Objects per LIST page' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cache-file -d 'Compare a saved cache (JSON Lines in tail\'s recording format) with a LIST taken now, instead of running an informer' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l save-cache -d 'Write the informer\'s cache to FILE (tail\'s recording format) once synced. FILE must not exist yet' -r -F
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t'A table of drifted objects and a one-line verdict'
-json\t'One JSON document (one per line with --every)'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t'For people: a table and a verdict'
+json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
@@ -112,6 +112,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-json -d 'Write the report as JSON (schema in README) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-markdown -d 'Write the figures as a Markdown table (for a pull-request comment) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-prometheus -d 'Write the metrics in Prometheus text format, with client-go\'s workqueue_* names, to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s o -l output -d 'Output format on stdout: the table, or the report\'s JSON document (as --export-json)' -r -f -a "text\t'For people: a table and a verdict'
+json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
@@ -121,7 +123,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l no-churn -d 'Make no load: measure the traffic of an existing namespace (-n) or of all (-A)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s v -l verbose -d 'More detail on stderr: -v the context, server and resolved resource; -vv every request'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r

@@ -163,6 +163,9 @@ pub struct BenchArgs {
     /// Write the metrics in Prometheus text format, with client-go's workqueue_* names, to FILE.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub export_prometheus: Option<PathBuf>,
+    /// Output format on stdout: the table, or the report's JSON document (as --export-json).
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
 }
 
 /// `kubectl informer tail RESOURCE [NAME]`.
@@ -301,12 +304,12 @@ pub enum CacheInitial {
     WatchList,
 }
 
-/// Output formats for reports.
+/// Output formats for reports (diff, bench).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
-    /// A table of drifted objects and a one-line verdict.
+    /// For people: a table and a verdict.
     Text,
-    /// One JSON document (one per line with --every).
+    /// One JSON document (diff: one per line with --every).
     Json,
 }
 

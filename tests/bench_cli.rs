@@ -225,6 +225,36 @@ fn the_baseline_accepts_itself_and_flags_a_regression() {
     assert!(out.stdout.contains("0 of "), "{}", out.stdout);
 }
 
+#[test]
+fn output_json_prints_the_report_document_and_nothing_else_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = write_recording(dir.path(), 100);
+    let json = dir.path().join("bench.json");
+    let out = run(&[
+        "bench",
+        "--from-file",
+        &rec,
+        "-o",
+        "json",
+        "--fail-if",
+        "events >= 100",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1), "the gate fails: {}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", out.stdout));
+    assert_eq!(doc["schemaVersion"], 2);
+    assert_eq!(doc["gates"][0]["failed"], true);
+    assert_eq!(
+        out.stdout,
+        std::fs::read_to_string(&json).unwrap(),
+        "-o json is the --export-json document"
+    );
+    let text = run(&["bench", "--from-file", &rec, "-o", "text"]);
+    assert!(text.stdout.contains("│ METRIC"), "{}", text.stdout);
+}
+
 /// Users keep recordings: one of recording schema version 1 (made by the build before version 2)
 /// still replays.
 #[test]

@@ -14,6 +14,7 @@ use crate::bench::report::{BaselineReport, BenchReport, Source};
 use crate::bench::run::{run_replay, Tick};
 use crate::bench::scratch;
 use crate::bench::snapshot::PipelineSnapshot;
+use crate::cli::ReportFormat;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::output::{bench as print, stderr_is_terminal, tolerate_closed_pipe};
@@ -83,8 +84,12 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
     judge(&mut report, &config);
     // The figures first: an export that cannot be written must not hide them.
     let mut out = std::io::stdout().lock();
-    tolerate_closed_pipe(print::write_text(&mut out, &report).and_then(|_| out.flush()))
-        .map_err(Error::Output)?;
+    let written = match config.output {
+        ReportFormat::Text => print::write_text(&mut out, &report),
+        ReportFormat::Json => crate::output::export::json::write(&mut out, &report),
+    };
+    tolerate_closed_pipe(written.and_then(|_| out.flush())).map_err(Error::Output)?;
+    drop(out);
     write_exports(&report, &snapshot, &config)?;
     Ok(if report.failed() {
         EXIT_FINDING

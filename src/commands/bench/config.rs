@@ -9,7 +9,7 @@ use crate::bench::pipeline::ControllerShape;
 use crate::bench::replay::Speed;
 use crate::bench::report::Settings;
 use crate::bench::run::RunOptions;
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, ReportFormat};
 use crate::error::{Error, Result};
 use crate::output::export::Exporter;
 use std::path::{Path, PathBuf};
@@ -39,6 +39,8 @@ pub struct BenchConfig {
     pub tolerance: f64,
     /// Each export asked for, and its file.
     pub exports: Vec<(Exporter, PathBuf)>,
+    /// What stdout gets: the table or the report's JSON.
+    pub output: ReportFormat,
 }
 
 impl BenchConfig {
@@ -208,6 +210,7 @@ impl BenchConfig {
             baseline,
             tolerance: args.tolerance,
             exports,
+            output: args.output,
         })
     }
 

@@ -255,6 +255,90 @@ fn output_json_prints_the_report_document_and_nothing_else_on_stdout() {
     assert!(text.stdout.contains("│ METRIC"), "{}", text.stdout);
 }
 
+/// The table, then the JSON document, as `--export-json /dev/stdout` appends it.
+fn assert_table_then_document(stdout: &str) {
+    let start = stdout
+        .find("\n{\n")
+        .unwrap_or_else(|| panic!("no JSON document after the table: {stdout}"));
+    assert!(stdout[..start].contains("│ METRIC"), "{stdout}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout[start..])
+        .unwrap_or_else(|e| panic!("not one JSON document after the table ({e}): {stdout}"));
+    assert_eq!(doc["schemaVersion"], 2);
+}
+
+/// Issue 18: `--export-json /dev/stdout` replaced the target by a rename.
+#[test]
+fn an_export_to_dev_stdout_goes_after_the_table_on_a_pipe_and_in_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = write_recording(dir.path(), 100);
+    let args = ["bench", "--from-file", &rec, "--export-json", "/dev/stdout"];
+    let out = run(&args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_table_then_document(&out.stdout);
+
+    // stdout redirected to a file: the document is appended through stdout, not written over
+    // the table from the file's start.
+    let file = dir.path().join("stdout.txt");
+    let mut cmd = common::informer();
+    cmd.args(args)
+        .stdout(std::fs::File::create(&file).unwrap())
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let limit = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > limit {
+            let _ = child.kill();
+            panic!("bench did not finish within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert_table_then_document(&std::fs::read_to_string(&file).unwrap());
+}
+
+#[cfg(unix)]
+#[test]
+fn an_export_to_a_fifo_is_written_into_and_a_users_partial_file_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = write_recording(dir.path(), 100);
+    let fifo = dir.path().join("bench.json");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo (coreutils) runs")
+        .success());
+    let partial = dir.path().join("bench.partial");
+    std::fs::write(&partial, "the user's").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::read_to_string(reader));
+    });
+    let out = run(&[
+        "bench",
+        "--from-file",
+        &rec,
+        "--export-json",
+        fifo.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let read = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the FIFO's reader got the document")
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&read).unwrap();
+    assert_eq!(doc["counters"]["events"], 100);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    assert_eq!(std::fs::read_to_string(&partial).unwrap(), "the user's");
+}
+
 /// Users keep recordings: one of recording schema version 1 (made by the build before version 2)
 /// still replays.
 #[test]

@@ -211,7 +211,8 @@ async fn live(
     Ok(Some((report, live.finished.measured.snapshot)))
 }
 
-/// Writes each export asked for, each whole or not at all (a temporary file renamed over it).
+/// Writes each export asked for: a file whole or not at all, a device or a pipe straight through
+/// (`output::file`). A pipe whose reader went away is not a failure.
 fn write_exports(
     report: &BenchReport,
     snapshot: &PipelineSnapshot,
@@ -225,13 +226,8 @@ fn write_exports(
         files.push((path, exporter.flag(), bytes));
     }
     for (path, flag, bytes) in files {
-        let tmp = path.with_extension("partial");
-        std::fs::write(&tmp, &bytes)
-            .and_then(|_| std::fs::rename(&tmp, path))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                Error::File(format!("cannot write {flag} {}: {e}", path.display()))
-            })?;
+        tolerate_closed_pipe(crate::output::file::write_whole(path, &bytes))
+            .map_err(|e| Error::File(format!("cannot write {flag} {}: {e}", path.display())))?;
     }
     Ok(())
 }

@@ -68,7 +68,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l record -d 'Also write the events as JSON Lines (the recording format) to FILE, whatever -o says. FILE must not exist yet' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event; MODIFIED lines say which fields changed'
 wide\t'Text plus kind, uid, generation, and the delay between the event\'s arrival and its print'
-json\t'JSON Lines, one event per line (schema in README)'"
+json\t'JSON Lines, one event per line (schema: `kubectl informer schema`)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
@@ -105,8 +105,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l chunk-size -d 'Objects per LIST page' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cache-file -d 'Compare a saved cache (JSON Lines in tail\'s recording format) with a LIST taken now, instead of running an informer' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l save-cache -d 'Write the informer\'s cache to FILE (tail\'s recording format) once synced. FILE must not exist yet' -r -F
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t'A table of drifted objects and a one-line verdict'
-json\t'One JSON document (one per line with --every)'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t'For people: a table and a verdict'
+json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
@@ -142,12 +142,14 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l error-rate -d 'Percentage of work items that fail and are re-queued rate-limited (client-go\'s default controller rate limiter), e.g. `5`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l resync -d 'Resync period of every handler, e.g. `30s` (default: none)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l seed -d 'Seed of the handler, work and load draws (the same seed repeats a run\'s choices)' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l fail-if -d 'Fail (exit 1) when EXPR holds, e.g. \'queue_duration.p99 > 50ms\'. Repeatable' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l fail-if -d 'Fail (exit 1) when EXPR holds, e.g. \'queueDuration.p99 > 50ms\'. Repeatable' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l baseline -d 'An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got worse by more than --tolerance fails the run' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l tolerance -d 'Allowed worsening against --baseline, in percent' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-json -d 'Write the report as JSON (schema in README) to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-json -d 'Write the report as JSON (schema: `kubectl informer schema`) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-markdown -d 'Write the figures as a Markdown table (for a pull-request comment) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-prometheus -d 'Write the metrics in Prometheus text format, with client-go\'s workqueue_* names, to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s o -l output -d 'Output format on stdout: the table, or the report\'s JSON document (as --export-json)' -r -f -a "text\t'For people: a table and a verdict'
+json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
@@ -168,7 +170,7 @@ false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l no-churn -d 'Make no load: measure the traffic of an existing namespace (-n) or of all (-A)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r

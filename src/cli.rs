@@ -181,14 +181,17 @@ pub enum Command {
     after_help = "Exit status: 0 all gates passed, 1 a gate failed or a figure regressed against \
     --baseline, 2 error, 130 interrupted.\n\n\
     Gates: --fail-if '<metric>.<stat> <op> <value>'\n  \
-    latencies (value with a unit: ns, us, ms, s, m): watch_latency, delivery_lag, handler_time,\n    \
-    queue_duration, work_duration; stats p50 p90 p99 p999 max mean count\n  \
+    latencies (value with a unit: ns, us, ms, s, m): watchLatency, deliveryLag, handlerTime,\n    \
+    queueDuration, workDuration; stats p50 p90 p99 p999 max mean count\n  \
     gauges: backlog, depth; stats max mean last\n  \
-    counters (no stat): events, events_per_second, adds, deduplicated, retries, writes_without_event\n  \
-    op: > >= < <=\n\n\
+    counters (no stat): events, eventsPerSecond, adds, deduplicated, retries, writesWithoutEvent,\n    \
+    reconnects, relists\n  \
+    op: > >= < <=\n  \
+    (metrics are named as in the JSON report; the snake_case names of schema version 1, e.g.\n    \
+    queue_duration, are deprecated aliases)\n\n\
     Examples:\n  \
     kubectl informer bench --objects 200 --rate 100 --duration 30s --handler-time exp:2ms\n  \
-    kubectl informer bench --from-file events.jsonl --speed max --fail-if 'queue_duration.p99 > 50ms'\n  \
+    kubectl informer bench --from-file events.jsonl --speed max --fail-if 'queueDuration.p99 > 50ms'\n  \
     kubectl informer bench pods -n prod --no-churn --duration 5m --export-markdown bench.md\n  \
     kubectl informer bench --from-file events.jsonl --baseline main.json --tolerance 10"
 )]
@@ -246,7 +249,7 @@ pub struct BenchArgs {
     /// Seed of the handler, work and load draws (the same seed repeats a run's choices).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
-    /// Fail (exit 1) when EXPR holds, e.g. 'queue_duration.p99 > 50ms'. Repeatable.
+    /// Fail (exit 1) when EXPR holds, e.g. 'queueDuration.p99 > 50ms'. Repeatable.
     #[arg(long = "fail-if", value_name = "EXPR")]
     pub fail_if: Vec<String>,
     /// An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got
@@ -261,7 +264,7 @@ pub struct BenchArgs {
         requires = "baseline"
     )]
     pub tolerance: f64,
-    /// Write the report as JSON (schema in README) to FILE.
+    /// Write the report as JSON (schema: `kubectl informer schema`) to FILE.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub export_json: Option<PathBuf>,
     /// Write the figures as a Markdown table (for a pull-request comment) to FILE.
@@ -270,6 +273,9 @@ pub struct BenchArgs {
     /// Write the metrics in Prometheus text format, with client-go's workqueue_* names, to FILE.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub export_prometheus: Option<PathBuf>,
+    /// Output format on stdout: the table, or the report's JSON document (as --export-json).
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
 }
 
 /// `kubectl informer tail RESOURCE [NAME]`.
@@ -408,12 +414,12 @@ pub enum CacheInitial {
     WatchList,
 }
 
-/// Output formats for reports.
+/// Output formats for reports (diff, bench).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
-    /// A table of drifted objects and a one-line verdict.
+    /// For people: a table and a verdict.
     Text,
-    /// One JSON document (one per line with --every).
+    /// One JSON document (diff: one per line with --every).
     Json,
 }
 
@@ -444,7 +450,7 @@ pub enum OutputFormat {
     Text,
     /// Text plus kind, uid, generation, and the delay between the event's arrival and its print.
     Wide,
-    /// JSON Lines, one event per line (schema in README).
+    /// JSON Lines, one event per line (schema: `kubectl informer schema`).
     Json,
 }
 

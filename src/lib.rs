@@ -7,7 +7,8 @@
 //! main ─▶ cli, commands/{tail,diff,bench,complete,completion}      flags ─▶ validated config ─▶ exec
 //!             │
 //!             ├─▶ output/   renders for people: tail's text, diff's table, bench's table,
-//!             │             exports (json, markdown, prometheus), progress bars
+//!             │             exports (json, markdown, prometheus) and writing them to a
+//!             │             path (file), progress bars
 //!             ├─▶ recording/ the JSON Lines format, both ways: records, writer, reader, snapshot
 //!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,

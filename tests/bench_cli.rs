@@ -40,7 +40,7 @@ fn a_replay_prints_the_table_and_writes_every_export() {
         "--work-time",
         "100us",
         "--fail-if",
-        "queue_duration.p99 > 10s",
+        "queueDuration.p99 > 10s",
         "--export-json",
         json.to_str().unwrap(),
         "--export-markdown",
@@ -50,29 +50,35 @@ fn a_replay_prints_the_table_and_writes_every_export() {
     ]);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     for row in [
-        "delivery_lag",
-        "handler_time",
-        "queue_duration",
-        "work_duration",
+        "deliveryLag",
+        "handlerTime",
+        "queueDuration",
+        "workDuration",
     ] {
         assert!(out.stdout.contains(row), "{}", out.stdout);
     }
-    assert!(!out.stdout.contains("watch_latency"), "replays have none");
+    assert!(!out.stdout.contains("watchLatency"), "replays have none");
+    assert!(
+        out.stdout.contains(" p999 ") && !out.stdout.contains("p99.9"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("events: 500 in"), "{}", out.stdout);
     assert!(out
         .stdout
-        .contains("PASS queue_duration.p99 > 10s (measured"));
+        .contains("PASS queueDuration.p99 > 10s (measured"));
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
 
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["schemaVersion"], 2);
     assert_eq!(doc["source"]["kind"], "file");
     assert_eq!(doc["config"]["handlers"], 2);
-    assert_eq!(doc["config"]["work_time"], "100us");
+    assert_eq!(doc["config"]["workTime"], "100us");
     assert_eq!(doc["counters"]["events"], 500);
-    assert_eq!(doc["metrics"]["queue_duration"]["unit"], "seconds");
-    assert!(doc["metrics"]["queue_duration"]["count"].as_u64().unwrap() > 0);
-    assert!(doc["metrics"]["watch_latency"].is_null());
+    assert_eq!(doc["metrics"]["queueDuration"]["unit"], "seconds");
+    assert!(doc["metrics"]["queueDuration"]["count"].as_u64().unwrap() > 0);
+    assert!(doc["metrics"]["watchLatency"].is_null());
     assert!(
         doc["counters"]["relists"].is_null() && doc["counters"]["reconnects"].is_null(),
         "a replay has no watch: {}",
@@ -83,10 +89,10 @@ fn a_replay_prints_the_table_and_writes_every_export() {
     assert_eq!(doc["gates"][0]["failed"], false);
 
     let markdown = std::fs::read_to_string(&md).unwrap();
-    assert!(markdown.contains("| METRIC | p50 | p90 | p99 | p99.9 | max | mean | count |"));
-    assert!(markdown.contains("| queue_duration |"), "{markdown}");
+    assert!(markdown.contains("| METRIC | p50 | p90 | p99 | p999 | max | mean | count |"));
+    assert!(markdown.contains("| queueDuration |"), "{markdown}");
     assert!(
-        markdown.contains("✅ pass `queue_duration.p99 > 10s`"),
+        markdown.contains("✅ pass `queueDuration.p99 > 10s`"),
         "{markdown}"
     );
 
@@ -126,6 +132,47 @@ fn a_failing_gate_exits_1_and_prints_the_measured_value() {
         "{}",
         out.stdout
     );
+    // A gate in the deprecated snake_case of report schema version 1 still works, with a warning.
+    assert!(
+        out.stdout
+            .contains("FAIL watch_latency.p99 > 1s (not measured in this run)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains(
+            "bench: --fail-if 'watch_latency.p99 > 1s': watch_latency is a deprecated name \
+             (report schema version 1); write watchLatency"
+        ),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_baseline_of_report_schema_version_1_is_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = write_recording(dir.path(), 200);
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bench-report-v1.json");
+    let out = run(&[
+        "bench",
+        "--from-file",
+        &rec,
+        "--baseline",
+        fixture.to_str().unwrap(),
+        "--tolerance",
+        "100000",
+        "--work-time",
+        "100us",
+        "--handlers",
+        "2",
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("of 16 figures regressed"),
+        "each of the four latencies' p50, p90, p99, mean: {}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -141,8 +188,8 @@ fn the_baseline_accepts_itself_and_flags_a_regression() {
     let mut doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
     for stat in ["p50", "p90", "p99", "mean"] {
-        let v = doc["metrics"]["work_duration"][stat].as_f64().unwrap();
-        doc["metrics"]["work_duration"][stat] = serde_json::json!(v / 10.0);
+        let v = doc["metrics"]["workDuration"][stat].as_f64().unwrap();
+        doc["metrics"]["workDuration"][stat] = serde_json::json!(v / 10.0);
     }
     doc["config"]["workers"] = serde_json::json!(4);
     let fast = dir.path().join("fast.json");
@@ -154,7 +201,7 @@ fn the_baseline_accepts_itself_and_flags_a_regression() {
     .concat());
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
     assert!(
-        out.stdout.contains("REGRESSED work_duration.p50"),
+        out.stdout.contains("REGRESSED workDuration.p50"),
         "{}",
         out.stdout
     );
@@ -179,28 +226,154 @@ fn the_baseline_accepts_itself_and_flags_a_regression() {
 }
 
 #[test]
+fn output_json_prints_the_report_document_and_nothing_else_on_stdout() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = write_recording(dir.path(), 100);
+    let json = dir.path().join("bench.json");
+    let out = run(&[
+        "bench",
+        "--from-file",
+        &rec,
+        "-o",
+        "json",
+        "--fail-if",
+        "events >= 100",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(1), "the gate fails: {}", out.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", out.stdout));
+    assert_eq!(doc["schemaVersion"], 2);
+    assert_eq!(doc["gates"][0]["failed"], true);
+    assert_eq!(
+        out.stdout,
+        std::fs::read_to_string(&json).unwrap(),
+        "-o json is the --export-json document"
+    );
+    let text = run(&["bench", "--from-file", &rec, "-o", "text"]);
+    assert!(text.stdout.contains("│ METRIC"), "{}", text.stdout);
+}
+
+/// The table, then the JSON document, as `--export-json /dev/stdout` appends it.
+fn assert_table_then_document(stdout: &str) {
+    let start = stdout
+        .find("\n{\n")
+        .unwrap_or_else(|| panic!("no JSON document after the table: {stdout}"));
+    assert!(stdout[..start].contains("│ METRIC"), "{stdout}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout[start..])
+        .unwrap_or_else(|e| panic!("not one JSON document after the table ({e}): {stdout}"));
+    assert_eq!(doc["schemaVersion"], 2);
+}
+
+/// Issue 18: `--export-json /dev/stdout` replaced the target by a rename.
+#[test]
+fn an_export_to_dev_stdout_goes_after_the_table_on_a_pipe_and_in_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = write_recording(dir.path(), 100);
+    let args = ["bench", "--from-file", &rec, "--export-json", "/dev/stdout"];
+    let out = run(&args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_table_then_document(&out.stdout);
+
+    // stdout redirected to a file: the document is appended through stdout, not written over
+    // the table from the file's start.
+    let file = dir.path().join("stdout.txt");
+    let mut cmd = common::informer();
+    cmd.args(args)
+        .stdout(std::fs::File::create(&file).unwrap())
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let limit = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > limit {
+            let _ = child.kill();
+            panic!("bench did not finish within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert_table_then_document(&std::fs::read_to_string(&file).unwrap());
+}
+
+#[cfg(unix)]
+#[test]
+fn an_export_to_a_fifo_is_written_into_and_a_users_partial_file_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = write_recording(dir.path(), 100);
+    let fifo = dir.path().join("bench.json");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo (coreutils) runs")
+        .success());
+    let partial = dir.path().join("bench.partial");
+    std::fs::write(&partial, "the user's").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::read_to_string(reader));
+    });
+    let out = run(&[
+        "bench",
+        "--from-file",
+        &rec,
+        "--export-json",
+        fifo.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let read = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the FIFO's reader got the document")
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&read).unwrap();
+    assert_eq!(doc["counters"]["events"], 100);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+    assert_eq!(std::fs::read_to_string(&partial).unwrap(), "the user's");
+}
+
+/// Users keep recordings: one of recording schema version 1 (made by the build before version 2)
+/// still replays.
+#[test]
+fn a_recording_of_schema_version_1_still_replays() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recording-v1.jsonl");
+    let out = run(&["bench", "--from-file", fixture.to_str().unwrap()]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("events: 6 in"), "{}", out.stdout);
+}
+
+#[test]
 fn bad_input_is_one_line_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
     let rec = write_recording(dir.path(), 10);
     let not_json = dir.path().join("notes.txt");
     std::fs::write(&not_json, "hello\n").unwrap();
+    let future = dir.path().join("future.json");
+    std::fs::write(&future, "{\"schemaVersion\":3}\n").unwrap();
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (
             vec![
                 "--from-file",
                 "/nonexistent",
                 "--fail-if",
-                "queue_duration.p99 50ms",
+                "queueDuration.p99 50ms",
             ],
             vec!["invalid --fail-if", "no comparison"],
         ),
         (
-            vec!["--from-file", &rec, "--fail-if", "queue_duration.p99 > 50"],
+            vec!["--from-file", &rec, "--fail-if", "queueDuration.p99 > 50"],
             vec!["with a unit"],
         ),
         (
             vec!["--from-file", &rec, "--fail-if", "lag.p99 > 5ms"],
-            vec!["unknown metric \"lag\"", "queue_duration"],
+            vec!["unknown metric \"lag\"", "queueDuration"],
         ),
         (vec!["--from-file", "/nonexistent"], vec!["no such file"]),
         (
@@ -231,6 +404,10 @@ fn bad_input_is_one_line_before_anything_runs() {
                 not_json.to_str().unwrap(),
             ],
             vec!["--baseline", "not JSON", "--export-json"],
+        ),
+        (
+            vec!["--from-file", &rec, "--baseline", future.to_str().unwrap()],
+            vec!["--baseline", "schema version 2 or 1", "regenerate"],
         ),
         (
             vec![

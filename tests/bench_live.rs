@@ -152,7 +152,7 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
                 "--export-json",
                 json.to_str().unwrap(),
                 "--fail-if",
-                "writes_without_event > 0",
+                "writesWithoutEvent > 0",
             ])
         }
     })
@@ -188,15 +188,15 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
 
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["schemaVersion"], 2);
     assert_eq!(doc["source"]["kind"], "live");
     assert_eq!(doc["source"]["namespace"], ns.as_str());
     let writes = doc["counters"]["writes"].as_u64().unwrap();
     // 3 s at 40/s after the warm-up: about 120 writes, creates, updates and deletes (more when
     // a slow machine made the generator late during the warm-up: it never skips a write).
     assert!((90..=160).contains(&writes), "{}", doc["counters"]);
-    assert_eq!(doc["counters"]["writes_without_event"], 0);
-    assert_eq!(doc["metrics"]["watch_latency"]["count"], writes);
+    assert_eq!(doc["counters"]["writesWithoutEvent"], 0);
+    assert_eq!(doc["metrics"]["watchLatency"]["count"], writes);
     // Nothing cut the watch and no history expired: the watch stayed open throughout.
     assert_eq!(doc["counters"]["relists"], 0, "{}", doc["counters"]);
     assert_eq!(doc["counters"]["reconnects"], 0, "{}", doc["counters"]);
@@ -218,18 +218,18 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
         g["updates"].as_u64().unwrap() > 0 && g["deletes"].as_u64().unwrap() > 0,
         "{g}"
     );
-    assert!(doc["metrics"]["watch_latency"]["p50"].as_f64().unwrap() > 0.0);
+    assert!(doc["metrics"]["watchLatency"]["p50"].as_f64().unwrap() > 0.0);
     // What the load and the whole process cost is measured too.
-    let generator_cpu = g["cpu_seconds"].as_f64().unwrap();
-    let process_cpu = doc["process_cpu_seconds"].as_f64().unwrap();
+    let generator_cpu = g["cpuSeconds"].as_f64().unwrap();
+    let process_cpu = doc["processCpuSeconds"].as_f64().unwrap();
     assert!(
         generator_cpu > 0.0 && process_cpu >= generator_cpu - 0.02,
         "{doc}"
     );
-    assert!(out.stdout.contains("watch_latency"), "{}", out.stdout);
+    assert!(out.stdout.contains("watchLatency"), "{}", out.stdout);
     assert!(out
         .stdout
-        .contains("PASS writes_without_event > 0 (measured 0)"));
+        .contains("PASS writesWithoutEvent > 0 (measured 0)"));
 }
 
 #[tokio::test]
@@ -309,7 +309,7 @@ async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
     assert_eq!(doc["source"]["namespace"], ns.name.as_str());
     assert_eq!(doc["source"]["churn"], false);
     assert_eq!(doc["counters"]["events"], 20, "{}", doc["counters"]);
-    assert!(doc["metrics"]["watch_latency"].is_null());
+    assert!(doc["metrics"]["watchLatency"].is_null());
     assert!(doc["counters"]["writes"].is_null());
 }
 

@@ -96,18 +96,18 @@ async fn known_handler_and_work_times_give_known_queue_durations() {
     .await;
     let r = report(&f);
     let m = &r["metrics"];
-    assert_eq!(m["handler_time"]["count"], 10);
+    assert_eq!(m["handlerTime"]["count"], 10);
     assert!(
-        close(m["handler_time"]["p50"].as_f64().unwrap(), 0.010),
+        close(m["handlerTime"]["p50"].as_f64().unwrap(), 0.010),
         "{m}"
     );
-    assert!(m["delivery_lag"]["max"].as_f64().unwrap() < 0.001, "{m}");
-    let q = &m["queue_duration"];
+    assert!(m["deliveryLag"]["max"].as_f64().unwrap() < 0.001, "{m}");
+    let q = &m["queueDuration"];
     assert_eq!(q["count"], 10);
     assert!(close(q["max"].as_f64().unwrap(), 0.450), "{q}");
     assert!(close(q["mean"].as_f64().unwrap(), 0.225), "{q}");
     assert!(
-        close(m["work_duration"]["p99"].as_f64().unwrap(), 0.150),
+        close(m["workDuration"]["p99"].as_f64().unwrap(), 0.150),
         "{m}"
     );
     assert_eq!(r["counters"]["events"], 10);
@@ -127,7 +127,7 @@ async fn backlog_grows_while_handlers_are_slower_than_arrivals_and_drains_after(
     assert!((23..=26).contains(&at_end), "{backlog}");
     assert!(backlog["max"].as_u64().unwrap() >= at_end, "{backlog}");
     assert!(backlog["mean"].as_f64().unwrap() > 5.0, "{backlog}");
-    let lag = r["metrics"]["delivery_lag"]["max"].as_f64().unwrap();
+    let lag = r["metrics"]["deliveryLag"]["max"].as_f64().unwrap();
     assert!((0.480..=0.500).contains(&lag), "{lag}");
     // Drained after: every notification handled, nothing pending.
     assert_eq!(r["listeners"][0]["handled"], 50);
@@ -175,7 +175,7 @@ async fn the_warmup_is_left_out_of_the_figures() {
     .await;
     let r = report(&f);
     assert_eq!(r["counters"]["events"], 10, "{}", r["counters"]);
-    assert_eq!(r["metrics"]["handler_time"]["count"], 10);
+    assert_eq!(r["metrics"]["handlerTime"]["count"], 10);
     assert!(close(f.window.seconds, 0.950), "{}", f.window.seconds);
 }
 
@@ -202,9 +202,9 @@ async fn gates_pass_and_fail_on_the_right_side_of_a_measured_threshold() {
     )
     .await;
     let r = report(&f);
-    let max = r["metrics"]["queue_duration"]["max"].as_f64().unwrap();
-    let below = format!("queue_duration.max > {}ms", (max * 1000.0).floor() - 1.0);
-    let above = format!("queue_duration.max > {}ms", (max * 1000.0).ceil() + 1.0);
+    let max = r["metrics"]["queueDuration"]["max"].as_f64().unwrap();
+    let below = format!("queueDuration.max > {}ms", (max * 1000.0).floor() - 1.0);
+    let above = format!("queueDuration.max > {}ms", (max * 1000.0).ceil() + 1.0);
     assert!(Gate::parse(&below).unwrap().evaluate(&r).failed);
     assert!(!Gate::parse(&above).unwrap().evaluate(&r).failed);
     // The handler kept up (no backlog) while up to 4 keys waited for the slow worker.
@@ -237,11 +237,11 @@ async fn the_baseline_flags_a_slower_worker_and_accepts_a_rerun() {
         .map(|c| format!("{}.{}", c.metric, c.stat))
         .collect();
     assert!(
-        regressed.contains(&"queue_duration.p99".to_string()),
+        regressed.contains(&"queueDuration.p99".to_string()),
         "{regressed:?}"
     );
-    assert!(regressed.contains(&"work_duration.p50".to_string()));
-    assert!(!regressed.iter().any(|r| r.starts_with("handler_time")));
+    assert!(regressed.contains(&"workDuration.p50".to_string()));
+    assert!(!regressed.iter().any(|r| r.starts_with("handlerTime")));
 }
 
 #[tokio::test(start_paused = true)]
@@ -267,9 +267,9 @@ async fn the_same_seed_repeats_a_run_and_another_seed_does_not() {
         async move { report(&replay(&text, s, Duration::ZERO).await)["metrics"].clone() }
     };
     let (a, b, c) = (run(7).await, run(7).await, run(8).await);
-    assert_eq!(a["handler_time"], b["handler_time"]);
-    assert_eq!(a["work_duration"], b["work_duration"]);
-    assert_ne!(a["handler_time"], c["handler_time"]);
+    assert_eq!(a["handlerTime"], b["handlerTime"]);
+    assert_eq!(a["workDuration"], b["workDuration"]);
+    assert_ne!(a["handlerTime"], c["handlerTime"]);
 }
 
 #[test]
@@ -279,14 +279,14 @@ fn a_latency_with_no_samples_has_no_figures_and_fails_its_gates() {
     let empty = LatencyFigures::of(&Latency::default());
     assert_eq!(empty.count, 0);
     assert!(empty.p99.is_none() && empty.mean.is_none() && empty.max.is_none());
-    let doc = serde_json::json!({"metrics": {"queue_duration": empty}});
-    assert!(doc["metrics"]["queue_duration"]["p99"].is_null());
-    let r = Gate::parse("queue_duration.p99 > 50ms")
+    let doc = serde_json::json!({"metrics": {"queueDuration": empty}});
+    assert!(doc["metrics"]["queueDuration"]["p99"].is_null());
+    let r = Gate::parse("queueDuration.p99 > 50ms")
         .unwrap()
         .evaluate(&doc);
     assert!(r.failed, "a zero would have passed");
     assert!(
-        !Gate::parse("queue_duration.count > 0")
+        !Gate::parse("queueDuration.count > 0")
             .unwrap()
             .evaluate(&doc)
             .failed

@@ -57,7 +57,7 @@ wait
 
 # bench: a simulated controller under load in a scratch namespace, measured at every stage.
 bench_args=(--objects 50 --rate 50 --duration 10s --handler-time exp:2ms --work-time 1ms
-  --fail-if 'queue_duration.p99 > 100ms')
+  --fail-if 'queueDuration.p99 > 100ms')
 echo "\$ ${informer[*]} bench ${bench_args[*]}" >&2
 "${informer[@]}" bench "${bench_args[@]}"
 echo "The control plane is still running: export KUBECONFIG=$KUBECONFIG; stop it with tests/controlplane/controlplane.sh down" >&2

@@ -174,6 +174,61 @@ async fn a_saved_cache_then_a_create_a_delete_an_update_and_a_recreate_give_one_
     );
 }
 
+/// Users keep recordings: one of recording schema version 1 (tests/fixtures/recording-v1.jsonl,
+/// made by the build before version 2, in namespace `fixture-v1`) is still a saved cache.
+#[tokio::test]
+async fn a_recording_of_schema_version_1_is_still_a_saved_cache() {
+    let ns = TestNamespace::new("oldrec").await;
+    ns.create_configmap("app-1", &[]).await;
+    ns.create_configmap("new", &[]).await;
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/recording-v1.jsonl"
+    );
+    let text = std::fs::read_to_string(fixture).unwrap();
+    assert!(text.contains(r#""notice":"start","schemaVersion":1,"#));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("v1.jsonl");
+    std::fs::write(&file, text.replace("fixture-v1", &ns.name)).unwrap();
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--cache-file",
+        file.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(1), "drift is exit 1: {}", out.stderr);
+    let r = report(&out);
+    assert_eq!(r["schemaVersion"], 2);
+    assert_eq!(r["cacheResourceVersion"], "266");
+    let classes: Vec<String> = r["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["class"].as_str().unwrap(),
+                d["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            "missing new",
+            "ghost app-3",
+            "ghost app-4",
+            "recreated app-1"
+        ],
+        "{}",
+        out.stdout
+    );
+}
+
 #[tokio::test]
 async fn diff_errors_are_one_line_with_exit_2() {
     let ns = TestNamespace::new("differr").await;

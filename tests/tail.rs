@@ -23,7 +23,7 @@ async fn lists_then_watches_with_the_resource_versions_the_api_returned() {
         "5",
     ]);
     let start = tail.wait_for_notice("start");
-    assert_eq!(start["schemaVersion"], 1);
+    assert_eq!(start["schemaVersion"], 2);
     assert_eq!(start["resource"], "configmaps");
     assert_eq!(start["namespace"], ns.name.as_str());
     tail.wait_for_notice("watch-opened");

@@ -1,4 +1,4 @@
-//! CI gates: `--fail-if 'queue_duration.p99 > 50ms'` expressions, parsed before anything runs and
+//! CI gates: `--fail-if 'queueDuration.p99 > 50ms'` expressions, parsed before anything runs and
 //! evaluated against the report's JSON document; and the comparison with a `--baseline` report.
 //! Both read the same document `--export-json` writes, so a baseline is just an earlier export.
 
@@ -6,13 +6,14 @@ use crate::format::{format_number, format_seconds};
 use serde::Serialize;
 use serde_json::Value;
 
-/// Latency metrics: `metrics.<name>.<stat>`, in seconds.
+/// Latency metrics: `metrics.<name>.<stat>`, in seconds. Gates name metrics as the report's
+/// JSON does.
 pub const LATENCIES: [&str; 5] = [
-    "watch_latency",
-    "delivery_lag",
-    "handler_time",
-    "queue_duration",
-    "work_duration",
+    "watchLatency",
+    "deliveryLag",
+    "handlerTime",
+    "queueDuration",
+    "workDuration",
 ];
 const LATENCY_STATS: [&str; 7] = ["p50", "p90", "p99", "p999", "max", "mean", "count"];
 /// Sampled gauges: `metrics.<name>.<stat>`.
@@ -21,15 +22,26 @@ const GAUGE_STATS: [&str; 3] = ["max", "mean", "last"];
 /// Plain numbers: `counters.<name>`.
 pub const COUNTERS: [&str; 8] = [
     "events",
-    "events_per_second",
+    "eventsPerSecond",
     "adds",
     "deduplicated",
     "retries",
-    "writes_without_event",
+    "writesWithoutEvent",
     "reconnects",
     "relists",
 ];
-/// Latency statistics a baseline comparison looks at (max and p99.9 are too noisy to gate on
+/// The snake_case names of report schema version 1, still accepted in gates so that existing
+/// CI configurations keep working; deprecated.
+const DEPRECATED_NAMES: [(&str, &str); 7] = [
+    ("watch_latency", "watchLatency"),
+    ("delivery_lag", "deliveryLag"),
+    ("handler_time", "handlerTime"),
+    ("queue_duration", "queueDuration"),
+    ("work_duration", "workDuration"),
+    ("events_per_second", "eventsPerSecond"),
+    ("writes_without_event", "writesWithoutEvent"),
+];
+/// Latency statistics a baseline comparison looks at (max and p999 are too noisy to gate on
 /// a percentage).
 const BASELINE_STATS: [&str; 4] = ["p50", "p90", "p99", "mean"];
 /// Latencies closer than this to the baseline are never a regression: below it, a percentage
@@ -64,7 +76,10 @@ impl Op {
 pub struct Gate {
     /// As the user wrote it.
     pub text: String,
+    /// The metric's name in the report (camelCase).
     pub metric: String,
+    /// The deprecated snake_case name the user wrote for `metric`, if they did.
+    pub deprecated_name: Option<&'static str>,
     /// `None` for counters.
     pub stat: Option<String>,
     pub op: Op,
@@ -75,9 +90,10 @@ pub struct Gate {
 
 /// A gate after the run.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GateResult {
     pub expr: String,
-    /// `None` when the run has no figure for it (e.g. watch_latency of a replay).
+    /// `None` when the run has no figure for it (e.g. watchLatency of a replay).
     pub measured: Option<f64>,
     pub failed: bool,
     /// The measured value as people read it (`73.2ms`).
@@ -94,7 +110,7 @@ impl Gate {
             .ok_or_else(|| {
                 bad(
                     "no comparison: write <metric>.<stat> <op> <value> with op one of > >= < <=, \
-                     e.g. 'queue_duration.p99 > 50ms'"
+                     e.g. 'queueDuration.p99 > 50ms'"
                         .into(),
                 )
             })?;
@@ -104,6 +120,8 @@ impl Gate {
             Some((m, s)) => (m, Some(s)),
             None => (left, None),
         };
+        let deprecated = DEPRECATED_NAMES.iter().find(|(old, _)| *old == metric);
+        let metric = deprecated.map_or(metric, |(_, new)| new);
         let is_latency = LATENCIES.contains(&metric);
         let stats: &[&str] = if is_latency {
             &LATENCY_STATS
@@ -161,10 +179,22 @@ impl Gate {
         Ok(Gate {
             text: text.trim().to_string(),
             metric: metric.to_string(),
+            deprecated_name: deprecated.map(|(old, _)| *old),
             stat: stat.map(str::to_string),
             op,
             threshold,
             is_latency: !counted,
+        })
+    }
+
+    /// The warning for a gate that names its metric by a deprecated name.
+    pub fn deprecation(&self) -> Option<String> {
+        self.deprecated_name.map(|old| {
+            format!(
+                "--fail-if '{}': {old} is a deprecated name (report schema version 1); write {} \
+                 as the report's JSON names it",
+                self.text, self.metric
+            )
         })
     }
 
@@ -215,6 +245,7 @@ pub fn parse_seconds(text: &str) -> Option<f64> {
 
 /// One latency figure against the baseline's.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BaselineComparison {
     pub metric: String,
     pub stat: String,
@@ -284,14 +315,14 @@ mod tests {
 
     fn report(p99: f64, backlog_max: u64, retries: u64) -> Value {
         json!({
-            "version": 1,
+            "schemaVersion": 2,
             "config": {"handlers": 2},
             "metrics": {
-                "queue_duration": {"count": 100, "p50": 0.010, "p90": 0.020, "p99": p99, "mean": 0.012, "max": 0.2},
+                "queueDuration": {"count": 100, "p50": 0.010, "p90": 0.020, "p99": p99, "mean": 0.012, "max": 0.2},
                 "backlog": {"max": backlog_max, "mean": 3.5, "last": 0},
-                "watch_latency": null
+                "watchLatency": null
             },
-            "counters": {"retries": retries, "events_per_second": 512.5}
+            "counters": {"retries": retries, "eventsPerSecond": 512.5}
         })
     }
 
@@ -336,6 +367,35 @@ mod tests {
             .evaluate(&report(0.0, 0, 0));
         assert!(r.failed);
         assert_eq!(r.measured, None);
+    }
+
+    #[test]
+    fn gates_name_metrics_as_the_json_does_and_the_old_snake_case_names_still_work() {
+        let gate = Gate::parse("queueDuration.p99 > 50ms").unwrap();
+        assert_eq!(
+            (gate.metric.as_str(), gate.deprecation()),
+            ("queueDuration", None)
+        );
+        let old = Gate::parse("queue_duration.p99 > 50ms").unwrap();
+        assert_eq!(old.metric, "queueDuration");
+        let warning = old.deprecation().unwrap();
+        assert!(
+            warning.contains("queue_duration is a deprecated name"),
+            "{warning}"
+        );
+        assert!(warning.contains("write queueDuration"), "{warning}");
+        for (g, failed) in [(&gate, false), (&old, false)] {
+            assert_eq!(g.evaluate(&report(0.040, 0, 0)).failed, failed);
+            assert!(g.evaluate(&report(0.060, 0, 0)).failed);
+        }
+        let rate = Gate::parse("eventsPerSecond < 1000").unwrap();
+        assert_eq!(rate.measured(&report(0.0, 0, 0)), Some(512.5));
+        assert_eq!(
+            Gate::parse("events_per_second < 1000").unwrap().metric,
+            "eventsPerSecond"
+        );
+        let err = Gate::parse("queue_duration.p99.9 > 5ms").unwrap_err();
+        assert!(err.contains("use one of p50, p90, p99, p999"), "{err}");
     }
 
     #[test]
@@ -384,9 +444,9 @@ mod tests {
     #[test]
     fn microsecond_changes_are_below_the_noise_floor() {
         let mut base = report(0.040, 0, 0);
-        base["metrics"]["queue_duration"]["p50"] = json!(0.000_010);
+        base["metrics"]["queueDuration"]["p50"] = json!(0.000_010);
         let mut now = base.clone();
-        now["metrics"]["queue_duration"]["p50"] = json!(0.000_030);
+        now["metrics"]["queueDuration"]["p50"] = json!(0.000_030);
         let c = compare_with_baseline(&now, &base, 10.0);
         assert!(c.iter().all(|c| !c.regressed), "+200% of 10µs is noise");
     }

@@ -42,6 +42,7 @@ pub enum MatchBy {
 
 /// What the generator did.
 #[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LoadStats {
     pub creates: u64,
     pub updates: u64,

@@ -9,12 +9,14 @@ use super::run::Window;
 use crate::metrics::{GaugeSummary, Latency, Summary};
 use serde::Serialize;
 
-/// Version of the bench report's JSON schema.
-pub const BENCH_SCHEMA_VERSION: u32 = 1;
+/// Version of the bench report's JSON schema. 2: keys in camelCase, `schemaVersion` (1 had
+/// snake_case keys and `version`), a live run's `source.namespace` null for all namespaces.
+pub const BENCH_SCHEMA_VERSION: u32 = 2;
 
 /// A latency's figures, in seconds; every statistic is null when nothing was measured (so that
 /// a gate on it fails instead of passing on a zero).
 #[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LatencyFigures {
     pub unit: &'static str,
     pub count: u64,
@@ -45,6 +47,7 @@ impl LatencyFigures {
 
 /// A sampled gauge's figures; `last` is the value when the source ended.
 #[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct GaugeFigures {
     pub unit: &'static str,
     #[serde(flatten)]
@@ -53,6 +56,7 @@ pub struct GaugeFigures {
 
 /// Every metric a gate can name.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Metrics {
     /// Live runs only: write sent → its watch event received.
     pub watch_latency: Option<LatencyFigures>,
@@ -66,6 +70,7 @@ pub struct Metrics {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Counters {
     /// Object events that reached the informer in the measured window.
     pub events: u64,
@@ -87,6 +92,7 @@ pub struct Counters {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ListenerFigures {
     pub name: String,
     pub handled: u64,
@@ -97,11 +103,12 @@ pub struct ListenerFigures {
 
 /// Where the events came from.
 #[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Source {
     Live {
         resource: String,
-        namespace: String,
+        /// `None`: all namespaces.
+        namespace: Option<String>,
         /// Whether bench made the load (false with `--no-churn`).
         churn: bool,
     },
@@ -113,6 +120,7 @@ pub enum Source {
 
 /// The settings that shape the figures (compared with a baseline's).
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
 pub struct Settings {
     pub handlers: usize,
     pub handler_time: String,
@@ -130,6 +138,7 @@ pub struct Settings {
 
 /// The comparison with `--baseline`.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BaselineReport {
     pub file: String,
     pub tolerance_percent: f64,
@@ -140,8 +149,9 @@ pub struct BaselineReport {
 
 /// One bench run.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BenchReport {
-    pub version: u32,
+    pub schema_version: u32,
     pub source: Source,
     pub config: Settings,
     /// The measured window: after the warm-up until the source ended.
@@ -174,7 +184,7 @@ impl BenchReport {
         let queue = &measured.snapshot.queues[0].metrics;
         let gauge = |unit, summary| GaugeFigures { unit, summary };
         BenchReport {
-            version: BENCH_SCHEMA_VERSION,
+            schema_version: BENCH_SCHEMA_VERSION,
             source,
             config,
             window_seconds,
@@ -263,5 +273,133 @@ impl BenchReport {
                 .baseline
                 .as_ref()
                 .is_some_and(|b| b.comparisons.iter().any(|c| c.regressed))
+    }
+}
+
+/// A report document as this version reads it (`--baseline`): one of the current schema as it
+/// is, and one of schema version 1 (snake_case keys, `version`, `""` for all namespaces) brought
+/// to it key by key, since its keys are exactly the current ones in snake_case. `None` for
+/// anything else.
+pub fn upgrade(doc: serde_json::Value) -> Option<serde_json::Value> {
+    let version = |key: &str| doc.get(key).and_then(serde_json::Value::as_u64);
+    match (version("schemaVersion"), version("version")) {
+        (Some(v), _) if v == u64::from(BENCH_SCHEMA_VERSION) => Some(doc),
+        (None, Some(1)) => {
+            let mut doc = camel_case_keys(doc);
+            let top = doc.as_object_mut()?;
+            top.remove("version");
+            top.insert("schemaVersion".into(), BENCH_SCHEMA_VERSION.into());
+            if let Some(ns) = doc.pointer_mut("/source/namespace") {
+                if ns.as_str() == Some("") {
+                    *ns = serde_json::Value::Null;
+                }
+            }
+            Some(doc)
+        }
+        _ => None,
+    }
+}
+
+/// `doc` with every object key turned from snake_case to camelCase.
+fn camel_case_keys(doc: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match doc {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (camel_case(&k), camel_case_keys(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(camel_case_keys).collect()),
+        other => other,
+    }
+}
+
+/// `queue_duration` → `queueDuration`.
+fn camel_case(key: &str) -> String {
+    let mut parts = key.split('_');
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for part in parts {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn fixture(name: &str) -> Value {
+        let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_version_1_report_is_read_as_the_current_schema() {
+        let old = fixture("bench-report-v1-live.json");
+        assert_eq!(old["version"], 1);
+        let doc = upgrade(old.clone()).unwrap();
+        assert_eq!(doc["schemaVersion"], BENCH_SCHEMA_VERSION);
+        assert!(doc.get("version").is_none());
+        assert_eq!(
+            doc["metrics"]["queueDuration"]["p99"],
+            old["metrics"]["queue_duration"]["p99"]
+        );
+        assert_eq!(
+            doc["counters"]["writesWithoutEvent"],
+            old["counters"]["writes_without_event"]
+        );
+        assert_eq!(
+            doc["generator"]["maxLateSeconds"],
+            old["generator"]["max_late_seconds"]
+        );
+        assert_eq!(doc["config"]["handlerTime"], old["config"]["handler_time"]);
+        assert_eq!(doc["source"]["namespace"], old["source"]["namespace"]);
+        // Exactly the keys a current report has.
+        let settings = Settings {
+            handlers: 1,
+            handler_time: String::new(),
+            workers: 1,
+            work_time: String::new(),
+            error_rate: 0.0,
+            resync: None,
+            warmup: String::new(),
+            duration: None,
+            objects: None,
+            rate: None,
+            speed: None,
+            seed: 1,
+        };
+        let now = serde_json::to_value(&settings).unwrap();
+        let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+        assert_eq!(keys(&doc["config"]), keys(&now));
+    }
+
+    #[test]
+    fn all_namespaces_is_null_and_other_documents_are_refused() {
+        let old = json!({"version": 1, "source": {"kind": "live", "namespace": ""}});
+        assert_eq!(upgrade(old).unwrap()["source"]["namespace"], Value::Null);
+        let current = json!({"schemaVersion": BENCH_SCHEMA_VERSION});
+        assert_eq!(upgrade(current.clone()), Some(current));
+        for other in [
+            json!({"version": 2}),
+            json!({"schemaVersion": 1}),
+            json!({"schemaVersion": BENCH_SCHEMA_VERSION + 1}),
+            json!({"resource": "configmaps"}),
+            json!([1]),
+        ] {
+            assert_eq!(upgrade(other.clone()), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn snake_case_becomes_camel_case() {
+        assert_eq!(camel_case("queue_duration"), "queueDuration");
+        assert_eq!(camel_case("events_per_second"), "eventsPerSecond");
+        assert_eq!(camel_case("p999"), "p999");
     }
 }

@@ -14,6 +14,7 @@ use crate::bench::report::{BaselineReport, BenchReport, Source};
 use crate::bench::run::{run_replay, Tick};
 use crate::bench::scratch;
 use crate::bench::snapshot::PipelineSnapshot;
+use crate::cli::ReportFormat;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::output::{bench as print, stderr_is_terminal, tolerate_closed_pipe};
@@ -57,6 +58,9 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
             None => eprintln!("{line}"),
         }
     };
+    for warning in config.gates.iter().filter_map(|g| g.deprecation()) {
+        notice(warning);
+    }
     let outcome = match &config.source {
         SourceConfig::File { path, speed } => {
             replay(path, *speed, &config, &mut on_tick, &mut interrupt).await?
@@ -80,8 +84,12 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
     judge(&mut report, &config);
     // The figures first: an export that cannot be written must not hide them.
     let mut out = std::io::stdout().lock();
-    tolerate_closed_pipe(print::write_text(&mut out, &report).and_then(|_| out.flush()))
-        .map_err(Error::Output)?;
+    let written = match config.output {
+        ReportFormat::Text => print::write_text(&mut out, &report),
+        ReportFormat::Json => crate::output::export::json::write(&mut out, &report),
+    };
+    tolerate_closed_pipe(written.and_then(|_| out.flush())).map_err(Error::Output)?;
+    drop(out);
     write_exports(&report, &snapshot, &config)?;
     Ok(if report.failed() {
         EXIT_FINDING
@@ -191,19 +199,20 @@ async fn live(
     if let Some(missed) = live.writes_without_event.filter(|n| *n > 0) {
         notice(format!(
             "{missed} writes never arrived as watch events: the informer missed them (see \
-             writes_without_event)"
+             writesWithoutEvent)"
         ));
     }
     let source = Source::Live {
         resource: target.resource.qualified_name(),
-        namespace: namespace.unwrap_or_default(),
+        namespace,
         churn: churn.is_some(),
     };
     let report = BenchReport::live(source, config.settings(), &live);
     Ok(Some((report, live.finished.measured.snapshot)))
 }
 
-/// Writes each export asked for, each whole or not at all (a temporary file renamed over it).
+/// Writes each export asked for: a file whole or not at all, a device or a pipe straight through
+/// (`output::file`). A pipe whose reader went away is not a failure.
 fn write_exports(
     report: &BenchReport,
     snapshot: &PipelineSnapshot,
@@ -217,13 +226,8 @@ fn write_exports(
         files.push((path, exporter.flag(), bytes));
     }
     for (path, flag, bytes) in files {
-        let tmp = path.with_extension("partial");
-        std::fs::write(&tmp, &bytes)
-            .and_then(|_| std::fs::rename(&tmp, path))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                Error::File(format!("cannot write {flag} {}: {e}", path.display()))
-            })?;
+        tolerate_closed_pipe(crate::output::file::write_whole(path, &bytes))
+            .map_err(|e| Error::File(format!("cannot write {flag} {}: {e}", path.display())))?;
     }
     Ok(())
 }

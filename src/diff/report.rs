@@ -4,9 +4,12 @@
 use super::drift::{counts, Drift, DriftClass};
 use crate::format::rfc3339_millis;
 use crate::informer::listwatch::ListWatch;
-use crate::recording::SCHEMA_VERSION;
 use serde::Serialize;
 use std::time::{Instant, SystemTime};
+
+/// Version of `diff -o json`'s schema (see README). 2: the document of 1, its number moved with
+/// every JSON document's when one naming rule was applied to all of them.
+pub const REPORT_SCHEMA_VERSION: u32 = 2;
 
 /// How the LIST the cache was compared with was taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -59,6 +62,7 @@ pub struct DiffReport {
 
 /// Drifted objects per class.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DriftCounts {
     pub missing: usize,
     pub ghost: usize,
@@ -168,7 +172,7 @@ pub fn report(
     started: Instant,
 ) -> DiffReport {
     DiffReport {
-        schema_version: SCHEMA_VERSION,
+        schema_version: REPORT_SCHEMA_VERSION,
         resource: lw.resource.qualified_name(),
         namespace: lw.namespace.clone(),
         resource_version,

@@ -105,6 +105,7 @@ pub struct QueueMetrics {
 
 /// Current values of the gauges client-go computes on scrape.
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
 pub struct QueueGauges {
     /// `workqueue_depth`.
     pub depth: usize,

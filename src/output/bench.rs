@@ -9,22 +9,24 @@ use comfy_table::{CellAlignment, ContentArrangement, Table};
 use std::io::Write;
 use std::time::Duration;
 
+/// The columns: statistics named as the report's JSON and gates name them.
 pub(crate) const HEADER: [&str; 8] = [
-    "METRIC", "p50", "p90", "p99", "p99.9", "max", "mean", "count",
+    "METRIC", "p50", "p90", "p99", "p999", "max", "mean", "count",
 ];
 
-/// The latency rows: name and figures, watch latency only when measured.
+/// The latency rows: name (as the report's JSON and gates name it) and figures, watch latency
+/// only when measured.
 pub(crate) fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFigures)> {
     let m = &report.metrics;
     let mut rows = Vec::new();
     if let Some(w) = m.watch_latency {
-        rows.push(("watch_latency", w));
+        rows.push(("watchLatency", w));
     }
     rows.extend([
-        ("delivery_lag", m.delivery_lag),
-        ("handler_time", m.handler_time),
-        ("queue_duration", m.queue_duration),
-        ("work_duration", m.work_duration),
+        ("deliveryLag", m.delivery_lag),
+        ("handlerTime", m.handler_time),
+        ("queueDuration", m.queue_duration),
+        ("workDuration", m.work_duration),
     ]);
     rows
 }
@@ -54,7 +56,8 @@ pub(crate) fn source_line(report: &BenchReport) -> String {
             namespace,
             churn: true,
         } => format!(
-            "{resource} in namespace {namespace}, {} objects, {} writes/s",
+            "{resource} in namespace {}, {} objects, {} writes/s",
+            namespace.as_deref().unwrap_or_default(),
             c.objects.unwrap_or(0),
             format_number(c.rate.unwrap_or(0.0))
         ),
@@ -63,10 +66,9 @@ pub(crate) fn source_line(report: &BenchReport) -> String {
             namespace,
             churn: false,
         } => {
-            let scope = if namespace.is_empty() {
-                "all namespaces".to_string()
-            } else {
-                format!("namespace {namespace}")
+            let scope = match namespace {
+                Some(namespace) => format!("namespace {namespace}"),
+                None => "all namespaces".to_string(),
             };
             format!("{resource} in {scope}, its own traffic")
         }

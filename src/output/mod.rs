@@ -1,9 +1,11 @@
 //! Rendering for people, separated from what computes: tail's text printer (`text`), diff's
 //! drift table (`table`), bench's table (`bench`), bench's exports, one file per format
-//! (`export`), progress bars (`progress`), and when to color or show progress.
+//! (`export`), and the writing of them to a path (`file`), progress bars (`progress`), and when
+//! to color or show progress.
 
 pub mod bench;
 pub mod export;
+pub mod file;
 pub mod progress;
 pub mod table;
 pub mod text;

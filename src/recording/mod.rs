@@ -17,7 +17,11 @@ use serde::Serialize;
 use std::time::SystemTime;
 
 /// Version of the JSON Lines schema that `tail -o json` writes (see README, "JSON schema").
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2 writes the lines of 1 (already camelCase); the number moved with every JSON document's
+/// when one naming rule was applied to all of them. The reader takes 1 and 2.
+pub const SCHEMA_VERSION: u32 = 2;
+/// The oldest recording schema the reader still takes: users keep recordings.
+pub const OLDEST_READ_VERSION: u32 = 1;
 
 /// Where an object event came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -2,6 +2,7 @@
 //! `bench --from-file` replays), or back into a Store, where the last event per key wins, DELETED
 //! removes, and bookmarks and list-complete notices set the RV.
 
+use super::{OLDEST_READ_VERSION, SCHEMA_VERSION};
 use crate::informer::object::RawObject;
 use crate::informer::store::Store;
 use serde::Deserialize;
@@ -59,6 +60,9 @@ struct Line {
     field_selector: Option<String>,
     #[serde(default, rename = "metadataOnly")]
     metadata_only: bool,
+    /// `start`: the schema version the recording was written in.
+    #[serde(default, rename = "schemaVersion")]
+    schema_version: Option<u64>,
     /// `list-complete`: how many objects the LIST had.
     #[serde(default)]
     objects: Option<u64>,
@@ -109,15 +113,26 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
             .map_err(|e| format!("line {number}: the object cannot be read ({e})"))
     };
     Ok(match (parsed.kind.as_str(), parsed.notice.as_deref()) {
-        ("NOTICE", Some("start")) => RecordLine::Start {
-            resource: parsed.resource,
-            scope: Scope {
-                namespace: parsed.namespace,
-                label_selector: parsed.label_selector,
-                field_selector: parsed.field_selector,
-                metadata_only: parsed.metadata_only,
-            },
-        },
+        ("NOTICE", Some("start")) => {
+            if let Some(v) = parsed.schema_version.filter(|v| {
+                !(u64::from(OLDEST_READ_VERSION)..=u64::from(SCHEMA_VERSION)).contains(v)
+            }) {
+                return Err(format!(
+                    "line {number}: a recording of schema version {v}, which this \
+                     kubectl-informer does not read ({OLDEST_READ_VERSION} to \
+                     {SCHEMA_VERSION}): record it again with this version's `tail -o json`"
+                ));
+            }
+            RecordLine::Start {
+                resource: parsed.resource,
+                scope: Scope {
+                    namespace: parsed.namespace,
+                    label_selector: parsed.label_selector,
+                    field_selector: parsed.field_selector,
+                    metadata_only: parsed.metadata_only,
+                },
+            }
+        }
         (kind @ ("NOTICE" | "BOOKMARK"), notice)
             if kind == "BOOKMARK" || notice == Some("list-complete") =>
         {
@@ -234,6 +249,49 @@ mod tests {
         assert_eq!(rec.store.keys(), vec!["n/a"]);
         assert_eq!(rec.store.get("n/a").unwrap().resource_version(), "3");
         assert_eq!(rec.store.resource_version(), "9");
+    }
+
+    #[test]
+    fn a_recording_of_schema_version_1_is_read() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/recording-v1.jsonl"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(text.starts_with(r#"{"type":"NOTICE","time":"#), "{text}");
+        assert!(text
+            .lines()
+            .next()
+            .unwrap()
+            .contains(r#""schemaVersion":1,"#));
+        let rec = read(text.as_bytes()).unwrap();
+        assert_eq!(rec.resource.as_deref(), Some("configmaps"));
+        assert!(rec.listed);
+        assert_eq!(rec.scope.unwrap().namespace.as_deref(), Some("fixture-v1"));
+        assert_eq!(
+            rec.store.keys(),
+            vec!["fixture-v1/app-1", "fixture-v1/app-3", "fixture-v1/app-4"]
+        );
+        assert_eq!(rec.store.resource_version(), "266");
+        assert_eq!(rec.events, 6);
+    }
+
+    #[test]
+    fn a_recording_of_an_unknown_schema_version_is_refused_with_what_to_do() {
+        for v in [0, SCHEMA_VERSION + 1] {
+            let text =
+                format!("{{\"type\":\"NOTICE\",\"notice\":\"start\",\"schemaVersion\":{v}}}\n");
+            let err = read(text.as_bytes()).unwrap_err();
+            assert!(
+                err.starts_with(&format!("line 1: a recording of schema version {v}")),
+                "{err}"
+            );
+            assert!(err.contains("record it again"), "{err}");
+        }
+        let current = format!(
+            "{{\"type\":\"NOTICE\",\"notice\":\"start\",\"schemaVersion\":{SCHEMA_VERSION}}}\n"
+        );
+        assert!(read(current.as_bytes()).is_ok());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::bench::pipeline::ControllerShape;
 use crate::bench::replay::Speed;
 use crate::bench::report::Settings;
 use crate::bench::run::RunOptions;
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, ReportFormat};
 use crate::error::{Error, Result};
 use crate::output::export::Exporter;
 use std::path::{Path, PathBuf};
@@ -39,6 +39,8 @@ pub struct BenchConfig {
     pub tolerance: f64,
     /// Each export asked for, and its file.
     pub exports: Vec<(Exporter, PathBuf)>,
+    /// What stdout gets: the table or the report's JSON.
+    pub output: ReportFormat,
 }
 
 impl BenchConfig {
@@ -208,6 +210,7 @@ impl BenchConfig {
             baseline,
             tolerance: args.tolerance,
             exports,
+            output: args.output,
         })
     }
 
@@ -262,15 +265,14 @@ fn read_baseline(path: &Path) -> Result<serde_json::Value> {
             path.display()
         ))
     })?;
-    match doc["version"].as_u64() {
-        Some(v) if v == u64::from(crate::bench::report::BENCH_SCHEMA_VERSION) => Ok(doc),
-        _ => Err(Error::Usage(format!(
-            "--baseline {} is not a bench report of schema version {}: pass a file written by \
-             bench --export-json",
+    crate::bench::report::upgrade(doc).ok_or_else(|| {
+        Error::Usage(format!(
+            "--baseline {} is not a bench report of schema version {} or 1: pass a file written \
+             by bench --export-json (run it again with this version to regenerate it)",
             path.display(),
             crate::bench::report::BENCH_SCHEMA_VERSION
-        ))),
-    }
+        ))
+    })
 }
 
 /// Whether two paths name the same existing file.

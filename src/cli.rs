@@ -71,7 +71,7 @@ pub enum Command {
     after_help = "Exit status: 0 all gates passed, 1 a gate failed or a figure regressed against \
     --baseline, 2 error, 130 interrupted.\n\n\
     Gates: --fail-if '<metric>.<stat> <op> <value>'\n  \
-    latencies (value with a unit: ns, us, ms, s, m): watch_latency, delivery_lag, handler_time,\n    \
+    latencies (a duration: 50ms, 1.5s, 250us): watch_latency, delivery_lag, handler_time,\n    \
     queue_duration, work_duration; stats p50 p90 p99 p999 max mean count\n  \
     gauges: backlog, depth; stats max mean last\n  \
     counters (no stat): events, events_per_second, adds, deduplicated, retries, writes_without_event\n  \

@@ -1,7 +1,7 @@
 //! `diff`: an informer cache compared with a LIST at the same resourceVersion, so that nothing
 //! in flight counts as drift. Exit 0 no drift, 1 drift, 2 error (kubectl diff's convention).
 
-use super::{parse_duration, resolve_target, sleep_until, GlobalConfig};
+use super::{parse_optional_duration, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{CacheInitial, DiffArgs, ReportFormat};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::diff::compare::{compare_cache_file, compare_live, when_settled, why_stopped};
@@ -48,15 +48,12 @@ impl DiffConfig {
                 "--chunk-size must be at least 1 (objects per LIST page)".into(),
             ));
         }
-        let duration = |v: &Option<String>, flag: &str| -> Result<Option<Duration>> {
-            match v {
-                Some(t) => parse_duration(t, flag),
-                None => Ok(None),
-            }
-        };
+        let duration = |v: &Option<String>, flag: &str| parse_optional_duration(v.as_deref(), flag);
         let every = duration(&args.every, "--every")?;
-        if every.is_some_and(|d| d.is_zero()) {
-            return Err(Error::Usage("--every must be longer than 0s".into()));
+        if args.every.is_some() && every.is_none() {
+            return Err(Error::Usage(
+                "--every 0: a watchdog needs an interval, e.g. --every 1m".into(),
+            ));
         }
         if let Some(path) = &args.cache_file {
             if !path.is_file() {

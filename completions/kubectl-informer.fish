@@ -50,7 +50,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l server-timeout -d 'The watch\'s timeoutSeconds: the server closes each watch after this, e.g. `30s` (default: 5-10 minutes at random, as client-go)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l max-events -d 'Stop after N object events (bookmarks and notices do not count)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l until-rv -d 'Stop after the first watch event or bookmark at or past this resourceVersion, or at the end of a LIST at or past it' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l timeout -d 'Stop after this much wall-clock time, e.g. `30s`, `5m`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l for -d 'Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l timeout -d 'Give up when --until-rv or --max-events is not reached within DURATION: stop and exit 124 (for a plain time box, use --for)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l record -d 'Also write the events as JSON Lines (the recording format) to FILE, whatever -o says. FILE must not exist yet' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event; MODIFIED lines say which fields changed'
 wide\t'Text plus kind, uid, generation, and the delay between the event\'s arrival and its print'

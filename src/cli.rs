@@ -164,10 +164,17 @@ pub struct BenchArgs {
 
 /// `kubectl informer tail RESOURCE [NAME]`.
 #[derive(Debug, Clone, Args)]
-#[command(after_help = "Examples:\n  \
+#[command(
+    after_help = "Exit status: 0 done (--until-rv or --max-events reached, --for over, the \
+    watch closed with --no-reconnect, or the reader of stdout went away), 2 error, 124 --timeout \
+    reached before --until-rv or --max-events, 130 interrupted.\n\n\
+    Examples:\n  \
     kubectl informer tail configmaps -n default\n  \
     kubectl informer tail deploy my-app -o json --max-events 10\n  \
-    kubectl informer tail pods -A -l app=web --initial none")]
+    kubectl informer tail cm -n app --until-rv 12345 --timeout 1m\n  \
+    kubectl informer tail cm -A --record events.jsonl --for 10m\n  \
+    kubectl informer tail pods -A -l app=web --initial none"
+)]
 pub struct TailArgs {
     /// The resource, as kubectl names it: `configmaps`, `cm`, `deployments.apps`, a CRD.
     #[arg(value_name = "RESOURCE")]
@@ -215,7 +222,11 @@ pub struct TailArgs {
     /// end of a LIST at or past it.
     #[arg(long, value_name = "RV")]
     pub until_rv: Option<String>,
-    /// Stop after this much wall-clock time, e.g. `30s`, `5m`.
+    /// Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`.
+    #[arg(long = "for", value_name = "DURATION")]
+    pub run_for: Option<String>,
+    /// Give up when --until-rv or --max-events is not reached within DURATION: stop and exit
+    /// 124 (for a plain time box, use --for).
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Also write the events as JSON Lines (the recording format) to FILE, whatever -o says.

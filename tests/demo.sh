@@ -50,7 +50,7 @@ if command -v kubectl >/dev/null; then
 else
   informer=(kubectl-informer)
 fi
-tail_args=(configmaps -n demo --server-timeout 8s --timeout 20s --stats)
+tail_args=(configmaps -n demo --server-timeout 8s --for 20s --stats)
 echo "\$ ${informer[*]} tail ${tail_args[*]}" >&2
 "${informer[@]}" tail "${tail_args[@]}"
 wait

@@ -118,7 +118,7 @@ pub async fn resolve_target(
     })
 }
 
-/// Sleeps until `deadline`, or forever without one (a `select!` arm for `--timeout`).
+/// Sleeps until `deadline`, or forever without one (a `select!` arm for `--for` or `--timeout`).
 pub(crate) async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,

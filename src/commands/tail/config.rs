@@ -24,6 +24,9 @@ pub struct TailConfig {
     pub reconnect: bool,
     pub server_timeout: Option<u64>,
     pub max_events: Option<u64>,
+    /// `--for`: the run's length, after which tail exits 0.
+    pub run_for: Option<Duration>,
+    /// `--timeout`: how long `--until-rv` or `--max-events` may take before tail exits 124.
     pub timeout: Option<Duration>,
     pub stats: bool,
     pub record: Option<std::path::PathBuf>,
@@ -97,7 +100,15 @@ impl TailConfig {
             })?),
             None => None,
         };
+        let run_for = parse_optional_duration(args.run_for.as_deref(), "--for")?;
         let timeout = parse_optional_duration(args.timeout.as_deref(), "--timeout")?;
+        if let (Some(t), None, None) = (timeout, until_rv, args.max_events) {
+            let t = crate::format::duration(t);
+            return Err(Error::Usage(format!(
+                "--timeout {t} limits the wait for --until-rv or --max-events, and neither is \
+                 given: to stop after {t} and exit 0, use --for {t}"
+            )));
+        }
         Ok(TailConfig {
             resource: args.resource.clone(),
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
@@ -111,6 +122,7 @@ impl TailConfig {
             reconnect: !args.no_reconnect,
             server_timeout: server_timeout.map(|d| d.as_secs()),
             max_events: args.max_events,
+            run_for,
             timeout,
             stats: args.stats,
             record: args.record.clone(),
@@ -171,8 +183,8 @@ mod tests {
                 "--timeout soon: not a duration",
             ),
             (
-                vec!["cm", "--timeout", "2"],
-                "--timeout 2: a duration needs a unit, e.g. 2s or 2ms",
+                vec!["cm", "--for", "2"],
+                "--for 2: a duration needs a unit, e.g. 2s or 2ms",
             ),
             (vec!["cm", "a/b"], "invalid object name"),
         ] {
@@ -207,5 +219,20 @@ mod tests {
                 )
             );
         }
+    }
+
+    #[test]
+    fn timeout_needs_an_end_condition_and_points_to_for_without_one() {
+        let err = config(&["cm", "--timeout", "1m"]).unwrap_err().to_string();
+        assert!(err.contains("use --for 1m"), "{err}");
+        for end in [["--until-rv", "5"], ["--max-events", "3"]] {
+            let c = config(&["cm", "--timeout", "90s", end[0], end[1]]).unwrap();
+            assert_eq!(c.timeout, Some(Duration::from_secs(90)));
+        }
+        let c = config(&["cm", "--for", "1m30s", "--timeout", "0"]).unwrap();
+        assert_eq!(
+            (c.run_for, c.timeout),
+            (Some(Duration::from_secs(90)), None)
+        );
     }
 }

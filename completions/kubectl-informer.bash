@@ -325,7 +325,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__diff)
-            opts="-l -o -n -A -v -h -V --selector --field-selector --initial --settle --every --timeout --chunk-size --cache-file --save-cache --show-fields --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --verbose --help --version"
+            opts="-l -o -n -A -v -h -V --selector --field-selector --initial --settle --every --for --timeout --chunk-size --cache-file --save-cache --show-fields --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --verbose --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -352,6 +352,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --every)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

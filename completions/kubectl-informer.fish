@@ -76,8 +76,9 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l initial -d 'How the informer gets its initial state' -r -f -a "list\t'Paginated LIST, then WATCH'
 watch-list\t'One WATCH with sendInitialEvents (falls back to `list` when refused)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l settle -d 'Keep the informer watching this long (with its reconnects and relists) before comparing' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l every -d 'Compare again at this interval while the informer keeps running (a drift watchdog); stop with Ctrl-C or --timeout' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l timeout -d 'Stop after this much wall-clock time (with --every)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l every -d 'Compare again at this interval while the informer keeps running (a drift watchdog); stop with Ctrl-C or --for' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l for -d 'With --every: how long the watchdog runs, e.g. `1h` (exit 0 or 1 by its last comparison)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l timeout -d 'Give up when the comparison (sync, --settle, compare) has not finished within DURATION: stop and exit 124. Not with --every, which has no end: use --for' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l chunk-size -d 'Objects per LIST page' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cache-file -d 'Compare a saved cache (JSON Lines in tail\'s recording format) with a LIST taken now, instead of running an informer' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l save-cache -d 'Write the informer\'s cache to FILE (tail\'s recording format) once synced. FILE must not exist yet' -r -F

@@ -250,13 +250,14 @@ pub struct TailArgs {
 /// `kubectl informer diff RESOURCE`.
 #[derive(Debug, Clone, Args)]
 #[command(
-    after_help = "Exit status: 0 no drift, 1 drift found, 2 error (like kubectl diff).\n\n\
+    after_help = "Exit status: 0 no drift, 1 drift found, 2 error (like kubectl diff), 124 \
+    --timeout reached before the comparison finished, 130 interrupted.\n\n\
     Examples:\n  \
     kubectl informer diff configmaps -n default\n  \
     kubectl informer diff deploy -A --settle 30s --show-fields\n  \
     kubectl informer diff cm -n app --save-cache before.jsonl\n  \
     kubectl informer diff cm -n app --cache-file before.jsonl -o json\n  \
-    kubectl informer diff pods -n app --every 1m"
+    kubectl informer diff pods -n app --every 1m --for 1h"
 )]
 pub struct DiffArgs {
     /// The resource, as kubectl names it.
@@ -275,11 +276,16 @@ pub struct DiffArgs {
     #[arg(long, value_name = "DURATION")]
     pub settle: Option<String>,
     /// Compare again at this interval while the informer keeps running (a drift watchdog);
-    /// stop with Ctrl-C or --timeout.
+    /// stop with Ctrl-C or --for.
     #[arg(long, value_name = "DURATION")]
     pub every: Option<String>,
-    /// Stop after this much wall-clock time (with --every).
-    #[arg(long, value_name = "DURATION", requires = "every")]
+    /// With --every: how long the watchdog runs, e.g. `1h` (exit 0 or 1 by its last
+    /// comparison).
+    #[arg(long = "for", value_name = "DURATION")]
+    pub run_for: Option<String>,
+    /// Give up when the comparison (sync, --settle, compare) has not finished within DURATION:
+    /// stop and exit 124. Not with --every, which has no end: use --for.
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Objects per LIST page.
     #[arg(long, value_name = "N", default_value_t = 500)]

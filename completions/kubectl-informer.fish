@@ -99,7 +99,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l speed -d 'Replay speed with --from-file: `max`, `1x` (the recorded spacing), `10x`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l objects -d 'Objects the generator creates before the clock starts' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l rate -d 'Writes per second during the run (creates, updates, deletes): `100` or `100/s`' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l duration -d 'How long the measured run lasts (after --warmup); live runs only [default: 30s]' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l for -l duration -d 'How long the measured run lasts (after --warmup), e.g. `30s`, `5m`; live runs only [default: 30s]. `--duration` is its older name' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l warmup -d 'Time at the start excluded from the figures' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l handlers -d 'Event handlers (informer listeners), each with its own pending buffer' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l handler-time -d 'How long each handler takes: `2ms`, `exp:2ms` (exponential, mean 2ms), `uniform:1ms..5ms`. The handler sleeps without using the CPU, like one waiting on I/O' -r

@@ -69,7 +69,8 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 #[command(
     after_help = "Exit status: 0 all gates passed, 1 a gate failed or a figure regressed against \
-    --baseline, 2 error, 130 interrupted.\n\n\
+    --baseline, 2 error, 130 interrupted (124, --timeout's code in tail and diff, does not occur: \
+    bench's run is as long as --for).\n\n\
     Gates: --fail-if '<metric>.<stat> <op> <value>'\n  \
     latencies (a duration: 50ms, 1.5s, 250us): watch_latency, delivery_lag, handler_time,\n    \
     queue_duration, work_duration; stats p50 p90 p99 p999 max mean count\n  \
@@ -77,9 +78,9 @@ pub enum Command {
     counters (no stat): events, events_per_second, adds, deduplicated, retries, writes_without_event\n  \
     op: > >= < <=\n\n\
     Examples:\n  \
-    kubectl informer bench --objects 200 --rate 100 --duration 30s --handler-time exp:2ms\n  \
+    kubectl informer bench --objects 200 --rate 100 --for 30s --handler-time exp:2ms\n  \
     kubectl informer bench --from-file events.jsonl --speed max --fail-if 'queue_duration.p99 > 50ms'\n  \
-    kubectl informer bench pods -n prod --no-churn --duration 5m --export-markdown bench.md\n  \
+    kubectl informer bench pods -n prod --no-churn --for 5m --export-markdown bench.md\n  \
     kubectl informer bench --from-file events.jsonl --baseline main.json --tolerance 10"
 )]
 pub struct BenchArgs {
@@ -88,7 +89,7 @@ pub struct BenchArgs {
     #[arg(value_name = "RESOURCE")]
     pub resource: Option<String>,
     /// Replay a recording (tail's JSON Lines) offline instead of watching a cluster.
-    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["no_churn", "objects", "rate", "duration"])]
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["no_churn", "objects", "rate", "run_for"])]
     pub from_file: Option<PathBuf>,
     /// Replay speed with --from-file: `max`, `1x` (the recorded spacing), `10x`.
     #[arg(
@@ -104,9 +105,10 @@ pub struct BenchArgs {
     /// Writes per second during the run (creates, updates, deletes): `100` or `100/s`.
     #[arg(long, value_name = "R", default_value = "50")]
     pub rate: String,
-    /// How long the measured run lasts (after --warmup); live runs only [default: 30s].
-    #[arg(long, value_name = "DURATION")]
-    pub duration: Option<String>,
+    /// How long the measured run lasts (after --warmup), e.g. `30s`, `5m`; live runs only
+    /// [default: 30s]. `--duration` is its older name.
+    #[arg(long = "for", visible_alias = "duration", value_name = "DURATION")]
+    pub run_for: Option<String>,
     /// Time at the start excluded from the figures.
     #[arg(long, value_name = "DURATION", default_value = "0s")]
     pub warmup: String,

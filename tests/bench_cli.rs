@@ -221,7 +221,11 @@ fn bad_input_is_one_line_before_anything_runs() {
         ),
         (
             vec!["--duration", "1"],
-            vec!["--duration 1: a duration needs a unit"],
+            vec!["--for 1: a duration needs a unit"],
+        ),
+        (
+            vec!["--for", "0"],
+            vec!["--for 0: a live run needs a length"],
         ),
         (
             vec!["--from-file", &rec, "--fail-if", "lag.p99 > 5ms"],

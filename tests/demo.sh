@@ -56,7 +56,7 @@ echo "\$ ${informer[*]} tail ${tail_args[*]}" >&2
 wait
 
 # bench: a simulated controller under load in a scratch namespace, measured at every stage.
-bench_args=(--objects 50 --rate 50 --duration 10s --handler-time exp:2ms --work-time 1ms
+bench_args=(--objects 50 --rate 50 --for 10s --handler-time exp:2ms --work-time 1ms
   --fail-if 'queue_duration.p99 > 100ms')
 echo "\$ ${informer[*]} bench ${bench_args[*]}" >&2
 "${informer[@]}" bench "${bench_args[@]}"

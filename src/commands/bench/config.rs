@@ -75,7 +75,8 @@ impl BenchConfig {
             )));
         }
         let warmup = parse_duration(&args.warmup, "--warmup")?;
-        let duration = parse_duration(args.duration.as_deref().unwrap_or("30s"), "--duration")?;
+        // `--duration` is the same flag; errors name it by its name now.
+        let duration = parse_duration(args.run_for.as_deref().unwrap_or("30s"), "--for")?;
         let resync = match parse_optional_duration(args.resync.as_deref(), "--resync")? {
             Some(d) if d < Duration::from_secs(1) => {
                 return Err(usage(format!(
@@ -116,7 +117,9 @@ impl BenchConfig {
             None => {
                 if duration.is_zero() {
                     return Err(usage(
-                        "--duration must be longer than 0s for a live run".into(),
+                        "--for 0: a live run needs a length, e.g. --for 30s (--duration is the \
+                         same flag)"
+                            .into(),
                     ));
                 }
                 if args.no_churn {

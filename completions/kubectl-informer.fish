@@ -47,7 +47,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l on-expired -d 'What to do when --from-rv is older than the server\'s history (410 Gone): `fail` (exit 2) or `relist` (print the current state as relist events and go on)' -r -f -a "fail\t'Exit 2 with the server\'s message'
 relist\t'Relist, print what the relist found, and go on watching'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l chunk-size -d 'Objects per LIST page' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l server-timeout -d 'The watch\'s timeoutSeconds: the server closes each watch after this, e.g. `30s` (default: 5-10 minutes at random, as client-go)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l server-timeout -d 'The watch\'s timeoutSeconds, whole seconds: the server closes each watch after this, e.g. `30s` (default, or 0: 5-10 minutes at random, as client-go)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l max-events -d 'Stop after N object events (bookmarks and notices do not count)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l until-rv -d 'Stop after the first watch event or bookmark at or past this resourceVersion, or at the end of a LIST at or past it' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l for -d 'Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`' -r

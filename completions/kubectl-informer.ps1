@@ -50,7 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('--from-rv', '--from-rv', [CompletionResultType]::ParameterName, 'Replay: open the watch at this resourceVersion without any LIST and print exactly the events after it')
             [CompletionResult]::new('--on-expired', '--on-expired', [CompletionResultType]::ParameterName, 'What to do when --from-rv is older than the server''s history (410 Gone): `fail` (exit 2) or `relist` (print the current state as relist events and go on)')
             [CompletionResult]::new('--chunk-size', '--chunk-size', [CompletionResultType]::ParameterName, 'Objects per LIST page')
-            [CompletionResult]::new('--server-timeout', '--server-timeout', [CompletionResultType]::ParameterName, 'The watch''s timeoutSeconds: the server closes each watch after this, e.g. `30s` (default: 5-10 minutes at random, as client-go)')
+            [CompletionResult]::new('--server-timeout', '--server-timeout', [CompletionResultType]::ParameterName, 'The watch''s timeoutSeconds, whole seconds: the server closes each watch after this, e.g. `30s` (default, or 0: 5-10 minutes at random, as client-go)')
             [CompletionResult]::new('--max-events', '--max-events', [CompletionResultType]::ParameterName, 'Stop after N object events (bookmarks and notices do not count)')
             [CompletionResult]::new('--until-rv', '--until-rv', [CompletionResultType]::ParameterName, 'Stop after the first watch event or bookmark at or past this resourceVersion, or at the end of a LIST at or past it')
             [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`')

@@ -213,8 +213,8 @@ pub struct TailArgs {
     /// re-opening it from the last resourceVersion.
     #[arg(long)]
     pub no_reconnect: bool,
-    /// The watch's timeoutSeconds: the server closes each watch after this, e.g. `30s`
-    /// (default: 5-10 minutes at random, as client-go).
+    /// The watch's timeoutSeconds, whole seconds: the server closes each watch after this, e.g.
+    /// `30s` (default, or 0: 5-10 minutes at random, as client-go).
     #[arg(long, value_name = "DURATION")]
     pub server_timeout: Option<String>,
     /// Stop after N object events (bookmarks and notices do not count).

@@ -203,7 +203,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__bench)
-            opts="-o -n -A -v -s -h -V --from-file --speed --objects --rate --duration --warmup --no-churn --handlers --handler-time --workers --work-time --error-rate --resync --seed --fail-if --baseline --tolerance --export-json --export-markdown --export-prometheus --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-o -n -A -v -s -h -V --from-file --speed --objects --rate --duration --for --warmup --no-churn --handlers --handler-time --workers --work-time --error-rate --resync --seed --fail-if --baseline --tolerance --export-json --export-markdown --export-prometheus --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,6 +233,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -618,7 +622,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__diff)
-            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --settle --every --timeout --chunk-size --cache-file --save-cache --show-fields --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --settle --every --for --timeout --chunk-size --cache-file --save-cache --show-fields --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -645,6 +649,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --every)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1214,7 +1222,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__tail)
-            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --timeout --record --metadata-only --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --metadata-only --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1257,6 +1265,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --until-rv)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -61,10 +61,11 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l on-expired -d 'What to do when --from-rv is older than the server\'s history (410 Gone): `fail` (exit 2) or `relist` (print the current state as relist events and go on)' -r -f -a "fail\t'Exit 2 with the server\'s message'
 relist\t'Relist, print what the relist found, and go on watching'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l chunk-size -d 'Objects per LIST page' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l server-timeout -d 'The watch\'s timeoutSeconds: the server closes each watch after this, e.g. `30s` (default: 5-10 minutes at random, as client-go)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l server-timeout -d 'The watch\'s timeoutSeconds, whole seconds: the server closes each watch after this, e.g. `30s` (default, or 0: 5-10 minutes at random, as client-go)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l max-events -d 'Stop after N object events (bookmarks and notices do not count)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l until-rv -d 'Stop after the first watch event or bookmark at or past this resourceVersion, or at the end of a LIST at or past it' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l timeout -d 'Stop after this much wall-clock time, e.g. `30s`, `5m`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l for -d 'Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l timeout -d 'Give up when --until-rv or --max-events is not reached within DURATION: stop and exit 124 (for a plain time box, use --for)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l record -d 'Also write the events as JSON Lines (the recording format) to FILE, whatever -o says. FILE must not exist yet' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event; MODIFIED lines say which fields changed'
 wide\t'Text plus kind, uid, generation, and the delay between the event\'s arrival and its print'
@@ -100,8 +101,9 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l initial -d 'How the informer gets its initial state' -r -f -a "list\t'Paginated LIST, then WATCH'
 watch-list\t'One WATCH with sendInitialEvents (falls back to `list` when refused)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l settle -d 'Keep the informer watching this long (with its reconnects and relists) before comparing' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l every -d 'Compare again at this interval while the informer keeps running (a drift watchdog); stop with Ctrl-C or --timeout' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l timeout -d 'Stop after this much wall-clock time (with --every)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l every -d 'Compare again at this interval while the informer keeps running (a drift watchdog); stop with Ctrl-C or --for' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l for -d 'With --every: how long the watchdog runs, e.g. `1h` (exit 0 or 1 by its last comparison)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l timeout -d 'Give up when the comparison (sync, --settle, compare) has not finished within DURATION: stop and exit 124. Not with --every, which has no end: use --for' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l chunk-size -d 'Objects per LIST page' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cache-file -d 'Compare a saved cache (JSON Lines in tail\'s recording format) with a LIST taken now, instead of running an informer' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l save-cache -d 'Write the informer\'s cache to FILE (tail\'s recording format) once synced. FILE must not exist yet' -r -F
@@ -133,7 +135,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l speed -d 'Replay speed with --from-file: `max`, `1x` (the recorded spacing), `10x`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l objects -d 'Objects the generator creates before the clock starts' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l rate -d 'Writes per second during the run (creates, updates, deletes): `100` or `100/s`' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l duration -d 'How long the measured run lasts (after --warmup); live runs only [default: 30s]' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l for -l duration -d 'How long the measured run lasts (after --warmup), e.g. `30s`, `5m`; live runs only [default: 30s]. `--duration` is its older name' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l warmup -d 'Time at the start excluded from the figures' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l handlers -d 'Event handlers (informer listeners), each with its own pending buffer' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l handler-time -d 'How long each handler takes: `2ms`, `exp:2ms` (exponential, mean 2ms), `uniform:1ms..5ms`. The handler sleeps without using the CPU, like one waiting on I/O' -r

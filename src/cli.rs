@@ -106,7 +106,7 @@ const ROOT_HELP: &str =
 
 /// A command's help: usage, then examples and exit status (its `before_help`), then its own
 /// arguments and options; the global options are listed once, by `options`, as kubectl does.
-const COMMAND_HELP: &str = "{about-with-newline}\n{usage-heading} {usage}\n{before-help}\nArguments and options:\n{positionals}\n{options}\n{after-help}";
+const COMMAND_HELP: &str = "{about-with-newline}\n{usage-heading} {usage}\n\n{before-help}Arguments:\n{positionals}\n\nOptions:\n{options}{after-help}";
 
 const GLOBAL_OPTIONS_HINT: &str =
     "Use \"kubectl informer options\" for the global command-line options (kubeconfig, context, \
@@ -178,22 +178,25 @@ pub enum Command {
 /// `kubectl informer bench [RESOURCE]`.
 #[derive(Debug, Clone, Args)]
 #[command(
-    after_help = "Exit status: 0 all gates passed, 1 a gate failed or a figure regressed against \
-    --baseline, 2 error, 130 interrupted.\n\n\
-    Gates: --fail-if '<metric>.<stat> <op> <value>'\n  \
-    latencies (value with a unit: ns, us, ms, s, m): watchLatency, deliveryLag, handlerTime,\n    \
+    before_help = "Examples:\n  \
+    # a simulated controller under load, in a scratch namespace bench creates and deletes\n  \
+    kubectl informer bench --objects 200 --rate 100 --for 30s --handler-time exp:2ms --workers 2\n  \
+    # a namespace's own traffic, writing nothing\n  \
+    kubectl informer bench pods -n prod --no-churn --for 5m --export-markdown bench.md\n  \
+    # a recording (tail --record), no cluster: a CI gate\n  \
+    kubectl informer bench --from-file events.jsonl --fail-if 'queueDuration.p99 > 50ms'\n  \
+    kubectl informer bench --from-file events.jsonl --baseline main.json --tolerance 10\n\n\
+    Exit status: 0 all gates passed, 1 a gate failed or a figure regressed against --baseline, \
+    2 error, 130 interrupted (the scratch namespace is deleted first).",
+    after_help = "Gates: --fail-if '<metric>.<stat> <op> <value>'\n  \
+    latencies (a duration: 50ms, 1.5s, 250us): watchLatency, deliveryLag, handlerTime,\n    \
     queueDuration, workDuration; stats p50 p90 p99 p999 max mean count\n  \
     gauges: backlog, depth; stats max mean last\n  \
     counters (no stat): events, eventsPerSecond, adds, deduplicated, retries, writesWithoutEvent,\n    \
     reconnects, relists\n  \
     op: > >= < <=\n  \
     (metrics are named as in the JSON report; the snake_case names of schema version 1, e.g.\n    \
-    queue_duration, are deprecated aliases)\n\n\
-    Examples:\n  \
-    kubectl informer bench --objects 200 --rate 100 --duration 30s --handler-time exp:2ms\n  \
-    kubectl informer bench --from-file events.jsonl --speed max --fail-if 'queueDuration.p99 > 50ms'\n  \
-    kubectl informer bench pods -n prod --no-churn --duration 5m --export-markdown bench.md\n  \
-    kubectl informer bench --from-file events.jsonl --baseline main.json --tolerance 10"
+    queue_duration, are deprecated aliases)"
 )]
 pub struct BenchArgs {
     /// The resource the informer watches (live runs; default `configmaps`): bench makes load for
@@ -201,7 +204,7 @@ pub struct BenchArgs {
     #[arg(value_name = "RESOURCE")]
     pub resource: Option<String>,
     /// Replay a recording (tail's JSON Lines) offline instead of watching a cluster.
-    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["no_churn", "objects", "rate", "duration"])]
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["no_churn", "objects", "rate", "run_for"])]
     pub from_file: Option<PathBuf>,
     /// Replay speed with --from-file: `max`, `1x` (the recorded spacing), `10x`.
     #[arg(
@@ -217,9 +220,10 @@ pub struct BenchArgs {
     /// Writes per second during the run (creates, updates, deletes): `100` or `100/s`.
     #[arg(long, value_name = "R", default_value = "50")]
     pub rate: String,
-    /// How long the measured run lasts (after --warmup); live runs only [default: 30s].
-    #[arg(long, value_name = "DURATION")]
-    pub duration: Option<String>,
+    /// How long the measured run lasts (after --warmup), e.g. `30s`, `5m`; live runs only
+    /// [default: 30s]. `--duration` is its older name.
+    #[arg(long = "for", visible_alias = "duration", value_name = "DURATION")]
+    pub run_for: Option<String>,
     /// Time at the start excluded from the figures.
     #[arg(long, value_name = "DURATION", default_value = "0s")]
     pub warmup: String,
@@ -280,10 +284,17 @@ pub struct BenchArgs {
 
 /// `kubectl informer tail RESOURCE [NAME]`.
 #[derive(Debug, Clone, Args)]
-#[command(after_help = "Examples:\n  \
+#[command(before_help = "Examples:\n  \
     kubectl informer tail configmaps -n default\n  \
     kubectl informer tail deploy my-app -o json --max-events 10\n  \
-    kubectl informer tail pods -A -l app=web --initial none")]
+    kubectl informer tail pods -A -l app=web --initial none\n  \
+    # replay: exactly the events after RV 48213, until RV 48290 (exit 124 if it never comes)\n  \
+    kubectl informer tail cm -n app --from-rv 48213 --until-rv 48290 --timeout 1m\n  \
+    # a recording for bench --from-file and diff --cache-file\n  \
+    kubectl informer tail cm -A --record events.jsonl --for 10m\n\n\
+    Exit status: 0 done (--until-rv or --max-events reached, --for over, the watch closed with \
+    --no-reconnect, or the reader of stdout went away), 2 error (also an expired --from-rv), 124 \
+    --timeout reached before --until-rv or --max-events, 130 interrupted.")]
 pub struct TailArgs {
     /// The resource, as kubectl names it: `configmaps`, `cm`, `deployments.apps`, a CRD.
     #[arg(value_name = "RESOURCE")]
@@ -320,8 +331,8 @@ pub struct TailArgs {
     /// re-opening it from the last resourceVersion.
     #[arg(long)]
     pub no_reconnect: bool,
-    /// The watch's timeoutSeconds: the server closes each watch after this, e.g. `30s`
-    /// (default: 5-10 minutes at random, as client-go).
+    /// The watch's timeoutSeconds, whole seconds: the server closes each watch after this, e.g.
+    /// `30s` (default, or 0: 5-10 minutes at random, as client-go).
     #[arg(long, value_name = "DURATION")]
     pub server_timeout: Option<String>,
     /// Stop after N object events (bookmarks and notices do not count).
@@ -331,7 +342,11 @@ pub struct TailArgs {
     /// end of a LIST at or past it.
     #[arg(long, value_name = "RV")]
     pub until_rv: Option<String>,
-    /// Stop after this much wall-clock time, e.g. `30s`, `5m`.
+    /// Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`.
+    #[arg(long = "for", value_name = "DURATION")]
+    pub run_for: Option<String>,
+    /// Give up when --until-rv or --max-events is not reached within DURATION: stop and exit
+    /// 124 (for a plain time box, use --for).
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Also write the events as JSON Lines (the recording format) to FILE, whatever -o says.
@@ -354,15 +369,15 @@ pub struct TailArgs {
 
 /// `kubectl informer diff RESOURCE`.
 #[derive(Debug, Clone, Args)]
-#[command(
-    after_help = "Exit status: 0 no drift, 1 drift found, 2 error (like kubectl diff).\n\n\
-    Examples:\n  \
+#[command(before_help = "Examples:\n  \
     kubectl informer diff configmaps -n default\n  \
     kubectl informer diff deploy -A --settle 30s --show-fields\n  \
     kubectl informer diff cm -n app --save-cache before.jsonl\n  \
     kubectl informer diff cm -n app --cache-file before.jsonl -o json\n  \
-    kubectl informer diff pods -n app --every 1m"
-)]
+    # a drift watchdog: compare every minute for an hour\n  \
+    kubectl informer diff pods -n app --every 1m --for 1h\n\n\
+    Exit status: 0 no drift, 1 drift found, 2 error (like kubectl diff), 124 --timeout reached \
+    before the comparison finished, 130 interrupted.")]
 pub struct DiffArgs {
     /// The resource, as kubectl names it.
     #[arg(value_name = "RESOURCE")]
@@ -380,11 +395,16 @@ pub struct DiffArgs {
     #[arg(long, value_name = "DURATION")]
     pub settle: Option<String>,
     /// Compare again at this interval while the informer keeps running (a drift watchdog);
-    /// stop with Ctrl-C or --timeout.
+    /// stop with Ctrl-C or --for.
     #[arg(long, value_name = "DURATION")]
     pub every: Option<String>,
-    /// Stop after this much wall-clock time (with --every).
-    #[arg(long, value_name = "DURATION", requires = "every")]
+    /// With --every: how long the watchdog runs, e.g. `1h` (exit 0 or 1 by its last
+    /// comparison).
+    #[arg(long = "for", value_name = "DURATION")]
+    pub run_for: Option<String>,
+    /// Give up when the comparison (sync, --settle, compare) has not finished within DURATION:
+    /// stop and exit 124. Not with --every, which has no end: use --for.
+    #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Objects per LIST page.
     #[arg(long, value_name = "N", default_value_t = 500)]
@@ -455,6 +475,10 @@ pub enum OutputFormat {
 }
 
 #[derive(Debug, Clone, Args)]
+#[command(before_help = "Examples:\n  \
+    source <(kubectl-informer completion bash)\n  \
+    kubectl-informer completion zsh > \"${fpath[1]}/_kubectl-informer\"\n\n\
+    Exit status: 0 printed, 2 error.")]
 pub struct CompletionArgs {
     /// The shell to print a completion script for.
     #[arg(value_enum)]

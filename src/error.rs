@@ -8,6 +8,9 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDING: u8 = 1;
 /// Bad input, an API error, an expired `--from-rv`.
 pub const EXIT_ERROR: u8 = 2;
+/// `--timeout` ran out before the run's own end (`--until-rv`, `--max-events`, a finished
+/// comparison): GNU timeout(1)'s code.
+pub const EXIT_TIMED_OUT: u8 = 124;
 /// Interrupted by Ctrl-C (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
@@ -26,6 +29,10 @@ pub enum Error {
     /// A file named on the command line could not be opened, read, created or written.
     #[error("{0}")]
     File(String),
+    /// `--timeout` ran out first: what did not happen in time. The run stopped cleanly (output
+    /// flushed, files complete) before this is returned.
+    #[error("{0}")]
+    TimedOut(String),
     /// Writing to stdout or stderr failed; a closed pipe (the reader went away, `| head`) is
     /// not a failure: `run` ends with exit 0 on it, in this one place.
     #[error("cannot write output: {0}")]
@@ -50,7 +57,10 @@ impl Error {
 
     /// The exit code this error ends the process with.
     pub fn exit_code(&self) -> u8 {
-        EXIT_ERROR
+        match self {
+            Error::TimedOut(_) => EXIT_TIMED_OUT,
+            _ => EXIT_ERROR,
+        }
     }
 }
 

@@ -19,6 +19,44 @@ pub fn wait(d: Duration) -> String {
     humantime::format_duration(Duration::from_millis((d.as_secs_f64() * 1000.0) as u64)).to_string()
 }
 
+/// A duration as a flag takes it (Go's forms, what `duration::parse` reads back exactly):
+/// `1m30s`, `1.5s`, `500ms`, `250us` (ASCII, to be typed back), `0s`.
+pub fn duration(d: Duration) -> String {
+    let nanos = d.as_nanos();
+    // `whole` units of `unit` nanoseconds plus a fraction without trailing zeros.
+    let decimal = |n: u128, unit: u128, name: &str| {
+        let (whole, rest) = (n / unit, n % unit);
+        if rest == 0 {
+            return format!("{whole}{name}");
+        }
+        let width = unit.ilog10() as usize;
+        let fraction = format!("{rest:0width$}");
+        format!("{whole}.{}{name}", fraction.trim_end_matches('0'))
+    };
+    match nanos {
+        0 => "0s".to_string(),
+        1..1_000 => format!("{nanos}ns"),
+        1_000..1_000_000 => decimal(nanos, 1_000, "us"),
+        1_000_000..1_000_000_000 => decimal(nanos, 1_000_000, "ms"),
+        _ => {
+            let secs = d.as_secs();
+            let (h, m) = (secs / 3600, secs / 60 % 60);
+            let mut out = String::new();
+            if h > 0 {
+                out += &format!("{h}h");
+            }
+            if m > 0 {
+                out += &format!("{m}m");
+            }
+            let s = u128::from(secs % 60) * 1_000_000_000 + u128::from(d.subsec_nanos());
+            if s > 0 {
+                out += &decimal(s, 1_000_000_000, "s");
+            }
+            out
+        }
+    }
+}
+
 /// Seconds as people read a latency: `850µs`, `12.3ms`, `1.52s`.
 pub fn format_seconds(s: f64) -> String {
     if s == 0.0 {
@@ -52,6 +90,16 @@ mod tests {
         assert_eq!(format_number(3.0), "3");
         assert_eq!(format_number(2.25), "2.2");
         assert_eq!(wait(Duration::from_millis(1600)), "1s 600ms");
+        assert_eq!(duration(Duration::from_secs(90)), "1m30s");
+        assert_eq!(duration(Duration::from_secs(3600)), "1h");
+        assert_eq!(duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(duration(Duration::from_micros(2500)), "2.5ms");
+        assert_eq!(duration(Duration::from_micros(250)), "250us");
+        assert_eq!(
+            duration(Duration::from_nanos(3_600_000_000_001)),
+            "1h0.000000001s"
+        );
+        assert_eq!(duration(Duration::ZERO), "0s");
         assert_eq!(
             rfc3339_millis(SystemTime::UNIX_EPOCH),
             "1970-01-01T00:00:00.000Z"

@@ -26,15 +26,16 @@
 //!
 //! `output/` and `recording/` are only imported by `commands/` (and by each other: the text
 //! printer renders the recording's records); `informer/` imports neither, and `bench/` and
-//! `diff/` compute without rendering. Leaves anyone may use: `format` (numbers and times for
-//! people), `metrics` (histograms, gauges, CPU time), `rng`, `signal` (await a condition),
-//! `memory`, `error`.
+//! `diff/` compute without rendering. Leaves anyone may use: `duration` (the one parser of
+//! every duration flag and gate value), `format` (numbers and times for people), `metrics`
+//! (histograms, gauges, CPU time), `rng`, `signal` (await a condition), `memory`, `error`.
 
 pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod commands;
 pub mod diff;
+pub mod duration;
 pub mod error;
 pub mod format;
 pub mod informer;

@@ -369,7 +369,31 @@ fn bad_input_is_one_line_before_anything_runs() {
         ),
         (
             vec!["--from-file", &rec, "--fail-if", "queueDuration.p99 > 50"],
-            vec!["with a unit"],
+            vec!["a duration needs a unit, e.g. 50s or 50ms"],
+        ),
+        (
+            vec!["--from-file", &rec, "--fail-if", "queueDuration.p99 > 1m30"],
+            vec!["\"30\" in \"1m30\" has no unit"],
+        ),
+        (
+            vec!["--from-file", &rec, "--warmup", "2"],
+            vec!["--warmup 2: a duration needs a unit, e.g. 2s or 2ms"],
+        ),
+        (
+            vec!["--from-file", &rec, "--handler-time", "exp:2"],
+            vec!["--handler-time exp:2: a duration needs a unit"],
+        ),
+        (
+            vec!["--from-file", &rec, "--resync", "500ms"],
+            vec!["--resync 500ms", "minimum resync period"],
+        ),
+        (
+            vec!["--duration", "1"],
+            vec!["--for 1: a duration needs a unit"],
+        ),
+        (
+            vec!["--for", "0"],
+            vec!["--for 0: a live run needs a length"],
         ),
         (
             vec!["--from-file", &rec, "--fail-if", "lag.p99 > 5ms"],

@@ -143,7 +143,7 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
                 "20",
                 "--rate",
                 "40/s",
-                "--duration",
+                "--for",
                 "3s",
                 "--warmup",
                 "1s",
@@ -235,15 +235,7 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
 #[tokio::test]
 async fn an_interrupted_live_run_still_removes_its_namespace() {
     admin().await;
-    let mut bench = Spawned::start(&[
-        "bench",
-        "--objects",
-        "10",
-        "--rate",
-        "20",
-        "--duration",
-        "5m",
-    ]);
+    let mut bench = Spawned::start(&["bench", "--objects", "10", "--rate", "20", "--for", "5m"]);
     bench.wait_for("the clock starts now");
     let ns = scratch_namespace(&bench.seen.join("\n"));
     interrupt_and_expect_cleanup(&mut bench, &ns).await;
@@ -253,15 +245,7 @@ async fn an_interrupted_live_run_still_removes_its_namespace() {
 async fn ctrl_c_during_the_set_up_still_removes_the_namespace() {
     admin().await;
     // Interrupted while the generator creates its objects, before the clock starts.
-    let mut bench = Spawned::start(&[
-        "bench",
-        "--objects",
-        "3000",
-        "--rate",
-        "20",
-        "--duration",
-        "5m",
-    ]);
+    let mut bench = Spawned::start(&["bench", "--objects", "3000", "--rate", "20", "--for", "5m"]);
     bench.wait_for("bench: created namespace");
     let ns = scratch_namespace(&bench.seen.join("\n"));
     interrupt_and_expect_cleanup(&mut bench, &ns).await;
@@ -289,6 +273,7 @@ async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
         "-n",
         &ns.name,
         "--no-churn",
+        // --for's older name, kept as an alias.
         "--duration",
         "4s",
         "--export-json",
@@ -308,6 +293,7 @@ async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["source"]["namespace"], ns.name.as_str());
     assert_eq!(doc["source"]["churn"], false);
+    assert_eq!(doc["config"]["duration"], "4s", "{}", doc["config"]);
     assert_eq!(doc["counters"]["events"], 20, "{}", doc["counters"]);
     assert!(doc["metrics"]["watchLatency"].is_null());
     assert!(doc["counters"]["writes"].is_null());
@@ -316,13 +302,12 @@ async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
 #[tokio::test]
 async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
     admin().await;
-    let out = tokio::task::spawn_blocking(|| run(&["bench", "pods", "--duration", "2s"]))
+    let out = tokio::task::spawn_blocking(|| run(&["bench", "pods", "--for", "2s"]))
         .await
         .unwrap();
     assert_one_line_error(&out, &["only for configmaps", "--no-churn"]);
-    let out =
-        tokio::task::spawn_blocking(|| run(&["bench", "--context", "nobody", "--duration", "2s"]))
-            .await
-            .unwrap();
+    let out = tokio::task::spawn_blocking(|| run(&["bench", "--context", "nobody", "--for", "2s"]))
+        .await
+        .unwrap();
     assert_one_line_error(&out, &["create namespaces", "forbidden"]);
 }

@@ -200,7 +200,12 @@ async fn invalid_namespace_and_duration_flags_are_usage_errors() {
     let out = run(&["tail", "cm", "-n", "Bad_NS"]);
     assert_one_line_error(&out, &["invalid namespace \"Bad_NS\""]);
     let out = run(&["tail", "cm", "--request-timeout", "soon"]);
-    assert_one_line_error(&out, &["invalid duration \"soon\" for --request-timeout"]);
+    assert_one_line_error(&out, &["--request-timeout soon: not a duration"]);
+    let out = run(&["tail", "cm", "--request-timeout", "5"]);
+    assert_one_line_error(
+        &out,
+        &["--request-timeout 5: a duration needs a unit, e.g. 5s or 5ms"],
+    );
 }
 
 #[tokio::test]

@@ -50,13 +50,13 @@ if command -v kubectl >/dev/null; then
 else
   informer=(kubectl-informer)
 fi
-tail_args=(configmaps -n demo --server-timeout 8s --timeout 20s --stats)
+tail_args=(configmaps -n demo --server-timeout 8s --for 20s --stats)
 echo "\$ ${informer[*]} tail ${tail_args[*]}" >&2
 "${informer[@]}" tail "${tail_args[@]}"
 wait
 
 # bench: a simulated controller under load in a scratch namespace, measured at every stage.
-bench_args=(--objects 50 --rate 50 --duration 10s --handler-time exp:2ms --work-time 1ms
+bench_args=(--objects 50 --rate 50 --for 10s --handler-time exp:2ms --work-time 1ms
   --fail-if 'queueDuration.p99 > 100ms')
 echo "\$ ${informer[*]} bench ${bench_args[*]}" >&2
 "${informer[@]}" bench "${bench_args[@]}"

@@ -375,3 +375,88 @@ async fn a_saved_cache_of_secrets_holds_no_values_and_still_compares() {
     ]);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
 }
+
+/// Issue 18: diff's `--timeout` bounds the one comparison (sync, settle, compare): 124 when it
+/// runs out first, with the informer stopped as on any other end.
+#[tokio::test]
+async fn a_timeout_too_short_to_sync_exits_124_and_a_long_one_changes_nothing() {
+    let ns = TestNamespace::new("difftimeout").await;
+    for i in 0..100 {
+        ns.create_configmap(&format!("c{i}"), &[]).await;
+    }
+    // One object per page: 100 round trips to sync, far more than 20 ms.
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--chunk-size",
+        "1",
+        "--timeout",
+        "20ms",
+    ]);
+    assert_timed_out(
+        &out,
+        &[
+            "--timeout 20ms reached before the comparison finished",
+            "cache to sync",
+        ],
+    );
+    assert_eq!(out.stdout, "", "no report");
+    let out = run(&["diff", "cm", "-n", &ns.name, "--timeout", "50s"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("no drift: 100 objects compared"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[tokio::test]
+async fn every_with_for_runs_the_watchdog_that_long_and_exits_0() {
+    let ns = TestNamespace::new("difffor").await;
+    ns.create_configmap("a", &[]).await;
+    let started = std::time::Instant::now();
+    let out = run(&[
+        "diff", "cm", "-n", &ns.name, "--every", "1s", "--for", "2500ms",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let reports = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("no drift"))
+        .count();
+    assert!(reports >= 2, "compared every second: {}", out.stdout);
+    assert!(
+        started.elapsed() < Duration::from_secs(40),
+        "--for ended the watchdog"
+    );
+}
+
+#[test]
+fn timeout_with_every_and_for_without_it_are_refused_pointing_to_the_other() {
+    for (args, needles) in [
+        (
+            vec!["diff", "cm", "--every", "1m", "--timeout", "1h"],
+            vec![
+                "--timeout 1h with --every",
+                "which is now --for",
+                "use --for 1h",
+            ],
+        ),
+        (
+            vec!["diff", "cm", "--for", "1h"],
+            vec!["--for 1h without --every", "--timeout 1h"],
+        ),
+        (
+            vec!["diff", "cm", "--settle", "1m", "--timeout", "30s"],
+            vec!["--timeout 30s is not longer than --settle 1m"],
+        ),
+        (
+            vec!["diff", "cm", "--settle", "5"],
+            vec!["--settle 5: a duration needs a unit, e.g. 5s or 5ms"],
+        ),
+    ] {
+        assert_one_line_error(&run(&args), &needles);
+    }
+}

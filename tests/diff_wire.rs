@@ -66,7 +66,7 @@ fn every_reports_drift_then_the_time_it_took_to_heal() {
             _ => list(10, vec![configmap("a", "ua", 5)]),
         }
     });
-    let out = diff(&fake, &["--every", "1s", "--timeout", "3500ms"]);
+    let out = diff(&fake, &["--every", "1s", "--for", "3500ms"]);
     assert_eq!(
         out.code,
         Some(0),

@@ -98,3 +98,35 @@ fn schema_prints_the_json_schemas_that_ship_with_the_source() {
     assert_eq!(out.stdout, doc);
     assert!(out.stdout.contains("schemaVersion"));
 }
+
+#[test]
+fn every_command_shows_examples_first_and_its_exit_status() {
+    for command in COMMANDS.iter().chain(&["completion"]) {
+        for flag in ["-h", "--help"] {
+            let help = run(&[command, flag]).stdout;
+            let usage = help.find("Usage: ").expect("usage");
+            let examples = help
+                .find("Examples:\n  ")
+                .unwrap_or_else(|| panic!("{command} {flag}: no examples: {help}"));
+            let status = help
+                .find("Exit status: 0 ")
+                .unwrap_or_else(|| panic!("{command} {flag}: no exit status: {help}"));
+            let options = help.find("Options:\n").expect("options");
+            assert!(
+                usage < examples && examples < status && status < options,
+                "{command} {flag}: usage, examples, exit status, options in that order: {help}"
+            );
+        }
+    }
+    // The main features appear in the examples.
+    let tail = run(&["tail", "--help"]).stdout;
+    for feature in ["--from-rv", "--until-rv", "--record", "--timeout", "--for"] {
+        assert!(tail.contains(feature), "{feature}: {tail}");
+    }
+    let bench = run(&["bench", "--help"]).stdout;
+    for gate in ["reconnects", "relists", "queueDuration", "p999"] {
+        assert!(bench.contains(gate), "{gate}: {bench}");
+    }
+    assert!(run(&["tail", "--help"]).stdout.contains("124"));
+    assert!(run(&["diff", "--help"]).stdout.contains("124"));
+}

@@ -341,16 +341,7 @@ async fn diff_reports_follow_the_naming_rule() {
 
     // The watchdog's documents, one per line.
     let out = run(&[
-        "diff",
-        "cm",
-        "-n",
-        &ns.name,
-        "--every",
-        "1s",
-        "--timeout",
-        "2500ms",
-        "-o",
-        "json",
+        "diff", "cm", "-n", &ns.name, "--every", "1s", "--for", "2500ms", "-o", "json",
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let docs: Vec<Value> = out

@@ -69,7 +69,7 @@ fn wait_for_expiry(ns: &str, extra: &[&str]) -> Output {
             "2",
             "-o",
             "json",
-            "--timeout",
+            "--for",
             "2s",
         ];
         args.extend_from_slice(extra);
@@ -132,7 +132,7 @@ async fn watch_list_marks_initial_events_and_shows_the_initial_events_end_bookma
         "json",
         "--initial",
         "watch-list",
-        "--timeout",
+        "--for",
         "2s",
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
@@ -203,7 +203,7 @@ async fn a_connection_cut_again_and_again_loses_and_repeats_nothing() {
         "json",
         "--kubeconfig",
         kc.to_str().unwrap(),
-        "--timeout",
+        "--for",
         "60s",
     ]);
     tail.wait_for_notice("watch-opened");
@@ -278,7 +278,7 @@ async fn after_an_outage_longer_than_the_history_the_relist_reports_what_was_del
         "json",
         "--kubeconfig",
         kc.to_str().unwrap(),
-        "--timeout",
+        "--for",
         "300s",
     ]);
     tail.wait_for_notice("watch-opened");

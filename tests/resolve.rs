@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 /// Runs `tail NAME --max-events 1 -v` in a namespace holding one ConfigMap-like object and returns
 /// what `-v` said the name resolved to.
 fn resolved(args: &[&str]) -> (Output, String) {
-    // Later flags win, as in kubectl: a test's own --timeout overrides the default here.
+    // --timeout bounds the wait for the one event; a test that expects none stops at its own
+    // --for instead (exit 0).
     let mut all = vec!["tail", "--max-events", "1", "-v=1", "--timeout", "20s"];
     all.extend_from_slice(args);
     let out = run(&all);
@@ -55,7 +56,7 @@ async fn builtin_names_resolve_by_plural_singular_kind_short_and_group() {
         "deploy",
         "Deployment",
     ] {
-        let (out, line) = resolved(&[name, "-n", &ns.name, "--timeout", "1s"]);
+        let (out, line) = resolved(&[name, "-n", &ns.name, "--for", "1s"]);
         assert_eq!(out.code, Some(0), "{name}: {}", out.stderr);
         assert!(
             line.contains("to deployments.apps (apps/v1"),
@@ -67,10 +68,10 @@ async fn builtin_names_resolve_by_plural_singular_kind_short_and_group() {
 #[tokio::test]
 async fn core_group_wins_over_events_k8s_io_like_kubectl() {
     let ns = TestNamespace::new("events").await;
-    let (out, line) = resolved(&["events", "-n", &ns.name, "--timeout", "1s"]);
+    let (out, line) = resolved(&["events", "-n", &ns.name, "--for", "1s"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(line.contains("to events (v1, kind Event"), "{line}");
-    let (out, line) = resolved(&["events.events.k8s.io", "-n", &ns.name, "--timeout", "1s"]);
+    let (out, line) = resolved(&["events.events.k8s.io", "-n", &ns.name, "--for", "1s"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(
         line.contains("to events.events.k8s.io (events.k8s.io/v1"),
@@ -221,13 +222,7 @@ async fn crds_resolve_by_short_name_and_an_ambiguous_short_name_lists_both() {
             &format!("widgets.{group_b}"),
         ],
     );
-    let (out, line) = resolved(&[
-        &format!("widgets.{group_a}"),
-        "-n",
-        &ns.name,
-        "--timeout",
-        "1s",
-    ]);
+    let (out, line) = resolved(&[&format!("widgets.{group_a}"), "-n", &ns.name, "--for", "1s"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(line.contains(&format!("widgets.{group_a}")), "{line}");
 

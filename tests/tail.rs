@@ -97,15 +97,7 @@ async fn a_name_and_a_label_selector_narrow_the_events() {
     ns.create_configmap("web-1", &[("app", "web")]).await;
     ns.create_configmap("db-1", &[("app", "db")]).await;
     let out = run(&[
-        "tail",
-        "cm",
-        "db-1",
-        "-n",
-        &ns.name,
-        "-o",
-        "json",
-        "--timeout",
-        "2s",
+        "tail", "cm", "db-1", "-n", &ns.name, "-o", "json", "--for", "2s",
     ]);
     let names: Vec<String> = out
         .object_events()
@@ -114,16 +106,7 @@ async fn a_name_and_a_label_selector_narrow_the_events() {
         .collect();
     assert_eq!(names, vec!["\"db-1\""], "{}", out.stderr);
     let out = run(&[
-        "tail",
-        "cm",
-        "-n",
-        &ns.name,
-        "-l",
-        "app=web",
-        "-o",
-        "json",
-        "--timeout",
-        "2s",
+        "tail", "cm", "-n", &ns.name, "-l", "app=web", "-o", "json", "--for", "2s",
     ]);
     let names: Vec<String> = out
         .object_events()
@@ -146,7 +129,7 @@ async fn server_side_close_is_reported_and_the_watch_resumes_from_the_last_rv() 
         "json",
         "--server-timeout",
         "4s",
-        "--timeout",
+        "--for",
         "30s",
     ]);
     tail.wait_for_notice("watch-opened");
@@ -214,7 +197,7 @@ async fn text_output_and_stats_summary() {
         "cm",
         "-n",
         &ns.name,
-        "--timeout",
+        "--for",
         "1s",
         "--stats",
         "--no-bookmarks",
@@ -244,16 +227,7 @@ async fn text_output_and_stats_summary() {
 async fn a_closed_stdout_ends_tail_with_exit_0() {
     let ns = TestNamespace::new("pipe").await;
     ns.create_configmap("first", &[]).await;
-    let mut tail = Streaming::start(&[
-        "tail",
-        "cm",
-        "-n",
-        &ns.name,
-        "-o",
-        "json",
-        "--timeout",
-        "60s",
-    ]);
+    let mut tail = Streaming::start(&["tail", "cm", "-n", &ns.name, "-o", "json", "--for", "60s"]);
     tail.wait_for_notice("watch-opened");
     tail.close_stdout();
     for i in 0..20 {
@@ -267,16 +241,7 @@ async fn a_closed_stdout_ends_tail_with_exit_0() {
 #[tokio::test]
 async fn ctrl_c_ends_tail_with_exit_130() {
     let ns = TestNamespace::new("sigint").await;
-    let mut tail = Streaming::start(&[
-        "tail",
-        "cm",
-        "-n",
-        &ns.name,
-        "-o",
-        "json",
-        "--timeout",
-        "60s",
-    ]);
+    let mut tail = Streaming::start(&["tail", "cm", "-n", &ns.name, "-o", "json", "--for", "60s"]);
     tail.wait_for_notice("watch-opened");
     let status = std::process::Command::new("kill")
         .args(["-INT", &tail.pid().to_string()])
@@ -294,14 +259,7 @@ async fn secret_values_are_redacted_unless_asked_for() {
     // "hunter2-plaintext" in base64, as the server stores it in data.
     let encoded = "aHVudGVyMi1wbGFpbnRleHQ=";
     let out = run(&[
-        "tail",
-        "secrets",
-        "-n",
-        &ns.name,
-        "-o",
-        "json",
-        "--timeout",
-        "1s",
+        "tail", "secrets", "-n", &ns.name, "-o", "json", "--for", "1s",
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(!out.stdout.contains(encoded), "{}", out.stdout);
@@ -317,7 +275,7 @@ async fn secret_values_are_redacted_unless_asked_for() {
         &ns.name,
         "-o",
         "json",
-        "--timeout",
+        "--for",
         "1s",
         "--show-secret-data",
     ]);
@@ -362,14 +320,7 @@ async fn record_writes_json_lines_beside_text_and_never_overwrites() {
     let file = dir.path().join("rec.jsonl");
     let path = file.to_str().unwrap();
     let out = run(&[
-        "tail",
-        "cm",
-        "-n",
-        &ns.name,
-        "--timeout",
-        "1s",
-        "--record",
-        path,
+        "tail", "cm", "-n", &ns.name, "--for", "1s", "--record", path,
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(
@@ -387,14 +338,7 @@ async fn record_writes_json_lines_beside_text_and_never_overwrites() {
         .iter()
         .any(|l| l["type"] == "ADDED" && l["name"] == "r"));
     let out = run(&[
-        "tail",
-        "cm",
-        "-n",
-        &ns.name,
-        "--timeout",
-        "1s",
-        "--record",
-        path,
+        "tail", "cm", "-n", &ns.name, "--for", "1s", "--record", path,
     ]);
     assert_one_line_error(&out, &["the file exists"]);
     assert_eq!(
@@ -431,5 +375,161 @@ async fn metadata_only_watches_partial_object_metadata() {
             e["object"].get("data").is_none(),
             "no data in metadata-only: {e}"
         );
+    }
+}
+
+/// Issue 18: `--timeout` is a limit on the run's own end (`--until-rv`, `--max-events`); when it
+/// runs out first, tail stops as cleanly as on any other end and exits 124, so that a script can
+/// tell that the resourceVersion never came.
+#[tokio::test]
+async fn until_rv_never_seen_within_timeout_exits_124_with_the_recording_complete() {
+    let ns = TestNamespace::new("timeout").await;
+    let rv: u64 = ns.create_configmap("seen", &[]).await.parse().unwrap();
+    let never = (rv + 1_000_000_000).to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rec.jsonl");
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--until-rv",
+        &never,
+        "--timeout",
+        "2s",
+        "--record",
+        file.to_str().unwrap(),
+        "--stats",
+    ]);
+    assert_timed_out(
+        &out,
+        &[
+            "--timeout 2s reached before resourceVersion",
+            &never,
+            "was seen; the newest resourceVersion seen was",
+        ],
+    );
+    let newest: u64 = out
+        .stderr
+        .trim_end()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(newest >= rv, "the LIST's RV counts: {}", out.stderr);
+    assert!(out.stderr.contains("summary: 1 events"), "{}", out.stderr);
+    // Both streams are whole JSON Lines: the ADDED, and the LIST's end.
+    let recorded = std::fs::read_to_string(&file).unwrap();
+    assert!(recorded.ends_with('\n'), "{recorded}");
+    for text in [&out.stdout, &recorded] {
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        assert_eq!(lines[0]["notice"], "start", "{text}");
+        assert!(lines
+            .iter()
+            .any(|l| l["type"] == "ADDED" && l["name"] == "seen"));
+        assert!(
+            lines.iter().any(|l| l["notice"] == "list-complete"),
+            "{text}"
+        );
+    }
+    assert_eq!(out.stdout, recorded);
+}
+
+#[tokio::test]
+async fn max_events_reached_before_the_timeout_exits_0() {
+    let ns = TestNamespace::new("maxev").await;
+    ns.create_configmap("a", &[]).await;
+    ns.create_configmap("b", &[]).await;
+    let started = std::time::Instant::now();
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--max-events",
+        "2",
+        "--timeout",
+        "50s",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.object_events().len(), 2, "{}", out.stdout);
+    assert!(
+        started.elapsed() < Duration::from_secs(40),
+        "ended at --max-events"
+    );
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--max-events",
+        "3",
+        "--timeout",
+        "1s",
+    ]);
+    assert_timed_out(
+        &out,
+        &["--timeout 1s reached before 3 object events arrived (2 did)"],
+    );
+}
+
+#[tokio::test]
+async fn for_ends_a_run_with_exit_0_also_before_a_pending_timeout() {
+    let ns = TestNamespace::new("for").await;
+    let rv: u64 = ns.create_configmap("x", &[]).await.parse().unwrap();
+    let never = (rv + 1_000_000_000).to_string();
+    let started = std::time::Instant::now();
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--for",
+        "1500ms",
+        "--until-rv",
+        &never,
+        "--timeout",
+        "50s",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.object_events().len(), 1, "{}", out.stdout);
+    assert!(
+        started.elapsed() < Duration::from_secs(40),
+        "--for ended the run"
+    );
+    assert!(!out.stderr.contains("error"), "{}", out.stderr);
+}
+
+#[test]
+fn timeout_without_an_end_condition_and_unitless_durations_are_refused() {
+    for (args, needles) in [
+        (
+            vec!["tail", "cm", "--timeout", "1m"],
+            vec!["--timeout 1m", "--until-rv or --max-events", "use --for 1m"],
+        ),
+        (
+            vec!["tail", "cm", "--for", "30"],
+            vec!["--for 30: a duration needs a unit, e.g. 30s or 30ms"],
+        ),
+        (
+            vec!["tail", "cm", "--server-timeout", "1500ms"],
+            vec!["--server-timeout 1500ms", "whole seconds", "1s or 2s"],
+        ),
+        (
+            vec!["tail", "cm", "--max-events", "1", "--timeout", "1d"],
+            vec!["--timeout 1d: not a duration", "unknown unit \"d\""],
+        ),
+    ] {
+        assert_one_line_error(&run(&args), &needles);
     }
 }

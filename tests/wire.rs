@@ -681,7 +681,7 @@ fn diff_every_stops_with_the_reason_when_the_informers_watch_fails_for_good() {
         kc.to_str().unwrap(),
         "--every",
         "1s",
-        "--timeout",
+        "--for",
         "30s",
     ]);
     assert_one_line_error(&out, &["cannot watch resource"]);

@@ -15,30 +15,23 @@ pub enum Dist {
 }
 
 impl Dist {
-    /// Parses `2ms`, `exp:2ms` or `uniform:1ms..5ms` (units: ns, us, ms, s, m).
+    /// Parses `2ms`, `exp:2ms` or `uniform:1ms..5ms`, each duration as every flag takes one
+    /// (`crate::duration`); `0` is no work.
     pub fn parse(text: &str) -> Result<Dist, String> {
         let text = text.trim();
-        let duration = |t: &str| {
-            humantime::parse_duration(t.trim())
-                .map_err(|e| format!("\"{t}\" is not a duration ({e})"))
-        };
+        let duration = |t: &str| crate::duration::parse(t).map_err(|e| e.to_string());
         if let Some(mean) = text.strip_prefix("exp:") {
             return Ok(Dist::Exp(duration(mean)?));
         }
         if let Some(range) = text.strip_prefix("uniform:") {
             let (lo, hi) = range
                 .split_once("..")
-                .ok_or_else(|| format!("\"{text}\": write a range as uniform:1ms..5ms"))?;
+                .ok_or_else(|| "write a range as uniform:1ms..5ms".to_string())?;
             let (lo, hi) = (duration(lo)?, duration(hi)?);
             if lo > hi {
-                return Err(format!(
-                    "\"{text}\": the range's low end is above its high end"
-                ));
+                return Err("the range's low end is above its high end".to_string());
             }
             return Ok(Dist::Uniform(lo, hi));
-        }
-        if text == "0" {
-            return Ok(Dist::Fixed(Duration::ZERO));
         }
         Ok(Dist::Fixed(duration(text)?))
     }
@@ -71,7 +64,8 @@ impl Dist {
 
 impl std::fmt::Display for Dist {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let d = |d: Duration| humantime::format_duration(d).to_string();
+        // As the flag takes it back.
+        let d = crate::format::duration;
         match *self {
             Dist::Fixed(x) if x.is_zero() => write!(f, "0"),
             Dist::Fixed(x) => write!(f, "{}", d(x)),
@@ -116,7 +110,7 @@ mod tests {
 
     #[test]
     fn the_three_forms_parse_and_print_back() {
-        for text in ["2ms", "exp:2ms", "uniform:1ms..5ms", "0"] {
+        for text in ["2ms", "exp:2ms", "uniform:1ms..5ms", "0", "exp:1.5ms"] {
             assert_eq!(Dist::parse(text).unwrap().to_string(), text);
         }
         assert_eq!(
@@ -134,7 +128,15 @@ mod tests {
         assert!(Dist::parse("uniform:5ms..1ms")
             .unwrap_err()
             .contains("low end"));
-        assert!(Dist::parse("2").is_err(), "a bare number has no unit");
+        assert_eq!(
+            Dist::parse("exp:2").unwrap_err(),
+            "a duration needs a unit, e.g. 2s or 2ms"
+        );
+        assert_eq!(Dist::parse("0").unwrap(), Dist::Fixed(Duration::ZERO));
+        assert_eq!(
+            Dist::parse("uniform:1.5ms..1m30s").unwrap(),
+            Dist::Uniform(Duration::from_micros(1500), Duration::from_secs(90))
+        );
     }
 
     #[test]

@@ -169,12 +169,9 @@ impl Gate {
                     ))
                 })?
         } else {
-            parse_seconds(right).ok_or_else(|| {
-                bad(format!(
-                    "\"{right}\" is not a duration: {left} is a latency, give a number with a \
-                     unit (ns, us, ms, s, m), e.g. 50ms"
-                ))
-            })?
+            crate::duration::parse(right)
+                .map(|d| d.as_secs_f64())
+                .map_err(|e| bad(format!("{left} is a latency: {e}")))?
         };
         Ok(Gate {
             text: text.trim().to_string(),
@@ -222,25 +219,6 @@ impl Gate {
             },
         }
     }
-}
-
-/// `50ms`, `1.5s`, `200us`, `0.5m`.
-pub fn parse_seconds(text: &str) -> Option<f64> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().ok()?;
-    let scale = match unit.trim() {
-        "ns" => 1e-9,
-        "us" | "µs" => 1e-6,
-        "ms" => 1e-3,
-        "s" => 1.0,
-        "m" => 60.0,
-        _ => return None,
-    };
-    Some(value * scale).filter(|v| v.is_finite())
 }
 
 /// One latency figure against the baseline's.
@@ -405,7 +383,10 @@ mod tests {
             ("latency.p99 > 5ms", "unknown metric \"latency\""),
             ("queue_duration.p42 > 5ms", "unknown statistic \"p42\""),
             ("queue_duration > 5ms", "needs a statistic"),
-            ("queue_duration.p99 > 50", "give a number with a unit"),
+            (
+                "queue_duration.p99 > 50",
+                "queue_duration.p99 is a latency: a duration needs a unit, e.g. 50s or 50ms",
+            ),
             ("queue_duration.p99 > fast", "not a duration"),
             ("backlog.p99 > 10", "unknown statistic"),
             ("backlog.max > 10ms", "not a number"),
@@ -422,11 +403,17 @@ mod tests {
     }
 
     #[test]
-    fn units_scale_to_seconds() {
-        assert_eq!(parse_seconds("250us"), Some(250e-6));
-        assert_eq!(parse_seconds("1.5s"), Some(1.5));
-        assert_eq!(parse_seconds("2m"), Some(120.0));
-        assert_eq!(parse_seconds("7"), None);
+    fn latency_thresholds_take_every_duration_form() {
+        let threshold = |value: &str| {
+            Gate::parse(&format!("queue_duration.p99 > {value}"))
+                .unwrap()
+                .threshold
+        };
+        assert_eq!(threshold("250us"), 250e-6);
+        assert_eq!(threshold("1.5s"), 1.5);
+        assert_eq!(threshold("1m30s"), 90.0);
+        assert_eq!(threshold("1h"), 3600.0);
+        assert_eq!(threshold("0"), 0.0);
     }
 
     #[test]

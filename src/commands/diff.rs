@@ -1,7 +1,8 @@
 //! `diff`: an informer cache compared with a LIST at the same resourceVersion, so that nothing
-//! in flight counts as drift. Exit 0 no drift, 1 drift, 2 error (kubectl diff's convention).
+//! in flight counts as drift. Exit 0 no drift, 1 drift, 2 error (kubectl diff's convention),
+//! 124 `--timeout` reached before the comparison finished.
 
-use super::{parse_duration, resolve_target, sleep_until, GlobalConfig};
+use super::{parse_optional_duration, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{CacheInitial, DiffArgs, ReportFormat};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::diff::compare::{compare_cache_file, compare_live, when_settled, why_stopped};
@@ -27,6 +28,9 @@ pub struct DiffConfig {
     pub initial: CacheInitial,
     pub settle: Option<Duration>,
     pub every: Option<Duration>,
+    /// `--for`: how long the `--every` watchdog runs.
+    pub run_for: Option<Duration>,
+    /// `--timeout`: how long the one comparison may take before diff exits 124.
     pub timeout: Option<Duration>,
     pub chunk_size: u32,
     pub cache_file: Option<PathBuf>,
@@ -48,15 +52,39 @@ impl DiffConfig {
                 "--chunk-size must be at least 1 (objects per LIST page)".into(),
             ));
         }
-        let duration = |v: &Option<String>, flag: &str| -> Result<Option<Duration>> {
-            match v {
-                Some(t) => parse_duration(t, flag),
-                None => Ok(None),
-            }
-        };
+        let duration = |v: &Option<String>, flag: &str| parse_optional_duration(v.as_deref(), flag);
         let every = duration(&args.every, "--every")?;
-        if every.is_some_and(|d| d.is_zero()) {
-            return Err(Error::Usage("--every must be longer than 0s".into()));
+        if args.every.is_some() && every.is_none() {
+            return Err(Error::Usage(
+                "--every 0: a watchdog needs an interval, e.g. --every 1m".into(),
+            ));
+        }
+        let settle = duration(&args.settle, "--settle")?;
+        let run_for = duration(&args.run_for, "--for")?;
+        let timeout = duration(&args.timeout, "--timeout")?;
+        if let (Some(_), Some(t)) = (every, timeout) {
+            let t = crate::format::duration(t);
+            return Err(Error::Usage(format!(
+                "--timeout {t} with --every: a watchdog has no end for a timeout to wait for; \
+                 --timeout used to mean how long it runs, which is now --for: use --for {t}"
+            )));
+        }
+        if let (None, Some(f)) = (every, run_for) {
+            let f = crate::format::duration(f);
+            return Err(Error::Usage(format!(
+                "--for {f} without --every: diff compares once and ends; add --every INTERVAL to \
+                 run a watchdog for {f}, or use --timeout {f} to limit the one comparison"
+            )));
+        }
+        if let (Some(s), Some(t)) = (settle, timeout) {
+            if t <= s {
+                return Err(Error::Usage(format!(
+                    "--timeout {} is not longer than --settle {}: the comparison comes after the \
+                     settling and could never finish in time; give a longer --timeout",
+                    crate::format::duration(t),
+                    crate::format::duration(s)
+                )));
+            }
         }
         if let Some(path) = &args.cache_file {
             if !path.is_file() {
@@ -80,9 +108,10 @@ impl DiffConfig {
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
             field_selector: args.field_selector.clone().filter(|s| !s.is_empty()),
             initial: args.initial,
-            settle: duration(&args.settle, "--settle")?,
+            settle,
             every,
-            timeout: duration(&args.timeout, "--timeout")?,
+            run_for,
+            timeout,
             chunk_size: args.chunk_size,
             cache_file: args.cache_file.clone(),
             save_cache: args.save_cache.clone(),
@@ -115,11 +144,15 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
     };
     let mut out = std::io::stdout().lock();
     let progress = ListProgress::new(stderr_is_terminal());
+    let gives_up = config.timeout.map(|t| tokio::time::Instant::now() + t);
     let result = match &config.cache_file {
-        Some(path) => compare_cache_file(&lw, config.chunk_size, detail, path, &progress)
-            .await
-            .map(|r| Outcome::Report(Box::new(r))),
-        None => run_informer(&lw, &config, detail, &progress, &mut out).await,
+        Some(path) => tokio::select! {
+            r = compare_cache_file(&lw, config.chunk_size, detail, path, &progress) => {
+                r.map(|r| Outcome::Report(Box::new(r)))
+            }
+            _ = sleep_until(gives_up) => Err(timed_out(&config, "the LIST to compare with")),
+        },
+        None => run_informer(&lw, &config, detail, &progress, &mut out, gives_up).await,
     };
     match result {
         Ok(Outcome::Report(report)) => {
@@ -167,12 +200,23 @@ fn print_report(
     written.and_then(|_| out.flush())
 }
 
+/// `--timeout` ran out while diff was still at `stage`.
+fn timed_out(config: &DiffConfig, stage: &str) -> Error {
+    let limit = crate::format::duration(config.timeout.unwrap_or_default());
+    Error::TimedOut(format!(
+        "--timeout {limit} reached before the comparison finished: diff was waiting for {stage}"
+    ))
+}
+
+/// Runs the informer and compares its cache once, or every `--every`; `gives_up` is
+/// `--timeout`'s deadline for the one comparison.
 async fn run_informer(
     lw: &ListWatch,
     config: &DiffConfig,
     detail: FieldDetail,
     progress: &ListProgress,
     out: &mut impl Write,
+    gives_up: Option<tokio::time::Instant>,
 ) -> Result<Outcome> {
     let informer = SharedInformer::new(
         lw.clone(),
@@ -187,11 +231,17 @@ async fn run_informer(
     let mut running = informer.run();
     let interrupt = tokio::signal::ctrl_c();
     tokio::pin!(interrupt);
-    let deadline = config.timeout.map(|t| tokio::time::Instant::now() + t);
+    let ends = config.run_for.map(|t| tokio::time::Instant::now() + t);
+    // What --timeout ran out before: the informer stops as on any other end first.
+    let give_up = |running: RunningInformer, stage: &'static str| async move {
+        let _ = running.stop().await;
+        Err(timed_out(config, stage))
+    };
 
     tokio::select! {
         synced = running.synced() => synced?,
         _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+        _ = sleep_until(gives_up) => return give_up(running, "the informer's cache to sync").await,
     }
     if let Some(path) = &config.save_cache {
         save_cache(&running, lw, path).await?;
@@ -200,12 +250,16 @@ async fn run_informer(
         tokio::select! {
             _ = tokio::time::sleep(settle) => {}
             _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+            _ = sleep_until(gives_up) => return give_up(running, "--settle to end").await,
         }
     }
     let Some(every) = config.every else {
         let report = tokio::select! {
             r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
             _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+            _ = sleep_until(gives_up) => {
+                return give_up(running, "the LIST to compare the cache with").await
+            }
         };
         let report = match report {
             Ok(report) => report,
@@ -236,7 +290,7 @@ async fn run_informer(
         print_report(&report, config, out).map_err(Error::Output)?;
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
-            _ = sleep_until(deadline) => break if report.drifted() { EXIT_FINDING } else { EXIT_OK },
+            _ = sleep_until(ends) => break if report.drifted() { EXIT_FINDING } else { EXIT_OK },
             _ = &mut interrupt => break EXIT_INTERRUPTED,
         }
     };

@@ -27,7 +27,8 @@ impl GlobalConfig {
             validate_dns_label(ns)
                 .map_err(|why| Error::Usage(format!("invalid namespace \"{ns}\" (-n): {why}")))?;
         }
-        let request_timeout = parse_duration(&args.request_timeout, "--request-timeout")?;
+        let request_timeout =
+            parse_optional_duration(Some(&args.request_timeout), "--request-timeout")?;
         Ok(GlobalConfig {
             selection: KubeconfigSelection {
                 path: args.kubeconfig.clone(),
@@ -38,7 +39,7 @@ impl GlobalConfig {
             },
             namespace: args.namespace.clone(),
             all_namespaces: args.all_namespaces,
-            request_timeout: request_timeout.filter(|d| !d.is_zero()),
+            request_timeout,
             verbose: args.verbose,
         })
     }
@@ -204,7 +205,7 @@ pub async fn resolve_target(
     })
 }
 
-/// Sleeps until `deadline`, or forever without one (a `select!` arm for `--timeout`).
+/// Sleeps until `deadline`, or forever without one (a `select!` arm for `--for` or `--timeout`).
 pub(crate) async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
@@ -212,20 +213,18 @@ pub(crate) async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// Parses a duration the way kubectl does: `500ms`, `30s`, `5m`, `1h`; a bare number is seconds.
-pub fn parse_duration(text: &str, flag: &str) -> Result<Option<Duration>> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Ok(None);
+/// Parses `flag`'s duration (`crate::duration`: Go's forms, `0` for none, no other bare
+/// number); the error is one line that names the flag and its value.
+pub fn parse_duration(text: &str, flag: &str) -> Result<Duration> {
+    crate::duration::parse(text).map_err(|e| Error::Usage(format!("{flag} {}: {e}", text.trim())))
+}
+
+/// An optional duration flag; `0` is the same as leaving it out (no limit, none).
+pub fn parse_optional_duration(text: Option<&str>, flag: &str) -> Result<Option<Duration>> {
+    match text {
+        Some(t) => Ok(Some(parse_duration(t, flag)?).filter(|d| !d.is_zero())),
+        None => Ok(None),
     }
-    if let Ok(secs) = text.parse::<u64>() {
-        return Ok(Some(Duration::from_secs(secs)));
-    }
-    humantime::parse_duration(text).map(Some).map_err(|e| {
-        Error::Usage(format!(
-            "invalid duration \"{text}\" for {flag}: {e}: use a number with a unit, e.g. 30s, 5m, 1h"
-        ))
-    })
 }
 
 /// A namespace name: a DNS-1123 label.
@@ -249,22 +248,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn durations_parse_like_kubectl() {
-        assert_eq!(parse_duration("0", "--x").unwrap(), Some(Duration::ZERO));
-        assert_eq!(
-            parse_duration("5", "--x").unwrap(),
-            Some(Duration::from_secs(5))
-        );
+    fn a_duration_flag_s_error_names_the_flag_and_its_value() {
         assert_eq!(
             parse_duration("1m30s", "--x").unwrap(),
-            Some(Duration::from_secs(90))
+            Duration::from_secs(90)
         );
-        assert_eq!(
-            parse_duration("250ms", "--x").unwrap(),
-            Some(Duration::from_millis(250))
-        );
+        let err = parse_duration("2", "--warmup").unwrap_err().to_string();
+        assert_eq!(err, "--warmup 2: a duration needs a unit, e.g. 2s or 2ms");
         let err = parse_duration("soon", "--timeout").unwrap_err().to_string();
-        assert!(err.contains("--timeout") && err.contains("30s"), "{err}");
+        assert!(err.starts_with("--timeout soon: not a duration"), "{err}");
+        assert_eq!(parse_optional_duration(Some("0"), "--x").unwrap(), None);
+        assert_eq!(parse_optional_duration(None, "--x").unwrap(), None);
     }
 
     #[test]

@@ -84,8 +84,10 @@ impl Stats {
 
 /// Why printing stopped.
 enum Stop {
-    /// A stop condition was met or the watch ended.
+    /// A stop condition was met, `--for` is over, or the watch ended.
     Done,
+    /// `--timeout` ran out before `--until-rv` or `--max-events` was reached.
+    TimedOut,
     Interrupted,
 }
 
@@ -149,15 +151,18 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         cache: Cache::new(),
         listed: config.from_rv.is_some(),
         until_reached: false,
+        newest_rv: None,
     };
     let outcome = session.run(reflector, start).await;
     let summary = session.stats.summary(started.elapsed());
+    let missed_end = matches!(outcome, Ok(Stop::TimedOut)).then(|| session.missed_end());
     let _ = printer.flush();
     if config.stats || stderr_is_terminal() {
         eprintln!("{summary}");
     }
     match outcome {
         Ok(Stop::Done) => Ok(EXIT_OK),
+        Ok(Stop::TimedOut) => Err(Error::TimedOut(missed_end.unwrap_or_default())),
         Ok(Stop::Interrupted) => Ok(EXIT_INTERRUPTED),
         Err(e) => Err(e),
     }
@@ -177,13 +182,18 @@ struct Session<'a> {
     listed: bool,
     /// Set once an event at or past `--until-rv` was printed.
     until_reached: bool,
+    /// The newest resourceVersion of a watch event, bookmark or LIST (what `--until-rv` is
+    /// compared with).
+    newest_rv: Option<u64>,
 }
 
 impl Session<'_> {
     async fn run(&mut self, mut reflector: Reflector, start: StartNotice) -> Result<Stop> {
         // Printed with the first event, so a run that fails at once prints only its error.
         let mut start = Some(start);
-        let deadline = self.config.timeout.map(|t| tokio::time::Instant::now() + t);
+        let now = tokio::time::Instant::now();
+        let ends = self.config.run_for.map(|t| now + t);
+        let gives_up = self.config.timeout.map(|t| now + t);
         let interrupt = tokio::signal::ctrl_c();
         tokio::pin!(interrupt);
         loop {
@@ -198,7 +208,9 @@ impl Session<'_> {
             let next = tokio::select! {
                 biased;
                 _ = &mut interrupt => return Ok(Stop::Interrupted),
-                _ = sleep_until(deadline) => return Ok(Stop::Done),
+                // --for first: when both end at once, the time box wins (exit 0).
+                _ = sleep_until(ends) => return Ok(Stop::Done),
+                _ = sleep_until(gives_up) => return Ok(Stop::TimedOut),
                 next = reflector.next() => next,
             };
             let event = match next {
@@ -413,8 +425,32 @@ impl Session<'_> {
         !self.listed && self.config.initial == InitialMode::None
     }
 
+    /// What `--timeout` ran out before, for its error line.
+    fn missed_end(&self) -> String {
+        let config = self.config;
+        let limit = crate::format::duration(config.timeout.unwrap_or_default());
+        let rv = config
+            .until_rv
+            .map(|rv| format!("resourceVersion {rv} was seen"));
+        let events = config
+            .max_events
+            .map(|max| format!("{max} object events arrived ({} did)", self.stats.objects()));
+        let missed = match (rv, events) {
+            (Some(rv), Some(events)) => format!("{rv} or {events}"),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => "the end condition was met".to_string(),
+        };
+        let last = match self.newest_rv {
+            Some(rv) => format!("the newest resourceVersion seen was {rv}"),
+            None => "no resourceVersion was seen".to_string(),
+        };
+        format!("--timeout {limit} reached before {missed}; {last}")
+    }
+
     fn check_until(&mut self, rv: &str) {
-        if let (Some(until), Ok(rv)) = (self.config.until_rv, rv.parse::<u64>()) {
+        let Ok(rv) = rv.parse::<u64>() else { return };
+        self.newest_rv = self.newest_rv.max(Some(rv));
+        if let Some(until) = self.config.until_rv {
             self.until_reached |= rv >= until;
         }
     }

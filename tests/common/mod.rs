@@ -307,6 +307,25 @@ pub fn assert_one_line_error(out: &Output, needles: &[&str]) {
     assert!(!out.stderr.contains("RUST_BACKTRACE"), "{}", out.stderr);
 }
 
+/// Asserts a run that `--timeout` stopped: exit code 124 and exactly one `error: ` line on
+/// stderr, the last, containing each of `needles` (what did not happen in time); other lines
+/// (notices, a `--stats` summary) may come before it.
+pub fn assert_timed_out(out: &Output, needles: &[&str]) {
+    assert_eq!(out.code, Some(124), "exit code; stderr: {}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    let errors: Vec<&&str> = lines.iter().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "one error line: {}", out.stderr);
+    assert_eq!(lines.last(), errors.first().copied(), "{}", out.stderr);
+    for needle in needles {
+        assert!(
+            errors[0].contains(needle),
+            "missing {needle:?} in: {}",
+            errors[0]
+        );
+    }
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+}
+
 /// Writes a kubeconfig for `server` with `token` and optionally a CA; returns its path.
 pub fn write_kubeconfig(dir: &Path, server: &str, token: &str, ca_pem: Option<&str>) -> PathBuf {
     use std::io::Write;

@@ -1,7 +1,7 @@
 //! `bench`'s arguments turned into a validated `BenchConfig` before anything runs: the source,
 //! the controller's shape, the gates, the baseline (read now), and the exports' files.
 
-use super::super::{parse_duration, GlobalConfig};
+use super::super::{parse_duration, parse_optional_duration, GlobalConfig};
 use crate::bench::dist::{Dist, Timer};
 use crate::bench::gate::Gate;
 use crate::bench::live::Churn;
@@ -52,7 +52,7 @@ impl BenchConfig {
             .map(|e| Gate::parse(e).map_err(usage))
             .collect::<Result<Vec<_>>>()?;
         let dist = |text: &str, flag: &str| {
-            Dist::parse(text).map_err(|why| usage(format!("invalid {flag}: {why}")))
+            Dist::parse(text).map_err(|why| usage(format!("{flag} {}: {why}", text.trim())))
         };
         let handler_time = dist(&args.handler_time, "--handler-time")?;
         let work_time = dist(&args.work_time, "--work-time")?;
@@ -76,23 +76,18 @@ impl BenchConfig {
                 args.error_rate
             )));
         }
-        let required = |text: &str, flag: &str| -> Result<Duration> {
-            Ok(parse_duration(text, flag)?.unwrap_or_default())
-        };
-        let warmup = required(&args.warmup, "--warmup")?;
-        let duration = required(args.duration.as_deref().unwrap_or("30s"), "--duration")?;
-        let resync = match &args.resync {
-            Some(text) => match parse_duration(text, "--resync")? {
-                Some(d) if !d.is_zero() && d < Duration::from_secs(1) => {
-                    return Err(usage(format!(
-                        "--resync {text}: shorter than client-go's minimum resync period, 1s; \
-                         use 1s or more, or 0 for none"
-                    )))
-                }
-                Some(d) if !d.is_zero() => Some(d),
-                _ => None,
-            },
-            None => None,
+        let warmup = parse_duration(&args.warmup, "--warmup")?;
+        // `--duration` is the same flag; errors name it by its name now.
+        let duration = parse_duration(args.run_for.as_deref().unwrap_or("30s"), "--for")?;
+        let resync = match parse_optional_duration(args.resync.as_deref(), "--resync")? {
+            Some(d) if d < Duration::from_secs(1) => {
+                return Err(usage(format!(
+                    "--resync {}: shorter than client-go's minimum resync period, 1s; use 1s or \
+                     more, or 0 for none",
+                    args.resync.as_deref().unwrap_or_default().trim()
+                )))
+            }
+            other => other,
         };
         let source = match &args.from_file {
             Some(path) => {
@@ -124,7 +119,9 @@ impl BenchConfig {
             None => {
                 if duration.is_zero() {
                     return Err(usage(
-                        "--duration must be longer than 0s for a live run".into(),
+                        "--for 0: a live run needs a length, e.g. --for 30s (--duration is the \
+                         same flag)"
+                            .into(),
                     ));
                 }
                 if args.no_churn {
@@ -217,7 +214,7 @@ impl BenchConfig {
     /// The settings recorded in the report.
     pub fn settings(&self) -> Settings {
         let shape = &self.options.shape;
-        let human = |d: Duration| humantime::format_duration(d).to_string();
+        let human = crate::format::duration;
         let (duration, objects, rate, speed) = match &self.source {
             SourceConfig::File { speed, .. } => (None, None, None, Some(speed.to_string())),
             SourceConfig::Live { churn } => (

@@ -2,7 +2,7 @@
 //! name as a field selector, the start (LIST, watch-list or a replay from an RV), stop
 //! conditions, and the recording file.
 
-use super::super::parse_duration;
+use super::super::parse_optional_duration;
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result};
@@ -24,6 +24,9 @@ pub struct TailConfig {
     pub reconnect: bool,
     pub server_timeout: Option<u64>,
     pub max_events: Option<u64>,
+    /// `--for`: the run's length, after which tail exits 0.
+    pub run_for: Option<Duration>,
+    /// `--timeout`: how long `--until-rv` or `--max-events` may take before tail exits 124.
     pub timeout: Option<Duration>,
     pub stats: bool,
     pub record: Option<std::path::PathBuf>,
@@ -68,18 +71,19 @@ impl TailConfig {
                 "--chunk-size must be at least 1 (objects per LIST page)".into(),
             ));
         }
-        let server_timeout = match &args.server_timeout {
-            Some(t) => {
-                let d = parse_duration(t, "--server-timeout")?.unwrap_or_default();
-                if d < Duration::from_secs(1) {
-                    return Err(Error::Usage(
-                        "--server-timeout must be at least 1s (the API takes whole seconds)".into(),
-                    ));
-                }
-                Some(d.as_secs())
-            }
-            None => None,
-        };
+        let server_timeout =
+            parse_optional_duration(args.server_timeout.as_deref(), "--server-timeout")?;
+        if let Some(d) = server_timeout.filter(|d| d.subsec_nanos() != 0) {
+            let (below, above) = (d.as_secs(), d.as_secs() + 1);
+            let choice = match below {
+                0 => format!("{above}s"),
+                _ => format!("{below}s or {above}s"),
+            };
+            return Err(Error::Usage(format!(
+                "--server-timeout {}: the watch's timeoutSeconds takes whole seconds: use {choice}",
+                args.server_timeout.as_deref().unwrap_or_default().trim()
+            )));
+        }
         if let Some(rv) = &args.from_rv {
             if rv.is_empty() || rv == "0" {
                 return Err(Error::Usage(format!(
@@ -96,10 +100,15 @@ impl TailConfig {
             })?),
             None => None,
         };
-        let timeout = match &args.timeout {
-            Some(t) => parse_duration(t, "--timeout")?,
-            None => None,
-        };
+        let run_for = parse_optional_duration(args.run_for.as_deref(), "--for")?;
+        let timeout = parse_optional_duration(args.timeout.as_deref(), "--timeout")?;
+        if let (Some(t), None, None) = (timeout, until_rv, args.max_events) {
+            let t = crate::format::duration(t);
+            return Err(Error::Usage(format!(
+                "--timeout {t} limits the wait for --until-rv or --max-events, and neither is \
+                 given: to stop after {t} and exit 0, use --for {t}"
+            )));
+        }
         Ok(TailConfig {
             resource: args.resource.clone(),
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
@@ -111,8 +120,9 @@ impl TailConfig {
             chunk_size: args.chunk_size,
             bookmarks: !args.no_bookmarks,
             reconnect: !args.no_reconnect,
-            server_timeout,
+            server_timeout: server_timeout.map(|d| d.as_secs()),
             max_events: args.max_events,
+            run_for,
             timeout,
             stats: args.stats,
             record: args.record.clone(),
@@ -168,12 +178,61 @@ mod tests {
                 "invalid field selector",
             ),
             (vec!["cm", "--chunk-size", "0"], "--chunk-size"),
-            (vec!["cm", "--server-timeout", "0s"], "--server-timeout"),
-            (vec!["cm", "--timeout", "soon"], "--timeout"),
+            (
+                vec!["cm", "--timeout", "soon"],
+                "--timeout soon: not a duration",
+            ),
+            (
+                vec!["cm", "--for", "2"],
+                "--for 2: a duration needs a unit, e.g. 2s or 2ms",
+            ),
             (vec!["cm", "a/b"], "invalid object name"),
         ] {
             let err = config(&args).unwrap_err().to_string();
             assert!(err.contains(needle), "{args:?}: {err}");
         }
+    }
+
+    #[test]
+    fn server_timeout_takes_whole_seconds_and_0_means_the_server_s_choice() {
+        assert_eq!(
+            config(&["cm", "--server-timeout", "1m"])
+                .unwrap()
+                .server_timeout,
+            Some(60)
+        );
+        assert_eq!(
+            config(&["cm", "--server-timeout", "0"])
+                .unwrap()
+                .server_timeout,
+            None
+        );
+        for (value, choice) in [("1500ms", "use 1s or 2s"), ("0.5s", "use 1s")] {
+            let err = config(&["cm", "--server-timeout", value])
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err,
+                format!(
+                    "--server-timeout {value}: the watch's timeoutSeconds takes whole seconds: \
+                     {choice}"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn timeout_needs_an_end_condition_and_points_to_for_without_one() {
+        let err = config(&["cm", "--timeout", "1m"]).unwrap_err().to_string();
+        assert!(err.contains("use --for 1m"), "{err}");
+        for end in [["--until-rv", "5"], ["--max-events", "3"]] {
+            let c = config(&["cm", "--timeout", "90s", end[0], end[1]]).unwrap();
+            assert_eq!(c.timeout, Some(Duration::from_secs(90)));
+        }
+        let c = config(&["cm", "--for", "1m30s", "--timeout", "0"]).unwrap();
+        assert_eq!(
+            (c.run_for, c.timeout),
+            (Some(Duration::from_secs(90)), None)
+        );
     }
 }

@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 struct OldServer {
     kubeconfig: PathBuf,
     client: kube::Client,
+    /// Whether it serves legacy discovery only.
+    legacy: bool,
 }
 
 impl OldServer {
@@ -42,7 +44,11 @@ impl OldServer {
             kubeconfig.display()
         );
         assert_eq!(root["apiVersion"], expect_api_version, "/apis");
-        OldServer { kubeconfig, client }
+        OldServer {
+            kubeconfig,
+            client,
+            legacy: expect_kind == "APIGroupList",
+        }
     }
 
     /// `kubectl-informer ARGS -v --kubeconfig <this server>`.
@@ -205,6 +211,15 @@ async fn every_command_resolves_and_runs(server: &OldServer, prefix: &str, bench
         "{}",
         out.stderr
     );
+
+    // What the binary asked for: one APIResourceList per group version only where aggregated
+    // discovery is not served (`-vv` logs every request).
+    let out = run(&server.args(&["tail", "cm", "-n", &ns.name, "--max-events", "1", "-vv"]));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let asked = |path: &str| out.stderr.lines().any(|l| l.ends_with(path));
+    assert!(asked("/apis"), "{}", out.stderr);
+    assert_eq!(asked("/apis/apps/v1"), server.legacy, "{}", out.stderr);
+    assert_eq!(asked("/api/v1"), server.legacy, "{}", out.stderr);
 
     let cases: [(&str, String, &str); 4] = [
         ("cm", "to configmaps (v1, kind ConfigMap".into(), "cm-1"),
@@ -533,4 +548,51 @@ async fn legacy_discovery_leaves_out_a_failing_group_version_like_client_go() {
         out.stderr
     );
     assert!(out.stdout.contains("ns/a"), "{}", out.stdout);
+}
+
+#[tokio::test]
+async fn a_404_on_api_leaves_the_choice_to_apis_like_client_go() {
+    // An aggregated API server serves `/apis` only.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake_discovery(
+        |path| {
+            match path {
+            "/api" => Reply::Json(404, r#"{"kind":"Status","code":404,"reason":"NotFound"}"#.into()),
+            _ => Reply::Typed(
+                200,
+                "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+                serde_json::json!({
+                    "kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2beta1",
+                    "items": [{"metadata": {"name": "informer.test"}, "versions": [{"version": "v1", "resources": [{
+                        "resource": "widgets", "responseKind": {"group": "informer.test", "version": "v1", "kind": "Widget"},
+                        "scope": "Namespaced", "singularResource": "widget", "verbs": ["list", "watch"]
+                    }]}]}]
+                })
+                .to_string(),
+            ),
+        }
+        },
+        |path| match path {
+            "/apis/informer.test/v1/namespaces/ns/widgets" => {
+                list(7, vec![configmap("w", "uid-w", 7)])
+            }
+            _ => Reply::Json(404, "{}".into()),
+        },
+    );
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let out = run(&[
+        "tail",
+        "widget",
+        "--max-events",
+        "1",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("ns/w"), "{}", out.stdout);
+    let requests = fake.requests();
+    assert!(
+        !requests.iter().any(|r| r == "/apis/informer.test/v1"),
+        "no legacy discovery: {requests:?}"
+    );
 }

@@ -122,8 +122,9 @@ impl Cluster {
     /// legacy discovery, one more request per group version, as client-go falls back.
     pub async fn discover(&self) -> Result<Vec<ApiResource>, ClusterError> {
         let core = match self.discovery_root("/api").await {
-            // An aggregated API server may serve only `/apis`; client-go tolerates the 404.
-            Err(e) if e.status_code() == Some(404) => Root::Legacy(Vec::new()),
+            // An aggregated API server may serve only `/apis`; client-go takes the 404 as an
+            // empty document, which leaves the choice of discovery to `/apis`.
+            Err(e) if e.status_code() == Some(404) => Root::Aggregated(Vec::new()),
             other => other?,
         };
         let groups = self.discovery_root("/apis").await?;

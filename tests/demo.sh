@@ -10,7 +10,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 cargo build --locked
-tests/controlplane/controlplane.sh up
+# The demo needs the current API server only, not the older ones the tests also start.
+KUBECTL_INFORMER_OLD_SERVERS=0 tests/controlplane/controlplane.sh up
 run="$root/target/controlplane/run"
 export KUBECONFIG="$run/kubeconfig"
 export PATH="$root/target/debug:$PATH"

@@ -1,13 +1,13 @@
 //! The connection to one cluster: kube's HTTP client plus the names that errors refer to, and
 //! the raw requests every command is made of (discovery, LIST pages, WATCH streams).
 
+use super::discovery::{self, GroupVersion, Root};
 use super::error::Forbidden;
 use super::kubeconfig::{self, KubeconfigSelection};
 use super::resolve::ApiResource;
 use super::ClusterError;
-use futures::{AsyncBufRead, TryStreamExt};
+use futures::{AsyncBufRead, StreamExt, TryStreamExt};
 use http_body_util::BodyExt;
-use kube::core::discovery::v2::APIGroupDiscoveryList;
 use std::time::Duration;
 
 /// The `-v` level from which every request is logged: kubectl's `-v=6`.
@@ -15,9 +15,8 @@ pub const REQUEST_LEVEL: u8 = 6;
 
 /// kubectl's dial timeout, used when `--request-timeout` is 0 (no limit on the request itself).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Accept header for aggregated discovery (GA since Kubernetes 1.30).
-const ACCEPT_AGGREGATED_DISCOVERY: &str =
-    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+/// Legacy discovery's requests in flight at once (client-go sends them all at once).
+const LEGACY_DISCOVERY_CONCURRENCY: usize = 8;
 
 /// What a request does, for error messages: `list configmaps in namespace "x"`.
 #[derive(Debug, Clone)]
@@ -130,21 +129,78 @@ impl Cluster {
     }
 
     /// All resource types the server serves, in discovery (priority) order, every version.
+    /// Aggregated discovery (v2, else v2beta1) when `/api` and `/apis` both serve it; else
+    /// legacy discovery, one more request per group version, as client-go falls back.
     pub async fn discover(&self) -> Result<Vec<ApiResource>, ClusterError> {
-        let op = Operation::new("discover", "API resources", None);
-        let mut resources = Vec::new();
-        for path in ["/api", "/apis"] {
-            let body = self.get(path, ACCEPT_AGGREGATED_DISCOVERY, &op).await?;
-            let list: APIGroupDiscoveryList =
-                serde_json::from_slice(&body).map_err(|e| ClusterError::Decode {
-                    what: format!("discovery ({path})"),
-                    reason: format!(
-                        "{e} (the server may be older than Kubernetes 1.26, which lacks aggregated discovery)"
-                    ),
-                })?;
-            resources.extend(flatten_discovery(list));
+        let core = match self.discovery_root("/api").await {
+            // An aggregated API server may serve only `/apis`; client-go takes the 404 as an
+            // empty document, which leaves the choice of discovery to `/apis`.
+            Err(e) if e.status_code() == Some(404) => Root::Aggregated(Vec::new()),
+            other => other?,
+        };
+        let groups = self.discovery_root("/apis").await?;
+        match (core, groups) {
+            (Root::Aggregated(mut resources), Root::Aggregated(more)) => {
+                resources.extend(more);
+                Ok(resources)
+            }
+            (core, groups) => {
+                let mut group_versions = core.group_versions();
+                group_versions.extend(groups.group_versions());
+                self.discover_legacy(&group_versions).await
+            }
         }
-        Ok(resources)
+    }
+
+    /// `/api` or `/apis`, asking for aggregated discovery first.
+    async fn discovery_root(&self, path: &str) -> Result<Root, ClusterError> {
+        let op = Operation::new("discover", "API resources", None);
+        let body = self.get(path, discovery::ACCEPT, &op).await?;
+        Root::parse(&body).map_err(|found| ClusterError::NotDiscovery {
+            server: self.server.clone(),
+            path: path.to_string(),
+            found,
+        })
+    }
+
+    /// Each group version's `APIResourceList`, a few at a time, in the given order. Like
+    /// client-go, a group version that fails (an aggregated API whose backend is down answers
+    /// 503) is left out; only when every one fails is it an error.
+    async fn discover_legacy(
+        &self,
+        group_versions: &[GroupVersion],
+    ) -> Result<Vec<ApiResource>, ClusterError> {
+        let fetches = group_versions.iter().map(|gv| async move {
+            let path = gv.path();
+            let op = Operation::new("discover", format!("API resources of {}", gv.name()), None);
+            let body = self.get(&path, "application/json", &op).await?;
+            discovery::parse_resource_list(gv, &body).map_err(|found| ClusterError::NotDiscovery {
+                server: self.server.clone(),
+                path,
+                found,
+            })
+        });
+        let results: Vec<Result<Vec<ApiResource>, ClusterError>> = futures::stream::iter(fetches)
+            .buffered(LEGACY_DISCOVERY_CONCURRENCY)
+            .collect()
+            .await;
+        let mut resources = Vec::new();
+        let mut first_error = None;
+        for (gv, result) in group_versions.iter().zip(results) {
+            match result {
+                Ok(list) => resources.extend(list),
+                Err(e) => {
+                    if self.verbose >= 1 {
+                        eprintln!("kubectl-informer: skipped {} in discovery: {e}", gv.name());
+                    }
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) if resources.is_empty() => Err(e),
+            _ => Ok(resources),
+        }
     }
 
     /// GET `path_and_query` and return the body, within the request timeout.
@@ -410,40 +466,6 @@ impl Cluster {
     }
 }
 
-/// Flattens aggregated discovery into one entry per resource and version, in priority order.
-fn flatten_discovery(list: APIGroupDiscoveryList) -> Vec<ApiResource> {
-    let mut out = Vec::new();
-    for group in list.items {
-        let group_name = group.metadata.and_then(|m| m.name).unwrap_or_default();
-        for (index, version) in group.versions.into_iter().enumerate() {
-            let version_name = version.version.unwrap_or_default();
-            for r in version.resources {
-                let Some(plural) = r.resource else { continue };
-                let kind = r
-                    .response_kind
-                    .as_ref()
-                    .and_then(|k| k.kind.clone())
-                    .unwrap_or_default();
-                out.push(ApiResource {
-                    group: group_name.clone(),
-                    version: version_name.clone(),
-                    singular: r
-                        .singular_resource
-                        .filter(|s| !s.is_empty())
-                        .unwrap_or_else(|| kind.to_ascii_lowercase()),
-                    plural,
-                    kind,
-                    short_names: r.short_names,
-                    namespaced: r.scope.as_deref() == Some("Namespaced"),
-                    verbs: r.verbs,
-                    preferred: index == 0,
-                });
-            }
-        }
-    }
-    out
-}
-
 /// The user a 403 message names: `... User "nobody" cannot list ...`.
 fn server_user(message: &str) -> Option<String> {
     let start = message.find("User \"")? + "User \"".len();
@@ -489,20 +511,5 @@ mod tests {
         let msg = r#"configmaps is forbidden: User "nobody" cannot list resource "configmaps" in API group "" in the namespace "default""#;
         assert_eq!(server_user(msg).as_deref(), Some("nobody"));
         assert_eq!(server_user("forbidden"), None);
-    }
-
-    #[test]
-    fn aggregated_discovery_flattens_with_preferred_first_version() {
-        let json = r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","items":[
-          {"metadata":{"name":"autoscaling"},"versions":[
-            {"version":"v2","resources":[{"resource":"horizontalpodautoscalers","responseKind":{"group":"autoscaling","version":"v2","kind":"HorizontalPodAutoscaler"},"scope":"Namespaced","singularResource":"horizontalpodautoscaler","verbs":["list","watch"],"shortNames":["hpa"]}]},
-            {"version":"v1","resources":[{"resource":"horizontalpodautoscalers","responseKind":{"group":"autoscaling","version":"v1","kind":"HorizontalPodAutoscaler"},"scope":"Namespaced","singularResource":"horizontalpodautoscaler","verbs":["list"]}]}]}]}"#;
-        let list: APIGroupDiscoveryList = serde_json::from_str(json).unwrap();
-        let flat = flatten_discovery(list);
-        assert_eq!(flat.len(), 2);
-        assert!(flat[0].preferred && !flat[1].preferred);
-        assert_eq!(flat[0].short_names, vec!["hpa"]);
-        assert!(flat[0].namespaced);
-        assert_eq!(flat[1].api_version(), "autoscaling/v1");
     }
 }

@@ -92,6 +92,16 @@ pub enum ClusterError {
     Transport { what: String, reason: String },
     #[error("{what} failed: the server sent something that is not valid JSON: {reason}")]
     Decode { what: String, reason: String },
+    #[error(
+        "discovery of API resources ({server}{path}) failed: the server sent {found}: check that \
+         the server in your kubeconfig is a Kubernetes API server (`kubectl get --raw {path}` \
+         shows what it sends)"
+    )]
+    NotDiscovery {
+        server: String,
+        path: String,
+        found: String,
+    },
 }
 
 /// A 403: which verb on which resource was denied, to whom, and how to check the grant.

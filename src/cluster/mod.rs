@@ -2,6 +2,7 @@
 //! selectors, and the errors of each.
 
 mod client;
+pub mod discovery;
 mod error;
 pub mod kubeconfig;
 pub mod resolve;

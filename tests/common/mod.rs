@@ -26,10 +26,37 @@ pub fn kubeconfig_path() -> PathBuf {
     }
 }
 
+/// The kubeconfig of the test control plane's kube-apiserver v1.29, which serves aggregated
+/// discovery as `apidiscovery.k8s.io/v2beta1` (`run/old/kubeconfig` beside the current one's).
+pub fn old_kubeconfig_path() -> PathBuf {
+    match std::env::var_os("KUBECTL_INFORMER_TEST_OLD_KUBECONFIG") {
+        Some(p) => PathBuf::from(p),
+        None => run_dir().join("old/kubeconfig"),
+    }
+}
+
+/// The kubeconfig of the test control plane's kube-apiserver v1.29 with aggregated discovery
+/// turned off: it serves legacy discovery only.
+pub fn legacy_kubeconfig_path() -> PathBuf {
+    match std::env::var_os("KUBECTL_INFORMER_TEST_LEGACY_KUBECONFIG") {
+        Some(p) => PathBuf::from(p),
+        None => run_dir().join("old/legacy.kubeconfig"),
+    }
+}
+
+fn run_dir() -> PathBuf {
+    let path = kubeconfig_path();
+    path.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
 /// A client for `context` of the test kubeconfig.
 pub async fn client_for(context: &str) -> kube::Client {
-    let path = kubeconfig_path();
-    let kubeconfig = Kubeconfig::read_from(&path).unwrap_or_else(|e| {
+    client_at(&kubeconfig_path(), context).await
+}
+
+/// A client for `context` of the kubeconfig at `path` (one of the test control plane's).
+pub async fn client_at(path: &Path, context: &str) -> kube::Client {
+    let kubeconfig = Kubeconfig::read_from(path).unwrap_or_else(|e| {
         panic!(
             "the test control plane is not running (no kubeconfig at {}: {e}); \
              start it with `{START_COMMAND}`, or run every test with `tests/run.sh`",
@@ -48,12 +75,17 @@ pub async fn client_for(context: &str) -> kube::Client {
 
 /// The admin client, after checking that the control plane answers.
 pub async fn admin() -> kube::Client {
-    let client = client_for("admin").await;
+    admin_at(&kubeconfig_path()).await
+}
+
+/// The admin client of the server in the kubeconfig at `path`, after checking that it answers.
+pub async fn admin_at(path: &Path) -> kube::Client {
+    let client = client_at(path, "admin").await;
     if let Err(e) = client.apiserver_version().await {
         panic!(
             "the test control plane does not answer at the server in {} ({e}); \
              start it with `{START_COMMAND}`, or run every test with `tests/run.sh`",
-            kubeconfig_path().display()
+            path.display()
         );
     }
     client
@@ -78,7 +110,11 @@ pub struct TestNamespace {
 
 impl TestNamespace {
     pub async fn new(prefix: &str) -> Self {
-        let client = admin().await;
+        Self::with_client(prefix, admin().await).await
+    }
+
+    /// A namespace on the server `client` talks to.
+    pub async fn with_client(prefix: &str, client: kube::Client) -> Self {
         let name = unique(prefix);
         let ns: Namespace = serde_json::from_value(serde_json::json!({
             "metadata": {"name": name}

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # A real Kubernetes control plane (etcd + kube-apiserver, built from their Go modules) on loopback,
-# for kubectl-informer's integration tests and demo.
+# for kubectl-informer's integration tests and demo; beside it, an older kube-apiserver
+# (v1.29, on its own etcd) to prove the oldest supported server and legacy discovery.
 #
 #   tests/controlplane/controlplane.sh build   build the binaries if the wrapper modules changed
 #   tests/controlplane/controlplane.sh up      build if needed, start on free loopback ports, wait
 #                                              until ready, write target/controlplane/run/kubeconfig
 #                                              ($KUBECTL_INFORMER_CONTROLPLANE_RUN overrides the dir)
-#   tests/controlplane/controlplane.sh down    stop both servers and remove their data
-#   tests/controlplane/controlplane.sh status  exit 0 when the control plane answers /readyz
+#                                              and the older servers' run/old/kubeconfig and
+#                                              run/old/legacy.kubeconfig (see start_old)
+#   tests/controlplane/controlplane.sh down    stop every server and remove their data
+#   tests/controlplane/controlplane.sh status  exit 0 when every server answers /readyz
+#
+# KUBECTL_INFORMER_OLD_SERVERS=0 leaves the older servers out (neither built nor started): the
+# demo needs only the current one; the tests (tests/run.sh) need both.
 #
 # The kubeconfig has two contexts: `admin` (current; user `admin` in system:masters) and `nobody`
 # (user `nobody`, authenticated, with no RBAC grants: for 403 tests).
@@ -21,6 +27,10 @@ bin="$root/target/controlplane/bin"
 run="${KUBECTL_INFORMER_CONTROLPLANE_RUN:-$root/target/controlplane/run}"
 
 k8s_version=v1.34.10
+# The oldest minor that still builds with the Go here: it serves aggregated discovery only as
+# apidiscovery.k8s.io/v2beta1, and can be told to serve none (legacy discovery only).
+old_k8s_version=v1.29.15
+old_module="$here/kube-apiserver-1.29"
 
 log() { printf 'controlplane: %s\n' "$*" >&2; }
 die() { printf 'controlplane: error: %s\n' "$*" >&2; exit 2; }
@@ -34,9 +44,23 @@ stamp() {
   go version
 }
 
+old_stamp() {
+  cat "$old_module/go.mod" "$old_module/go.sum" "$old_module/main.go" | sha256sum | cut -d' ' -f1
+  printf '%s\n' "$old_k8s_version"
+  go version
+}
+
+# Whether the older servers are wanted (see KUBECTL_INFORMER_OLD_SERVERS above).
+old_wanted() { [[ "${KUBECTL_INFORMER_OLD_SERVERS:-1}" != 0 ]]; }
+
 build() {
   command -v go >/dev/null || die "go is not on PATH; install Go 1.26 or newer"
   mkdir -p "$bin"
+  build_current
+  if old_wanted; then build_old; fi
+}
+
+build_current() {
   local want; want=$(stamp)
   if [[ -x "$bin/kube-apiserver" && -x "$bin/etcd" && -f "$bin/stamp" ]] && [[ "$(cat "$bin/stamp")" == "$want" ]]; then
     return 0
@@ -54,6 +78,26 @@ build() {
   mv "$bin/kube-apiserver.new" "$bin/kube-apiserver"
   printf '%s\n' "$want" > "$bin/stamp"
   log "built $bin/etcd and $bin/kube-apiserver"
+}
+
+# Its own binary and stamp, so that either build is reused when only the other one changes.
+build_old() {
+  local want; want=$(old_stamp)
+  if [[ -x "$bin/kube-apiserver-1.29" && -f "$bin/kube-apiserver-1.29.stamp" ]] \
+      && [[ "$(cat "$bin/kube-apiserver-1.29.stamp")" == "$want" ]]; then
+    return 0
+  fi
+  log "building kube-apiserver $old_k8s_version from its Go module (a cold build takes several minutes)"
+  local ldflags="-s -w"
+  ldflags+=" -X k8s.io/component-base/version.gitVersion=$old_k8s_version"
+  ldflags+=" -X k8s.io/component-base/version.gitMajor=1"
+  ldflags+=" -X k8s.io/component-base/version.gitMinor=29"
+  ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
+  (cd "$old_module" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags selinux,notest \
+      -ldflags "$ldflags" -o "$bin/kube-apiserver-1.29.new" .)
+  mv "$bin/kube-apiserver-1.29.new" "$bin/kube-apiserver-1.29"
+  printf '%s\n' "$want" > "$bin/kube-apiserver-1.29.stamp"
+  log "built $bin/kube-apiserver-1.29"
 }
 
 free_port() {
@@ -83,9 +127,9 @@ certs() {
 }
 
 kubeconfig() {
-  local port=$1 ca
+  local port=$1 out=${2:-$run/kubeconfig} ca
   ca=$(base64 -w0 < "$run/pki/ca.crt")
-  cat > "$run/kubeconfig.new" <<EOF
+  cat > "$out.new" <<EOF
 apiVersion: v1
 kind: Config
 clusters:
@@ -107,12 +151,13 @@ contexts:
   context: {cluster: informer-test, user: nobody, namespace: default}
 current-context: admin
 EOF
-  chmod 600 "$run/kubeconfig.new"
-  mv "$run/kubeconfig.new" "$run/kubeconfig"
+  chmod 600 "$out.new"
+  mv "$out.new" "$out"
 }
 
 up() {
   if ready; then
+    if old_wanted; then old_ready || { down_old; build_old; start_old; }; fi
     log "already running: export KUBECONFIG=$run/kubeconfig"
     return 0
   fi
@@ -162,6 +207,63 @@ up() {
   done
   log "kube-apiserver $k8s_version ready on https://127.0.0.1:$api_port (etcd on 127.0.0.1:$etcd_port)"
   log "export KUBECONFIG=$run/kubeconfig   # contexts: admin (current), nobody (no RBAC grants)"
+  if old_wanted; then start_old; fi
+}
+
+# The older servers: kube-apiserver v1.29 twice, on their own etcd (run/old), sharing its data as
+# two members of one HA control plane do. The first serves aggregated discovery as v2beta1
+# (run/old/kubeconfig); the second has AggregatedDiscoveryEndpoint off and serves only legacy
+# discovery (run/old/legacy.kubeconfig). Same CA, certificates and tokens as the current server.
+start_old() {
+  local old="$run/old"
+  mkdir -p "$old"
+  local etcd_port peer_port api_port legacy_port
+  etcd_port=$(free_port); peer_port=$(free_port); api_port=$(free_port); legacy_port=$(free_port)
+  "$bin/etcd" --name=informer-test-old --data-dir="$old/etcd" --unsafe-no-fsync \
+    --listen-client-urls="http://127.0.0.1:$etcd_port" --advertise-client-urls="http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls="http://127.0.0.1:$peer_port" --initial-advertise-peer-urls="http://127.0.0.1:$peer_port" \
+    --initial-cluster="informer-test-old=http://127.0.0.1:$peer_port" \
+    --log-level=warn >"$old/etcd.log" 2>&1 &
+  echo $! > "$old/etcd.pid"
+  local name port gates
+  for name in apiserver legacy; do
+    if [[ $name == apiserver ]]; then port=$api_port gates=""; else port=$legacy_port gates=AggregatedDiscoveryEndpoint=false; fi
+    "$bin/kube-apiserver-1.29" --etcd-servers="http://127.0.0.1:$etcd_port" \
+      --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$port" \
+      --tls-cert-file="$run/pki/apiserver.crt" --tls-private-key-file="$run/pki/apiserver.key" \
+      --cert-dir="$old/pki-$name" --token-auth-file="$run/tokens.csv" \
+      --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+      --service-account-key-file="$run/pki/sa.pub" --service-account-signing-key-file="$run/pki/sa.key" \
+      --authorization-mode=RBAC --service-cluster-ip-range=10.0.0.0/24 \
+      --disable-admission-plugins=ServiceAccount --allow-privileged=true \
+      --endpoint-reconciler-type=none --profiling=false \
+      ${gates:+--feature-gates="$gates"} \
+      >"$old/$name.log" 2>&1 &
+    echo $! > "$old/$name.pid"
+    echo "$port" > "$old/$name.port"
+  done
+  kubeconfig "$api_port" "$old/kubeconfig"
+  kubeconfig "$legacy_port" "$old/legacy.kubeconfig"
+
+  local deadline=$((SECONDS + 120))
+  until old_ready; do
+    for name in etcd apiserver legacy; do
+      alive "$old/$name.pid" || die "the v1.29 $name exited; its log: $old/$name.log ($(tail -n 3 "$old/$name.log" | tr '\n' ' '))"
+    done
+    ((SECONDS < deadline)) || die "kube-apiserver $old_k8s_version not ready after 120s; its logs: $old/apiserver.log, $old/legacy.log"
+    sleep 0.5
+  done
+  log "kube-apiserver $old_k8s_version ready on https://127.0.0.1:$api_port (aggregated discovery v2beta1: $old/kubeconfig)"
+  log "kube-apiserver $old_k8s_version ready on https://127.0.0.1:$legacy_port (legacy discovery only: $old/legacy.kubeconfig)"
+}
+
+old_ready() {
+  local name
+  for name in apiserver legacy; do
+    [[ -f "$run/old/$name.port" ]] || return 1
+    curl -sf --max-time 2 --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/admin.token")" \
+      "https://127.0.0.1:$(cat "$run/old/$name.port")/readyz" >/dev/null 2>&1 || return 1
+  done
 }
 
 stop_pid() {
@@ -174,8 +276,16 @@ stop_pid() {
   fi
 }
 
+down_old() {
+  stop_pid "$run/old/apiserver.pid"
+  stop_pid "$run/old/legacy.pid"
+  stop_pid "$run/old/etcd.pid"
+  rm -rf "$run/old"
+}
+
 down_quiet() {
   [[ -d "$run" ]] || return 0
+  down_old
   stop_pid "$run/apiserver.pid"
   stop_pid "$run/etcd.pid"
   rm -rf "$run"
@@ -185,6 +295,6 @@ case "${1:-}" in
   build) build ;;
   up) up ;;
   down) down_quiet; log "stopped; removed $run" ;;
-  status) ready ;;
+  status) ready && { ! old_wanted || old_ready; } ;;
   *) die "usage: $0 build|up|down|status" ;;
 esac

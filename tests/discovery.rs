@@ -1,0 +1,605 @@
+//! The oldest supported API server, and every way of discovery (issue 18): `tail`, `diff` and
+//! `bench` resolve built-ins and a CRD on a real kube-apiserver v1.29, which serves aggregated
+//! discovery only as `apidiscovery.k8s.io/v2beta1`, and on the same server with aggregated
+//! discovery turned off, which serves legacy discovery only (`/api`, `/apis`, one
+//! `APIResourceList` per group version). Both are started by `tests/controlplane/controlplane.sh
+//! up` beside the current server; a missing one fails the test with that command.
+
+mod common;
+
+use common::fake::{configmap, kubeconfig, list, FakeServer, Reply, Step};
+use common::*;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
+use kubectl_informer::cluster::discovery::ACCEPT;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// One of the two v1.29 servers, and what its discovery is.
+struct OldServer {
+    kubeconfig: PathBuf,
+    client: kube::Client,
+    /// Whether it serves legacy discovery only.
+    legacy: bool,
+}
+
+impl OldServer {
+    /// The v1.29 server at `kubeconfig`, after checking that it answers, is v1.29, and serves
+    /// the discovery the test expects (`expect_kind` of `/apis`, `expect_api_version`).
+    async fn connect(kubeconfig: PathBuf, expect_kind: &str, expect_api_version: &str) -> Self {
+        let client = admin_at(&kubeconfig).await;
+        let version = client.apiserver_version().await.unwrap();
+        assert_eq!(
+            (version.major.as_str(), version.minor.as_str()),
+            ("1", "29"),
+            "{}",
+            version.git_version
+        );
+        let root = get_json(&client, "/apis", ACCEPT).await;
+        assert_eq!(
+            root["kind"],
+            expect_kind,
+            "/apis of {}",
+            kubeconfig.display()
+        );
+        assert_eq!(root["apiVersion"], expect_api_version, "/apis");
+        OldServer {
+            kubeconfig,
+            client,
+            legacy: expect_kind == "APIGroupList",
+        }
+    }
+
+    /// `kubectl-informer -v=1 --kubeconfig <this server> ARGS` (a later `-v` in ARGS wins).
+    fn args<'a>(&'a self, args: &[&'a str]) -> Vec<&'a str> {
+        let mut all = vec!["-v=1", "--kubeconfig", self.kubeconfig.to_str().unwrap()];
+        all.extend_from_slice(args);
+        all
+    }
+}
+
+async fn get_json(client: &kube::Client, path: &str, accept: &str) -> serde_json::Value {
+    let request = http::Request::get(path)
+        .header(http::header::ACCEPT, accept)
+        .body(Vec::new())
+        .unwrap();
+    let text = client.request_text(request).await.unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Waits (up to 30 s) until `plural.group` is in the discovery the binary will read: the
+/// aggregated document when the server serves one, else the group version's resource list.
+async fn wait_until_discovered(client: &kube::Client, group: &str, plural: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let root = get_json(client, "/apis", ACCEPT).await;
+        let found = if root["kind"] == "APIGroupDiscoveryList" {
+            root["items"].as_array().unwrap().iter().any(|g| {
+                g["metadata"]["name"] == group
+                    && g["versions"][0]["resources"]
+                        .as_array()
+                        .is_some_and(|rs| rs.iter().any(|r| r["resource"] == plural))
+            })
+        } else {
+            let request = http::Request::get(format!("/apis/{group}/v1"))
+                .body(Vec::new())
+                .unwrap();
+            match client.request_text(request).await {
+                Ok(text) => text.contains(&format!("\"name\":\"{plural}\"")),
+                Err(_) => false,
+            }
+        };
+        if found {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{plural}.{group} not in discovery after 30s"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// A namespaced CRD `gizmos.<group>` (short name `gz<suffix>`) served at v1, and one object of
+/// it; returns (CRD name, short name, qualified resource name).
+async fn gizmo_crd(ns: &TestNamespace) -> (String, String, String) {
+    let suffix = unique("g").replace('-', "");
+    let group = format!("d{suffix}.informer.test");
+    let short = format!("gz{suffix}");
+    let name = format!("gizmos.{group}");
+    let crd: CustomResourceDefinition = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "shortNames": [short]},
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
+            }]
+        }
+    }))
+    .unwrap();
+    Api::<CustomResourceDefinition>::all(ns.client.clone())
+        .create(&PostParams::default(), &crd)
+        .await
+        .expect("create CRD");
+    wait_until_discovered(&ns.client, &group, "gizmos").await;
+    let gizmos = Api::<DynamicObject>::namespaced_with(
+        ns.client.clone(),
+        &ns.name,
+        &kube::api::ApiResource {
+            group: group.clone(),
+            version: "v1".into(),
+            api_version: format!("{group}/v1"),
+            kind: "Gizmo".into(),
+            plural: "gizmos".into(),
+        },
+    );
+    let obj: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": format!("{group}/v1"), "kind": "Gizmo", "metadata": {"name": "gizmo-1"}
+    }))
+    .unwrap();
+    // The CRD's storage can lag its discovery by a moment: retry the create within a limit.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while let Err(e) = gizmos.create(&PostParams::default(), &obj).await {
+        assert!(Instant::now() < deadline, "create gizmo: {e}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    (name.clone(), short, name)
+}
+
+async fn create_deployment(ns: &TestNamespace, name: &str) {
+    let deploy: Deployment = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "registry.invalid/none"}]}
+            }
+        }
+    }))
+    .unwrap();
+    Api::<Deployment>::namespaced(ns.client.clone(), &ns.name)
+        .create(&PostParams::default(), &deploy)
+        .await
+        .expect("create deployment");
+}
+
+/// The `-v` line saying what the name resolved to.
+fn resolved_line(out: &Output) -> String {
+    out.stderr
+        .lines()
+        .find(|l| l.contains("resolved \""))
+        .unwrap_or_else(|| panic!("no resolved line in: {}", out.stderr))
+        .to_string()
+}
+
+/// `tail`, `diff` and (when `bench` is set) `bench --no-churn` on `server`, for the core,
+/// apps and CRD names: each resolves as expected and runs to a clean end.
+async fn every_command_resolves_and_runs(server: &OldServer, prefix: &str, bench: bool) {
+    let ns = TestNamespace::with_client(prefix, server.client.clone()).await;
+    ns.create_configmap("cm-1", &[]).await;
+    create_deployment(&ns, "deploy-1").await;
+    let (crd, short, qualified) = gizmo_crd(&ns).await;
+
+    // A ConfigMap written while tail watches arrives through the watch.
+    let mut tail = Streaming::start(&server.args(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--max-events",
+        "2",
+    ]));
+    tail.wait_for("cm-1", Duration::from_secs(30), |l| l.contains("\"cm-1\""));
+    ns.create_configmap("cm-2", &[]).await;
+    let out = tail.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let names: Vec<String> = out
+        .object_events()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(names, ["cm-1", "cm-2"], "{}", out.stdout);
+    assert!(
+        resolved_line(&out).contains("to configmaps (v1, kind ConfigMap"),
+        "{}",
+        out.stderr
+    );
+
+    // What the binary asked for: one APIResourceList per group version only where aggregated
+    // discovery is not served (`-v=6` logs every request: `kubectl-informer: GET URL 200 OK in
+    // N milliseconds`).
+    let out = run(&server.args(&["tail", "cm", "-n", &ns.name, "--max-events", "1", "-v=6"]));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let asked = |path: &str| {
+        out.stderr.lines().any(|l| {
+            l.split_whitespace()
+                .nth(2)
+                .is_some_and(|url| url.ends_with(path))
+        })
+    };
+    assert!(asked("/apis"), "{}", out.stderr);
+    assert_eq!(asked("/apis/apps/v1"), server.legacy, "{}", out.stderr);
+    assert_eq!(asked("/api/v1"), server.legacy, "{}", out.stderr);
+
+    let cases: [(&str, String, &str); 4] = [
+        ("cm", "to configmaps (v1, kind ConfigMap".into(), "cm-1"),
+        (
+            "deploy",
+            "to deployments.apps (apps/v1, kind Deployment".into(),
+            "deploy-1",
+        ),
+        (
+            "deployments.apps",
+            "to deployments.apps (apps/v1, kind Deployment".into(),
+            "deploy-1",
+        ),
+        (
+            short.as_str(),
+            format!(
+                "to {qualified} ({}/v1, kind Gizmo",
+                &qualified["gizmos.".len()..]
+            ),
+            "gizmo-1",
+        ),
+    ];
+    for (name, expected, object) in &cases {
+        let out = run(&server.args(&[
+            "tail",
+            name,
+            "-n",
+            &ns.name,
+            "-o",
+            "json",
+            "--max-events",
+            "1",
+        ]));
+        assert_eq!(out.code, Some(0), "tail {name}: {}", out.stderr);
+        assert!(
+            resolved_line(&out).contains(expected),
+            "tail {name}: {}",
+            out.stderr
+        );
+        assert_eq!(out.object_events()[0]["name"], *object, "tail {name}");
+
+        let out = run(&server.args(&["diff", name, "-n", &ns.name]));
+        assert_eq!(out.code, Some(0), "diff {name}: {}", out.stderr);
+        assert!(
+            resolved_line(&out).contains(expected),
+            "diff {name}: {}",
+            out.stderr
+        );
+        assert!(
+            out.stdout.starts_with("no drift: "),
+            "diff {name}: {}",
+            out.stdout
+        );
+
+        if bench {
+            let out = run(&server.args(&[
+                "bench",
+                name,
+                "-n",
+                &ns.name,
+                "--no-churn",
+                "--duration",
+                "2s",
+            ]));
+            assert_eq!(out.code, Some(0), "bench {name}: {}", out.stderr);
+            assert!(
+                resolved_line(&out).contains(expected),
+                "bench {name}: {}",
+                out.stderr
+            );
+        }
+    }
+    let _ = Api::<CustomResourceDefinition>::all(ns.client.clone())
+        .delete(&crd, &DeleteParams::default())
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn v1_29_with_v2beta1_discovery_runs_tail_diff_and_bench_on_builtins_and_a_crd() {
+    let server = OldServer::connect(
+        old_kubeconfig_path(),
+        "APIGroupDiscoveryList",
+        "apidiscovery.k8s.io/v2beta1",
+    )
+    .await;
+    every_command_resolves_and_runs(&server, "old", true).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn v1_29_with_legacy_discovery_only_runs_tail_diff_and_bench_on_builtins_and_a_crd() {
+    let server = OldServer::connect(legacy_kubeconfig_path(), "APIGroupList", "v1").await;
+    every_command_resolves_and_runs(&server, "legacy", true).await;
+}
+
+/// The resource names completion offers: every preferred list+watch resource, from discovery.
+fn catalog(kubeconfig: &Path) -> Vec<String> {
+    let out = run(&[
+        "__complete",
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "tail",
+        "",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let mut lines: Vec<String> = out.stdout.lines().map(str::to_string).collect();
+    lines.pop(); // the completion directive
+                 // CRDs the other tests create and delete meanwhile are not part of the comparison.
+    lines.retain(|l| !l.ends_with(".informer.test"));
+    lines
+}
+
+#[tokio::test]
+async fn aggregated_and_legacy_discovery_of_one_server_give_the_same_catalog() {
+    // Two v1.29 servers on one etcd, one serving v2beta1 and one legacy discovery: the same
+    // resources, so the same catalog.
+    OldServer::connect(
+        old_kubeconfig_path(),
+        "APIGroupDiscoveryList",
+        "apidiscovery.k8s.io/v2beta1",
+    )
+    .await;
+    OldServer::connect(legacy_kubeconfig_path(), "APIGroupList", "v1").await;
+    let aggregated = catalog(&old_kubeconfig_path());
+    let legacy = catalog(&legacy_kubeconfig_path());
+    assert!(aggregated.len() > 30, "{aggregated:?}");
+    for name in [
+        "configmaps",
+        "deployments.apps",
+        "horizontalpodautoscalers.autoscaling",
+    ] {
+        assert!(
+            aggregated.contains(&name.to_string()),
+            "{name}: {aggregated:?}"
+        );
+    }
+    assert_eq!(aggregated, legacy);
+}
+
+#[tokio::test]
+async fn names_resolve_alike_on_v1_34_v2_v1_29_v2beta1_and_legacy_discovery() {
+    admin().await;
+    admin_at(&old_kubeconfig_path()).await;
+    admin_at(&legacy_kubeconfig_path()).await;
+    let servers = [
+        kubeconfig_path(),
+        old_kubeconfig_path(),
+        legacy_kubeconfig_path(),
+    ];
+    // Each name in each server at once: `tail -v` says what it resolved to; a second of an
+    // empty watch ends it.
+    let names = [
+        "cm",
+        "deploy",
+        "deployments.apps",
+        "hpa",
+        "events",
+        "events.events.k8s.io",
+        "ns",
+    ];
+    let runs: Vec<(String, usize, std::thread::JoinHandle<Output>)> = names
+        .iter()
+        .flat_map(|name| {
+            servers.iter().enumerate().map(move |(i, kc)| {
+                let args: Vec<String> = [
+                    "tail",
+                    name,
+                    "-n",
+                    "kube-public",
+                    "--for",
+                    "1s",
+                    "-v=1",
+                    "--kubeconfig",
+                    kc.to_str().unwrap(),
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+                let handle = std::thread::spawn(move || {
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    run(&args)
+                });
+                (name.to_string(), i, handle)
+            })
+        })
+        .collect();
+    let mut seen: Vec<(String, usize, String)> = Vec::new();
+    for (name, i, handle) in runs {
+        let out = handle.join().unwrap();
+        assert_eq!(out.code, Some(0), "{name} on server {i}: {}", out.stderr);
+        let line = resolved_line(&out);
+        // `resolved "cm" to configmaps (v1, kind ConfigMap, namespace "kube-public")`
+        let what = line[line.find(" to ").unwrap()..].to_string();
+        seen.push((name, i, what));
+    }
+    for (name, i, what) in &seen {
+        let first = &seen.iter().find(|(n, _, _)| n == name).unwrap().2;
+        assert_eq!(
+            what, first,
+            "{name} on server {i} differs from the v1.34 server"
+        );
+    }
+    let hpa = &seen.iter().find(|(n, _, _)| n == "hpa").unwrap().2;
+    assert!(hpa.contains("autoscaling/v2"), "{hpa}");
+}
+
+/// A server that answers `/api` and `/apis` with `root` and every group version with `gv`.
+fn fake_discovery(
+    root: impl Fn(&str) -> Reply + Send + Sync + 'static,
+    gv: impl Fn(&str) -> Reply + Send + Sync + 'static,
+) -> FakeServer {
+    FakeServer::start(move |target, _| {
+        if target.contains("watch=true") {
+            return Reply::Stream(vec![Step::Sleep(Duration::from_secs(10))]);
+        }
+        let path = target.split('?').next().unwrap_or("").to_string();
+        match path.as_str() {
+            "/api" | "/apis" => root(&path),
+            _ => gv(&path),
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_server_that_serves_no_discovery_is_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // A proxy's login page with 200 OK, where discovery should be.
+    let fake = fake_discovery(
+        |_| Reply::Typed(200, "text/html", "<html><body>sign in</body></html>".into()),
+        |_| Reply::Json(404, "{}".into()),
+    );
+    let kc = kubeconfig(dir.path(), &fake.url);
+    for command in ["tail", "diff"] {
+        let out = run(&[command, "cm", "--kubeconfig", kc.to_str().unwrap()]);
+        assert_one_line_error(
+            &out,
+            &[
+                "discovery of API resources",
+                "/api) failed: the server sent something that is not JSON",
+                "kubectl get --raw /api",
+            ],
+        );
+        assert!(!out.stderr.contains("1.26"), "{}", out.stderr);
+    }
+}
+
+#[tokio::test]
+async fn legacy_discovery_whose_every_group_version_fails_is_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake_discovery(
+        |path| {
+            match path {
+            "/api" => Reply::Json(200, r#"{"kind":"APIVersions","versions":["v1"]}"#.into()),
+            _ => Reply::Json(
+                200,
+                r#"{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}"#.into(),
+            ),
+        }
+        },
+        |_| {
+            Reply::Json(
+                503,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is currently unable to handle the request","reason":"ServiceUnavailable","code":503}"#.into(),
+            )
+        },
+    );
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let out = run(&["tail", "cm", "--kubeconfig", kc.to_str().unwrap()]);
+    assert_one_line_error(
+        &out,
+        &[
+            "discover API resources of v1 failed",
+            "503 ServiceUnavailable",
+        ],
+    );
+    // Each group version was asked for: legacy discovery, not a guess.
+    let requests = fake.requests();
+    assert!(requests.contains(&"/api/v1".to_string()), "{requests:?}");
+    assert!(
+        requests.contains(&"/apis/apps/v1".to_string()),
+        "{requests:?}"
+    );
+}
+
+#[tokio::test]
+async fn legacy_discovery_leaves_out_a_failing_group_version_like_client_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake_discovery(
+        |path| {
+            match path {
+            "/api" => Reply::Json(200, r#"{"kind":"APIVersions","versions":["v1"]}"#.into()),
+            _ => Reply::Json(
+                200,
+                r#"{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"metrics.k8s.io","versions":[{"groupVersion":"metrics.k8s.io/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"metrics.k8s.io/v1beta1","version":"v1beta1"}}]}"#.into(),
+            ),
+        }
+        },
+        |path| {
+            match path {
+            "/api/v1" => Reply::Json(
+                200,
+                r#"{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["list","watch"],"shortNames":["cm"]}]}"#.into(),
+            ),
+            "/api/v1/namespaces/ns/configmaps" => list(5, vec![configmap("a", "uid-a", 5)]),
+            _ => Reply::Json(
+                503,
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is currently unable to handle the request","reason":"ServiceUnavailable","code":503}"#.into(),
+            ),
+        }
+        },
+    );
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let out = run(&[
+        "tail",
+        "cm",
+        "--max-events",
+        "1",
+        "-v=1",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("skipped metrics.k8s.io/v1beta1 in discovery"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("ns/a"), "{}", out.stdout);
+}
+
+#[tokio::test]
+async fn a_404_on_api_leaves_the_choice_to_apis_like_client_go() {
+    // An aggregated API server serves `/apis` only.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = fake_discovery(
+        |path| {
+            match path {
+            "/api" => Reply::Json(404, r#"{"kind":"Status","code":404,"reason":"NotFound"}"#.into()),
+            _ => Reply::Typed(
+                200,
+                "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+                serde_json::json!({
+                    "kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2beta1",
+                    "items": [{"metadata": {"name": "informer.test"}, "versions": [{"version": "v1", "resources": [{
+                        "resource": "widgets", "responseKind": {"group": "informer.test", "version": "v1", "kind": "Widget"},
+                        "scope": "Namespaced", "singularResource": "widget", "verbs": ["list", "watch"]
+                    }]}]}]
+                })
+                .to_string(),
+            ),
+        }
+        },
+        |path| match path {
+            "/apis/informer.test/v1/namespaces/ns/widgets" => {
+                list(7, vec![configmap("w", "uid-w", 7)])
+            }
+            _ => Reply::Json(404, "{}".into()),
+        },
+    );
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let out = run(&[
+        "tail",
+        "widget",
+        "--max-events",
+        "1",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("ns/w"), "{}", out.stdout);
+    let requests = fake.requests();
+    assert!(
+        !requests.iter().any(|r| r == "/apis/informer.test/v1"),
+        "no legacy discovery: {requests:?}"
+    );
+}

@@ -60,6 +60,22 @@ build() {
   if old_wanted; then build_old; fi
 }
 
+# Builds the Kubernetes command whose wrapper main is in module dir $1, at version $2
+# (v1.MINOR.PATCH), into $3, with the version stamped in as upstream's build does (without it the
+# binary reports v0.0.0 and clients' version checks go wrong).
+build_k8s_main() {
+  local dir=$1 version=$2 out=$3 minor
+  minor=$(cut -d. -f2 <<<"$version")
+  local ldflags="-s -w"
+  ldflags+=" -X k8s.io/component-base/version.gitVersion=$version"
+  ldflags+=" -X k8s.io/component-base/version.gitMajor=1"
+  ldflags+=" -X k8s.io/component-base/version.gitMinor=$minor"
+  ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags selinux,notest \
+      -ldflags "$ldflags" -o "$out.new" .)
+  mv "$out.new" "$out"
+}
+
 build_current() {
   local want; want=$(stamp)
   if [[ -x "$bin/kube-apiserver" && -x "$bin/etcd" && -f "$bin/stamp" ]] && [[ "$(cat "$bin/stamp")" == "$want" ]]; then
@@ -68,14 +84,7 @@ build_current() {
   log "building etcd and kube-apiserver $k8s_version from their Go modules (a cold build takes several minutes)"
   (cd "$here/etcd" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$bin/etcd.new" .)
   mv "$bin/etcd.new" "$bin/etcd"
-  local ldflags="-s -w"
-  ldflags+=" -X k8s.io/component-base/version.gitVersion=$k8s_version"
-  ldflags+=" -X k8s.io/component-base/version.gitMajor=1"
-  ldflags+=" -X k8s.io/component-base/version.gitMinor=34"
-  ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
-  (cd "$here/kube-apiserver" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags selinux,notest \
-      -ldflags "$ldflags" -o "$bin/kube-apiserver.new" .)
-  mv "$bin/kube-apiserver.new" "$bin/kube-apiserver"
+  build_k8s_main "$here/kube-apiserver" "$k8s_version" "$bin/kube-apiserver"
   printf '%s\n' "$want" > "$bin/stamp"
   log "built $bin/etcd and $bin/kube-apiserver"
 }
@@ -88,14 +97,7 @@ build_old() {
     return 0
   fi
   log "building kube-apiserver $old_k8s_version from its Go module (a cold build takes several minutes)"
-  local ldflags="-s -w"
-  ldflags+=" -X k8s.io/component-base/version.gitVersion=$old_k8s_version"
-  ldflags+=" -X k8s.io/component-base/version.gitMajor=1"
-  ldflags+=" -X k8s.io/component-base/version.gitMinor=29"
-  ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
-  (cd "$old_module" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags selinux,notest \
-      -ldflags "$ldflags" -o "$bin/kube-apiserver-1.29.new" .)
-  mv "$bin/kube-apiserver-1.29.new" "$bin/kube-apiserver-1.29"
+  build_k8s_main "$old_module" "$old_k8s_version" "$bin/kube-apiserver-1.29"
   printf '%s\n' "$want" > "$bin/kube-apiserver-1.29.stamp"
   log "built $bin/kube-apiserver-1.29"
 }

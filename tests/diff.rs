@@ -329,18 +329,17 @@ async fn diff_errors_are_one_line_with_exit_2() {
 #[tokio::test]
 async fn ctrl_c_during_an_every_watchdog_exits_130() {
     let ns = TestNamespace::new("diffint").await;
-    let mut cmd = informer();
-    cmd.args(["diff", "cm", "-n", &ns.name, "--every", "1s"]);
-    let child = cmd.spawn().unwrap();
-    std::thread::sleep(Duration::from_secs(3));
+    let mut diff = Streaming::start(&["diff", "cm", "-n", &ns.name, "--every", "1s"]);
+    // Interrupted once the watchdog has compared at least once, not after a guessed time.
+    diff.wait_for("the first comparison", Duration::from_secs(60), |l| {
+        l.contains("no drift: 0 objects compared")
+    });
     std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args(["-INT", &diff.pid().to_string()])
         .status()
         .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(130), "{stdout}");
-    assert!(stdout.contains("no drift: 0 objects compared"), "{stdout}");
+    let out = diff.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(130), "{}\n{}", out.stdout, out.stderr);
 }
 
 #[tokio::test]

@@ -4,11 +4,10 @@
 
 mod common;
 
-use common::{admin, assert_one_line_error, informer, run, server_and_ca, TestNamespace};
+use common::{admin, assert_one_line_error, run, server_and_ca, Spawned, TestNamespace};
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::Api;
-use std::io::BufRead;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The scratch namespace named in bench's "created namespace X" notice.
 fn scratch_namespace(stderr: &str) -> String {
@@ -18,80 +17,6 @@ fn scratch_namespace(stderr: &str) -> String {
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("no created-namespace notice in: {stderr}"))
         .to_string()
-}
-
-/// The binary running in the background, its stderr read line by line.
-struct Spawned {
-    child: std::process::Child,
-    lines: std::sync::mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Spawned {
-    fn start(args: &[&str]) -> Self {
-        let mut cmd = informer();
-        cmd.args(args).stdout(std::process::Stdio::null());
-        let mut child = cmd.spawn().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, lines) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-            {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Spawned {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits up to 60 s for a stderr line containing `needle`.
-    fn wait_for(&mut self, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !self.seen.iter().any(|l| l.contains(needle)) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => self.seen.push(line),
-                Err(_) => {
-                    let _ = self.child.kill();
-                    panic!("no {needle:?} on stderr: {:?}", self.seen);
-                }
-            }
-        }
-    }
-
-    /// Waits up to `limit` for the exit; returns the code.
-    fn wait(&mut self, limit: Duration) -> Option<i32> {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                self.seen
-                    .extend(self.lines.recv_timeout(Duration::from_secs(1)));
-                self.seen.extend(self.lines.try_iter());
-                return status.code();
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("bench did not exit within {limit:?}: {:?}", self.seen);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Spawned {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
 }
 
 /// Asserts that `name` is gone or being deleted.

@@ -2,7 +2,8 @@
 # The main job on a local control plane: builds kubectl-informer and the control plane, starts it,
 # and runs `kubectl informer tail` while another process creates, updates and deletes ConfigMaps,
 # so you see every event with its resourceVersion, the BOOKMARKs, and the watch being closed by
-# the server and resumed; then a short `kubectl informer bench` with load. The control plane
+# the server and resumed; then `tail pods` while a Deployment's controllers create, schedule and
+# run its Pods on kwok nodes; then a short `kubectl informer bench` with load. The control plane
 # keeps running afterwards; stop it with
 # `tests/controlplane/controlplane.sh down`.
 set -euo pipefail
@@ -10,7 +11,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 cargo build --locked
-# The demo needs the current API server only, not the older ones the tests also start.
+# The demo needs the current API server and its controllers, not the older servers the tests start.
 KUBECTL_INFORMER_OLD_SERVERS=0 tests/controlplane/controlplane.sh up
 run="$root/target/controlplane/run"
 export KUBECONFIG="$run/kubeconfig"
@@ -54,6 +55,21 @@ fi
 tail_args=(configmaps -n demo --server-timeout 8s --for 20s --stats)
 echo "\$ ${informer[*]} tail ${tail_args[*]}" >&2
 "${informer[@]}" tail "${tail_args[@]}"
+wait
+
+# Real controllers: a Deployment becomes a ReplicaSet and Pods, the scheduler binds them to kwok
+# nodes, kwok makes them Running and Ready; scaled down, one goes away. Every step is an event.
+rollout() {
+  sleep 2
+  api POST /apis/apps/v1/namespaces/demo/deployments \
+    '{"metadata":{"name":"web"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"web","image":"registry.invalid/web:1"}]}}}}'
+  sleep 5
+  api PATCH /apis/apps/v1/namespaces/demo/deployments/web '{"spec":{"replicas":1}}' application/merge-patch+json
+}
+rollout &
+pod_args=(pods -n demo --for 12s)
+echo "\$ ${informer[*]} tail ${pod_args[*]}" >&2
+"${informer[@]}" tail "${pod_args[@]}"
 wait
 
 # bench: a simulated controller under load in a scratch namespace, measured at every stage.

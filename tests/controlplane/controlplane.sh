@@ -12,6 +12,12 @@
 #   tests/controlplane/controlplane.sh down    stop every server and remove their data
 #   tests/controlplane/controlplane.sh status  exit 0 when every server answers /readyz
 #
+# Beside the API server, real controllers make the traffic informers see in a cluster:
+# kube-controller-manager and kube-scheduler (same module and version as the API server) and kwok
+# (fake nodes on which scheduled Pods become Running and Ready, and deleted Pods go away).
+# KUBECTL_INFORMER_CONTROLLERS=0 starts the bare API server instead (no controller writes);
+# KUBECTL_INFORMER_NODES=N sets the number of kwok nodes (default 3; 0: no kwok).
+#
 # KUBECTL_INFORMER_OLD_SERVERS=0 leaves the older servers out (neither built nor started): the
 # demo needs only the current one; the tests (tests/run.sh) need both.
 #
@@ -31,6 +37,11 @@ k8s_version=v1.34.10
 # apidiscovery.k8s.io/v2beta1, and can be told to serve none (legacy discovery only).
 old_k8s_version=v1.29.15
 old_module="$here/kube-apiserver-1.29"
+kwok_version=v0.8.0
+# kwok's stages, as kwokctl's default set with node leases: nodes become Ready and keep a Lease;
+# scheduled Pods become Running and Ready, Job Pods complete, deleted Pods go away.
+kwok_stages="node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
+  pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete"
 
 log() { printf 'controlplane: %s\n' "$*" >&2; }
 die() { printf 'controlplane: error: %s\n' "$*" >&2; exit 2; }
@@ -50,6 +61,32 @@ old_stamp() {
   go version
 }
 
+controllers_stamp() {
+  cat "$here/kube-apiserver/go.mod" "$here/kube-apiserver/go.sum" \
+      "$here/kube-apiserver/kube-controller-manager/main.go" "$here/kube-apiserver/kube-scheduler/main.go" \
+    | sha256sum | cut -d' ' -f1
+  printf '%s\n' "$k8s_version"
+  go version
+}
+
+kwok_stamp() {
+  cat "$here/kwok/go.mod" "$here/kwok/go.sum" "$here/kwok/main.go" | sha256sum | cut -d' ' -f1
+  printf '%s\n' "$kwok_stages"
+  go version
+}
+
+# Whether the controllers are wanted, and how many kwok nodes.
+controllers_wanted() { [[ "${KUBECTL_INFORMER_CONTROLLERS:-1}" != 0 ]]; }
+nodes() {
+  local n=${KUBECTL_INFORMER_NODES:-3}
+  [[ "$n" =~ ^[0-9]+$ ]] && ((n <= 250)) || die "KUBECTL_INFORMER_NODES=$n: a number of nodes from 0 to 250"
+  printf '%s\n' "$n"
+}
+# What `up` starts, so that an `up` asking for something else restarts rather than reuses.
+mode() {
+  if controllers_wanted; then printf 'controllers, %s nodes\n' "$(nodes)"; else printf 'bare\n'; fi
+}
+
 # Whether the older servers are wanted (see KUBECTL_INFORMER_OLD_SERVERS above).
 old_wanted() { [[ "${KUBECTL_INFORMER_OLD_SERVERS:-1}" != 0 ]]; }
 
@@ -57,6 +94,10 @@ build() {
   command -v go >/dev/null || die "go is not on PATH; install Go 1.26 or newer"
   mkdir -p "$bin"
   build_current
+  if controllers_wanted; then
+    build_controllers
+    if (($(nodes) > 0)); then build_kwok; fi
+  fi
   if old_wanted; then build_old; fi
 }
 
@@ -64,7 +105,7 @@ build() {
 # (v1.MINOR.PATCH), into $3, with the version stamped in as upstream's build does (without it the
 # binary reports v0.0.0 and clients' version checks go wrong).
 build_k8s_main() {
-  local dir=$1 version=$2 out=$3 minor
+  local dir=$1 version=$2 out=$3 pkg=${4:-.} minor
   minor=$(cut -d. -f2 <<<"$version")
   local ldflags="-s -w"
   ldflags+=" -X k8s.io/component-base/version.gitVersion=$version"
@@ -72,7 +113,7 @@ build_k8s_main() {
   ldflags+=" -X k8s.io/component-base/version.gitMinor=$minor"
   ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
   (cd "$dir" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -tags selinux,notest \
-      -ldflags "$ldflags" -o "$out.new" .)
+      -ldflags "$ldflags" -o "$out.new" "$pkg")
   mv "$out.new" "$out"
 }
 
@@ -87,6 +128,40 @@ build_current() {
   build_k8s_main "$here/kube-apiserver" "$k8s_version" "$bin/kube-apiserver"
   printf '%s\n' "$want" > "$bin/stamp"
   log "built $bin/etcd and $bin/kube-apiserver"
+}
+
+build_controllers() {
+  local want; want=$(controllers_stamp)
+  if [[ -x "$bin/kube-controller-manager" && -x "$bin/kube-scheduler" && -f "$bin/controllers.stamp" ]] \
+      && [[ "$(cat "$bin/controllers.stamp")" == "$want" ]]; then
+    return 0
+  fi
+  log "building kube-controller-manager and kube-scheduler $k8s_version from their Go module (a cold build takes several minutes)"
+  build_k8s_main "$here/kube-apiserver" "$k8s_version" "$bin/kube-controller-manager" ./kube-controller-manager
+  build_k8s_main "$here/kube-apiserver" "$k8s_version" "$bin/kube-scheduler" ./kube-scheduler
+  printf '%s\n' "$want" > "$bin/controllers.stamp"
+  log "built $bin/kube-controller-manager and $bin/kube-scheduler"
+}
+
+# kwok and its stages, taken from the module kwok's go.sum pins (so they match the binary).
+build_kwok() {
+  local want; want=$(kwok_stamp)
+  if [[ -x "$bin/kwok" && -f "$bin/kwok-stages.yaml" && -f "$bin/kwok.stamp" ]] \
+      && [[ "$(cat "$bin/kwok.stamp")" == "$want" ]]; then
+    return 0
+  fi
+  log "building kwok $kwok_version from its Go module"
+  (cd "$here/kwok" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$bin/kwok.new" .)
+  mv "$bin/kwok.new" "$bin/kwok"
+  local dir stage
+  dir=$(cd "$here/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+  for stage in $kwok_stages; do
+    printf -- '---\n'
+    cat "$dir/kustomize/stage/$stage.yaml"
+  done > "$bin/kwok-stages.yaml.new"
+  mv "$bin/kwok-stages.yaml.new" "$bin/kwok-stages.yaml"
+  printf '%s\n' "$want" > "$bin/kwok.stamp"
+  log "built $bin/kwok"
 }
 
 # Its own binary and stamp, so that either build is reused when only the other one changes.
@@ -108,10 +183,40 @@ free_port() {
 
 alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
+# GET an API path of the current server as admin (curl's exit status says whether it answered 2xx).
+api_get() {
+  curl -sf --max-time 5 --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/admin.token")" \
+    "https://127.0.0.1:$(cat "$run/apiserver.port")$1"
+}
+
 ready() {
   [[ -f "$run/apiserver.port" ]] || return 1
-  curl -sf --max-time 2 --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/admin.token")" \
-    "https://127.0.0.1:$(cat "$run/apiserver.port")/readyz" >/dev/null 2>&1
+  api_get /readyz >/dev/null 2>&1 || return 1
+  [[ -f "$run/mode" ]] || return 0
+  [[ "$(cat "$run/mode")" == bare ]] || controllers_ready
+}
+
+# A component's own health endpoint (served on loopback with the API server's certificate).
+healthy() {
+  [[ -f "$run/$1.port" ]] || return 1
+  curl -sf --max-time 2 --cacert "$run/pki/ca.crt" "https://127.0.0.1:$(cat "$run/$1.port")/$2" >/dev/null 2>&1
+}
+
+# The controllers answer, and have acted: the ServiceAccount controller made `default`, and the
+# kwok nodes are Ready without the not-ready taint (kwok's stage, then the node lifecycle
+# controller's taint removal).
+controllers_ready() {
+  healthy kube-controller-manager healthz && healthy kube-scheduler readyz || return 1
+  api_get /api/v1/namespaces/default/serviceaccounts/default >/dev/null 2>&1 || return 1
+  local want; want=$(cat "$run/nodes")
+  ((want == 0)) && return 0
+  api_get "/api/v1/nodes?labelSelector=type%3Dkwok" 2>/dev/null | python3 -c '
+import json, sys
+nodes = json.load(sys.stdin)["items"]
+ready = [n for n in nodes
+         if any(c["type"] == "Ready" and c["status"] == "True" for c in n.get("status", {}).get("conditions", []))
+         and not any(t["key"] == "node.kubernetes.io/not-ready" for t in n.get("spec", {}).get("taints") or [])]
+sys.exit(0 if len(ready) == int(sys.argv[1]) else 1)' "$want"
 }
 
 certs() {
@@ -158,6 +263,11 @@ EOF
 }
 
 up() {
+  local want_mode; want_mode=$(mode)
+  if ready && [[ "$(cat "$run/mode" 2>/dev/null)" != "$want_mode" ]]; then
+    log "running with $(cat "$run/mode" 2>/dev/null || echo "an unknown set-up"), $want_mode wanted: restarting"
+    down_quiet
+  fi
   if ready; then
     if old_wanted; then old_ready || { down_old; build_old; start_old; }; fi
     log "already running: export KUBECONFIG=$run/kubeconfig"
@@ -208,8 +318,82 @@ up() {
     sleep 0.5
   done
   log "kube-apiserver $k8s_version ready on https://127.0.0.1:$api_port (etcd on 127.0.0.1:$etcd_port)"
+  if controllers_wanted; then start_controllers; fi
+  echo "$want_mode" > "$run/mode"
   log "export KUBECONFIG=$run/kubeconfig   # contexts: admin (current), nobody (no RBAC grants)"
   if old_wanted; then start_old; fi
+}
+
+# Dies naming the component whose process is gone, with its last log lines.
+check_alive() {
+  local name=$1
+  alive "$run/$name.pid" || die "$name exited; its log: $run/$name.log; last lines:
+$(tail -n 20 "$run/$name.log")"
+}
+
+# kube-controller-manager, kube-scheduler and kwok with its nodes, against the running API server.
+start_controllers() {
+  local n kcm_port sched_port
+  n=$(nodes)
+  kcm_port=$(free_port); sched_port=$(free_port)
+  echo "$kcm_port" > "$run/kube-controller-manager.port"
+  echo "$sched_port" > "$run/kube-scheduler.port"
+  echo "$n" > "$run/nodes"
+  # Every component: loopback only, the API server's certificate, the admin kubeconfig for its
+  # own and its delegated authentication, no leader election (one instance; no Lease writes).
+  local common=(--kubeconfig="$run/kubeconfig" --authentication-kubeconfig="$run/kubeconfig"
+    --authorization-kubeconfig="$run/kubeconfig" --authentication-skip-lookup
+    --bind-address=127.0.0.1 --tls-cert-file="$run/pki/apiserver.crt"
+    --tls-private-key-file="$run/pki/apiserver.key" --leader-elect=false)
+  # Every controller but root-ca-cert-publisher, whose ConfigMap in each namespace would be an
+  # object the tests did not write; each controller with its own service account, as kubeadm runs it.
+  "$bin/kube-controller-manager" "${common[@]}" --secure-port="$kcm_port" \
+    --use-service-account-credentials=true --service-account-private-key-file="$run/pki/sa.key" \
+    --root-ca-file="$run/pki/ca.crt" --controllers='*,-root-ca-cert-publisher' --profiling=false \
+    >"$run/kube-controller-manager.log" 2>&1 &
+  echo $! > "$run/kube-controller-manager.pid"
+  "$bin/kube-scheduler" "${common[@]}" --secure-port="$sched_port" --profiling=false \
+    >"$run/kube-scheduler.log" 2>&1 &
+  echo $! > "$run/kube-scheduler.pid"
+  local components=(kube-controller-manager kube-scheduler)
+  if ((n > 0)); then
+    # KWOK_WORKDIR keeps a developer's ~/.kwok/kwok.yaml out; node leases keep the nodes alive for
+    # the node lifecycle controller; pod IPs from a range apart from the service range.
+    KWOK_WORKDIR="$run/kwok" "$bin/kwok" --kubeconfig="$run/kubeconfig" --config="$bin/kwok-stages.yaml" \
+      --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+      --node-lease-duration-seconds=40 --cidr=10.244.0.0/16 >"$run/kwok.log" 2>&1 &
+    echo $! > "$run/kwok.pid"
+    components+=(kwok)
+    local i
+    for ((i = 0; i < n; i++)); do
+      node_manifest "$i" | curl -sf --max-time 5 --cacert "$run/pki/ca.crt" \
+        -H "Authorization: Bearer $(cat "$run/admin.token")" -H 'Content-Type: application/json' \
+        -X POST --data-binary @- "https://127.0.0.1:$(cat "$run/apiserver.port")/api/v1/nodes" >/dev/null \
+        || die "cannot create node kwok-node-$i; the API server's log: $run/apiserver.log"
+    done
+  fi
+  local deadline=$((SECONDS + 120)) name
+  until controllers_ready; do
+    for name in etcd apiserver "${components[@]}"; do check_alive "$name"; done
+    ((SECONDS < deadline)) || die "the controllers did not come up within 120s (kube-controller-manager healthy and the default ServiceAccount made, kube-scheduler ready, $n kwok nodes Ready); logs: $run/kube-controller-manager.log, $run/kube-scheduler.log, $run/kwok.log"
+    sleep 0.5
+  done
+  log "kube-controller-manager and kube-scheduler $k8s_version ready (ports $kcm_port, $sched_port); kwok $kwok_version: $n nodes Ready"
+}
+
+# A fake node for kwok (its annotation), with a pod CIDR, a TEST-NET address and room for Pods.
+node_manifest() {
+  local i=$1
+  cat <<JSON
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"kwok-node-$i",
+ "annotations":{"kwok.x-k8s.io/node":"fake","node.alpha.kubernetes.io/ttl":"0"},
+ "labels":{"type":"kwok","kubernetes.io/hostname":"kwok-node-$i","kubernetes.io/os":"linux",
+  "kubernetes.io/arch":"amd64","kubernetes.io/role":"agent","node-role.kubernetes.io/agent":""}},
+ "spec":{"podCIDR":"10.244.$i.0/24","podCIDRs":["10.244.$i.0/24"]},
+ "status":{"addresses":[{"type":"InternalIP","address":"192.0.2.$((i + 1))"},{"type":"Hostname","address":"kwok-node-$i"}],
+  "allocatable":{"cpu":"32","memory":"256Gi","pods":"110"},"capacity":{"cpu":"32","memory":"256Gi","pods":"110"},
+  "nodeInfo":{"architecture":"amd64","operatingSystem":"linux"}}}
+JSON
 }
 
 # The older servers: kube-apiserver v1.29 twice, on their own etcd (run/old), sharing its data as
@@ -288,6 +472,9 @@ down_old() {
 down_quiet() {
   [[ -d "$run" ]] || return 0
   down_old
+  stop_pid "$run/kwok.pid"
+  stop_pid "$run/kube-scheduler.pid"
+  stop_pid "$run/kube-controller-manager.pid"
   stop_pid "$run/apiserver.pid"
   stop_pid "$run/etcd.pid"
   rm -rf "$run"

@@ -487,3 +487,70 @@ async fn bench_measures_the_node_leases_kwok_renews_with_no_writes_of_ours() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_watch_cut_during_a_cascading_delete_still_ends_with_the_servers_state() {
+    require_controllers();
+    let ns = TestNamespace::new("cut-cascade").await;
+    let dir = tempfile::tempdir().unwrap();
+    let (proxy, proxied) = CuttingProxy::for_test_server(dir.path());
+    let proxied = proxied.to_str().unwrap();
+    let tail = |resource: &str| {
+        let mut t = Streaming::start(&[
+            "tail",
+            resource,
+            "-n",
+            &ns.name,
+            "-o",
+            "json",
+            "--kubeconfig",
+            proxied,
+        ]);
+        t.wait_for_notice("watch-opened");
+        t
+    };
+    let (mut sets, mut pods) = (tail("replicasets"), tail("pods"));
+    create_deployment(&ns, "web", 4).await;
+    let limit = Duration::from_secs(120);
+    until_state(&mut pods, "4 Pods Ready", limit, |s| {
+        ready_pods(s, "registry.invalid/app:1") == 4
+    });
+    until_state(&mut sets, "the ReplicaSet", limit, |s| s.len() == 1);
+
+    // The network goes down; the Deployment is deleted in the foreground meanwhile: the garbage
+    // collector deletes the ReplicaSet, whose Pods kwok finishes deleting, while tail sees none
+    // of it. Back on the network, each tail resumes (or relists after a 410) and ends with the
+    // server's state: nothing.
+    proxy.outage();
+    let api = Api::<Deployment>::namespaced(ns.client.clone(), &ns.name);
+    api.delete("web", &DeleteParams::foreground())
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + limit;
+    while api.get_opt("web").await.unwrap().is_some() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the cascade did not finish within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    proxy.restore();
+    until_state(&mut sets, "the ReplicaSet gone after the cut", limit, |s| {
+        s.is_empty()
+    });
+    until_state(&mut pods, "the Pods gone after the cut", limit, |s| {
+        s.is_empty()
+    });
+    for t in [&sets, &pods] {
+        assert!(
+            t.seen
+                .iter()
+                .any(|l| l.contains("\"notice\":\"watch-closed\"")
+                    || l.contains("\"notice\":\"watch-failed\"")),
+            "the cut was not seen: {:?}",
+            t.seen
+        );
+    }
+    sets.close_stdout();
+    pods.close_stdout();
+}

@@ -16,16 +16,71 @@ use std::time::Duration;
 
 /// Fails unless the test control plane runs its controllers, naming the command that starts them.
 fn require_controllers() {
-    let mode = kubeconfig_path().parent().unwrap().join("mode");
-    let mode = std::fs::read_to_string(&mode).unwrap_or_default();
     assert!(
-        mode.starts_with("controllers"),
-        "the test control plane runs without controllers ({}: {:?}); start it with them: \
+        controllers_running(),
+        "the test control plane runs without controllers; start it with them: \
          `tests/controlplane/controlplane.sh down && {START_COMMAND}` (without \
-         KUBECTL_INFORMER_CONTROLLERS=0)",
-        kubeconfig_path().parent().unwrap().join("mode").display(),
-        mode.trim()
+         KUBECTL_INFORMER_CONTROLLERS=0)"
     );
+}
+
+/// Reads `tail`'s lines until the latest state they describe (by name) satisfies `pred`.
+fn until_state(
+    tail: &mut Streaming,
+    what: &str,
+    limit: Duration,
+    pred: impl Fn(&BTreeMap<String, Value>) -> bool,
+) {
+    if pred(&latest(&tail.seen)) {
+        return;
+    }
+    let lines = std::cell::RefCell::new(tail.seen.clone());
+    tail.wait_for(what, limit, |l| {
+        lines.borrow_mut().push(l.to_string());
+        pred(&latest(&lines.borrow()))
+    });
+}
+
+/// name → resourceVersion of a fresh LIST.
+async fn listed<K>(api: &Api<K>) -> BTreeMap<String, String>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    api.list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|o| {
+            let meta = o.meta().clone();
+            (meta.name.unwrap(), meta.resource_version.unwrap())
+        })
+        .collect()
+}
+
+/// name → resourceVersion of what a tail's events rebuilt.
+fn rebuilt(state: &BTreeMap<String, Value>) -> BTreeMap<String, String> {
+    state
+        .iter()
+        .map(|(name, o)| {
+            (
+                name.clone(),
+                o["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+fn ready_pods(state: &BTreeMap<String, Value>, image: &str) -> usize {
+    state
+        .values()
+        .filter(|p| running_and_ready_on_a_kwok_node(p))
+        .filter(|p| p["spec"]["containers"][0]["image"] == image)
+        .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
+        .count()
 }
 
 async fn create_deployment(ns: &TestNamespace, name: &str, replicas: i32) -> Deployment {
@@ -215,6 +270,11 @@ async fn a_deleted_namespace_finishes_deleting_its_content() {
         .await
         .unwrap();
     // The namespace controller empties it and removes its finalizer: Terminating, then gone.
+    tail.wait_for(
+        "the namespace MODIFIED to Terminating",
+        Duration::from_secs(60),
+        |l| l.contains("\"type\":\"MODIFIED\"") && l.contains("\"phase\":\"Terminating\""),
+    );
     tail.wait_for("the namespace DELETED", Duration::from_secs(120), |l| {
         l.contains("\"type\":\"DELETED\"")
     });
@@ -262,4 +322,235 @@ async fn bench_measures_the_traffic_a_scaling_deployment_makes() {
     let events = doc["counters"]["events"].as_u64().unwrap();
     assert!(events >= 5, "{doc}");
     assert_eq!(doc["source"]["namespace"], ns.name.as_str());
+}
+
+#[tokio::test]
+async fn a_rollout_seen_by_tail_rebuilds_the_servers_state_and_diff_finds_no_drift() {
+    require_controllers();
+    let ns = TestNamespace::new("rollout-steps").await;
+    let tail = |resource: &str| {
+        let mut t = Streaming::start(&["tail", resource, "-n", &ns.name, "-o", "json"]);
+        t.wait_for_notice("watch-opened");
+        t
+    };
+    let (mut deploys, mut sets, mut pods) =
+        (tail("deployments"), tail("replicasets"), tail("pods"));
+    let api = Api::<Deployment>::namespaced(ns.client.clone(), &ns.name);
+    let patch = |body: Value| {
+        let api = api.clone();
+        async move {
+            api.patch(
+                "web",
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(body),
+            )
+            .await
+            .unwrap()
+        }
+    };
+    let limit = Duration::from_secs(120);
+    create_deployment(&ns, "web", 5).await;
+    until_state(&mut pods, "5 Pods Ready", limit, |s| {
+        ready_pods(s, "registry.invalid/app:1") == 5
+    });
+    patch(json!({"spec": {"replicas": 10}})).await;
+    until_state(&mut pods, "10 Pods Ready", limit, |s| {
+        ready_pods(s, "registry.invalid/app:1") == 10
+    });
+    // A rollout: a second ReplicaSet takes over, the first is scaled to 0.
+    let image = "registry.invalid/app:2";
+    patch(
+        json!({"spec": {"template": {"spec": {"containers": [{"name": "app", "image": image}]}}}}),
+    )
+    .await;
+    until_state(&mut deploys, "the rollout complete", limit, |s| {
+        s.get("web").is_some_and(|d| {
+            d["status"]["observedGeneration"] == d["metadata"]["generation"]
+                && d["status"]["updatedReplicas"] == 10
+                && d["status"]["availableReplicas"] == 10
+                && d["status"]["replicas"] == 10
+        })
+    });
+    until_state(&mut sets, "two ReplicaSets, the old one at 0", limit, |s| {
+        s.len() == 2
+            && s.values()
+                .filter(|rs| rs["status"]["replicas"] == 0)
+                .count()
+                == 1
+    });
+    let out = run(&["diff", "pods", "-n", &ns.name, "--settle", "2s"]);
+    assert_eq!(
+        out.code,
+        Some(0),
+        "after the rollout: {}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    patch(json!({"spec": {"replicas": 0}})).await;
+    until_state(&mut pods, "no Pods left", limit, |s| s.is_empty());
+    until_state(&mut deploys, "the scale-down observed", limit, |s| {
+        s.get("web").is_some_and(|d| {
+            d["status"]["observedGeneration"] == d["metadata"]["generation"]
+                && d["status"]["replicas"].as_u64().unwrap_or(0) == 0
+        })
+    });
+
+    // What each tail's events rebuilt is what a fresh LIST says, object for object, RV for RV.
+    // (Controllers may still write after the last awaited state: compare until equal, within
+    // a limit.)
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let fresh = (
+            listed(&api).await,
+            listed(&Api::<k8s_openapi::api::apps::v1::ReplicaSet>::namespaced(
+                ns.client.clone(),
+                &ns.name,
+            ))
+            .await,
+            listed(&Api::<k8s_openapi::api::core::v1::Pod>::namespaced(
+                ns.client.clone(),
+                &ns.name,
+            ))
+            .await,
+        );
+        let from_tails = (
+            rebuilt(&latest(&deploys.seen)),
+            rebuilt(&latest(&sets.seen)),
+            rebuilt(&latest(&pods.seen)),
+        );
+        if fresh == from_tails {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the tails' state never matched a fresh LIST: {from_tails:?} vs {fresh:?}"
+        );
+        // Take in what the tails received meanwhile (each line is at most a short wait away).
+        for t in [&mut deploys, &mut sets, &mut pods] {
+            t.drain_for(Duration::from_millis(500));
+        }
+    }
+
+    // Foreground deletion: the ReplicaSets go (DELETED in their tail) before the Deployment.
+    api.delete("web", &DeleteParams::foreground())
+        .await
+        .unwrap();
+    until_state(&mut sets, "the ReplicaSets DELETED", limit, |s| {
+        s.is_empty()
+    });
+    until_state(&mut deploys, "the Deployment DELETED", limit, |s| {
+        s.is_empty()
+    });
+    for t in [deploys, sets, pods] {
+        let mut t = t;
+        t.close_stdout();
+    }
+}
+
+#[tokio::test]
+async fn bench_measures_the_node_leases_kwok_renews_with_no_writes_of_ours() {
+    require_controllers();
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let out = run_with_limit(
+        {
+            let mut cmd = informer();
+            cmd.args([
+                "bench",
+                "leases",
+                "-A",
+                "--no-churn",
+                "--for",
+                "20s",
+                "--export-json",
+                report.to_str().unwrap(),
+            ]);
+            cmd
+        },
+        Duration::from_secs(90),
+    );
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    // Each kwok node renews its Lease every 10 s (a quarter of its 40 s).
+    assert!(doc["counters"]["events"].as_u64().unwrap() > 0, "{doc}");
+    assert!(doc["source"]["namespace"].is_null(), "{doc}");
+    for metric in [
+        "deliveryLag",
+        "handlerTime",
+        "queueDuration",
+        "workDuration",
+    ] {
+        let m = &doc["metrics"][metric];
+        assert!(m["count"].as_u64().unwrap() > 0, "{metric}: {doc}");
+        for stat in ["p50", "p90", "p99", "p999", "max", "mean"] {
+            assert!(m[stat].is_number(), "{metric}.{stat}: {doc}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_watch_cut_during_a_cascading_delete_still_ends_with_the_servers_state() {
+    require_controllers();
+    let ns = TestNamespace::new("cut-cascade").await;
+    let dir = tempfile::tempdir().unwrap();
+    let (proxy, proxied) = CuttingProxy::for_test_server(dir.path());
+    let proxied = proxied.to_str().unwrap();
+    let tail = |resource: &str| {
+        let mut t = Streaming::start(&[
+            "tail",
+            resource,
+            "-n",
+            &ns.name,
+            "-o",
+            "json",
+            "--kubeconfig",
+            proxied,
+        ]);
+        t.wait_for_notice("watch-opened");
+        t
+    };
+    let (mut sets, mut pods) = (tail("replicasets"), tail("pods"));
+    create_deployment(&ns, "web", 4).await;
+    let limit = Duration::from_secs(120);
+    until_state(&mut pods, "4 Pods Ready", limit, |s| {
+        ready_pods(s, "registry.invalid/app:1") == 4
+    });
+    until_state(&mut sets, "the ReplicaSet", limit, |s| s.len() == 1);
+
+    // The network goes down; the Deployment is deleted in the foreground meanwhile: the garbage
+    // collector deletes the ReplicaSet, whose Pods kwok finishes deleting, while tail sees none
+    // of it. Back on the network, each tail resumes (or relists after a 410) and ends with the
+    // server's state: nothing.
+    proxy.outage();
+    let api = Api::<Deployment>::namespaced(ns.client.clone(), &ns.name);
+    api.delete("web", &DeleteParams::foreground())
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + limit;
+    while api.get_opt("web").await.unwrap().is_some() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the cascade did not finish within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    proxy.restore();
+    until_state(&mut sets, "the ReplicaSet gone after the cut", limit, |s| {
+        s.is_empty()
+    });
+    until_state(&mut pods, "the Pods gone after the cut", limit, |s| {
+        s.is_empty()
+    });
+    for t in [&sets, &pods] {
+        assert!(
+            t.seen
+                .iter()
+                .any(|l| l.contains("\"notice\":\"watch-closed\"")
+                    || l.contains("\"notice\":\"watch-failed\"")),
+            "the cut was not seen: {:?}",
+            t.seen
+        );
+    }
+    sets.close_stdout();
+    pods.close_stdout();
 }

@@ -507,6 +507,13 @@ impl Streaming {
     }
 
     /// Closes the read end of stdout, as `| head -1` does.
+    /// Takes in the lines that arrive until none has for `quiet`.
+    pub fn drain_for(&mut self, quiet: Duration) {
+        while let Ok(line) = self.lines.recv_timeout(quiet) {
+            self.seen.push(line);
+        }
+    }
+
     pub fn close_stdout(&mut self) {
         let (_, rx) = std::sync::mpsc::channel();
         self.lines = rx;
@@ -676,4 +683,13 @@ impl Drop for Spawned {
             let _ = self.child.wait();
         }
     }
+}
+
+/// Whether the test control plane runs its controllers (kube-controller-manager, kube-scheduler,
+/// kwok): `controlplane.sh up` writes its set-up to `mode` beside the kubeconfig.
+pub fn controllers_running() -> bool {
+    let mode = kubeconfig_path().parent().unwrap().join("mode");
+    std::fs::read_to_string(mode)
+        .unwrap_or_default()
+        .starts_with("controllers")
 }

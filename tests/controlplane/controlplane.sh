@@ -327,7 +327,7 @@ up() {
 # Dies naming the component whose process is gone, with its last log lines.
 check_alive() {
   local name=$1
-  alive "$run/$name.pid" || die "$name exited; its log: $run/$name.log; last lines:
+  alive "$run/$name.pid" || die "$name exited (\`$0 down\` stops the others); its log: $run/$name.log; last lines:
 $(tail -n 20 "$run/$name.log")"
 }
 

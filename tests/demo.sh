@@ -71,6 +71,11 @@ pod_args=(pods -n demo --for 12s)
 echo "\$ ${informer[*]} tail ${pod_args[*]}" >&2
 "${informer[@]}" tail "${pod_args[@]}"
 wait
+# The objects the Pods came from, as an informer lists them now.
+for resource in replicasets deployments; do
+  echo "\$ ${informer[*]} tail $resource -n demo --max-events 1 -o wide" >&2
+  "${informer[@]}" tail "$resource" -n demo --max-events 1 -o wide
+done
 
 # bench: a simulated controller under load in a scratch namespace, measured at every stage.
 bench_args=(--objects 50 --rate 50 --for 10s --handler-time exp:2ms --work-time 1ms

@@ -183,15 +183,18 @@ free_port() {
 
 alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-# GET an API path of the current server as admin (curl's exit status says whether it answered 2xx).
-api_get() {
+# A request to an API path of the current server as admin: `api PATH [CURL-ARGS...]` (curl's
+# exit status says whether it answered 2xx).
+api() {
+  local path=$1
+  shift
   curl -sf --max-time 5 --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/admin.token")" \
-    "https://127.0.0.1:$(cat "$run/apiserver.port")$1"
+    "$@" "https://127.0.0.1:$(cat "$run/apiserver.port")$path"
 }
 
 ready() {
   [[ -f "$run/apiserver.port" ]] || return 1
-  api_get /readyz >/dev/null 2>&1 || return 1
+  api /readyz >/dev/null 2>&1 || return 1
   [[ -f "$run/mode" ]] || return 0
   [[ "$(cat "$run/mode")" == bare ]] || controllers_ready
 }
@@ -207,10 +210,10 @@ healthy() {
 # controller's taint removal).
 controllers_ready() {
   healthy kube-controller-manager healthz && healthy kube-scheduler readyz || return 1
-  api_get /api/v1/namespaces/default/serviceaccounts/default >/dev/null 2>&1 || return 1
+  api /api/v1/namespaces/default/serviceaccounts/default >/dev/null 2>&1 || return 1
   local want; want=$(cat "$run/nodes")
   ((want == 0)) && return 0
-  api_get "/api/v1/nodes?labelSelector=type%3Dkwok" 2>/dev/null | python3 -c '
+  api "/api/v1/nodes?labelSelector=type%3Dkwok" 2>/dev/null | python3 -c '
 import json, sys
 nodes = json.load(sys.stdin)["items"]
 ready = [n for n in nodes
@@ -366,9 +369,8 @@ start_controllers() {
     components+=(kwok)
     local i
     for ((i = 0; i < n; i++)); do
-      node_manifest "$i" | curl -sf --max-time 5 --cacert "$run/pki/ca.crt" \
-        -H "Authorization: Bearer $(cat "$run/admin.token")" -H 'Content-Type: application/json' \
-        -X POST --data-binary @- "https://127.0.0.1:$(cat "$run/apiserver.port")/api/v1/nodes" >/dev/null \
+      node_manifest "$i" | api /api/v1/nodes -X POST -H 'Content-Type: application/json' \
+        --data-binary @- >/dev/null \
         || die "cannot create node kwok-node-$i; the API server's log: $run/apiserver.log"
     done
   fi

@@ -47,7 +47,7 @@ fn status_kib(field: &str) -> u64 {
 
 /// Child mode: a SharedInformer on ConfigMaps in NAMESPACE; prints RSS before and after sync.
 async fn child_informer() {
-    use kubectl_informer::cluster::{resolve, Cluster, KubeconfigSelection};
+    use kubectl_informer::cluster::{resolve, Cluster, KubeconfigSelection, Transport};
     use kubectl_informer::informer::listwatch::ListWatch;
     use kubectl_informer::informer::reflector::{ReflectorConfig, Start};
     use kubectl_informer::informer::shared::SharedInformer;
@@ -55,7 +55,9 @@ async fn child_informer() {
         path: Some(kubeconfig()),
         ..Default::default()
     };
-    let cluster = Cluster::connect(&selection, None).await.expect("connect");
+    let cluster = Cluster::connect(&selection, Transport::default())
+        .await
+        .expect("connect");
     let resources = cluster.discover().await.expect("discovery");
     let resource = resolve("configmaps", &resources)
         .expect("configmaps")

@@ -65,7 +65,7 @@ _kubectl__informer() {
 
     case "${cmd}" in
         kubectl__informer)
-            opts="-n -A -v -s -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version tail diff bench completion options schema help"
+            opts="-n -A -v -s -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version tail diff bench completion options schema help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -107,6 +107,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-check)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -203,7 +207,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__bench)
-            opts="-o -n -A -v -s -h -V --from-file --speed --objects --rate --duration --for --warmup --no-churn --handlers --handler-time --workers --work-time --error-rate --resync --seed --fail-if --baseline --tolerance --export-json --export-markdown --export-prometheus --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-o -n -A -v -s -h -V --from-file --speed --objects --rate --duration --for --warmup --no-churn --handlers --handler-time --workers --work-time --error-rate --resync --seed --fail-if --baseline --tolerance --export-json --export-markdown --export-prometheus --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -391,6 +395,10 @@ _kubectl__informer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --health-check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --v)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -484,7 +492,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__completion)
-            opts="-n -A -v -s -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version bash zsh fish powershell"
+            opts="-n -A -v -s -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version bash zsh fish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -526,6 +534,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-check)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -622,7 +634,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__diff)
-            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --settle --every --for --timeout --chunk-size --cache-file --save-cache --show-fields --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --settle --every --for --timeout --chunk-size --cache-file --save-cache --show-fields --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -738,6 +750,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-check)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -946,7 +962,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__options)
-            opts="-n -A -v -s -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-n -A -v -s -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -988,6 +1004,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-check)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1084,7 +1104,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__schema)
-            opts="-n -A -v -s -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-n -A -v -s -h -V --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1126,6 +1146,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-check)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1222,7 +1246,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__tail)
-            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --metadata-only --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --metadata-only --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1335,6 +1359,10 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --health-check)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

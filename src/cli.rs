@@ -47,6 +47,13 @@ pub struct GlobalArgs {
     /// Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl).
     #[arg(long, global = true, value_name = "DURATION", default_value = "0")]
     pub request_timeout: String,
+    /// Check a connection that has received nothing for this long, e.g. `30s` (0: never): an
+    /// HTTP/2 PING whose answer is due within 15 s, as client-go does; on HTTP/1.1, TCP
+    /// keep-alive probes. A dead peer is then noticed within this plus 15 s, and a response
+    /// body that stops for as long is abandoned. Costs one 17-byte PING and its answer per
+    /// quiet connection per period.
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30s")]
+    pub health_check: String,
     /// Log level on stderr, as kubectl's: -v=1 (up to 5) the context, server, user and resolved
     /// resource; -v=6 and up also every request with its status and time.
     #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value = "0",

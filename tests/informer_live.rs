@@ -8,7 +8,7 @@ mod common;
 use common::*;
 use k8s_openapi::api::core::v1::PodTemplate;
 use kube::api::{Api, DeleteParams, PostParams};
-use kubectl_informer::cluster::{resolve, Cluster, KubeconfigSelection};
+use kubectl_informer::cluster::{resolve, Cluster, KubeconfigSelection, Transport};
 use kubectl_informer::informer::listwatch::{ListOptions, ListWatch};
 use kubectl_informer::informer::processor::{Notification, NotificationKind};
 use kubectl_informer::informer::reflector::{ReflectorConfig, Start};
@@ -80,9 +80,11 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
         path: Some(kc),
         ..Default::default()
     };
-    let cluster = Cluster::connect(&selection, Some(Duration::from_secs(10)))
-        .await
-        .unwrap();
+    let transport = Transport {
+        request_timeout: Some(Duration::from_secs(10)),
+        ..Transport::default()
+    };
+    let cluster = Cluster::connect(&selection, transport).await.unwrap();
     let resources = cluster.discover().await.unwrap();
     // PodTemplates: watched from etcd in the test control plane, so history expires on demand.
     let resource = resolve("podtemplates", &resources).unwrap().clone();

@@ -5,6 +5,7 @@ use super::discovery::{self, GroupVersion, Root};
 use super::error::Forbidden;
 use super::kubeconfig::{self, KubeconfigSelection};
 use super::resolve::ApiResource;
+use super::transport::Transport;
 use super::ClusterError;
 use futures::{AsyncBufRead, StreamExt, TryStreamExt};
 use http_body_util::BodyExt;
@@ -56,6 +57,7 @@ pub struct Cluster {
     /// The context's namespace, else `default`.
     pub default_namespace: String,
     request_timeout: Option<Duration>,
+    transport: Transport,
     /// At 2 or more, every request is logged on stderr (`-vv`).
     verbose: u8,
     /// What it was connected with, to connect again (`connect_again`).
@@ -66,23 +68,23 @@ impl Cluster {
     /// Loads the kubeconfig and builds a client; no request is made yet.
     pub async fn connect(
         selection: &KubeconfigSelection,
-        request_timeout: Option<Duration>,
+        transport: Transport,
     ) -> Result<Self, ClusterError> {
         let loaded = kubeconfig::load(selection).await?;
-        let mut config = loaded.config;
-        config.connect_timeout = Some(request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT));
-        // The reflector decides itself when to retry; kube's retry layer would hide 429s.
-        config.default_retry = false;
+        let config = loaded.config;
+        let request_timeout = transport.request_timeout;
         let server = config
             .cluster_url
             .to_string()
             .trim_end_matches('/')
             .to_string();
         let default_namespace = config.default_namespace.clone();
-        let client =
-            kube::Client::try_from(config).map_err(|e| ClusterError::KubeconfigUnusable {
+        // No retry layer: the reflector decides itself when to retry (kube's would hide 429s).
+        let client = transport
+            .client(&config, request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT))
+            .map_err(|reason| ClusterError::KubeconfigUnusable {
                 source_desc: format!("context \"{}\"", loaded.context),
-                reason: innermost(&e),
+                reason,
             })?;
         Ok(Cluster {
             client,
@@ -91,6 +93,7 @@ impl Cluster {
             user: loaded.user,
             default_namespace,
             request_timeout,
+            transport,
             verbose: 0,
             selection: selection.clone(),
         })
@@ -99,7 +102,7 @@ impl Cluster {
     /// A new connection to the same cluster as the same user, whose HTTP work runs on the
     /// calling runtime (kube's client drives its connections on the runtime that built it).
     pub async fn connect_again(&self) -> Result<Cluster, ClusterError> {
-        Ok(Cluster::connect(&self.selection, self.request_timeout)
+        Ok(Cluster::connect(&self.selection, self.transport)
             .await?
             .with_verbosity(self.verbose))
     }
@@ -264,12 +267,44 @@ impl Cluster {
             reason: e.to_string(),
         })?;
         let response = self.checked(request, op).await?;
-        let body = self
-            .bounded(op, async {
-                Ok(Vec::from(response.into_body().collect().await?.to_bytes()))
-            })
-            .await?;
-        Ok(body)
+        self.body(response.into_body(), op).await
+    }
+
+    /// A response body, whole, within the request timeout; abandoned when it stops moving for
+    /// the health check's window (a LIST half sent by a stuck server or through a frozen
+    /// proxy), which a health check on the connection would not notice while the peer answers.
+    async fn body(
+        &self,
+        mut body: kube::client::Body,
+        op: &Operation,
+    ) -> Result<Vec<u8>, ClusterError> {
+        let stall_limit = self.transport.stall_limit();
+        self.bounded(op, async {
+            let mut out = Vec::new();
+            loop {
+                let frame = match stall_limit {
+                    Some(limit) => match tokio::time::timeout(limit, body.frame()).await {
+                        Ok(frame) => frame,
+                        Err(_) => return Ok(Err(limit)),
+                    },
+                    None => body.frame().await,
+                };
+                match frame {
+                    None => return Ok(Ok(out)),
+                    Some(frame) => {
+                        if let Ok(data) = frame?.into_data() {
+                            out.extend_from_slice(&data);
+                        }
+                    }
+                }
+            }
+        })
+        .await?
+        .map_err(|after| ClusterError::Stalled {
+            what: op.describe(),
+            server: self.server.clone(),
+            after,
+        })
     }
 
     /// Sends `request` and returns the response once its status is a success. An error status
@@ -300,11 +335,7 @@ impl Cluster {
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|s| *s > 0)
             .map(Duration::from_secs);
-        let body = self
-            .bounded(op, async {
-                Ok(response.into_body().collect().await?.to_bytes())
-            })
-            .await?;
+        let body = self.body(response.into_body(), op).await?;
         let text = String::from_utf8_lossy(&body);
         let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
             // A proxy's HTML or plain-text page: one line, and not the whole page.
@@ -333,10 +364,20 @@ impl Cluster {
                 reason: e.to_string(),
             })?;
         let response = self.checked(request, op).await?;
+        let transport = self.transport;
+        let mut last_frame = std::time::Instant::now();
         let reader = response
             .into_body()
             .into_data_stream()
-            .map_err(std::io::Error::other)
+            .map(move |frame| match frame {
+                Ok(data) => {
+                    last_frame = std::time::Instant::now();
+                    Ok(data)
+                }
+                Err(e) => Err(std::io::Error::other(
+                    transport.explain(&e, last_frame.elapsed()),
+                )),
+            })
             .into_async_read();
         Ok(Box::pin(reader))
     }

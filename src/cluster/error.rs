@@ -51,6 +51,16 @@ pub enum ClusterError {
         after: Duration,
     },
     #[error(
+        "{what}: {server} stopped sending the response for {} (the --health-check window): \
+         the connection or the server is stuck",
+        humantime::format_duration(*after)
+    )]
+    Stalled {
+        what: String,
+        server: String,
+        after: Duration,
+    },
+    #[error(
         "TLS handshake with {server} failed: {reason}: check certificate-authority(-data) of \
          the cluster in your kubeconfig (context \"{context}\") or pass \
          --certificate-authority"

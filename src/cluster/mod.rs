@@ -7,8 +7,10 @@ mod error;
 pub mod kubeconfig;
 pub mod resolve;
 pub mod selector;
+mod transport;
 
 pub use client::{innermost, Cluster, Operation, REQUEST_LEVEL};
 pub use error::ClusterError;
 pub use kubeconfig::{KubeconfigSelection, Overrides};
 pub use resolve::{resolve, ApiResource};
+pub use transport::{Transport, DEFAULT_HEALTH_CHECK, PING_TIMEOUT};

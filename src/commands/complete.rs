@@ -3,7 +3,7 @@
 //! (`value\tdescription`), then a `:N` directive line.
 
 use crate::cli::Cli;
-use crate::cluster::{kubeconfig, Cluster, KubeconfigSelection, Operation};
+use crate::cluster::{kubeconfig, Cluster, KubeconfigSelection, Operation, Transport};
 use clap::CommandFactory;
 use std::io::Write;
 use std::path::PathBuf;
@@ -242,7 +242,15 @@ async fn connect(words: &Words) -> Option<Cluster> {
         context: words.context.clone(),
         ..Default::default()
     };
-    Cluster::connect(&selection, Some(REQUEST_LIMIT)).await.ok()
+    Cluster::connect(
+        &selection,
+        Transport {
+            request_timeout: Some(REQUEST_LIMIT),
+            ..Transport::default()
+        },
+    )
+    .await
+    .ok()
 }
 
 /// Resource types that can be listed and watched, named as `kubectl api-resources -o name`.

@@ -7,7 +7,9 @@ pub mod diff;
 pub mod tail;
 
 use crate::cli::GlobalArgs;
-use crate::cluster::{self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Overrides};
+use crate::cluster::{
+    self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Overrides, Transport,
+};
 use crate::error::{Error, Result};
 use std::time::Duration;
 
@@ -17,7 +19,7 @@ pub struct GlobalConfig {
     pub selection: KubeconfigSelection,
     pub namespace: Option<String>,
     pub all_namespaces: bool,
-    pub request_timeout: Option<Duration>,
+    pub transport: Transport,
     pub verbose: u8,
 }
 
@@ -27,8 +29,13 @@ impl GlobalConfig {
             validate_dns_label(ns)
                 .map_err(|why| Error::Usage(format!("invalid namespace \"{ns}\" (-n): {why}")))?;
         }
-        let request_timeout =
-            parse_optional_duration(Some(&args.request_timeout), "--request-timeout")?;
+        let transport = Transport {
+            request_timeout: parse_optional_duration(
+                Some(&args.request_timeout),
+                "--request-timeout",
+            )?,
+            health_check: parse_optional_duration(Some(&args.health_check), "--health-check")?,
+        };
         Ok(GlobalConfig {
             selection: KubeconfigSelection {
                 path: args.kubeconfig.clone(),
@@ -39,7 +46,7 @@ impl GlobalConfig {
             },
             namespace: args.namespace.clone(),
             all_namespaces: args.all_namespaces,
-            request_timeout,
+            transport,
             verbose: args.verbose,
         })
     }
@@ -148,7 +155,7 @@ pub async fn resolve_target(
     resource_arg: &str,
     verbs: &[&str],
 ) -> Result<Target> {
-    let cluster = Cluster::connect(&global.selection, global.request_timeout)
+    let cluster = Cluster::connect(&global.selection, global.transport)
         .await?
         .with_verbosity(global.verbose);
     global.log(1, || {

@@ -611,6 +611,134 @@ fn pump(mut from: std::net::TcpStream, mut to: std::net::TcpStream) {
     });
 }
 
+/// A loopback TCP proxy in front of the test API server (TLS passes through) that can freeze
+/// the connections open at that moment: they stay open but nothing crosses them any more, in
+/// either direction, with no FIN and no RST (a dead NAT entry, a hung load balancer, a frozen
+/// peer). New connections are forwarded as before. It counts connections and the bytes the
+/// server sent, so that a test can see a quiet connection being health-checked.
+pub struct FreezingProxy {
+    pub port: u16,
+    state: std::sync::Arc<FreezeState>,
+}
+
+#[derive(Default)]
+struct FreezeState {
+    /// Connections numbered below this are frozen.
+    frozen_below: std::sync::atomic::AtomicUsize,
+    accepted: std::sync::atomic::AtomicUsize,
+    from_server: std::sync::atomic::AtomicUsize,
+    stopped: std::sync::atomic::AtomicBool,
+}
+
+impl FreezingProxy {
+    pub fn start(upstream: &str) -> Self {
+        let upstream = upstream.trim_start_matches("https://").to_string();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let state = std::sync::Arc::new(FreezeState::default());
+        let shared = state.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let Ok(server) = std::net::TcpStream::connect(&upstream) else {
+                    continue;
+                };
+                let id = shared.accepted.fetch_add(1, Ordering::SeqCst);
+                let (c, s) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                freezable_pump(client, server, id, shared.clone(), false);
+                freezable_pump(s, c, id, shared.clone(), true);
+            }
+        });
+        FreezingProxy { port, state }
+    }
+
+    /// A proxy in front of the test API server, and an admin kubeconfig (written in `dir`) whose
+    /// server is the proxy.
+    pub fn for_test_server(dir: &Path) -> (Self, PathBuf) {
+        let (server, ca) = server_and_ca();
+        let proxy = FreezingProxy::start(&server);
+        let token =
+            std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token"))
+                .expect("admin token of the test control plane");
+        let kc = write_kubeconfig(
+            dir,
+            &format!("https://127.0.0.1:{}", proxy.port),
+            token.trim(),
+            Some(&ca),
+        );
+        (proxy, kc)
+    }
+
+    /// Freezes every connection open now.
+    pub fn freeze(&self) {
+        let open = self.state.accepted.load(Ordering::SeqCst);
+        self.state.frozen_below.store(open, Ordering::SeqCst);
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.state.accepted.load(Ordering::SeqCst)
+    }
+
+    /// Bytes forwarded from the server to clients so far.
+    pub fn bytes_from_server(&self) -> usize {
+        self.state.from_server.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for FreezingProxy {
+    fn drop(&mut self) {
+        self.state.stopped.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Copies `from` to `to` until either ends or connection `id` is frozen; a frozen connection
+/// keeps both sockets open, unread and unwritten, until the proxy is dropped.
+fn freezable_pump(
+    mut from: std::net::TcpStream,
+    mut to: std::net::TcpStream,
+    id: usize,
+    state: std::sync::Arc<FreezeState>,
+    from_server: bool,
+) {
+    use std::io::{Read, Write};
+    std::thread::spawn(move || {
+        let frozen = || id < state.frozen_below.load(Ordering::SeqCst);
+        let mut buf = vec![0u8; 64 * 1024];
+        // A read that waits for data wakes up now and then to see whether it is frozen.
+        let _ = from.set_read_timeout(Some(Duration::from_millis(200)));
+        loop {
+            if frozen() {
+                // Holds the sockets open, forwarding nothing, until the proxy is dropped.
+                while !state.stopped.load(Ordering::SeqCst) {
+                    std::thread::park_timeout(Duration::from_millis(500));
+                }
+                break;
+            }
+            match from.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if frozen() {
+                        continue;
+                    }
+                    if to.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                    if from_server {
+                        state.from_server.fetch_add(n, Ordering::SeqCst);
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => break,
+            }
+        }
+        let _ = to.shutdown(std::net::Shutdown::Both);
+    });
+}
+
 /// The binary running in the background, its stderr read line by line (stdout discarded).
 pub struct Spawned {
     pub child: std::process::Child,

@@ -1,0 +1,131 @@
+//! The HTTP stack under kube's client, built here rather than by kube so that a dead peer is
+//! noticed the way client-go notices it.
+//!
+//! kube's own stack speaks HTTP/1.1 only and has no health check: a watch whose peer vanished
+//! without a FIN or RST (a dead NAT entry, a hung load balancer, a frozen API server) reads
+//! nothing until the watch's own `timeoutSeconds`, 5 to 10 minutes. client-go speaks HTTP/2 to
+//! the API server and sends a PING on a connection that has received nothing for 30 s
+//! (`ReadIdleTimeout`), closing it when the PONG does not come within 15 s (`PingTimeout`);
+//! every stream on it then fails and the informer resumes on a new connection. This stack does
+//! the same: ALPN offers `h2` then `http/1.1`, and hyper's HTTP/2 keep-alive sends the PINGs.
+//! A quiet watch is not cut: the server's PONG is traffic, the watch itself can stay silent.
+//!
+//! A connection the server keeps on HTTP/1.1 (a plain-HTTP server, a proxy that strips ALPN) has
+//! no PING; TCP keep-alive probes after the same idle time, every 5 s, 3 times, notice a host
+//! that vanished (not a peer process that is alive but stuck: its kernel answers the probes).
+//!
+//! kube's layers are reused as they are: the base URI, the credentials (tokens, exec plugins,
+//! client certificates in the TLS config) and the impersonation headers.
+
+use kube::client::ConfigExt;
+use std::time::Duration;
+
+/// How long the PONG may take before the connection is presumed dead (client-go's
+/// `PingTimeout`, also the TCP keep-alive's probes: 3 at 5 s).
+pub const PING_TIMEOUT: Duration = Duration::from_secs(15);
+/// The default of `--health-check`: client-go's `ReadIdleTimeout`.
+pub const DEFAULT_HEALTH_CHECK: Duration = Duration::from_secs(30);
+const KEEPALIVE_PROBE_INTERVAL: Duration = Duration::from_secs(5);
+const KEEPALIVE_PROBES: u32 = 3;
+
+/// How the connections to a cluster are made and watched over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transport {
+    /// Limit of each non-watch request (`--request-timeout`); `None`: no limit.
+    pub request_timeout: Option<Duration>,
+    /// Idle time after which a connection is checked (`--health-check`); `None`: never.
+    pub health_check: Option<Duration>,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Transport {
+            request_timeout: None,
+            health_check: Some(DEFAULT_HEALTH_CHECK),
+        }
+    }
+}
+
+impl Transport {
+    /// The longest a response body may stop moving before the request is abandoned: a body
+    /// that has started is sent without pause by the API server, so silence for a health check
+    /// and its answer means the peer or the server's handler is stuck.
+    pub fn stall_limit(&self) -> Option<Duration> {
+        self.health_check.map(|idle| idle + PING_TIMEOUT)
+    }
+
+    /// Why a stream failed, in the user's terms. When the health check closes a connection,
+    /// its streams fail only with "broken pipe"; one that had then received nothing for the
+    /// health check's idle time was closed by it (a peer that closes the connection itself
+    /// gives a reset or an end of file instead).
+    pub fn explain(&self, err: &(dyn std::error::Error + 'static), silent_for: Duration) -> String {
+        let reason = super::innermost(err);
+        let by_health_check = reason.contains("keep-alive timed out")
+            || (reason.contains("broken pipe")
+                && silent_for >= self.health_check.unwrap_or(Duration::MAX));
+        if by_health_check {
+            format!(
+                "the health check got no answer: nothing received for {}, no reply to an HTTP/2 \
+                 PING within {}",
+                humantime::format_duration(Duration::from_secs(silent_for.as_secs())),
+                humantime::format_duration(PING_TIMEOUT),
+            )
+        } else {
+            reason
+        }
+    }
+
+    /// kube's client over this transport's HTTP stack; the error is the reason the
+    /// configuration cannot be used.
+    pub fn client(
+        &self,
+        config: &kube::Config,
+        connect_timeout: Duration,
+    ) -> Result<kube::Client, String> {
+        let reason = |e: kube::Error| super::innermost(&e);
+        // kube's stack refuses a proxy-url without its proxy features; so does this one, through
+        // kube, with kube's message.
+        if config.proxy_url.is_some() {
+            return kube::Client::try_from(config.clone()).map_err(reason);
+        }
+        let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
+        tcp.enforce_http(false);
+        tcp.set_nodelay(true);
+        tcp.set_connect_timeout(Some(connect_timeout));
+        if let Some(idle) = self.health_check {
+            tcp.set_keepalive(Some(idle));
+            tcp.set_keepalive_interval(Some(KEEPALIVE_PROBE_INTERVAL));
+            tcp.set_keepalive_retries(Some(KEEPALIVE_PROBES));
+        }
+        let tls = config.rustls_client_config().map_err(reason)?;
+        let mut https = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http();
+        if let Some(name) = &config.tls_server_name {
+            let name = rustls_pki_types::ServerName::try_from(name.clone())
+                .map_err(|e| format!("tls-server-name \"{name}\" is not a server name: {e}"))?;
+            https =
+                https.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name));
+        }
+        let https = https.enable_all_versions().wrap_connector(tcp);
+
+        let mut builder =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new());
+        builder.timer(hyper_util::rt::TokioTimer::new());
+        builder.pool_timer(hyper_util::rt::TokioTimer::new());
+        if let Some(idle) = self.health_check {
+            builder
+                .http2_keep_alive_interval(idle)
+                .http2_keep_alive_timeout(PING_TIMEOUT)
+                .http2_keep_alive_while_idle(true);
+        }
+        let http = builder.build::<_, kube::client::Body>(https);
+        let service = tower::ServiceBuilder::new()
+            .layer(config.base_uri_layer())
+            .option_layer(config.auth_layer().map_err(reason)?)
+            .layer(config.extra_headers_layer().map_err(reason)?)
+            .map_err(|e| -> Box<dyn std::error::Error + Send + Sync> { Box::new(e) })
+            .service(http);
+        Ok(kube::Client::new(service, config.default_namespace.clone()))
+    }
+}

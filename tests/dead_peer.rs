@@ -1,0 +1,328 @@
+//! A dead peer noticed as client-go notices it: through a proxy that freezes its open connections
+//! (no FIN, no RST), tail's watch is closed by the HTTP/2 health check and resumed on a new
+//! connection, with every event written meanwhile and none twice; a quiet watch whose PINGs are
+//! answered is never cut; a LIST body that stops half-way is abandoned and retried.
+
+mod common;
+
+use common::fake::{self, FakeServer, Reply, Step};
+use common::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// name → (resourceVersion, data.v) of the objects a `tail -o json` stream describes, applying
+/// its events in order; also fails on an object event seen twice (same name, same RV).
+fn rebuild(lines: &[String]) -> BTreeMap<String, String> {
+    let mut state = BTreeMap::new();
+    let mut seen = std::collections::HashSet::new();
+    for line in lines {
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let (Some(kind), Some(name), Some(rv)) = (
+            event["type"].as_str(),
+            event["name"].as_str(),
+            event["resourceVersion"].as_str(),
+        ) else {
+            continue;
+        };
+        assert!(
+            seen.insert((kind.to_string(), name.to_string(), rv.to_string())),
+            "{kind} {name} at RV {rv} printed twice:\n{}",
+            lines.join("\n")
+        );
+        match kind {
+            "ADDED" | "MODIFIED" => {
+                state.insert(name.to_string(), rv.to_string());
+            }
+            "DELETED" => {
+                state.remove(name);
+            }
+            _ => {}
+        }
+    }
+    state
+}
+
+async fn listed(ns: &TestNamespace) -> BTreeMap<String, String> {
+    ns.configmaps()
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|c| {
+            (
+                c.metadata.name.unwrap(),
+                c.metadata.resource_version.unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_frozen_connection_is_closed_by_the_health_check_and_the_watch_resumes_without_loss() {
+    let ns = TestNamespace::new("freeze").await;
+    ns.create_configmap("before", &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (proxy, kc) = FreezingProxy::for_test_server(dir.path());
+    let kc = kc.to_str().unwrap().to_string();
+    // 20 s without a frame, then 15 s for the PONG: at most 35 s from the last byte.
+    let mut tail = Streaming::start(&[
+        "tail",
+        "configmaps",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--kubeconfig",
+        &kc,
+        "--health-check",
+        "20s",
+    ]);
+    tail.wait_for_notice("watch-opened");
+    let rv = ns.create_configmap("flowing", &[]).await;
+    tail.wait_for(
+        "the event of configmap flowing",
+        Duration::from_secs(30),
+        |l| l.contains(&format!("\"resourceVersion\":\"{rv}\"")),
+    );
+    assert_eq!(
+        proxy.connections(),
+        1,
+        "one connection carries discovery, LIST and WATCH (HTTP/2)"
+    );
+
+    proxy.freeze();
+    let frozen_at = Instant::now();
+    // Written while tail's connection is frozen: tail must get every one after it resumes.
+    for i in 0..5 {
+        ns.create_configmap(&format!("during-{i}"), &[]).await;
+    }
+    ns.update_configmap("before", "changed").await;
+    ns.delete_configmap("flowing").await;
+
+    let closed = tail.wait_for_notice_within("watch-closed", Duration::from_secs(45));
+    let detected = frozen_at.elapsed();
+    let reason = closed["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("health check"),
+        "the notice says why: {closed}"
+    );
+    assert_eq!(
+        closed["retryInSeconds"].as_f64(),
+        Some(0.0),
+        "resumed at once: {closed}"
+    );
+    eprintln!("frozen connection noticed after {detected:?}: {reason}");
+
+    tail.wait_for_notice_within("watch-opened", Duration::from_secs(60));
+    assert!(
+        proxy.connections() >= 2,
+        "the watch resumed on a new connection"
+    );
+    let expected = listed(&ns).await;
+    let lines = std::cell::RefCell::new(tail.seen.clone());
+    tail.wait_for(
+        "the state of the server rebuilt from tail's events",
+        Duration::from_secs(60),
+        |l| {
+            lines.borrow_mut().push(l.to_string());
+            rebuild(&lines.borrow()) == expected
+        },
+    );
+    // Nothing repeated anywhere in the run (rebuild fails on a repeat).
+    rebuild(&tail.seen);
+    let relisted = tail
+        .seen
+        .iter()
+        .any(|l| l.contains("\"notice\":\"expired\""));
+    assert!(
+        !relisted,
+        "a resume from the last RV, not a relist:\n{}",
+        tail.seen.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_quiet_watch_whose_health_checks_are_answered_is_never_cut() {
+    let ns = TestNamespace::new("quiet").await;
+    let dir = tempfile::tempdir().unwrap();
+    let (proxy, kc) = FreezingProxy::for_test_server(dir.path());
+    let kc = kc.to_str().unwrap().to_string();
+    // No events and no bookmarks: only the health check's PINGs and PONGs cross the connection.
+    let mut tail = Streaming::start(&[
+        "tail",
+        "configmaps",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--kubeconfig",
+        &kc,
+        "--no-bookmarks",
+        "--health-check",
+        "1s",
+    ]);
+    tail.wait_for_notice("watch-opened");
+    let quiet_from = proxy.bytes_from_server();
+    // Each answered PING is at least a TLS record of a 17-byte frame; ten of them is ten checks.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while proxy.bytes_from_server() < quiet_from + 10 * 17 {
+        assert!(
+            Instant::now() < deadline,
+            "no health-check answers within 120 s ({} bytes from the server)",
+            proxy.bytes_from_server() - quiet_from
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let rv = ns.create_configmap("after-quiet", &[]).await;
+    tail.wait_for(
+        "the event after the quiet time",
+        Duration::from_secs(30),
+        |l| l.contains(&format!("\"resourceVersion\":\"{rv}\"")),
+    );
+    assert!(
+        !tail
+            .seen
+            .iter()
+            .any(|l| l.contains("\"notice\":\"watch-closed\"")),
+        "a quiet watch was cut:\n{}",
+        tail.seen.join("\n")
+    );
+    assert_eq!(proxy.connections(), 1, "the same connection throughout");
+}
+
+/// A relist whose LIST sends half a page and stops: abandoned after the health check's window,
+/// reported as `list-failed`, and retried with backoff; the retry completes the relist.
+#[test]
+fn a_list_that_stops_half_way_is_abandoned_and_retried() {
+    let item = |name: &str, rv| fake::configmap(name, &format!("uid-{name}"), rv);
+    let half_page = {
+        let Reply::Json(_, whole) = fake::list(5, vec![item("a", 3), item("b", 4)]) else {
+            unreachable!()
+        };
+        whole[..whole.len() / 2].to_string()
+    };
+    let server = FakeServer::start(move |path, n| {
+        if path.starts_with("/api/v1/namespaces/ns/configmaps") && path.contains("watch=true") {
+            return match n {
+                0 => Reply::Stream(vec![fake::expired_event(5)]),
+                _ => Reply::Stream(vec![
+                    fake::event("ADDED", "c", "uid-c", 9),
+                    Step::Sleep(Duration::from_secs(600)),
+                ]),
+            };
+        }
+        if path.starts_with("/api/v1/namespaces/ns/configmaps") {
+            return match n {
+                0 => fake::list(5, vec![item("a", 3), item("b", 4)]),
+                1 => Reply::Stream(vec![
+                    Step::Chunk(half_page.clone()),
+                    Step::Sleep(Duration::from_secs(600)),
+                ]),
+                _ => fake::list(8, vec![item("a", 3), item("b", 7)]),
+            };
+        }
+        if path == "/api" {
+            return fake::core_discovery();
+        }
+        fake::empty_discovery()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kc = fake::kubeconfig(dir.path(), &server.url);
+    let out = run_with_limit(
+        {
+            let mut cmd = informer();
+            cmd.args([
+                "tail",
+                "configmaps",
+                "-n",
+                "ns",
+                "-o",
+                "json",
+                "--health-check",
+                "1s",
+                "--max-events",
+                "4",
+                "--kubeconfig",
+            ])
+            .arg(&kc);
+            cmd
+        },
+        Duration::from_secs(120),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let failed = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "list-failed")
+        .unwrap_or_else(|| panic!("no list-failed notice:\n{}", out.stdout));
+    let error = failed["error"].as_str().unwrap();
+    assert!(
+        error.contains("stopped sending the response for 16s"),
+        "the notice says the LIST stalled: {failed}"
+    );
+    assert!(failed["retryInSeconds"].as_f64().unwrap() > 0.0, "{failed}");
+    let events: Vec<(String, String)> = out
+        .object_events()
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_string(),
+                e["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("ADDED", "a"),
+            ("ADDED", "b"),
+            ("MODIFIED", "b"),
+            ("ADDED", "c")
+        ]
+        .map(|(t, n)| (t.to_string(), n.to_string())),
+        "{}",
+        out.stdout
+    );
+    let lists = server
+        .requests()
+        .iter()
+        .filter(|r| r.contains("/configmaps") && !r.contains("watch=true"))
+        .count();
+    assert_eq!(lists, 3, "first LIST, the stalled relist, its retry");
+}
+
+/// `--request-timeout` bounds a stalled LIST before the health check's window does.
+#[test]
+fn request_timeout_still_bounds_a_stalled_list() {
+    let server = FakeServer::start(move |path, _| {
+        if path.starts_with("/api/v1/namespaces/ns/configmaps") {
+            return Reply::Stream(vec![
+                Step::Chunk("{\"kind\":\"ConfigMapList\",\"items\":[".to_string()),
+                Step::Sleep(Duration::from_secs(600)),
+            ]);
+        }
+        if path == "/api" {
+            return fake::core_discovery();
+        }
+        fake::empty_discovery()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kc = fake::kubeconfig(dir.path(), &server.url);
+    let mut cmd = informer();
+    cmd.args([
+        "tail",
+        "configmaps",
+        "-n",
+        "ns",
+        "--request-timeout",
+        "2s",
+        "--kubeconfig",
+    ])
+    .arg(&kc);
+    let out = run_with_limit(cmd, Duration::from_secs(60));
+    assert_one_line_error(&out, &["list configmaps", "timed out after 2s"]);
+}

@@ -530,6 +530,19 @@ impl Drop for Streaming {
     }
 }
 
+/// An admin kubeconfig (written in `dir`) for the test API server reached through a loopback
+/// proxy on `port` that passes TLS through.
+fn admin_kubeconfig_via(dir: &Path, port: u16, ca: &str) -> PathBuf {
+    let token = std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token"))
+        .expect("admin token of the test control plane");
+    write_kubeconfig(
+        dir,
+        &format!("https://127.0.0.1:{port}"),
+        token.trim(),
+        Some(ca),
+    )
+}
+
 /// A loopback TCP proxy in front of the test API server (TLS passes through untouched) that can
 /// cut every open connection on demand, as a flaky network would.
 pub struct CuttingProxy {
@@ -584,15 +597,7 @@ impl CuttingProxy {
     pub fn for_test_server(dir: &Path) -> (Self, PathBuf) {
         let (server, ca) = server_and_ca();
         let proxy = CuttingProxy::start(&server);
-        let token =
-            std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token"))
-                .expect("admin token of the test control plane");
-        let kc = write_kubeconfig(
-            dir,
-            &format!("https://127.0.0.1:{}", proxy.port),
-            token.trim(),
-            Some(&ca),
-        );
+        let kc = admin_kubeconfig_via(dir, proxy.port, &ca);
         (proxy, kc)
     }
 
@@ -656,15 +661,7 @@ impl FreezingProxy {
     pub fn for_test_server(dir: &Path) -> (Self, PathBuf) {
         let (server, ca) = server_and_ca();
         let proxy = FreezingProxy::start(&server);
-        let token =
-            std::fs::read_to_string(kubeconfig_path().parent().unwrap().join("admin.token"))
-                .expect("admin token of the test control plane");
-        let kc = write_kubeconfig(
-            dir,
-            &format!("https://127.0.0.1:{}", proxy.port),
-            token.trim(),
-            Some(&ca),
-        );
+        let kc = admin_kubeconfig_via(dir, proxy.port, &ca);
         (proxy, kc)
     }
 

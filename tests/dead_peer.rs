@@ -326,3 +326,53 @@ fn request_timeout_still_bounds_a_stalled_list() {
     let out = run_with_limit(cmd, Duration::from_secs(60));
     assert_one_line_error(&out, &["list configmaps", "timed out after 2s"]);
 }
+
+/// The TCP keep-alive a connection kept on HTTP/1.1 relies on, as the kernel reports it
+/// (`ss -o`, iproute2): on with the health check's idle time, off with `--health-check 0`.
+#[tokio::test(flavor = "multi_thread")]
+async fn tcp_keepalive_follows_the_health_check() {
+    let ns = TestNamespace::new("keepalive").await;
+    let kc = kubeconfig_path();
+    let kc = kc.to_str().unwrap();
+    for (health_check, want) in [("20s", true), ("0", false)] {
+        let mut tail = Streaming::start(&[
+            "tail",
+            "configmaps",
+            "-n",
+            &ns.name,
+            "-o",
+            "json",
+            "--kubeconfig",
+            kc,
+            "--health-check",
+            health_check,
+        ]);
+        tail.wait_for_notice("watch-opened");
+        let ss = std::process::Command::new("ss")
+            .args(["-tnpo", "state", "established"])
+            .output()
+            .expect("ss (Debian package iproute2) lists the sockets");
+        let ss = String::from_utf8_lossy(&ss.stdout);
+        let ours: Vec<&str> = ss
+            .lines()
+            .filter(|l| l.contains(&format!("pid={},", tail.pid())))
+            .collect();
+        assert!(!ours.is_empty(), "no socket of tail in:\n{ss}");
+        for socket in ours {
+            let timer = socket.split("timer:(").nth(1).unwrap_or("");
+            if want {
+                let secs: u64 = timer
+                    .strip_prefix("keepalive,")
+                    .and_then(|t| t.split("sec").next())
+                    .and_then(|t| t.parse().ok())
+                    .unwrap_or_else(|| panic!("--health-check {health_check}: {socket}"));
+                assert!(secs <= 20, "--health-check {health_check}: {socket}");
+            } else {
+                assert!(
+                    !timer.starts_with("keepalive"),
+                    "--health-check 0: {socket}"
+                );
+            }
+        }
+    }
+}

@@ -6,6 +6,7 @@ use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use futures::{AsyncBufRead, AsyncBufReadExt, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::pin::Pin;
 
 /// What a reflector lists and watches, as client-go's `ListerWatcher`: the cluster's
@@ -99,7 +100,11 @@ pub struct ApiStatus {
     pub message: String,
 }
 
-/// Why reading a watch stream failed.
+/// How much of an undecodable line, and of the decoder's reason, an error quotes.
+const SNIPPET_CHARS: usize = 120;
+const REASON_CHARS: usize = 200;
+
+/// Why reading a watch stream failed. Each message is one line, however hostile the bytes.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StreamError {
     #[error("the connection failed while reading the watch: {0}")]
@@ -108,10 +113,45 @@ pub enum StreamError {
     Malformed { reason: String, snippet: String },
 }
 
+impl StreamError {
+    /// A decoder's refusal of `line`, both quoted short, on one line, with control characters
+    /// escaped and invalid UTF-8 replaced.
+    fn malformed(reason: impl std::fmt::Display, line: &[u8]) -> Self {
+        let snippet = &line[..line.len().min(SNIPPET_CHARS * 4)];
+        StreamError::Malformed {
+            reason: one_line(&reason.to_string(), REASON_CHARS),
+            snippet: one_line(String::from_utf8_lossy(snippet).trim(), SNIPPET_CHARS),
+        }
+    }
+}
+
+/// `text` on one line: control characters (newlines, escapes, NUL) escaped, cut after `max`
+/// characters with an ellipsis.
+fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
+    for c in text.chars() {
+        if chars >= max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            let escaped = c.escape_default();
+            chars += escaped.len();
+            out.extend(escaped);
+        } else {
+            chars += 1;
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[derive(Deserialize)]
 struct WireEvent<'a> {
-    #[serde(rename = "type")]
-    kind: &'a str,
+    /// Borrowed unless the server escaped a character of it.
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
     #[serde(borrow)]
     object: &'a RawValue,
 }
@@ -206,10 +246,11 @@ impl ListWatch {
             "application/json"
         };
         let body = self.cluster.get(&self.list_url(opts), accept, &op).await?;
-        let list: WireList = serde_json::from_slice(&body).map_err(|e| ClusterError::Decode {
+        let decode = |e: serde_json::Error| ClusterError::Decode {
             what: format!("list {}", self.resource.qualified_name()),
-            reason: e.to_string(),
-        })?;
+            reason: one_line(&e.to_string(), REASON_CHARS),
+        };
+        let list: WireList = serde_json::from_slice(&body).map_err(decode)?;
         let api_version = self.resource.api_version();
         let hint = if self.metadata_only {
             Some(("PartialObjectMetadata", "meta.k8s.io/v1"))
@@ -221,10 +262,7 @@ impl ListWatch {
             .into_iter()
             .map(|raw| RawObject::parse_borrowed(raw, hint))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ClusterError::Decode {
-                what: format!("list {}", self.resource.qualified_name()),
-                reason: e.to_string(),
-            })?;
+            .map_err(decode)?;
         Ok(ListPage {
             items,
             resource_version: list.metadata.resource_version,
@@ -338,21 +376,36 @@ fn io_reason(e: &std::io::Error) -> String {
     crate::cluster::innermost(e)
 }
 
-/// Decodes one line of a watch stream.
+/// Decodes one line of a watch stream. Whatever the bytes, the answer is an event or a
+/// [`StreamError::Malformed`] of one short line; an object event must name its object and its
+/// resourceVersion (the reflector resumes from it), a BOOKMARK must carry a resourceVersion, and
+/// an ERROR's object must be a Status.
 pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
-    let malformed = |reason: String| StreamError::Malformed {
-        reason,
-        snippet: String::from_utf8_lossy(&line[..line.len().min(120)])
-            .trim_end()
-            .to_string(),
+    let malformed = |reason: &dyn std::fmt::Display| StreamError::malformed(reason, line);
+    let wire: WireEvent = serde_json::from_slice(line).map_err(|e| malformed(&e))?;
+    let object = || {
+        let object = RawObject::parse_borrowed(wire.object, None).map_err(|e| malformed(&e))?;
+        if object.resource_version().is_empty() {
+            return Err(malformed(&format_args!(
+                "a {} event whose object has no metadata.resourceVersion",
+                wire.kind
+            )));
+        }
+        Ok(object)
     };
-    let wire: WireEvent = serde_json::from_slice(line).map_err(|e| malformed(e.to_string()))?;
-    let object =
-        || RawObject::parse_borrowed(wire.object, None).map_err(|e| malformed(e.to_string()));
-    Ok(match wire.kind {
-        "ADDED" => WatchEvent::Added(object()?),
-        "MODIFIED" => WatchEvent::Modified(object()?),
-        "DELETED" => WatchEvent::Deleted(object()?),
+    let named = |object: RawObject| {
+        if object.name().is_empty() {
+            return Err(malformed(&format_args!(
+                "a {} event whose object has no metadata.name",
+                wire.kind
+            )));
+        }
+        Ok(object)
+    };
+    Ok(match &*wire.kind {
+        "ADDED" => WatchEvent::Added(named(object()?)?),
+        "MODIFIED" => WatchEvent::Modified(named(object()?)?),
+        "DELETED" => WatchEvent::Deleted(named(object()?)?),
         "BOOKMARK" => {
             let obj = object()?;
             WatchEvent::Bookmark {
@@ -360,11 +413,36 @@ pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
                 resource_version: obj.resource_version().to_string(),
             }
         }
-        "ERROR" => WatchEvent::Error(
-            serde_json::from_str(wire.object.get()).map_err(|e| malformed(e.to_string()))?,
-        ),
-        other => return Err(malformed(format!("unknown event type \"{other}\""))),
+        "ERROR" => WatchEvent::Error(status(wire.object).map_err(|e| malformed(&e))?),
+        other => {
+            return Err(malformed(&format_args!(
+                "unknown event type \"{}\"",
+                one_line(other, 40)
+            )))
+        }
     })
+}
+
+/// The Status of an ERROR event: a JSON object, of kind Status if it names one.
+fn status(object: &RawValue) -> serde_json::Result<ApiStatus> {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(default, borrow)]
+        kind: Option<Cow<'a, str>>,
+    }
+    use serde::de::Error;
+    if !object.get().starts_with('{') {
+        return Err(serde_json::Error::custom(
+            "an ERROR event whose object is not a Status",
+        ));
+    }
+    match serde_json::from_str::<Head>(object.get())?.kind.as_deref() {
+        None | Some("Status") => serde_json::from_str(object.get()),
+        Some(kind) => Err(serde_json::Error::custom(format_args!(
+            "an ERROR event whose object is a {}, not a Status",
+            one_line(kind, 40)
+        ))),
+    }
 }
 
 #[cfg(test)]

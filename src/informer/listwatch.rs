@@ -100,6 +100,11 @@ pub struct ApiStatus {
     pub message: String,
 }
 
+/// The longest watch event (one JSON line) a [`WatchStream`] takes: 64 MiB. Real objects are far
+/// smaller (etcd refuses a write over 1.5 MiB by default), so only a broken or hostile peer sends
+/// more; a longer line is refused by size as it arrives, holding at most this much of it.
+pub const MAX_EVENT_BYTES: usize = 64 << 20;
+
 /// How much of an undecodable line, and of the decoder's reason, an error quotes.
 const SNIPPET_CHARS: usize = 120;
 const REASON_CHARS: usize = 200;
@@ -111,6 +116,10 @@ pub enum StreamError {
     Io(String),
     #[error("the server sent an event that cannot be decoded ({reason}): {snippet}")]
     Malformed { reason: String, snippet: String },
+    /// A line longer than the stream's limit ([`MAX_EVENT_BYTES`]), refused before it was read
+    /// whole.
+    #[error("a watch event of more than {} was refused by size", size(*limit))]
+    TooLarge { limit: usize },
 }
 
 impl StreamError {
@@ -145,6 +154,15 @@ fn one_line(text: &str, max: usize) -> String {
         }
     }
     out
+}
+
+/// A byte count as the limit is documented: `64 MiB`, or `300 bytes`.
+fn size(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 #[derive(Deserialize)]
@@ -316,20 +334,101 @@ pub struct WatchStream {
 }
 
 enum Body {
-    Lines {
-        reader: Pin<Box<dyn AsyncBufRead + Send>>,
-        line: Vec<u8>,
-    },
+    Lines(Lines),
     Events(Pin<Box<dyn Stream<Item = Result<WatchEvent, StreamError>> + Send>>),
 }
 
+/// The lines of a watch body, each held whole but never more than `limit` bytes of one.
+struct Lines {
+    reader: Pin<Box<dyn AsyncBufRead + Send>>,
+    line: Vec<u8>,
+    limit: usize,
+    /// The rest of a line refused by size is still to be skipped.
+    skipping: bool,
+}
+
+/// What reading one line found.
+enum Read {
+    /// A whole line, newline included, is in `Lines::line`.
+    Line,
+    /// The stream ended cleanly, between lines.
+    End,
+    /// The stream ended inside a line.
+    Cut,
+    /// The line passed the limit; what was read of it is dropped.
+    TooLarge,
+}
+
+/// A line buffer grown past this by one big event is not kept for the next ones: real objects
+/// stay under etcd's 1.5 MiB request limit, so only an outsized event pays for a new buffer.
+const KEEP_CAPACITY: usize = 2 << 20;
+
+impl Lines {
+    async fn read(&mut self) -> Result<Read, StreamError> {
+        self.line.clear();
+        if self.line.capacity() > KEEP_CAPACITY {
+            self.line = Vec::with_capacity(4096);
+        }
+        loop {
+            let available = self
+                .reader
+                .fill_buf()
+                .await
+                .map_err(|e| StreamError::Io(io_reason(&e)))?;
+            if available.is_empty() {
+                let cut = self.skipping || !self.line.iter().all(u8::is_ascii_whitespace);
+                self.skipping = false;
+                return Ok(if cut { Read::Cut } else { Read::End });
+            }
+            let newline = available.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(available.len(), |at| at + 1);
+            if self.skipping {
+                self.skipping = newline.is_none();
+                self.reader.consume_unpin(take);
+                continue;
+            }
+            // The line's length without its newline, were this piece added.
+            let length = self.line.len() + take - usize::from(newline.is_some());
+            if length > self.limit {
+                self.line.clear();
+                self.skipping = newline.is_none();
+                self.reader.consume_unpin(take);
+                return Ok(Read::TooLarge);
+            }
+            // Grow by doubling, as `extend` would, but never past the limit.
+            let wanted = self.line.len() + take;
+            if wanted > self.line.capacity() {
+                let target = wanted
+                    .max(self.line.capacity() * 2)
+                    .min(self.limit.saturating_add(1));
+                self.line.reserve_exact(target - self.line.len());
+            }
+            self.line.extend_from_slice(&available[..take]);
+            self.reader.consume_unpin(take);
+            if newline.is_some() {
+                return Ok(Read::Line);
+            }
+        }
+    }
+}
+
 impl WatchStream {
+    /// A watch body; lines over [`MAX_EVENT_BYTES`] are refused.
     pub fn new(reader: Pin<Box<dyn AsyncBufRead + Send>>) -> Self {
+        Self::with_limit(reader, MAX_EVENT_BYTES)
+    }
+
+    /// A watch body whose lines over `limit` bytes (newline excluded) are refused with
+    /// [`StreamError::TooLarge`], holding at most `limit + 1` bytes of one; the stream then goes
+    /// on after that line.
+    pub fn with_limit(reader: Pin<Box<dyn AsyncBufRead + Send>>, limit: usize) -> Self {
         WatchStream {
-            source: Body::Lines {
+            source: Body::Lines(Lines {
                 reader,
-                line: Vec::with_capacity(4096),
-            },
+                line: Vec::with_capacity(4096.min(limit.saturating_add(1))),
+                limit,
+                skipping: false,
+            }),
         }
     }
 
@@ -343,31 +442,35 @@ impl WatchStream {
         }
     }
 
-    /// The next event; `Ok(None)` when the server closed the stream cleanly.
+    /// The next event; `Ok(None)` when the server closed the stream cleanly. After an error
+    /// other than `Io` the stream can go on with the next line.
     pub async fn next(&mut self) -> Result<Option<WatchEvent>, StreamError> {
-        let (reader, line) = match &mut self.source {
-            Body::Lines { reader, line } => (reader, line),
+        let lines = match &mut self.source {
+            Body::Lines(lines) => lines,
             Body::Events(events) => return events.next().await.transpose(),
         };
         loop {
-            line.clear();
-            let n = reader
-                .read_until(b'\n', line)
-                .await
-                .map_err(|e| StreamError::Io(io_reason(&e)))?;
-            if n == 0 {
-                return Ok(None);
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            if line.last() != Some(&b'\n') {
+            match lines.read().await? {
+                Read::End => return Ok(None),
                 // The stream ended in the middle of an event: the connection was cut.
-                return Err(StreamError::Io(
-                    "the stream ended in the middle of an event".to_string(),
-                ));
+                Read::Cut => {
+                    return Err(StreamError::Io(
+                        "the stream ended in the middle of an event".to_string(),
+                    ))
+                }
+                Read::TooLarge => return Err(StreamError::TooLarge { limit: lines.limit }),
+                Read::Line if lines.line.iter().all(u8::is_ascii_whitespace) => continue,
+                Read::Line => return decode_event(&lines.line).map(Some),
             }
-            return decode_event(line).map(Some);
+        }
+    }
+
+    /// The bytes the stream holds for the line it reads: what a hostile line costs.
+    #[doc(hidden)]
+    pub fn buffer_capacity(&self) -> usize {
+        match &self.source {
+            Body::Lines(lines) => lines.line.capacity(),
+            Body::Events(_) => 0,
         }
     }
 }

@@ -500,6 +500,127 @@ fn a_malformed_event_is_reported_and_followed_by_a_relist() {
     );
 }
 
+/// Issue 14, end to end: a line of hostile bytes, then a line of 65 MiB (streamed by the fake
+/// server 1 MiB at a time), each close the watch with a one-line watch-closed notice naming the
+/// reason, and tail relists and goes on.
+#[test]
+fn a_hostile_line_and_one_over_64_mib_each_close_the_watch_with_a_notice_and_a_relist() {
+    let huge = r#"{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"huge","namespace":"ns","resourceVersion":"10"},"data":{"k":""#;
+    let fake = server(
+        |n| match n {
+            0 => list(6, vec![configmap("a", "ua", 6)]),
+            1 => list(8, vec![configmap("a", "ua", 8)]),
+            _ => list(
+                11,
+                vec![
+                    configmap("a", "ua", 8),
+                    configmap("b", "ub", 9),
+                    configmap("c", "uc", 11),
+                ],
+            ),
+        },
+        move |n| match n {
+            0 => Reply::Stream(vec![
+                event("MODIFIED", "a", "ua", 7),
+                Step::Chunk("\u{1b}[31m{\"type\":\"ADDED\",\u{0}\"object\":\n".into()),
+            ]),
+            1 => Reply::Stream(vec![
+                event("ADDED", "b", "ub", 9),
+                Step::Chunk(huge.into()),
+                Step::Repeat("x".repeat(1 << 20), 65),
+                Step::Chunk("\"}}}\n".into()),
+                event("ADDED", "never", "un", 99),
+            ]),
+            _ => Reply::Stream(vec![event("DELETED", "a", "ua", 12)]),
+        },
+    );
+    let out = tail(&fake, &["--max-events", "6"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 6 initial",
+            "MODIFIED a 7 watch",
+            "MODIFIED a 8 relist",
+            "ADDED b 9 watch",
+            "ADDED c 11 relist",
+            "DELETED a 12 watch",
+        ]
+    );
+    let reasons: Vec<String> = out
+        .json_lines()
+        .into_iter()
+        .filter(|l| l["notice"] == "watch-closed")
+        .map(|l| l["reason"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert!(
+        reasons[0].starts_with("malformed event, relisting (")
+            && reasons[0].contains(r"\u{1b}[31m{")
+            && reasons[0].contains(r"\u{0}"),
+        "{}",
+        reasons[0]
+    );
+    assert_eq!(
+        reasons[1],
+        "a watch event of more than 64 MiB was refused by size, relisting"
+    );
+    assert!(!out.stdout.contains(['\u{1b}', '\0']));
+    // Two relists, each after its own watch.
+    let lists = fake
+        .requests()
+        .iter()
+        .filter(|r| r.starts_with("/api/v1/namespaces/ns/configmaps?") && !r.contains("watch=true"))
+        .count();
+    assert_eq!(lists, 3);
+}
+
+#[test]
+fn a_hostile_line_is_one_escaped_notice_line_in_tails_text() {
+    let fake = server(
+        |n| match n {
+            0 => list(6, vec![]),
+            _ => list(8, vec![configmap("a", "ua", 8)]),
+        },
+        |n| match n {
+            0 => Reply::Stream(vec![Step::Chunk("\u{1b}]0;owned\u{7}\r{\n".into())]),
+            _ => Reply::Stream(vec![]),
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        "ns",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+        "--max-events",
+        "1",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let closed: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("watch closed"))
+        .collect();
+    assert_eq!(closed.len(), 1, "{}", out.stderr);
+    assert!(
+        closed[0].contains(r"malformed event, relisting (")
+            && closed[0].contains(r"\u{1b}]0;owned\u{7}\r{")
+            && closed[0].ends_with("ms"),
+        "{}",
+        closed[0]
+    );
+    assert!(
+        !out.stderr.contains(['\u{1b}', '\u{7}', '\r']),
+        "{:?}",
+        out.stderr
+    );
+}
+
 #[test]
 fn a_refused_watch_list_falls_back_to_list_and_says_so() {
     let fake = server(

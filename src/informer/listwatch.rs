@@ -6,6 +6,7 @@ use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use futures::{AsyncBufRead, AsyncBufReadExt, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::pin::Pin;
 
 /// What a reflector lists and watches, as client-go's `ListerWatcher`: the cluster's
@@ -99,19 +100,76 @@ pub struct ApiStatus {
     pub message: String,
 }
 
-/// Why reading a watch stream failed.
+/// The longest watch event (one JSON line) a [`WatchStream`] takes: 64 MiB. Real objects are far
+/// smaller (etcd refuses a write over 1.5 MiB by default), so only a broken or hostile peer sends
+/// more; a longer line is refused by size as it arrives, holding at most this much of it.
+pub const MAX_EVENT_BYTES: usize = 64 << 20;
+
+/// How much of an undecodable line, and of the decoder's reason, an error quotes.
+const SNIPPET_CHARS: usize = 120;
+const REASON_CHARS: usize = 200;
+
+/// Why reading a watch stream failed. Each message is one line, however hostile the bytes.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StreamError {
     #[error("the connection failed while reading the watch: {0}")]
     Io(String),
     #[error("the server sent an event that cannot be decoded ({reason}): {snippet}")]
     Malformed { reason: String, snippet: String },
+    /// A line longer than the stream's limit ([`MAX_EVENT_BYTES`]), refused before it was read
+    /// whole.
+    #[error("a watch event of more than {} was refused by size", size(*limit))]
+    TooLarge { limit: usize },
+}
+
+impl StreamError {
+    /// A decoder's refusal of `line`, both quoted short, on one line, with control characters
+    /// escaped and invalid UTF-8 replaced.
+    fn malformed(reason: impl std::fmt::Display, line: &[u8]) -> Self {
+        let snippet = &line[..line.len().min(SNIPPET_CHARS * 4)];
+        StreamError::Malformed {
+            reason: one_line(&reason.to_string(), REASON_CHARS),
+            snippet: one_line(String::from_utf8_lossy(snippet).trim(), SNIPPET_CHARS),
+        }
+    }
+}
+
+/// `text` on one line: control characters (newlines, escapes, NUL) escaped, cut after `max`
+/// characters with an ellipsis.
+fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
+    for c in text.chars() {
+        if chars >= max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            let escaped = c.escape_default();
+            chars += escaped.len();
+            out.extend(escaped);
+        } else {
+            chars += 1;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A byte count as the limit is documented: `64 MiB`, or `300 bytes`.
+fn size(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 #[derive(Deserialize)]
 struct WireEvent<'a> {
-    #[serde(rename = "type")]
-    kind: &'a str,
+    /// Borrowed unless the server escaped a character of it.
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
     #[serde(borrow)]
     object: &'a RawValue,
 }
@@ -206,10 +264,11 @@ impl ListWatch {
             "application/json"
         };
         let body = self.cluster.get(&self.list_url(opts), accept, &op).await?;
-        let list: WireList = serde_json::from_slice(&body).map_err(|e| ClusterError::Decode {
+        let decode = |e: serde_json::Error| ClusterError::Decode {
             what: format!("list {}", self.resource.qualified_name()),
-            reason: e.to_string(),
-        })?;
+            reason: one_line(&e.to_string(), REASON_CHARS),
+        };
+        let list: WireList = serde_json::from_slice(&body).map_err(decode)?;
         let api_version = self.resource.api_version();
         let hint = if self.metadata_only {
             Some(("PartialObjectMetadata", "meta.k8s.io/v1"))
@@ -221,10 +280,7 @@ impl ListWatch {
             .into_iter()
             .map(|raw| RawObject::parse_borrowed(raw, hint))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| ClusterError::Decode {
-                what: format!("list {}", self.resource.qualified_name()),
-                reason: e.to_string(),
-            })?;
+            .map_err(decode)?;
         Ok(ListPage {
             items,
             resource_version: list.metadata.resource_version,
@@ -278,20 +334,101 @@ pub struct WatchStream {
 }
 
 enum Body {
-    Lines {
-        reader: Pin<Box<dyn AsyncBufRead + Send>>,
-        line: Vec<u8>,
-    },
+    Lines(Lines),
     Events(Pin<Box<dyn Stream<Item = Result<WatchEvent, StreamError>> + Send>>),
 }
 
+/// The lines of a watch body, each held whole but never more than `limit` bytes of one.
+struct Lines {
+    reader: Pin<Box<dyn AsyncBufRead + Send>>,
+    line: Vec<u8>,
+    limit: usize,
+    /// The rest of a line refused by size is still to be skipped.
+    skipping: bool,
+}
+
+/// What reading one line found.
+enum Read {
+    /// A whole line, newline included, is in `Lines::line`.
+    Line,
+    /// The stream ended cleanly, between lines.
+    End,
+    /// The stream ended inside a line.
+    Cut,
+    /// The line passed the limit; what was read of it is dropped.
+    TooLarge,
+}
+
+/// A line buffer grown past this by one big event is not kept for the next ones: real objects
+/// stay under etcd's 1.5 MiB request limit, so only an outsized event pays for a new buffer.
+const KEEP_CAPACITY: usize = 2 << 20;
+
+impl Lines {
+    async fn read(&mut self) -> Result<Read, StreamError> {
+        self.line.clear();
+        if self.line.capacity() > KEEP_CAPACITY {
+            self.line = Vec::with_capacity(4096);
+        }
+        loop {
+            let available = self
+                .reader
+                .fill_buf()
+                .await
+                .map_err(|e| StreamError::Io(io_reason(&e)))?;
+            if available.is_empty() {
+                let cut = self.skipping || !self.line.iter().all(u8::is_ascii_whitespace);
+                self.skipping = false;
+                return Ok(if cut { Read::Cut } else { Read::End });
+            }
+            let newline = available.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(available.len(), |at| at + 1);
+            if self.skipping {
+                self.skipping = newline.is_none();
+                self.reader.consume_unpin(take);
+                continue;
+            }
+            // The line's length without its newline, were this piece added.
+            let length = self.line.len() + take - usize::from(newline.is_some());
+            if length > self.limit {
+                self.line.clear();
+                self.skipping = newline.is_none();
+                self.reader.consume_unpin(take);
+                return Ok(Read::TooLarge);
+            }
+            // Grow by doubling, as `extend` would, but never past the limit.
+            let wanted = self.line.len() + take;
+            if wanted > self.line.capacity() {
+                let target = wanted
+                    .max(self.line.capacity() * 2)
+                    .min(self.limit.saturating_add(1));
+                self.line.reserve_exact(target - self.line.len());
+            }
+            self.line.extend_from_slice(&available[..take]);
+            self.reader.consume_unpin(take);
+            if newline.is_some() {
+                return Ok(Read::Line);
+            }
+        }
+    }
+}
+
 impl WatchStream {
+    /// A watch body; lines over [`MAX_EVENT_BYTES`] are refused.
     pub fn new(reader: Pin<Box<dyn AsyncBufRead + Send>>) -> Self {
+        Self::with_limit(reader, MAX_EVENT_BYTES)
+    }
+
+    /// A watch body whose lines over `limit` bytes (newline excluded) are refused with
+    /// [`StreamError::TooLarge`], holding at most `limit + 1` bytes of one; the stream then goes
+    /// on after that line.
+    pub fn with_limit(reader: Pin<Box<dyn AsyncBufRead + Send>>, limit: usize) -> Self {
         WatchStream {
-            source: Body::Lines {
+            source: Body::Lines(Lines {
                 reader,
-                line: Vec::with_capacity(4096),
-            },
+                line: Vec::with_capacity(4096.min(limit.saturating_add(1))),
+                limit,
+                skipping: false,
+            }),
         }
     }
 
@@ -305,31 +442,35 @@ impl WatchStream {
         }
     }
 
-    /// The next event; `Ok(None)` when the server closed the stream cleanly.
+    /// The next event; `Ok(None)` when the server closed the stream cleanly. After an error
+    /// other than `Io` the stream can go on with the next line.
     pub async fn next(&mut self) -> Result<Option<WatchEvent>, StreamError> {
-        let (reader, line) = match &mut self.source {
-            Body::Lines { reader, line } => (reader, line),
+        let lines = match &mut self.source {
+            Body::Lines(lines) => lines,
             Body::Events(events) => return events.next().await.transpose(),
         };
         loop {
-            line.clear();
-            let n = reader
-                .read_until(b'\n', line)
-                .await
-                .map_err(|e| StreamError::Io(io_reason(&e)))?;
-            if n == 0 {
-                return Ok(None);
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            if line.last() != Some(&b'\n') {
+            match lines.read().await? {
+                Read::End => return Ok(None),
                 // The stream ended in the middle of an event: the connection was cut.
-                return Err(StreamError::Io(
-                    "the stream ended in the middle of an event".to_string(),
-                ));
+                Read::Cut => {
+                    return Err(StreamError::Io(
+                        "the stream ended in the middle of an event".to_string(),
+                    ))
+                }
+                Read::TooLarge => return Err(StreamError::TooLarge { limit: lines.limit }),
+                Read::Line if lines.line.iter().all(u8::is_ascii_whitespace) => continue,
+                Read::Line => return decode_event(&lines.line).map(Some),
             }
-            return decode_event(line).map(Some);
+        }
+    }
+
+    /// The bytes the stream holds for the line it reads: what a hostile line costs.
+    #[doc(hidden)]
+    pub fn buffer_capacity(&self) -> usize {
+        match &self.source {
+            Body::Lines(lines) => lines.line.capacity(),
+            Body::Events(_) => 0,
         }
     }
 }
@@ -338,21 +479,36 @@ fn io_reason(e: &std::io::Error) -> String {
     crate::cluster::innermost(e)
 }
 
-/// Decodes one line of a watch stream.
+/// Decodes one line of a watch stream. Whatever the bytes, the answer is an event or a
+/// [`StreamError::Malformed`] of one short line; an object event must name its object and its
+/// resourceVersion (the reflector resumes from it), a BOOKMARK must carry a resourceVersion, and
+/// an ERROR's object must be a Status.
 pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
-    let malformed = |reason: String| StreamError::Malformed {
-        reason,
-        snippet: String::from_utf8_lossy(&line[..line.len().min(120)])
-            .trim_end()
-            .to_string(),
+    let malformed = |reason: &dyn std::fmt::Display| StreamError::malformed(reason, line);
+    let wire: WireEvent = serde_json::from_slice(line).map_err(|e| malformed(&e))?;
+    let object = || {
+        let object = RawObject::parse_borrowed(wire.object, None).map_err(|e| malformed(&e))?;
+        if object.resource_version().is_empty() {
+            return Err(malformed(&format_args!(
+                "a {} event whose object has no metadata.resourceVersion",
+                wire.kind
+            )));
+        }
+        Ok(object)
     };
-    let wire: WireEvent = serde_json::from_slice(line).map_err(|e| malformed(e.to_string()))?;
-    let object =
-        || RawObject::parse_borrowed(wire.object, None).map_err(|e| malformed(e.to_string()));
-    Ok(match wire.kind {
-        "ADDED" => WatchEvent::Added(object()?),
-        "MODIFIED" => WatchEvent::Modified(object()?),
-        "DELETED" => WatchEvent::Deleted(object()?),
+    let named = |object: RawObject| {
+        if object.name().is_empty() {
+            return Err(malformed(&format_args!(
+                "a {} event whose object has no metadata.name",
+                wire.kind
+            )));
+        }
+        Ok(object)
+    };
+    Ok(match &*wire.kind {
+        "ADDED" => WatchEvent::Added(named(object()?)?),
+        "MODIFIED" => WatchEvent::Modified(named(object()?)?),
+        "DELETED" => WatchEvent::Deleted(named(object()?)?),
         "BOOKMARK" => {
             let obj = object()?;
             WatchEvent::Bookmark {
@@ -360,11 +516,36 @@ pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
                 resource_version: obj.resource_version().to_string(),
             }
         }
-        "ERROR" => WatchEvent::Error(
-            serde_json::from_str(wire.object.get()).map_err(|e| malformed(e.to_string()))?,
-        ),
-        other => return Err(malformed(format!("unknown event type \"{other}\""))),
+        "ERROR" => WatchEvent::Error(status(wire.object).map_err(|e| malformed(&e))?),
+        other => {
+            return Err(malformed(&format_args!(
+                "unknown event type \"{}\"",
+                one_line(other, 40)
+            )))
+        }
     })
+}
+
+/// The Status of an ERROR event: a JSON object, of kind Status if it names one.
+fn status(object: &RawValue) -> serde_json::Result<ApiStatus> {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(default, borrow)]
+        kind: Option<Cow<'a, str>>,
+    }
+    use serde::de::Error;
+    if !object.get().starts_with('{') {
+        return Err(serde_json::Error::custom(
+            "an ERROR event whose object is not a Status",
+        ));
+    }
+    match serde_json::from_str::<Head>(object.get())?.kind.as_deref() {
+        None | Some("Status") => serde_json::from_str(object.get()),
+        Some(kind) => Err(serde_json::Error::custom(format_args!(
+            "an ERROR event whose object is a {}, not a Status",
+            one_line(kind, 40)
+        ))),
+    }
 }
 
 #[cfg(test)]

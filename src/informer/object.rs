@@ -82,8 +82,27 @@ struct HeadRef<'a> {
     kind: Option<Str<'a>>,
     #[serde(default, borrow)]
     api_version: Option<Str<'a>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "metadata")]
     metadata: Option<MetaRef<'a>>,
+}
+
+/// `metadata` only as a JSON object (or null): serde's derive would also take an array, its
+/// elements read as the fields in order.
+fn metadata<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<MetaRef<'de>>, D::Error> {
+    struct Visitor;
+    impl<'de> serde::de::Visitor<'de> for Visitor {
+        type Value = Option<MetaRef<'de>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("metadata as an object")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            MetaRef::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+    }
+    d.deserialize_any(Visitor)
 }
 
 #[derive(Deserialize)]
@@ -212,6 +231,10 @@ impl RawObject {
         };
         if parsed.len() > u32::MAX as usize / 2 {
             return Err(serde::de::Error::custom("object larger than 2 GiB"));
+        }
+        // serde's derive would also take an array, its elements read as the fields in order.
+        if !parsed.trim_start().starts_with('{') {
+            return Err(serde::de::Error::custom("the object is not a JSON object"));
         }
         let head: HeadRef = serde_json::from_str(parsed)?;
         let meta = head.metadata;

@@ -439,9 +439,15 @@ impl<L: ListerWatcher> Reflector<L> {
             Err(StreamError::Io(reason)) => {
                 return self.ended(CloseReason::ConnectionLost(reason), opened, events, asked);
             }
-            Err(e @ StreamError::Malformed { .. }) => {
+            // Resuming from the last RV would ask for the same event again: relist instead, as
+            // for a malformed one, and watch from the relist's RV.
+            Err(e @ (StreamError::Malformed { .. } | StreamError::TooLarge { .. })) => {
+                let reason = match &e {
+                    StreamError::TooLarge { .. } => CloseReason::TooLarge(e.to_string()),
+                    _ => CloseReason::Malformed(e.to_string()),
+                };
                 return self.closed(
-                    CloseReason::Malformed(e.to_string()),
+                    reason,
                     State::List {
                         continue_token: None,
                         pages: 0,
@@ -515,7 +521,7 @@ impl<L: ListerWatcher> Reflector<L> {
             let text = match &reason {
                 CloseReason::ServerClosed => "the server closed the watch at once".to_string(),
                 CloseReason::ConnectionLost(r) => r.clone(),
-                CloseReason::Malformed(r) => r.clone(),
+                CloseReason::Malformed(r) | CloseReason::TooLarge(r) => r.clone(),
                 CloseReason::ErrorEvent { code, message } => {
                     format!("the server sent an error ({code}): {message}")
                 }

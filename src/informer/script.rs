@@ -22,6 +22,8 @@ pub enum Step {
     Cut,
     /// The server sends a line that cannot be decoded.
     Garbage,
+    /// The server sends a line over the size limit.
+    TooLarge,
     /// The server ends the response cleanly.
     End,
     /// Nothing, ever: a peer gone without closing the connection. A watch whose steps run out
@@ -146,6 +148,9 @@ fn play(steps: Vec<Step>) -> WatchStream {
                 Some(Step::Garbage) => StreamError::Malformed {
                     reason: "expected value at line 1 column 1".to_string(),
                     snippet: "garbage".to_string(),
+                },
+                Some(Step::TooLarge) => StreamError::TooLarge {
+                    limit: super::listwatch::MAX_EVENT_BYTES,
                 },
                 Some(Step::End) => return None,
                 Some(Step::Hang) | None => std::future::pending().await,

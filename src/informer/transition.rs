@@ -32,8 +32,18 @@ pub enum CloseReason {
     ConnectionLost(String),
     /// The server sent something undecodable; the reflector relists.
     Malformed(String),
+    /// The server sent an event longer than the stream's limit (64 MiB), refused by size before
+    /// it was read whole; the reflector relists (resuming would ask for the same event again).
+    TooLarge(String),
     /// The server sent an ERROR event other than 410.
     ErrorEvent { code: u16, message: String },
+}
+
+impl CloseReason {
+    /// Whether the reflector relists after this close instead of resuming from the last RV.
+    pub fn relists(&self) -> bool {
+        matches!(self, CloseReason::Malformed(_) | CloseReason::TooLarge(_))
+    }
 }
 
 impl std::fmt::Display for CloseReason {
@@ -42,6 +52,7 @@ impl std::fmt::Display for CloseReason {
             CloseReason::ServerClosed => write!(f, "closed by the server"),
             CloseReason::ConnectionLost(r) => write!(f, "connection lost ({r})"),
             CloseReason::Malformed(r) => write!(f, "malformed event, relisting ({r})"),
+            CloseReason::TooLarge(r) => write!(f, "{r}, relisting"),
             CloseReason::ErrorEvent { code, message } => {
                 write!(f, "the server sent an error ({code}: {message})")
             }

@@ -104,6 +104,11 @@ pub fn describe_notice(notice: Notice<'_>) -> String {
             reason,
             retry_in,
         } => match retry_in {
+            // A malformed or oversized event is followed by a relist, not a resume.
+            Some(d) if reason.relists() => format!(
+                "watch closed at RV {resource_version}: {reason} in {}",
+                wait(*d)
+            ),
             Some(d) if !d.is_zero() => format!(
                 "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version} in {}",
                 wait(*d)
@@ -253,5 +258,31 @@ mod tests {
         assert!(out.contains("BOOKMARK  13\n"), "{out}");
         assert!(!out.contains('\x1b'));
         assert!(err.contains("watch opened from RV 13"), "{err}");
+    }
+
+    #[test]
+    fn a_close_followed_by_a_relist_says_so_instead_of_resuming() {
+        use crate::informer::transition::CloseReason;
+        let closed = |reason| ReflectorEvent::WatchClosed {
+            resource_version: "11".into(),
+            reason,
+            retry_in: Some(std::time::Duration::from_millis(800)),
+        };
+        let text = |event: &ReflectorEvent| {
+            describe_notice(Notice::Transition(
+                crate::recording::Transition::of(event).unwrap(),
+            ))
+        };
+        assert_eq!(
+            text(&closed(CloseReason::TooLarge(
+                "a watch event of more than 64 MiB was refused by size".into()
+            ))),
+            "watch closed at RV 11: a watch event of more than 64 MiB was refused by size, \
+             relisting in 800ms"
+        );
+        assert_eq!(
+            text(&closed(CloseReason::ServerClosed)),
+            "watch closed at RV 11: closed by the server; resuming from RV 11 in 800ms"
+        );
     }
 }

@@ -14,6 +14,8 @@ use std::time::Duration;
 pub enum Step {
     /// A chunk of bytes, sent as one HTTP chunk.
     Chunk(String),
+    /// The same chunk sent this many times: a long line streamed without being held whole.
+    Repeat(String, usize),
     Sleep(Duration),
     /// Drop the connection without ending the chunked body: what a cut connection looks like.
     Reset,
@@ -136,6 +138,15 @@ fn serve(conn: TcpStream, handler: &Handler, recorded: &Mutex<Vec<String>>) {
                             let chunk = format!("{:x}\r\n{data}\r\n", data.len());
                             if conn.write_all(chunk.as_bytes()).is_err() {
                                 return;
+                            }
+                            let _ = conn.flush();
+                        }
+                        Step::Repeat(data, times) => {
+                            let chunk = format!("{:x}\r\n{data}\r\n", data.len());
+                            for _ in 0..times {
+                                if conn.write_all(chunk.as_bytes()).is_err() {
+                                    return;
+                                }
                             }
                             let _ = conn.flush();
                         }

@@ -202,6 +202,7 @@ fn show(event: &ReflectorEvent) -> String {
                 CloseReason::ServerClosed => "ServerClosed".to_string(),
                 CloseReason::ConnectionLost(_) => "ConnectionLost".to_string(),
                 CloseReason::Malformed(_) => "Malformed".to_string(),
+                CloseReason::TooLarge(_) => "TooLarge".to_string(),
                 CloseReason::ErrorEvent { code, .. } => format!("ErrorEvent {code}"),
             };
             let retry = match retry_in {

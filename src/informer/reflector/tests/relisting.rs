@@ -320,3 +320,35 @@ async fn a_malformed_event_relists_after_the_backoff() {
     assert_backoff(retry_in(&events[4].1), 1);
     assert_waited(events[4].0, events[5].0, retry_in(&events[4].1));
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_event_refused_by_size_relists_like_a_malformed_one() {
+    // Resuming from RV 11 would ask for the same oversized event again.
+    let script = Script::default()
+        .list(vec![obj("a", 1)], "10", None)
+        .watch(vec![modified("a", 11), Step::TooLarge])
+        .list(vec![obj("a", 13)], "13", None)
+        .watch(vec![Step::Hang]);
+    let mut run = Run::new(script, config(Start::List));
+
+    let events = run.pull(8).await;
+
+    assert_eq!(
+        shown(&events)[3..],
+        [
+            "Watched MODIFIED ns/a@11",
+            "WatchClosed rv=11 TooLarge, retry later",
+            "Listed ns/a@13 (relist)",
+            "ListComplete rv=13 objects=1 pages=1 (relist)",
+            "WatchOpened rv=13",
+        ]
+    );
+    assert_backoff(retry_in(&events[4].1), 1);
+    match &events[4].1 {
+        ReflectorEvent::WatchClosed { reason, .. } => assert_eq!(
+            reason.to_string(),
+            "a watch event of more than 64 MiB was refused by size, relisting"
+        ),
+        other => panic!("unexpected {other:?}"),
+    }
+}

@@ -16,6 +16,18 @@ pub const REQUEST_LEVEL: u8 = 6;
 
 /// kubectl's dial timeout, used when `--request-timeout` is 0 (no limit on the request itself).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// The largest response body read whole (a LIST page, a discovery document): memory stays
+/// bounded whatever a server sends. Pages of 500 objects are far smaller; an unpaginated LIST
+/// (`--chunk-size 0`) of a huge collection may not be.
+const MAX_RESPONSE_BYTES: usize = 2 << 30;
+
+/// Why a response body was abandoned.
+#[derive(Debug, PartialEq)]
+enum Refused {
+    Stalled(Duration),
+    TooLarge,
+}
+
 /// Legacy discovery's requests in flight at once (client-go sends them all at once).
 const LEGACY_DISCOVERY_CONCURRENCY: usize = 8;
 
@@ -275,36 +287,27 @@ impl Cluster {
     /// proxy), which a health check on the connection would not notice while the peer answers.
     async fn body(
         &self,
-        mut body: kube::client::Body,
+        body: kube::client::Body,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
         let stall_limit = self.transport.stall_limit();
-        self.bounded(op, async {
-            let mut out = Vec::new();
-            loop {
-                let frame = match stall_limit {
-                    Some(limit) => match tokio::time::timeout(limit, body.frame()).await {
-                        Ok(frame) => frame,
-                        Err(_) => return Ok(Err(limit)),
-                    },
-                    None => body.frame().await,
-                };
-                match frame {
-                    None => return Ok(Ok(out)),
-                    Some(frame) => {
-                        if let Ok(data) = frame?.into_data() {
-                            out.extend_from_slice(&data);
-                        }
-                    }
-                }
-            }
-        })
-        .await?
-        .map_err(|after| ClusterError::Stalled {
-            what: op.describe(),
-            server: self.server.clone(),
-            after,
-        })
+        self.bounded(op, collect(body, stall_limit, MAX_RESPONSE_BYTES))
+            .await?
+            .map_err(|refused| match refused {
+                Refused::Stalled(after) => ClusterError::Stalled {
+                    what: op.describe(),
+                    server: self.server.clone(),
+                    after,
+                },
+                Refused::TooLarge => ClusterError::Transport {
+                    what: op.describe(),
+                    reason: format!(
+                        "the response grew past {} GiB and was refused by size: page the LIST \
+                     (--chunk-size) or narrow it with a selector",
+                        MAX_RESPONSE_BYTES >> 30
+                    ),
+                },
+            })
     }
 
     /// Sends `request` and returns the response once its status is a success. An error status
@@ -507,6 +510,36 @@ impl Cluster {
     }
 }
 
+/// A body, whole, unless a frame takes longer than `stall_limit` or it grows past `max_bytes`.
+async fn collect<B>(
+    mut body: B,
+    stall_limit: Option<Duration>,
+    max_bytes: usize,
+) -> Result<Result<Vec<u8>, Refused>, kube::Error>
+where
+    B: http_body::Body<Data = bytes::Bytes, Error = kube::Error> + Unpin,
+{
+    let mut out = Vec::new();
+    loop {
+        let frame = match stall_limit {
+            Some(limit) => match tokio::time::timeout(limit, body.frame()).await {
+                Ok(frame) => frame,
+                Err(_) => return Ok(Err(Refused::Stalled(limit))),
+            },
+            None => body.frame().await,
+        };
+        let Some(frame) = frame else {
+            return Ok(Ok(out));
+        };
+        if let Ok(data) = frame?.into_data() {
+            if out.len() + data.len() > max_bytes {
+                return Ok(Err(Refused::TooLarge));
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+}
+
 /// The user a 403 message names: `... User "nobody" cannot list ...`.
 fn server_user(message: &str) -> Option<String> {
     let start = message.find("User \"")? + "User \"".len();
@@ -546,6 +579,56 @@ fn one_line(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A body of `chunks`, each a frame, with `pause` before each frame after the first.
+    fn body(
+        chunks: &[&'static str],
+        pause: Duration,
+    ) -> impl http_body::Body<Data = bytes::Bytes, Error = kube::Error> + Unpin {
+        let chunks = chunks.to_vec();
+        let frames = chunks
+            .into_iter()
+            .enumerate()
+            .map(move |(i, c)| async move {
+                if i > 0 {
+                    tokio::time::sleep(pause).await;
+                }
+                Ok::<_, kube::Error>(http_body::Frame::data(bytes::Bytes::from_static(
+                    c.as_bytes(),
+                )))
+            });
+        http_body_util::StreamBody::new(Box::pin(futures::stream::iter(frames).then(|f| f)))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_is_collected_whole_within_its_limits() {
+        let got = collect(
+            body(&["ab", "cd"], Duration::from_secs(1)),
+            Some(Duration::from_secs(2)),
+            4,
+        );
+        assert_eq!(got.await.unwrap(), Ok(b"abcd".to_vec()));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_that_stops_moving_or_grows_too_large_is_refused() {
+        let slow = body(&["ab", "cd"], Duration::from_secs(3));
+        let limit = Duration::from_secs(2);
+        assert_eq!(
+            collect(slow, Some(limit), 100).await.unwrap(),
+            Err(Refused::Stalled(limit))
+        );
+        let slow = body(&["ab", "cd"], Duration::from_secs(3));
+        assert_eq!(
+            collect(slow, None, 100).await.unwrap(),
+            Ok(b"abcd".to_vec())
+        );
+        let large = body(&["ab", "cd", "e"], Duration::ZERO);
+        assert_eq!(
+            collect(large, None, 4).await.unwrap(),
+            Err(Refused::TooLarge)
+        );
+    }
 
     #[test]
     fn user_is_read_from_a_forbidden_message() {

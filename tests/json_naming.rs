@@ -247,6 +247,7 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
         ReflectorEvent::Expired {
             resource_version: "5".into(),
             message: "too old resource version: 5 (90)".into(),
+            oldest_resource_version: Some("90".into()),
         },
     ];
     // Each notice variant above, once; the others are records of their own (below).

@@ -47,7 +47,8 @@ pub struct LoadStats {
     pub creates: u64,
     pub updates: u64,
     pub deletes: u64,
-    /// Writes the server refused with a conflict or not-found (none are expected).
+    /// Writes that failed and were not retried: refused with a conflict, not-found, 429 or 5xx
+    /// (none are expected), or without an answer (the server unreachable or too slow).
     pub errors: u64,
     /// The rate asked for and the rate achieved during the churn, writes per second.
     pub requested_rate: f64,
@@ -381,12 +382,23 @@ impl Generator {
                 }
                 Ok(())
             }
-            // Conflicts, not-founds, throttling and server errors are counted and the load goes
-            // on, with the generator's view of which objects exist kept consistent; anything
-            // else (forbidden, unreachable) ends the run.
-            Err(ClusterError::Api { code, .. })
-                if code == 404 || code == 409 || code == 429 || code >= 500 =>
-            {
+            // Conflicts, not-founds, throttling, server errors and a server that cannot be
+            // reached or does not answer in time (restarting, or cut off) are counted and the
+            // load goes on, with the generator's view of which objects exist kept consistent (a
+            // write without an answer may have been made: a later 409 or 404 tells); anything
+            // else (forbidden, bad request) ends the run.
+            Err(e) => {
+                let code = match e {
+                    ClusterError::Api { code, .. }
+                        if code == 404 || code == 409 || code == 429 || code >= 500 =>
+                    {
+                        code
+                    }
+                    ClusterError::Unreachable { .. }
+                    | ClusterError::Transport { .. }
+                    | ClusterError::Timeout { .. } => 0,
+                    other => return Err(other),
+                };
                 self.stats.errors += 1;
                 match (op, code) {
                     (Op::Create, 409) => self.live.push(name),
@@ -401,7 +413,6 @@ impl Generator {
                 }
                 Ok(())
             }
-            Err(e) => Err(e),
         }
     }
 }

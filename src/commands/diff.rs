@@ -12,9 +12,11 @@ use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
+use crate::informer::transition::{CloseReason, ReflectorEvent};
 use crate::output::progress::ListProgress;
+use crate::output::text::describe_notice;
 use crate::output::{stderr_is_terminal, tolerate_closed_pipe};
-use crate::recording;
+use crate::recording::{self, Notice, Transition};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -269,6 +271,7 @@ async fn run_informer(
         return Ok(Outcome::Report(Box::new(report)));
     };
     let mut watchdog = Watchdog::default();
+    let troubles = print_watch_troubles(&running);
     let code = loop {
         // An informer whose watch failed for good holds a cache that no longer moves: comparing
         // it again would report whatever it last showed, so say why it stopped instead.
@@ -280,22 +283,75 @@ async fn run_informer(
             r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
             _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
         };
-        let mut report = match report {
-            Ok(report) => report,
-            Err(e) => return Err(why_stopped(running, e).await),
+        // A comparison that fails while the informer goes on (the server restarting, a network
+        // outage) is said and tried again at the next interval: a watchdog outlives the outage.
+        let drifted = match report {
+            Ok(mut report) => {
+                watchdog.observe(report.drifted(), SystemTime::now());
+                report.watchdog = Some(watchdog.clone());
+                // A reader gone away (`| head -1`) ends the run with exit 0, as it ends tail.
+                print_report(&report, config, out).map_err(Error::Output)?;
+                Some(report.drifted())
+            }
+            Err(e) if running.reflector_finished() => return Err(why_stopped(running, e).await),
+            Err(e) => {
+                eprintln!(
+                    "diff: the comparison failed: {e}; comparing again in {}",
+                    crate::format::wait(every)
+                );
+                None
+            }
         };
-        watchdog.observe(report.drifted(), SystemTime::now());
-        report.watchdog = Some(watchdog.clone());
-        // A reader gone away (`| head -1`) ends the run with exit 0, as it ends tail.
-        print_report(&report, config, out).map_err(Error::Output)?;
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
-            _ = sleep_until(ends) => break if report.drifted() { EXIT_FINDING } else { EXIT_OK },
+            // The last comparison's verdict; one that failed is no verdict: an error.
+            _ = sleep_until(ends) => match drifted {
+                Some(drifted) => break if drifted { EXIT_FINDING } else { EXIT_OK },
+                None => {
+                    troubles.abort();
+                    let _ = running.stop().await;
+                    return Err(Error::Watch(
+                        "the watchdog's last comparison failed (see above)".into(),
+                    ));
+                }
+            },
             _ = &mut interrupt => break EXIT_INTERRUPTED,
         }
     };
+    troubles.abort();
     let _ = running.stop().await;
     Ok(Outcome::Code(code))
+}
+
+/// Prints on stderr, as `diff: ...` lines, what goes wrong with the watchdog's informer (a watch
+/// lost or refused, a 410 and its relist) and its recovery, in tail's words; the routine re-opens
+/// of a watch the server ended stay quiet.
+fn print_watch_troubles(running: &RunningInformer) -> tokio::task::JoinHandle<()> {
+    let mut events = running.observe();
+    tokio::spawn(async move {
+        let mut troubled = false;
+        while let Some(event) = events.recv().await {
+            let trouble = match &event {
+                ReflectorEvent::WatchClosed { reason, .. } => *reason != CloseReason::ServerClosed,
+                ReflectorEvent::WatchFailed { .. }
+                | ReflectorEvent::ListFailed { .. }
+                | ReflectorEvent::Expired { .. }
+                | ReflectorEvent::ListRestarted { .. } => true,
+                // Back: said once after a trouble.
+                ReflectorEvent::WatchOpened { .. } | ReflectorEvent::ListComplete { .. } => {
+                    troubled
+                }
+                _ => false,
+            };
+            if !trouble {
+                continue;
+            }
+            troubled = !matches!(event, ReflectorEvent::WatchOpened { .. });
+            if let Some(transition) = Transition::of(&event) {
+                eprintln!("diff: {}", describe_notice(Notice::Transition(transition)));
+            }
+        }
+    })
 }
 
 /// Writes the cache in tail's recording format, Secret values redacted as tail records them

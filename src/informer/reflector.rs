@@ -6,7 +6,7 @@ use super::backoff::Backoff;
 use super::listwatch::{
     ListOptions, ListWatch, ListerWatcher, StreamError, WatchEvent, WatchOptions, WatchStream,
 };
-use super::transition::{CloseReason, EventType, ReflectorEvent};
+use super::transition::{oldest_resource_version, CloseReason, EventType, ReflectorEvent};
 use crate::cluster::ClusterError;
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -578,6 +578,7 @@ impl<L: ListerWatcher> Reflector<L> {
         let restarted = list_restarted(self.initial_events.take(), &format!("410 Gone: {message}"));
         self.pending.push_back(ReflectorEvent::Expired {
             resource_version: self.resource_version.clone(),
+            oldest_resource_version: oldest_resource_version(&message),
             message,
         });
         self.pending.extend(restarted);

@@ -116,5 +116,40 @@ pub enum ReflectorEvent {
     Expired {
         resource_version: String,
         message: String,
+        /// Where the server's history starts, when its message says (`Y` of kube-apiserver's
+        /// "too old resource version: X (Y)"): its watch cache, or etcd after a compaction, can
+        /// serve a watch from Y on. A restarted API server's watch cache starts at the etcd
+        /// revision it started at, so a client that resumes after the restart is told this.
+        oldest_resource_version: Option<String>,
     },
+}
+
+/// The resourceVersion a 410's message says the server's history starts at: `Y` of
+/// kube-apiserver's (and etcd's) "too old resource version: X (Y)".
+pub fn oldest_resource_version(message: &str) -> Option<String> {
+    let (_, rest) = message.split_once("too old resource version: ")?;
+    let (_, rest) = rest.split_once(" (")?;
+    let (oldest, _) = rest.split_once(')')?;
+    (!oldest.is_empty() && oldest.bytes().all(|b| b.is_ascii_digit())).then(|| oldest.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::oldest_resource_version;
+
+    #[test]
+    fn the_start_of_the_servers_history_is_read_from_a_410s_message() {
+        let oldest = |m: &str| oldest_resource_version(m);
+        assert_eq!(
+            oldest("too old resource version: 202 (203)").as_deref(),
+            Some("203")
+        );
+        assert_eq!(
+            oldest("expired: too old resource version: 5 (90) in cache").as_deref(),
+            Some("90")
+        );
+        assert_eq!(oldest("the server says Expired"), None);
+        assert_eq!(oldest("too old resource version: 5 ()"), None);
+        assert_eq!(oldest("too old resource version: 5 (x)"), None);
+    }
 }

@@ -133,6 +133,16 @@ pub fn describe_notice(notice: Notice<'_>) -> String {
         ReflectorEvent::Expired {
             resource_version,
             message,
+            oldest_resource_version: Some(oldest),
+        } => format!(
+            "RV {resource_version} expired (410 Gone: {message}): the server's history now starts \
+             at RV {oldest} (the API server restarted and its watch cache starts there, or older \
+             history was compacted); relisting to find what changed"
+        ),
+        ReflectorEvent::Expired {
+            resource_version,
+            message,
+            oldest_resource_version: None,
         } => format!(
             "RV {resource_version} expired (410 Gone: {message}); relisting to find what changed"
         ),
@@ -283,6 +293,35 @@ mod tests {
         assert_eq!(
             text(&closed(CloseReason::ServerClosed)),
             "watch closed at RV 11: closed by the server; resuming from RV 11 in 800ms"
+        );
+    }
+
+    #[test]
+    fn a_410_says_where_the_servers_history_starts_when_its_message_says() {
+        let expired = |message: &str| ReflectorEvent::Expired {
+            resource_version: "202".into(),
+            message: message.into(),
+            oldest_resource_version: crate::informer::transition::oldest_resource_version(message),
+        };
+        let text = |e: &ReflectorEvent| {
+            describe_notice(Notice::Transition(
+                crate::recording::Transition::of(e).unwrap(),
+            ))
+        };
+        let restarted = text(&expired("too old resource version: 202 (203)"));
+        assert!(
+            restarted
+                .contains("the server's history now starts at RV 203 (the API server restarted"),
+            "{restarted}"
+        );
+        assert!(
+            restarted.ends_with("relisting to find what changed"),
+            "{restarted}"
+        );
+        let other = text(&expired("Expired"));
+        assert_eq!(
+            other,
+            "RV 202 expired (410 Gone: Expired); relisting to find what changed"
         );
     }
 }

@@ -132,10 +132,12 @@ impl Serialize for TransitionLine<'_> {
             ReflectorEvent::Expired {
                 resource_version,
                 message,
+                oldest_resource_version,
             } => {
                 m.serialize_entry("notice", "expired")?;
                 m.serialize_entry("resourceVersion", resource_version)?;
                 m.serialize_entry("message", message)?;
+                m.serialize_entry("oldestResourceVersion", oldest_resource_version)?;
             }
             ReflectorEvent::Listed { .. }
             | ReflectorEvent::Watched { .. }
@@ -278,7 +280,8 @@ mod tests {
         .unwrap();
         let expired = ReflectorEvent::Expired {
             resource_version: "5".into(),
-            message: "too old".into(),
+            message: "too old resource version: 5 (9)".into(),
+            oldest_resource_version: Some("9".into()),
         };
         p.notice(Notice::Transition(Transition::of(&expired).unwrap()), at)
             .unwrap();
@@ -299,6 +302,7 @@ mod tests {
         assert_eq!(lines[2]["type"], "NOTICE");
         assert_eq!(lines[2]["notice"], "expired");
         assert_eq!(lines[2]["resourceVersion"], "5");
+        assert_eq!(lines[2]["oldestResourceVersion"], "9");
     }
 
     #[test]

@@ -818,3 +818,300 @@ pub fn controllers_running() -> bool {
         .unwrap_or_default()
         .starts_with("controllers")
 }
+
+/// A private etcd + kube-apiserver pair of one test, for killing, stopping and restarting servers
+/// (the shared ones must never be: other tests run on them). `controlplane.sh pair` writes their
+/// exact command lines (the flags live only in the script); this starts each one, and starts it
+/// again as it was, on the same port and data. Drop kills both (SIGKILL) and waits, also when the
+/// test fails.
+pub struct PrivatePair {
+    dir: tempfile::TempDir,
+    pub kubeconfig: PathBuf,
+    etcd_args: Vec<String>,
+    apiserver_args: Vec<String>,
+    etcd: Option<std::process::Child>,
+    apiserver: Option<std::process::Child>,
+}
+
+impl PrivatePair {
+    /// Starts etcd, then kube-apiserver, and waits until the API server is ready.
+    pub async fn start() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("informer-pair-")
+            .tempdir()
+            .unwrap();
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/controlplane/controlplane.sh");
+        let out = Command::new(&script)
+            .arg("pair")
+            .arg(dir.path())
+            .env("KUBECTL_INFORMER_CONTROLPLANE_RUN", run_dir())
+            .output()
+            .expect("run tests/controlplane/controlplane.sh");
+        assert!(
+            out.status.success(),
+            "cannot set up a private etcd + kube-apiserver pair: {}; start the test control plane \
+             with `{START_COMMAND}`",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        let args = |name: &str| -> Vec<String> {
+            std::fs::read_to_string(dir.path().join(name))
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        };
+        let mut pair = PrivatePair {
+            kubeconfig: dir.path().join("kubeconfig"),
+            etcd_args: args("etcd.args"),
+            apiserver_args: args("apiserver.args"),
+            dir,
+            etcd: None,
+            apiserver: None,
+        };
+        pair.start_etcd();
+        pair.start_apiserver();
+        pair.wait_ready(Duration::from_secs(120)).await;
+        pair
+    }
+
+    pub fn kubeconfig(&self) -> &str {
+        self.kubeconfig.to_str().unwrap()
+    }
+
+    fn spawn(&self, args: &[String], log: &str) -> std::process::Child {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join(log))
+            .unwrap();
+        Command::new(&args[0])
+            .args(&args[1..])
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {}: {e}; build it with `{START_COMMAND}`",
+                    args[0]
+                )
+            })
+    }
+
+    /// Starts etcd with its command line (again, after a kill: same ports, same data).
+    pub fn start_etcd(&mut self) {
+        assert!(self.etcd.is_none(), "etcd is running");
+        self.etcd = Some(self.spawn(&self.etcd_args, "etcd.log"));
+    }
+
+    /// Starts kube-apiserver with its command line (again, after a kill: same port).
+    pub fn start_apiserver(&mut self) {
+        assert!(self.apiserver.is_none(), "kube-apiserver is running");
+        self.apiserver = Some(self.spawn(&self.apiserver_args, "apiserver.log"));
+    }
+
+    /// The last lines of a server's log, for a failure message.
+    pub fn log_tail(&self, log: &str) -> String {
+        let text = std::fs::read_to_string(self.dir.path().join(log)).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
+    }
+
+    /// Waits until the API server answers /readyz (within `limit`).
+    pub async fn wait_ready(&mut self, limit: Duration) {
+        let client = client_at(&self.kubeconfig, "admin").await;
+        let deadline = Instant::now() + limit;
+        loop {
+            let request = http::Request::get("/readyz").body(Vec::new()).unwrap();
+            if client.request_text(request).await.is_ok() {
+                return;
+            }
+            for log in ["etcd.log", "apiserver.log"] {
+                let child = match log {
+                    "etcd.log" => &mut self.etcd,
+                    _ => &mut self.apiserver,
+                };
+                if let Some(Some(status)) = child.as_mut().map(|c| c.try_wait().unwrap()) {
+                    panic!(
+                        "{log}: the server exited ({status}):\n{}",
+                        self.log_tail(log)
+                    );
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the private kube-apiserver is not ready after {limit:?}:\n{}",
+                self.log_tail("apiserver.log")
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// Sends `signal` (a name `kill` takes: TERM, STOP, CONT) to the API server.
+    pub fn signal_apiserver(&self, signal: &str) {
+        let pid = self.apiserver.as_ref().expect("kube-apiserver runs").id();
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(pid.to_string())
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -{signal} {pid}");
+    }
+
+    /// SIGKILL to the API server, and waits until it is gone.
+    pub fn kill_apiserver(&mut self) {
+        kill_and_wait(self.apiserver.take().expect("kube-apiserver runs"));
+    }
+
+    /// SIGTERM to the API server (a clean shutdown), and waits up to `limit` until it exits.
+    pub fn stop_apiserver(&mut self, limit: Duration) -> std::process::ExitStatus {
+        self.signal_apiserver("TERM");
+        let mut child = self.apiserver.take().unwrap();
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                kill_and_wait(child);
+                panic!("kube-apiserver did not exit within {limit:?} of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// SIGKILL to etcd, and waits until it is gone.
+    pub fn kill_etcd(&mut self) {
+        kill_and_wait(self.etcd.take().expect("etcd runs"));
+    }
+}
+
+fn kill_and_wait(mut child: std::process::Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+impl Drop for PrivatePair {
+    fn drop(&mut self) {
+        // A stopped process dies of SIGKILL too.
+        for child in [self.apiserver.take(), self.etcd.take()]
+            .into_iter()
+            .flatten()
+        {
+            kill_and_wait(child);
+        }
+    }
+}
+
+/// The binary in the background with both its stdout and stderr read line by line as they come
+/// (a test that acts on a notice and on the data both).
+pub struct Merged {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<(Stream, String)>,
+    pub seen: Vec<(Stream, String)>,
+}
+
+/// Which output a line of [`Merged`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Out,
+    Err,
+}
+
+impl Merged {
+    pub fn start(args: &[&str]) -> Self {
+        let mut cmd = informer();
+        cmd.args(args);
+        let mut child = cmd.spawn().expect("spawn kubectl-informer");
+        let (tx, lines) = std::sync::mpsc::channel();
+        let read = |from: Box<dyn Read + Send>, stream: Stream| {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for line in std::io::BufReader::new(from).lines().map_while(Result::ok) {
+                    if tx.send((stream, line)).is_err() {
+                        break;
+                    }
+                }
+            });
+        };
+        read(Box::new(child.stdout.take().unwrap()), Stream::Out);
+        read(Box::new(child.stderr.take().unwrap()), Stream::Err);
+        Merged {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Reads lines until one of `stream` satisfies `pred`; fails the test after `limit`.
+    pub fn wait_for(
+        &mut self,
+        stream: Stream,
+        what: &str,
+        limit: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((from, line)) => {
+                    self.seen.push((from, line.clone()));
+                    if from == stream && pred(&line) {
+                        return line;
+                    }
+                }
+                Err(_) => {
+                    let _ = self.child.kill();
+                    panic!("no {what} within {limit:?}; so far:\n{}", self.transcript());
+                }
+            }
+        }
+    }
+
+    /// Every line so far, stderr's marked `[err]`.
+    pub fn transcript(&self) -> String {
+        self.seen
+            .iter()
+            .map(|(from, l)| match from {
+                Stream::Out => l.clone(),
+                Stream::Err => format!("[err] {l}"),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Sends SIGINT (Ctrl-C) and waits up to `limit` for the exit; returns its code.
+    pub fn interrupt(&mut self, limit: Duration) -> Option<i32> {
+        let status = Command::new("kill")
+            .arg("-INT")
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(1)) {
+                    self.seen.push(line);
+                }
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("no exit within {limit:?} of SIGINT:\n{}", self.transcript());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Merged {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}

@@ -11,6 +11,10 @@
 #                                              run/old/legacy.kubeconfig (see start_old)
 #   tests/controlplane/controlplane.sh down    stop every server and remove their data
 #   tests/controlplane/controlplane.sh status  exit 0 when every server answers /readyz
+#   tests/controlplane/controlplane.sh pair DIR
+#                                              write the command lines of a private etcd +
+#                                              kube-apiserver pair in DIR, for tests that kill and
+#                                              restart servers (see pair)
 #
 # Beside the API server, real controllers make the traffic informers see in a cluster:
 # kube-controller-manager and kube-scheduler (same module and version as the API server) and kwok
@@ -265,6 +269,60 @@ EOF
   mv "$out.new" "$out"
 }
 
+# The command line of the current etcd, one argument a line (binary first): `etcd_args NAME
+# DATA_DIR CLIENT_PORT PEER_PORT`. `up` and `pair` both start etcd from it.
+etcd_args() {
+  local name=$1 data=$2 client=$3 peer=$4
+  printf '%s\n' "$bin/etcd" --name="$name" --data-dir="$data" --unsafe-no-fsync \
+    --listen-client-urls="http://127.0.0.1:$client" --advertise-client-urls="http://127.0.0.1:$client" \
+    --listen-peer-urls="http://127.0.0.1:$peer" --initial-advertise-peer-urls="http://127.0.0.1:$peer" \
+    --initial-cluster="$name=http://127.0.0.1:$peer" \
+    --watch-progress-notify-interval="${KUBECTL_INFORMER_ETCD_PROGRESS_NOTIFY:-5s}" \
+    --quota-backend-bytes=8589934592 --log-level=warn
+}
+
+# The command line of the current kube-apiserver, one argument a line (binary first):
+# `apiserver_args ETCD_PORT PORT CERT_DIR`, with the certificates, tokens and service-account keys
+# of $run/pki. `up` and `pair` both start the API server from it.
+apiserver_args() {
+  local etcd_port=$1 port=$2 cert_dir=$3
+  printf '%s\n' "$bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$port" \
+    --tls-cert-file="$run/pki/apiserver.crt" --tls-private-key-file="$run/pki/apiserver.key" \
+    --cert-dir="$cert_dir" --token-auth-file="$run/tokens.csv" \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file="$run/pki/sa.pub" --service-account-signing-key-file="$run/pki/sa.key" \
+    --authorization-mode=RBAC --service-cluster-ip-range=10.0.0.0/24 \
+    --disable-admission-plugins=ServiceAccount --allow-privileged=true \
+    --endpoint-reconciler-type=none --profiling=false \
+    --feature-gates=WatchList=true \
+    --watch-cache-sizes=podtemplates#0 \
+    --etcd-compaction-interval="${KUBECTL_INFORMER_ETCD_COMPACTION_INTERVAL:-10s}"
+}
+
+# A private etcd + kube-apiserver pair, for a test that kills, stops and restarts them (the shared
+# ones must never be: other tests run on them): `pair DIR` picks free loopback ports and writes
+# DIR/etcd.args and DIR/apiserver.args (each the exact command line, one argument a line, data in
+# DIR/etcd), DIR/kubeconfig (the running control plane's CA and tokens, so the same admin token
+# works) and DIR/apiserver.port. It starts nothing: the test starts each command, and starts it
+# again after a kill, as it is, so that a restart is the same server on the same port and data.
+pair() {
+  local dir=${1:-}
+  [[ -n "$dir" ]] || die "usage: $0 pair DIR"
+  [[ -x "$bin/etcd" && -x "$bin/kube-apiserver" ]] \
+    || die "no etcd or kube-apiserver in $bin: build them and start the control plane with \`$0 up\`"
+  [[ -f "$run/pki/ca.crt" && -f "$run/tokens.csv" && -f "$run/admin.token" ]] \
+    || die "no running control plane in $run (its CA and tokens are shared): start it with \`$0 up\`"
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  local etcd_port peer_port api_port
+  etcd_port=$(free_port); peer_port=$(free_port); api_port=$(free_port)
+  etcd_args informer-pair "$dir/etcd" "$etcd_port" "$peer_port" > "$dir/etcd.args"
+  apiserver_args "$etcd_port" "$api_port" "$dir/pki" > "$dir/apiserver.args"
+  kubeconfig "$api_port" "$dir/kubeconfig"
+  echo "$api_port" > "$dir/apiserver.port"
+}
+
 up() {
   local want_mode; want_mode=$(mode)
   if ready && [[ "$(cat "$run/mode" 2>/dev/null)" != "$want_mode" ]]; then
@@ -288,27 +346,13 @@ up() {
 
   local etcd_port peer_port api_port
   etcd_port=$(free_port); peer_port=$(free_port); api_port=$(free_port)
-  "$bin/etcd" --name=informer-test --data-dir="$run/etcd" --unsafe-no-fsync \
-    --listen-client-urls="http://127.0.0.1:$etcd_port" --advertise-client-urls="http://127.0.0.1:$etcd_port" \
-    --listen-peer-urls="http://127.0.0.1:$peer_port" --initial-advertise-peer-urls="http://127.0.0.1:$peer_port" \
-    --initial-cluster="informer-test=http://127.0.0.1:$peer_port" \
-    --watch-progress-notify-interval="${KUBECTL_INFORMER_ETCD_PROGRESS_NOTIFY:-5s}" \
-    --quota-backend-bytes=8589934592 --log-level=warn >"$run/etcd.log" 2>&1 &
+  local cmd
+  mapfile -t cmd < <(etcd_args informer-test "$run/etcd" "$etcd_port" "$peer_port")
+  "${cmd[@]}" >"$run/etcd.log" 2>&1 &
   echo $! > "$run/etcd.pid"
 
-  "$bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
-    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$api_port" \
-    --tls-cert-file="$run/pki/apiserver.crt" --tls-private-key-file="$run/pki/apiserver.key" \
-    --cert-dir="$run/pki" --token-auth-file="$run/tokens.csv" \
-    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
-    --service-account-key-file="$run/pki/sa.pub" --service-account-signing-key-file="$run/pki/sa.key" \
-    --authorization-mode=RBAC --service-cluster-ip-range=10.0.0.0/24 \
-    --disable-admission-plugins=ServiceAccount --allow-privileged=true \
-    --endpoint-reconciler-type=none --profiling=false \
-    --feature-gates=WatchList=true \
-    --watch-cache-sizes=podtemplates#0 \
-    --etcd-compaction-interval="${KUBECTL_INFORMER_ETCD_COMPACTION_INTERVAL:-10s}" \
-    >"$run/apiserver.log" 2>&1 &
+  mapfile -t cmd < <(apiserver_args "$etcd_port" "$api_port" "$run/pki")
+  "${cmd[@]}" >"$run/apiserver.log" 2>&1 &
   echo $! > "$run/apiserver.pid"
   echo "$api_port" > "$run/apiserver.port"
   kubeconfig "$api_port"
@@ -485,7 +529,8 @@ down_quiet() {
 case "${1:-}" in
   build) build ;;
   up) up ;;
+  pair) pair "${2:-}" ;;
   down) down_quiet; log "stopped; removed $run" ;;
   status) ready && { ! old_wanted || old_ready; } ;;
-  *) die "usage: $0 build|up|down|status" ;;
+  *) die "usage: $0 build|up|down|status|pair DIR" ;;
 esac

@@ -46,7 +46,9 @@ async fn a_410_error_event_in_the_stream_expires_then_relists_after_one_backoff_
     );
     assert!(matches!(
         &events[4].1,
-        ReflectorEvent::Expired { message, .. } if message == "too old resource version: 5 (20)"
+        ReflectorEvent::Expired { message, oldest_resource_version, .. }
+            if message == "too old resource version: 5 (20)"
+                && oldest_resource_version.as_deref() == Some("20")
     ));
     assert_relisted_after_one_backoff(&events, events[4].0);
     assert_eq!(

@@ -70,6 +70,11 @@ impl Transport {
                 humantime::format_duration(Duration::from_secs(silent_for.as_secs())),
                 humantime::format_duration(PING_TIMEOUT),
             )
+        } else if reason.contains("close_notify") {
+            // rustls's words, with a link to its manual, for a TCP close without TLS's own end.
+            "the server closed the connection without ending the watch (its process ended, or \
+             the connection was cut)"
+                .to_string()
         } else {
             reason
         }
@@ -127,5 +132,41 @@ impl Transport {
             .map_err(|e| -> Box<dyn std::error::Error + Send + Sync> { Box::new(e) })
             .service(http);
         Ok(kube::Client::new(service, config.default_namespace.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn explain(transport: Transport, reason: &str, silent_secs: u64) -> String {
+        let err = std::io::Error::other(reason.to_string());
+        transport.explain(&err, Duration::from_secs(silent_secs))
+    }
+
+    #[test]
+    fn a_stream_failure_is_said_in_the_users_terms() {
+        let default = Transport::default();
+        let broken = "stream closed because of a broken pipe";
+        assert_eq!(
+            explain(default, broken, 45),
+            "the health check got no answer: nothing received for 45s, no reply to an HTTP/2 \
+             PING within 15s"
+        );
+        // Not silent for the health check's idle time: something else broke the pipe.
+        assert_eq!(explain(default, broken, 3), broken);
+        let off = Transport {
+            health_check: None,
+            ..default
+        };
+        assert_eq!(explain(off, broken, 600), broken);
+        assert!(explain(
+            default,
+            "peer closed connection without sending TLS close_notify: https://docs.rs/rustls",
+            1
+        )
+        .starts_with("the server closed the connection without ending the watch"));
+        assert_eq!(default.stall_limit(), Some(Duration::from_secs(45)));
+        assert_eq!(off.stall_limit(), None);
     }
 }

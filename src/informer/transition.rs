@@ -50,7 +50,7 @@ impl std::fmt::Display for CloseReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CloseReason::ServerClosed => write!(f, "closed by the server"),
-            CloseReason::ConnectionLost(r) => write!(f, "connection lost ({r})"),
+            CloseReason::ConnectionLost(r) => write!(f, "connection lost: {r}"),
             CloseReason::Malformed(r) => write!(f, "malformed event, relisting ({r})"),
             CloseReason::TooLarge(r) => write!(f, "{r}, relisting"),
             CloseReason::ErrorEvent { code, message } => {

@@ -23,9 +23,10 @@ const MIN_WATCH_TIMEOUT: u64 = 300;
 
 /// A watch still open this long after its `timeoutSeconds` is presumed dead (a peer gone without
 /// closing the connection) and re-opened. client-go has no such bound (its `Request.Watch` only
-/// sends `timeoutSeconds` to the server); it notices a dead peer through HTTP/2 health checks.
-/// This bound keeps a silent peer from freezing an informer forever, at worst for the watch's
-/// timeout plus this grace.
+/// sends `timeoutSeconds` to the server); it notices a dead peer through HTTP/2 health checks,
+/// as the transport here does (`cluster::Transport`, `--health-check`), much sooner. This bound
+/// remains for when the health check is off or the connection has none (HTTP/1.1 to a peer
+/// process that is alive but stuck).
 const DEAD_WATCH_GRACE: Duration = Duration::from_secs(5);
 
 /// How the reflector obtains its starting state.

@@ -45,22 +45,6 @@ fn rebuild(lines: &[String]) -> BTreeMap<String, String> {
     state
 }
 
-async fn listed(ns: &TestNamespace) -> BTreeMap<String, String> {
-    ns.configmaps()
-        .list(&Default::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|c| {
-            (
-                c.metadata.name.unwrap(),
-                c.metadata.resource_version.unwrap(),
-            )
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_frozen_connection_is_closed_by_the_health_check_and_the_watch_resumes_without_loss() {
     let ns = TestNamespace::new("freeze").await;
@@ -122,7 +106,7 @@ async fn a_frozen_connection_is_closed_by_the_health_check_and_the_watch_resumes
         proxy.connections() >= 2,
         "the watch resumed on a new connection"
     );
-    let expected = listed(&ns).await;
+    let expected = ns.configmap_versions().await;
     let lines = std::cell::RefCell::new(tail.seen.clone());
     tail.wait_for(
         "the state of the server rebuilt from tail's events",

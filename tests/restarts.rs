@@ -127,23 +127,6 @@ impl Writer {
     }
 }
 
-/// name → resourceVersion of a fresh (consistent) LIST.
-async fn listed(ns: &TestNamespace) -> BTreeMap<String, String> {
-    ns.configmaps()
-        .list(&Default::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|o| {
-            (
-                o.metadata.name.unwrap(),
-                o.metadata.resource_version.unwrap(),
-            )
-        })
-        .collect()
-}
-
 fn parse(lines: &[String]) -> Vec<Value> {
     lines
         .iter()
@@ -228,7 +211,7 @@ fn assert_nothing_repeated(lines: &[Value]) {
 /// The server's writes were all seen: waits (within `LIMIT`) until tail's events rebuild what a
 /// fresh LIST returns, then checks that nothing was repeated.
 async fn assert_tail_rebuilds_the_server(tail: &mut Streaming, ns: &TestNamespace) -> Vec<Value> {
-    let want = listed(ns).await;
+    let want = ns.configmap_versions().await;
     let lines = std::cell::RefCell::new(parse(&tail.seen));
     if rebuilt(&lines.borrow()) != want {
         tail.wait_for(
@@ -477,7 +460,7 @@ async fn diff_every_says_why_comparisons_fail_while_the_api_server_restarts_and_
     writer.until_more_succeed(20, LIMIT).await;
     writer.stop().await;
     // A report of the server's final state: the writes are over, the informer has them all.
-    let want = listed(&ns).await.len() as u64;
+    let want = ns.configmap_versions().await.len() as u64;
     let after = reports(&diff).len();
     diff.wait_for(Stream::Out, "a report after the restart", LIMIT, |l| {
         serde_json::from_str::<Value>(l).unwrap()["compared"] == want

@@ -133,6 +133,23 @@ impl TestNamespace {
 
     /// Creates Secret `name` with `stringData` `{key: value}` (the server stores it base64 in
     /// `data`).
+    /// name → resourceVersion of the namespace's ConfigMaps, by a fresh (consistent) LIST.
+    pub async fn configmap_versions(&self) -> std::collections::BTreeMap<String, String> {
+        self.configmaps()
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .map(|c| {
+                (
+                    c.metadata.name.unwrap(),
+                    c.metadata.resource_version.unwrap(),
+                )
+            })
+            .collect()
+    }
+
     pub async fn create_secret(&self, name: &str, key: &str, value: &str) {
         use k8s_openapi::api::core::v1::Secret;
         let secret: Secret = serde_json::from_value(serde_json::json!({

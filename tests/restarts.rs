@@ -318,6 +318,24 @@ async fn tail_across(disruption: Disruption) -> (Vec<Value>, usize) {
     writer.stop().await;
     let lines = assert_tail_rebuilds_the_server(&mut tail, &ns).await;
     tail.close_stdout();
+    // And an informer of diff's, built after it all, finds the server as tail does: no drift.
+    let diff = run(&[
+        "diff",
+        "configmaps",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--kubeconfig",
+        pair.kubeconfig(),
+    ]);
+    assert_eq!(
+        diff.code,
+        Some(0),
+        "diff after the disruption:\n{}{}",
+        diff.stdout,
+        diff.stderr
+    );
     (lines, from)
 }
 

@@ -188,6 +188,28 @@ async fn no_reconnect_exits_0_when_the_server_closes_the_watch() {
     assert!(closed[0]["retryInSeconds"].is_null());
 }
 
+/// An --until-rv the watch never reached before it ended for good is an error: what was
+/// printed is not everything up to that RV.
+#[tokio::test]
+async fn no_reconnect_with_until_rv_not_reached_exits_2() {
+    let ns = TestNamespace::new("noreconnect-until").await;
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--no-reconnect",
+        "--server-timeout",
+        "2s",
+        "--until-rv",
+        "999999999999",
+    ]);
+    assert_one_line_error(
+        &out,
+        &["the watch ended (--no-reconnect) before resourceVersion 999999999999 was seen"],
+    );
+}
+
 #[tokio::test]
 async fn text_output_and_stats_summary() {
     let ns = TestNamespace::new("text").await;

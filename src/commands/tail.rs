@@ -215,6 +215,12 @@ impl Session<'_> {
             };
             let event = match next {
                 Ok(Some(event)) => event,
+                // The watch ended for good (--no-reconnect): an --until-rv not reached now never
+                // will be, and what was printed is not everything up to it.
+                Ok(None) if self.config.until_rv.is_some() => {
+                    self.printer.flush().map_err(Error::Output)?;
+                    return Err(Error::Watch(self.watch_ended_early()));
+                }
                 Ok(None) => return Ok(Stop::Done),
                 Err(e) => {
                     self.printer.flush().map_err(Error::Output)?;
@@ -445,6 +451,19 @@ impl Session<'_> {
             None => "no resourceVersion was seen".to_string(),
         };
         format!("--timeout {limit} reached before {missed}; {last}")
+    }
+
+    /// Why an --until-rv run ended without reaching it.
+    fn watch_ended_early(&self) -> String {
+        let until = self.config.until_rv.unwrap_or_default();
+        let last = match self.newest_rv {
+            Some(rv) => format!("the newest resourceVersion seen was {rv}"),
+            None => "no resourceVersion was seen".to_string(),
+        };
+        format!(
+            "the watch ended (--no-reconnect) before resourceVersion {until} was seen; {last}: \
+             drop --no-reconnect to resume the watch until it is"
+        )
     }
 
     fn check_until(&mut self, rv: &str) {

@@ -371,7 +371,7 @@ async fn diff_every_goes_on_through_a_frozen_connection_and_finds_no_drift() {
     let dir = tempfile::tempdir().unwrap();
     let (proxy, kc) = FreezingProxy::for_test_server(dir.path());
     let kc = kc.to_str().unwrap().to_string();
-    let mut diff = Streaming::start(&[
+    let mut diff = Merged::start(&[
         "diff",
         "configmaps",
         "-n",
@@ -385,9 +385,12 @@ async fn diff_every_goes_on_through_a_frozen_connection_and_finds_no_drift() {
         "--health-check",
         "20s",
     ]);
-    diff.wait_for("a first comparison", Duration::from_secs(60), |l| {
-        l.contains("\"compared\":1")
-    });
+    diff.wait_for(
+        Stream::Out,
+        "a first comparison",
+        Duration::from_secs(60),
+        |l| l.contains("\"compared\":1"),
+    );
     proxy.freeze();
     for i in 0..3 {
         ns.create_configmap(&format!("during-{i}"), &[]).await;
@@ -395,7 +398,16 @@ async fn diff_every_goes_on_through_a_frozen_connection_and_finds_no_drift() {
     // Up to 35 s for the health check, then the catch-up wait of an exact comparison whose RV
     // was compacted meanwhile: the cache reaches the server's newest RV with the next bookmark,
     // which the API server sends about once a minute.
+    // The comparison in flight on the frozen connection fails with it, in the health check's
+    // words, and the watchdog goes on.
+    diff.wait_for(
+        Stream::Err,
+        "the failed comparison naming the health check",
+        Duration::from_secs(60),
+        |l| l.contains("the comparison failed") && l.contains("the health check got no answer"),
+    );
     let report = diff.wait_for(
+        Stream::Out,
         "a comparison of the 4 objects after the freeze",
         Duration::from_secs(180),
         |l| l.contains("\"compared\":4"),

@@ -465,6 +465,12 @@ impl Cluster {
         err: &(dyn std::error::Error + 'static),
         op: &Operation,
     ) -> ClusterError {
+        if let Some(reason) = self.transport.explain_request(err) {
+            return ClusterError::Transport {
+                what: op.describe(),
+                reason,
+            };
+        }
         let reason = innermost(err);
         let lower = reason.to_ascii_lowercase();
         let io_kind = io_error_kind(err);

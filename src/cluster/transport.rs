@@ -60,10 +60,8 @@ impl Transport {
     /// gives a reset or an end of file instead).
     pub fn explain(&self, err: &(dyn std::error::Error + 'static), silent_for: Duration) -> String {
         let reason = super::innermost(err);
-        let by_health_check = reason.contains("keep-alive timed out")
-            || (reason.contains("broken pipe")
-                && silent_for >= self.health_check.unwrap_or(Duration::MAX));
-        if by_health_check {
+        let silent = silent_for >= self.health_check.unwrap_or(Duration::MAX);
+        if closed_by_health_check(err) || (reason.contains("broken pipe") && silent) {
             format!(
                 "the health check got no answer: nothing received for {}, no reply to an HTTP/2 \
                  PING within {}",
@@ -78,6 +76,19 @@ impl Transport {
         } else {
             reason
         }
+    }
+
+    /// Why a request (not a stream) failed, when the health check closed its connection.
+    pub fn explain_request(&self, err: &(dyn std::error::Error + 'static)) -> Option<String> {
+        let idle = self.health_check?;
+        closed_by_health_check(err).then(|| {
+            format!(
+                "the health check got no answer: no reply to an HTTP/2 PING within {} after {} \
+                 without a frame",
+                humantime::format_duration(PING_TIMEOUT),
+                humantime::format_duration(idle),
+            )
+        })
     }
 
     /// kube's client over this transport's HTTP stack; the error is the reason the
@@ -135,6 +146,19 @@ impl Transport {
     }
 }
 
+/// Whether hyper closed the connection because a PING went unanswered: its error chain holds
+/// "keep-alive timed out" (whose own cause reads only "operation timed out").
+fn closed_by_health_check(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(err);
+    while let Some(e) = current {
+        if e.to_string().contains("keep-alive timed out") {
+            return true;
+        }
+        current = e.source();
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +191,34 @@ mod tests {
         )
         .starts_with("the server closed the connection without ending the watch"));
         assert_eq!(default.stall_limit(), Some(Duration::from_secs(45)));
+        // hyper's chain: "http2 error" > "keep-alive timed out" > "operation timed out".
+        #[derive(Debug)]
+        struct Layer(&'static str, Option<Box<Layer>>);
+        impl std::fmt::Display for Layer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.0)
+            }
+        }
+        impl std::error::Error for Layer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                self.1.as_deref().map(|l| l as _)
+            }
+        }
+        let inner = Layer("operation timed out", None);
+        let keepalive = Layer("keep-alive timed out", Some(Box::new(inner)));
+        let hyper = Layer("http2 error", Some(Box::new(keepalive)));
+        assert_eq!(
+            default.explain_request(&hyper).as_deref(),
+            Some("the health check got no answer: no reply to an HTTP/2 PING within 15s after 30s without a frame")
+        );
+        assert!(default
+            .explain(&hyper, Duration::ZERO)
+            .starts_with("the health check"));
+        assert_eq!(off.explain_request(&hyper), None);
+        assert_eq!(
+            default.explain_request(&Layer("connection reset", None)),
+            None
+        );
         assert_eq!(off.stall_limit(), None);
     }
 }

@@ -238,42 +238,32 @@ async fn tail_of_deploy_rs_pods_with_the_connection_cut_every_few_seconds_still_
 async fn text_names_each_objects_kind_as_kubectl_does_and_each_notice_its_resource() {
     require_controllers();
     let ns = TestNamespace::new("multi-text").await;
+    let mut tail = Merged::start(&["tail", "deploy,rs,pods", "-n", &ns.name]);
+    let limit = Duration::from_secs(60);
+    for resource in RESOURCES {
+        let opened = format!("NOTICE    {resource}: watch opened from RV ");
+        let started = format!("NOTICE    tailing {resource} in namespace \"{}\"", ns.name);
+        if !tail.seen.iter().any(|(_, l)| l.contains(&opened)) {
+            tail.wait_for(Stream::Err, &opened, limit, |l| l.contains(&opened));
+        }
+        assert!(
+            tail.seen.iter().any(|(_, l)| l.contains(&started)),
+            "{}",
+            tail.transcript()
+        );
+    }
     create_deployment(&ns, "web", 1).await;
-    let mut tail = Streaming::start(&["tail", "deploy,rs,pods", "-n", &ns.name]);
     // In arrival order, which is not the order of the resources: wait until each has shown.
     let needles = ["deployment.apps/web", "replicaset.apps/web-", "pod/web-"]
         .map(|kind| format!("  {}  {kind}", ns.name));
     let seen = std::cell::RefCell::new(Vec::<String>::new());
-    tail.wait_for("a line of each kind", Duration::from_secs(120), |l| {
+    tail.wait_for(Stream::Out, "a line of each kind", limit, |l| {
         seen.borrow_mut().push(l.to_string());
         needles
             .iter()
             .all(|n| seen.borrow().iter().any(|l| l.contains(n)))
     });
-    let pid = tail.pid().to_string();
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let out = tail.finish(Duration::from_secs(30));
-    assert_eq!(out.code, Some(130), "{}", out.stderr);
-    for resource in RESOURCES {
-        assert!(
-            out.stderr.contains(&format!(
-                "NOTICE    tailing {resource} in namespace \"{}\"",
-                ns.name
-            )),
-            "{}",
-            out.stderr
-        );
-        assert!(
-            out.stderr
-                .contains(&format!("NOTICE    {resource}: watch opened from RV ")),
-            "{}",
-            out.stderr
-        );
-    }
+    assert_eq!(tail.interrupt(Duration::from_secs(30)), Some(130));
 }
 
 #[tokio::test]
@@ -312,7 +302,63 @@ async fn max_events_counts_across_resources_and_stats_has_a_line_for_each_and_th
         "{summary:?}"
     );
     // Secret values stay redacted in a stream of several resources.
-    assert!(!out.stdout.contains("\"k\":\"dg==\""), "{}", out.stdout);
+    let secrets: Vec<Value> = out
+        .object_events()
+        .into_iter()
+        .filter(|e| e["resource"] == "secrets")
+        .collect();
+    assert!(!secrets.is_empty(), "{}", out.stdout);
+    for secret in secrets {
+        assert_eq!(
+            secret["object"]["data"]["k"], "<redacted: 1 bytes>",
+            "{secret}"
+        );
+    }
+
+    // --timeout: what did not come in time, with the newest RV of each resource.
+    let out = run(&[
+        "tail",
+        "cm,secrets",
+        "-n",
+        &ns.name,
+        "--max-events",
+        "10",
+        "--timeout",
+        "2s",
+    ]);
+    assert_timed_out(
+        &out,
+        &[
+            "10 object events arrived (4 did)",
+            "the newest resourceVersions seen were configmaps ",
+            ", secrets ",
+        ],
+    );
+}
+
+#[tokio::test]
+async fn with_no_reconnect_the_run_ends_when_every_resources_watch_has_ended() {
+    let ns = TestNamespace::new("multi-once").await;
+    let out = run(&[
+        "tail",
+        "cm,secrets",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--no-reconnect",
+        "--server-timeout",
+        "1s",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    for resource in ["configmaps", "secrets"] {
+        let closed = out
+            .json_lines()
+            .into_iter()
+            .filter(|l| l["notice"] == "watch-closed" && l["resource"] == resource)
+            .count();
+        assert_eq!(closed, 1, "{resource}: {}", out.stdout);
+    }
 }
 
 #[tokio::test]

@@ -1,8 +1,11 @@
 //! Several reflectors at once (`tail deploy,rs,pods`): each driven in its own task with its own
 //! LIST/WATCH, resourceVersions, bookmarks, reconnects and relists, their events merged into one
-//! stream in arrival order, each tagged with the index of the reflector it came from.
+//! stream in arrival order, each tagged with the index of the reflector it came from. One
+//! reflector alone is driven in place: a task and a channel per event would cost a single
+//! `tail` a fifth to a third of its throughput (a watch's events come one by one, so they
+//! cannot be sent in batches).
 
-use super::listwatch::ListerWatcher;
+use super::listwatch::{ListWatch, ListerWatcher};
 use super::reflector::{Reflector, ReflectorError};
 use super::transition::ReflectorEvent;
 use std::collections::VecDeque;
@@ -25,13 +28,19 @@ enum Batch {
 }
 
 /// The events of several reflectors, in arrival order; each reflector's own order is kept.
-pub struct Merged {
-    rx: mpsc::Receiver<(usize, Batch)>,
-    /// Dropped with the stream: the reflectors stop with it.
-    _tasks: JoinSet<()>,
-    ready: VecDeque<(usize, ReflectorEvent)>,
-    /// Reflectors that have not ended.
-    running: usize,
+pub struct Merged<L = ListWatch>(Inner<L>);
+
+enum Inner<L> {
+    /// One reflector, driven by `next` itself.
+    One(Box<Reflector<L>>),
+    Several {
+        rx: mpsc::Receiver<(usize, Batch)>,
+        /// Dropped with the stream: the reflectors stop with it.
+        _tasks: JoinSet<()>,
+        ready: VecDeque<(usize, ReflectorEvent)>,
+        /// Reflectors that have not ended.
+        running: usize,
+    },
 }
 
 /// A reflector's fatal error, with the index of the reflector.
@@ -41,51 +50,73 @@ pub struct MergedError {
     pub error: ReflectorError,
 }
 
-impl Merged {
-    /// Starts each reflector in a task of its own.
-    pub fn start<L: ListerWatcher>(reflectors: Vec<Reflector<L>>) -> Self {
+impl<L: ListerWatcher> Merged<L> {
+    /// Starts each reflector in a task of its own (one alone runs in place).
+    pub fn start(mut reflectors: Vec<Reflector<L>>) -> Self {
+        if reflectors.len() == 1 {
+            if let Some(one) = reflectors.pop() {
+                return Merged(Inner::One(Box::new(one)));
+            }
+        }
         let running = reflectors.len();
         let (tx, rx) = mpsc::channel(IN_FLIGHT * running.max(1));
         let mut tasks = JoinSet::new();
         for (index, reflector) in reflectors.into_iter().enumerate() {
             tasks.spawn(drive(index, reflector, tx.clone()));
         }
-        Merged {
+        Merged(Inner::Several {
             rx,
             _tasks: tasks,
             ready: VecDeque::new(),
             running,
-        }
+        })
     }
 
     /// The next event and the index of its reflector; `Ok(None)` once every reflector ended.
     /// A reflector's fatal error ends the stream.
     pub async fn next(&mut self) -> Result<Option<(usize, ReflectorEvent)>, MergedError> {
+        let (rx, ready, running) = match &mut self.0 {
+            Inner::One(reflector) => {
+                return match reflector.next().await {
+                    Ok(event) => Ok(event.map(|e| (0, e))),
+                    Err(error) => Err(MergedError {
+                        reflector: 0,
+                        error,
+                    }),
+                }
+            }
+            Inner::Several {
+                rx, ready, running, ..
+            } => (rx, ready, running),
+        };
         loop {
-            if let Some(next) = self.ready.pop_front() {
+            if let Some(next) = ready.pop_front() {
                 return Ok(Some(next));
             }
-            if self.running == 0 {
+            if *running == 0 {
                 return Ok(None);
             }
-            match self.rx.recv().await {
+            match rx.recv().await {
                 Some((index, Batch::Events(events))) => {
-                    self.ready.extend(events.into_iter().map(|e| (index, e)))
+                    ready.extend(events.into_iter().map(|e| (index, e)))
                 }
-                Some((_, Batch::Ended)) => self.running -= 1,
+                Some((_, Batch::Ended)) => *running -= 1,
                 Some((reflector, Batch::Failed(error))) => {
-                    self.running = 0;
+                    *running = 0;
                     return Err(MergedError { reflector, error });
                 }
                 // Every task gone without a word: only when they panicked.
-                None => self.running = 0,
+                None => *running = 0,
             }
         }
     }
 
     /// Whether `next` has an event without waiting (a printer flushes when it has none).
     pub fn has_pending(&self) -> bool {
-        !self.ready.is_empty() || !self.rx.is_empty()
+        match &self.0 {
+            Inner::One(reflector) => reflector.has_pending(),
+            Inner::Several { rx, ready, .. } => !ready.is_empty() || !rx.is_empty(),
+        }
     }
 }
 
@@ -207,6 +238,27 @@ mod tests {
                 .collect();
             assert_eq!(own, ["listed", "watch-opened"], "reflector {i}");
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn one_reflector_alone_runs_in_place_with_the_same_stream() {
+        let one = Script::default()
+            .list(vec![], "10", None)
+            .watch([modified("a1", 11, Duration::from_secs(1)), vec![Step::End]].concat());
+        let mut merged = Merged::start(vec![once(one)]);
+        assert!(matches!(merged.0, Inner::One(_)));
+        let mut events = Vec::new();
+        while let Some(event) = merged.next().await.unwrap() {
+            events.push(event);
+        }
+        assert_eq!(
+            shown(&events),
+            [
+                (0, "listed".to_string()),
+                (0, "watch-opened".to_string()),
+                (0, "a1@11".to_string())
+            ]
+        );
     }
 
     #[tokio::test(start_paused = true)]

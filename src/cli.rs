@@ -289,12 +289,14 @@ pub struct BenchArgs {
     pub output: ReportFormat,
 }
 
-/// `kubectl informer tail RESOURCE [NAME]`.
+/// `kubectl informer tail RESOURCE[,RESOURCE...] [NAME]`.
 #[derive(Debug, Clone, Args)]
 #[command(before_help = "Examples:\n  \
     kubectl informer tail configmaps -n default\n  \
     kubectl informer tail deploy my-app -o json --max-events 10\n  \
     kubectl informer tail pods -A -l app=web --initial none\n  \
+    # several resources in one stream, each with its own reflector\n  \
+    kubectl informer tail deploy,rs,pods -n app -l app=web\n  \
     # replay: exactly the events after RV 48213, until RV 48290 (exit 124 if it never comes)\n  \
     kubectl informer tail cm -n app --from-rv 48213 --until-rv 48290 --timeout 1m\n  \
     # a recording for bench --from-file and diff --cache-file\n  \
@@ -303,10 +305,11 @@ pub struct BenchArgs {
     --no-reconnect, or the reader of stdout went away), 2 error (also an expired --from-rv), 124 \
     --timeout reached before --until-rv or --max-events, 130 interrupted.")]
 pub struct TailArgs {
-    /// The resource, as kubectl names it: `configmaps`, `cm`, `deployments.apps`, a CRD.
+    /// The resource, as kubectl names it: `configmaps`, `cm`, `deployments.apps`, a CRD; or
+    /// several separated by commas (`deploy,rs,pods`), merged in one stream.
     #[arg(value_name = "RESOURCE")]
     pub resource: String,
-    /// Only this object (a field selector on metadata.name).
+    /// Only this object (a field selector on metadata.name); with one resource only.
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
     /// Label selector, e.g. `app=web,tier!=db`.

@@ -18,7 +18,7 @@
 //!                    trait and the wire protocol) ─▶ reflector (reports `transition`s) ─▶ fifo
 //!                    ─▶ core (the informer loop: Cache = store + relist bookkeeping, then the
 //!                    processor) ─▶ processor ─▶ workqueue; shared runs them and hands out a
-//!                    RunningInformer to await
+//!                    RunningInformer to await; merge runs several reflectors as one stream
 //!             │
 //!             ▼
 //!         cluster/   kubeconfig, client, discovery, resource names, selectors, errors

@@ -11,7 +11,7 @@ use common::*;
 use kubectl_informer::informer::object::RawObject;
 use kubectl_informer::informer::transition::{CloseReason, EventType, ReflectorEvent};
 use kubectl_informer::recording::{
-    BookmarkEvent, EventPrinter, JsonPrinter, Notice, ObjectEvent, Origin, Transition,
+    BookmarkEvent, EventPrinter, JsonPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -273,10 +273,22 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
     .unwrap();
     let object = RawObject::parse(raw, None).unwrap();
     let at = SystemTime::UNIX_EPOCH;
+    let watch = StartNotice {
+        schema_version: 2,
+        resource: "configmaps".into(),
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        namespace: Some("n".into()),
+        label_selector: None,
+        field_selector: None,
+        metadata_only: false,
+        server: "https://127.0.0.1:6443".into(),
+    };
     let mut buf = Vec::new();
     let mut p = JsonPrinter::new(&mut buf);
     for event_type in [EventType::Added, EventType::Modified, EventType::Deleted] {
         p.object(&ObjectEvent {
+            watch: &watch,
             event_type,
             origin: Origin::Relist,
             object: &object,
@@ -286,6 +298,7 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
         .unwrap();
     }
     p.bookmark(&BookmarkEvent {
+        watch: &watch,
         resource_version: "8",
         initial_events_end: true,
         received_at: at,
@@ -293,7 +306,14 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
     .unwrap();
     for event in &events {
         let transition = Transition::of(event).expect("a notice");
-        p.notice(Notice::Transition(transition), at).unwrap();
+        p.notice(
+            Notice::Transition {
+                watch: &watch,
+                transition,
+            },
+            at,
+        )
+        .unwrap();
     }
     p.flush().unwrap();
     let text = String::from_utf8(buf).unwrap();

@@ -3,7 +3,7 @@
 
 use crate::informer::fifo::{Delta, DeltaType, Fifo, FifoItem};
 use crate::informer::object::{object_key, RawObject};
-use crate::recording::reader::{lines, RecordLine};
+use crate::recording::reader::{lines, note_resource, RecordLine};
 use std::io::BufRead;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -64,7 +64,8 @@ enum Step {
 /// A recording, parsed, with each event's offset from the first.
 #[derive(Debug, Default)]
 pub struct Replay {
-    pub resource: Option<String>,
+    /// The resources of its `start` notices (see `recording::reader::one_resource`).
+    pub resources: Vec<String>,
     steps: Vec<(Duration, Step)>,
 }
 
@@ -86,7 +87,7 @@ impl Replay {
             let (number, line) = line?;
             let step = match line {
                 RecordLine::Start { resource, .. } => {
-                    replay.resource = resource;
+                    note_resource(&mut replay.resources, resource);
                     continue;
                 }
                 RecordLine::Upsert {
@@ -194,7 +195,7 @@ mod tests {
 {"type":"DELETED","resourceVersion":"3","namespace":"n","name":"a","time":"2026-01-01T00:00:03.500Z","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"3"}}}
 "#;
         let r = Replay::read(text.as_bytes()).unwrap();
-        assert_eq!(r.resource.as_deref(), Some("configmaps"));
+        assert_eq!(r.resources, ["configmaps"]);
         assert_eq!(r.events(), 2);
         assert_eq!(r.span(), Duration::from_millis(2500));
     }

@@ -117,6 +117,8 @@ async fn replay(
             path.display()
         ))
     })?;
+    crate::recording::reader::one_resource(&replay.resources)
+        .map_err(|e| Error::Usage(format!("--from-file {} {e}", path.display())))?;
     if replay.events() == 0 {
         return Err(Error::Usage(format!(
             "--from-file {} has no object events to replay",

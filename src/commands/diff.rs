@@ -14,9 +14,9 @@ use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
 use crate::informer::transition::{CloseReason, ReflectorEvent};
 use crate::output::progress::ListProgress;
-use crate::output::text::describe_notice;
+use crate::output::text::describe_transition;
 use crate::output::{stderr_is_terminal, tolerate_closed_pipe};
-use crate::recording::{self, Notice, Transition};
+use crate::recording::{self, Transition};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -348,7 +348,7 @@ fn print_watch_troubles(running: &RunningInformer) -> tokio::task::JoinHandle<()
             }
             troubled = !matches!(event, ReflectorEvent::WatchOpened { .. });
             if let Some(transition) = Transition::of(&event) {
-                eprintln!("diff: {}", describe_notice(Notice::Transition(transition)));
+                eprintln!("diff: {}", describe_transition(transition));
             }
         }
     })

@@ -155,6 +155,17 @@ pub async fn resolve_target(
     resource_arg: &str,
     verbs: &[&str],
 ) -> Result<Target> {
+    let mut targets = resolve_targets(global, &[resource_arg.to_string()], verbs).await?;
+    Ok(targets.remove(0))
+}
+
+/// Connects once, discovers once, and resolves each of `resource_args` (kubectl's `a,b,c`), in
+/// order, each checked to support `verbs`. Two names of one resource (`po,pods`) are refused.
+pub async fn resolve_targets(
+    global: &GlobalConfig,
+    resource_args: &[String],
+    verbs: &[&str],
+) -> Result<Vec<Target>> {
     let cluster = Cluster::connect(&global.selection, global.transport)
         .await?
         .with_verbosity(global.verbose);
@@ -169,7 +180,30 @@ pub async fn resolve_target(
         )
     });
     let resources = cluster.discover().await?;
-    let resource = cluster::resolve(resource_arg, &resources)?.clone();
+    let mut targets: Vec<Target> = Vec::with_capacity(resource_args.len());
+    for resource_arg in resource_args {
+        let resource = cluster::resolve(resource_arg, &resources)?.clone();
+        if let Some(j) = targets.iter().position(|t| t.resource == resource) {
+            return Err(Error::Usage(format!(
+                "{} and {resource_arg} name the same resource ({}): name each resource once",
+                resource_args[j],
+                resource.qualified_name()
+            )));
+        }
+        targets.push(target(global, &cluster, resource_arg, resource, verbs)?);
+    }
+    Ok(targets)
+}
+
+/// `resource` (resolved from `resource_arg`) on `cluster`, checked to support `verbs`, in the
+/// namespace the flags ask for.
+fn target(
+    global: &GlobalConfig,
+    cluster: &Cluster,
+    resource_arg: &str,
+    resource: ApiResource,
+    verbs: &[&str],
+) -> Result<Target> {
     let missing: Vec<&str> = verbs
         .iter()
         .copied()
@@ -206,7 +240,7 @@ pub async fn resolve_target(
         )
     });
     Ok(Target {
-        cluster,
+        cluster: cluster.clone(),
         resource,
         namespace,
     })

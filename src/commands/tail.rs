@@ -1,16 +1,18 @@
 //! `tail`: the reflector's output printed: every object event with its resourceVersion,
-//! bookmarks, watch closes and reconnects, 410s and what a relist revealed.
+//! bookmarks, watch closes and reconnects, 410s and what a relist revealed; of several resources
+//! (`deploy,rs,pods`), one reflector each, merged in arrival order.
 
 mod config;
 
 pub use config::TailConfig;
 
-use super::{resolve_target, sleep_until, GlobalConfig};
+use super::{resolve_targets, sleep_until, GlobalConfig};
 use crate::cli::{InitialMode, OutputFormat};
 use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::core::{fifo_item, Cache};
 use crate::informer::fields::{changed_fields, summarize};
 use crate::informer::listwatch::ListWatch;
+use crate::informer::merge::{Merged, MergedError};
 use crate::informer::object::RawObject;
 use crate::informer::processor::NotificationKind;
 use crate::informer::reflector::{Reflector, ReflectorConfig, Start};
@@ -23,7 +25,7 @@ use crate::recording::{
 };
 use std::time::{Duration, Instant, SystemTime};
 
-/// Counters for the exit summary.
+/// Counters for the exit summary, of one resource or of all.
 #[derive(Debug, Default)]
 struct Stats {
     added: u64,
@@ -57,16 +59,41 @@ impl Stats {
         self.last_rv = Some(rv.to_string());
     }
 
-    fn summary(&self, elapsed: Duration) -> String {
+    /// The counts of several resources added up (resourceVersions are per resource: none).
+    fn total<'s>(all: impl IntoIterator<Item = &'s Stats>) -> Stats {
+        all.into_iter().fold(Stats::default(), |t, s| Stats {
+            added: t.added + s.added,
+            modified: t.modified + s.modified,
+            deleted: t.deleted + s.deleted,
+            bookmarks: t.bookmarks + s.bookmarks,
+            reconnects: t.reconnects + s.reconnects,
+            relists: t.relists + s.relists,
+            first_rv: None,
+            last_rv: None,
+        })
+    }
+
+    /// `N events (ADDED a, MODIFIED m, DELETED d), ... RV x to y, 3.0s, 2.0 events/s`; without
+    /// the RVs for a total of several resources.
+    fn summary(&self, elapsed: Duration, rvs: bool) -> String {
         let secs = elapsed.as_secs_f64();
         let rate = if secs > 0.0 {
             self.objects() as f64 / secs
         } else {
             0.0
         };
+        let rvs = if rvs {
+            format!(
+                "RV {} to {}, ",
+                self.first_rv.as_deref().unwrap_or("-"),
+                self.last_rv.as_deref().unwrap_or("-")
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "summary: {} events (ADDED {}, MODIFIED {}, DELETED {}), {} bookmarks, {} reconnects, \
-             {} relists, RV {} to {}, {:.1}s, {:.1} events/s",
+            "{} events (ADDED {}, MODIFIED {}, DELETED {}), {} bookmarks, {} reconnects, \
+             {} relists, {rvs}{:.1}s, {:.1} events/s",
             self.objects(),
             self.added,
             self.modified,
@@ -74,11 +101,32 @@ impl Stats {
             self.bookmarks,
             self.reconnects,
             self.relists,
-            self.first_rv.as_deref().unwrap_or("-"),
-            self.last_rv.as_deref().unwrap_or("-"),
             secs,
             rate
         )
+    }
+}
+
+/// The exit summary: one line for one resource; with several, one per resource (named) and
+/// their total.
+fn summary(feeds: &[Feed], elapsed: Duration) -> Vec<String> {
+    match feeds {
+        [one] => vec![format!("summary: {}", one.stats.summary(elapsed, true))],
+        several => several
+            .iter()
+            .map(|f| {
+                format!(
+                    "summary {}: {}",
+                    f.watch.resource,
+                    f.stats.summary(elapsed, true)
+                )
+            })
+            .chain(std::iter::once(format!(
+                "summary: total of {} resources: {}",
+                several.len(),
+                Stats::total(several.iter().map(|f| &f.stats)).summary(elapsed, false)
+            )))
+            .collect(),
     }
 }
 
@@ -93,39 +141,45 @@ enum Stop {
 
 /// Runs `tail` and returns the exit code.
 pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
-    let target = resolve_target(global, &config.resource, &["list", "watch"]).await?;
-    let lw = ListWatch {
-        cluster: target.cluster.clone(),
-        resource: target.resource.clone(),
-        namespace: target.namespace.clone(),
-        label_selector: config.label_selector.clone(),
-        field_selector: config.field_selector.clone(),
-        metadata_only: config.metadata_only,
-    };
-    let start = start_notice(&lw);
-    let reflector = Reflector::new(
-        lw,
-        ReflectorConfig {
-            start: match (&config.from_rv, config.initial) {
-                (Some(rv), _) => Start::FromResourceVersion(rv.clone()),
-                (None, InitialMode::WatchList) => Start::WatchList,
-                (None, InitialMode::List | InitialMode::None) => Start::List,
-            },
-            relist_if_replay_expired: config.relist_if_replay_expired,
-            chunk_size: config.chunk_size,
-            bookmarks: config.bookmarks,
-            server_timeout: config.server_timeout,
-            reconnect: config.reconnect,
-        },
-    );
+    let targets = resolve_targets(global, &config.resources, &["list", "watch"]).await?;
+    let mut feeds = Vec::with_capacity(targets.len());
+    let mut reflectors = Vec::with_capacity(targets.len());
+    for target in targets {
+        let lw = ListWatch {
+            cluster: target.cluster,
+            resource: target.resource,
+            namespace: target.namespace,
+            label_selector: config.label_selector.clone(),
+            field_selector: config.field_selector.clone(),
+            metadata_only: config.metadata_only,
+        };
+        feeds.push(Feed {
+            watch: start_notice(&lw),
+            started: false,
+            redact: lw.resource.is_secret() && !config.show_secret_data,
+            stats: Stats::default(),
+            cache: Cache::new(),
+            listed: config.from_rv.is_some(),
+            newest_rv: None,
+        });
+        reflectors.push(Reflector::new(lw, reflector_config(&config)));
+    }
+    let several = feeds.len() > 1;
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut printer: Box<dyn EventPrinter> = match config.output {
-        OutputFormat::Text | OutputFormat::Wide => Box::new(TextPrinter::new(
-            stdout,
-            std::io::stderr(),
-            crate::output::color_stdout(),
-            config.output == OutputFormat::Wide,
-        )),
+        OutputFormat::Text | OutputFormat::Wide => {
+            let text = TextPrinter::new(
+                stdout,
+                std::io::stderr(),
+                crate::output::color_stdout(),
+                config.output == OutputFormat::Wide,
+            );
+            if several {
+                Box::new(text.naming_resources())
+            } else {
+                Box::new(text)
+            }
+        }
         OutputFormat::Json => Box::new(JsonPrinter::new(stdout)),
     };
     if let Some(path) = &config.record {
@@ -145,20 +199,19 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     let started = Instant::now();
     let mut session = Session {
         config: &config,
-        redact: target.resource.is_secret() && !config.show_secret_data,
         printer: printer.as_mut(),
-        stats: Stats::default(),
-        cache: Cache::new(),
-        listed: config.from_rv.is_some(),
+        feeds,
+        objects: 0,
         until_reached: false,
-        newest_rv: None,
     };
-    let outcome = session.run(reflector, start).await;
-    let summary = session.stats.summary(started.elapsed());
+    let outcome = session.run(Merged::start(reflectors)).await;
+    let summary = summary(&session.feeds, started.elapsed());
     let missed_end = matches!(outcome, Ok(Stop::TimedOut)).then(|| session.missed_end());
     let _ = printer.flush();
     if config.stats || stderr_is_terminal() {
-        eprintln!("{summary}");
+        for line in summary {
+            eprintln!("{line}");
+        }
     }
     match outcome {
         Ok(Stop::Done) => Ok(EXIT_OK),
@@ -168,29 +221,56 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     }
 }
 
-/// The state of one `tail` run: what was printed, and the informer's cache of what tail has
-/// seen, whose notifications say what a relist revealed.
-struct Session<'a> {
-    config: &'a TailConfig,
+/// Each resource's reflector: how tail starts (LIST, watch-list or a replay) and watches.
+fn reflector_config(config: &TailConfig) -> ReflectorConfig {
+    ReflectorConfig {
+        start: match (&config.from_rv, config.initial) {
+            (Some(rv), _) => Start::FromResourceVersion(rv.clone()),
+            (None, InitialMode::WatchList) => Start::WatchList,
+            (None, InitialMode::List | InitialMode::None) => Start::List,
+        },
+        relist_if_replay_expired: config.relist_if_replay_expired,
+        chunk_size: config.chunk_size,
+        bookmarks: config.bookmarks,
+        server_timeout: config.server_timeout,
+        reconnect: config.reconnect,
+    }
+}
+
+/// One resource of a run: its watch, what was printed of it, and the informer's cache of what
+/// tail has seen of it, whose notifications say what a relist revealed.
+struct Feed {
+    /// What is watched: the `start` notice, which names the resource in every record.
+    watch: StartNotice,
+    /// Whether the start notice was printed (with the resource's first event, so a run that
+    /// fails at once prints only its error).
+    started: bool,
     /// Whether objects are Secrets whose values must not be printed.
     redact: bool,
-    printer: &'a mut dyn EventPrinter,
     stats: Stats,
     /// Every object tail knows, at its last RV: the informer's cache, fed the reflector's events.
     cache: Cache,
     /// Whether the starting state is complete (a replay has none to wait for).
     listed: bool,
-    /// Set once an event at or past `--until-rv` was printed.
-    until_reached: bool,
     /// The newest resourceVersion of a watch event, bookmark or LIST (what `--until-rv` is
     /// compared with).
     newest_rv: Option<u64>,
 }
 
+/// The state of one `tail` run: the resources' feeds, and what they share: the printer, the
+/// stop conditions, the count of object events printed.
+struct Session<'a> {
+    config: &'a TailConfig,
+    printer: &'a mut dyn EventPrinter,
+    feeds: Vec<Feed>,
+    /// Object events printed, of every resource (what `--max-events` counts).
+    objects: u64,
+    /// Set once an event at or past `--until-rv` was printed.
+    until_reached: bool,
+}
+
 impl Session<'_> {
-    async fn run(&mut self, mut reflector: Reflector, start: StartNotice) -> Result<Stop> {
-        // Printed with the first event, so a run that fails at once prints only its error.
-        let mut start = Some(start);
+    async fn run(&mut self, mut merged: Merged) -> Result<Stop> {
         let now = tokio::time::Instant::now();
         let ends = self.config.run_for.map(|t| now + t);
         let gives_up = self.config.timeout.map(|t| now + t);
@@ -201,7 +281,7 @@ impl Session<'_> {
                 || self
                     .config
                     .max_events
-                    .is_some_and(|max| self.stats.objects() >= max)
+                    .is_some_and(|max| self.objects >= max)
             {
                 return Ok(Stop::Done);
             }
@@ -211,38 +291,49 @@ impl Session<'_> {
                 // --for first: when both end at once, the time box wins (exit 0).
                 _ = sleep_until(ends) => return Ok(Stop::Done),
                 _ = sleep_until(gives_up) => return Ok(Stop::TimedOut),
-                next = reflector.next() => next,
+                next = merged.next() => next,
             };
-            let event = match next {
-                Ok(Some(event)) => event,
-                // The watch ended for good (--no-reconnect): an --until-rv not reached now never
-                // will be, and what was printed is not everything up to it.
+            let (feed, event) = match next {
+                Ok(Some(next)) => next,
+                // Every watch ended for good (--no-reconnect): an --until-rv not reached now
+                // never will be, and what was printed is not everything up to it.
                 Ok(None) if self.config.until_rv.is_some() => {
                     self.printer.flush().map_err(Error::Output)?;
                     return Err(Error::Watch(self.watch_ended_early()));
                 }
                 Ok(None) => return Ok(Stop::Done),
-                Err(e) => {
+                Err(MergedError { reflector, error }) => {
                     self.printer.flush().map_err(Error::Output)?;
-                    return Err(e.into());
+                    let error = Error::from(error);
+                    return Err(match self.feeds.as_slice() {
+                        [_] => error,
+                        feeds => {
+                            Error::Watch(format!("{}: {error}", feeds[reflector].watch.resource))
+                        }
+                    });
                 }
             };
-            if let Some(start) = start.take() {
-                self.notice(Notice::Start(&start))?;
+            if !self.feeds[feed].started {
+                self.feeds[feed].started = true;
+                self.printer
+                    .notice(Notice::Start(&self.feeds[feed].watch), SystemTime::now())
+                    .map_err(Error::Output)?;
             }
-            self.handle(event)?;
-            if !reflector.has_pending() {
+            self.handle(feed, event)?;
+            if !merged.has_pending() {
                 self.printer.flush().map_err(Error::Output)?;
             }
         }
     }
 
-    /// Applies `event` to the cache and prints it: an object event as the server sent it, what
-    /// a relist revealed as the cache's notifications say, a transition as a notice.
-    fn handle(&mut self, event: ReflectorEvent) -> Result<()> {
+    /// Applies `event` to its resource's cache and prints it: an object event as the server
+    /// sent it, what a relist revealed as the cache's notifications say, a transition as a
+    /// notice.
+    fn handle(&mut self, feed: usize, event: ReflectorEvent) -> Result<()> {
         let mut notifications = Vec::new();
         if let Some(item) = fifo_item(event.clone(), tokio::time::Instant::now()) {
-            self.cache
+            self.feeds[feed]
+                .cache
                 .apply(item, &mut |n, sync| notifications.push((n.kind, sync)));
         }
         match &event {
@@ -251,27 +342,31 @@ impl Session<'_> {
                 object,
                 received_at,
                 relist: false,
-            } if self.config.initial != InitialMode::None => {
-                self.print_object(EventType::Added, Origin::Initial, object, *received_at)?
-            }
+            } if self.config.initial != InitialMode::None => self.print_object(
+                feed,
+                EventType::Added,
+                Origin::Initial,
+                object,
+                *received_at,
+            )?,
             ReflectorEvent::Listed {
                 received_at,
                 relist: true,
                 ..
-            } => self.print_revealed(notifications, *received_at)?,
+            } => self.print_revealed(feed, notifications, *received_at)?,
             ReflectorEvent::ListComplete {
                 resource_version,
                 relist,
                 ..
             } => {
                 if *relist {
-                    if self.listed {
-                        self.stats.relists += 1;
+                    if self.feeds[feed].listed {
+                        self.feeds[feed].stats.relists += 1;
                     }
-                    self.print_revealed(notifications, SystemTime::now())?;
+                    self.print_revealed(feed, notifications, SystemTime::now())?;
                 }
-                self.listed = true;
-                self.check_until(resource_version);
+                self.feeds[feed].listed = true;
+                self.check_until(feed, resource_version);
             }
             ReflectorEvent::Watched {
                 event_type,
@@ -283,11 +378,12 @@ impl Session<'_> {
                         if *event_type == EventType::Modified
                             && self.config.output != OutputFormat::Json =>
                     {
-                        Some(self.changes(&old, object))
+                        Some(self.changes(feed, &old, object))
                     }
                     _ => None,
                 };
                 self.print_object_with(
+                    feed,
                     *event_type,
                     Origin::Watch,
                     object,
@@ -300,12 +396,13 @@ impl Session<'_> {
                 initial_events_end,
                 received_at,
             } => {
-                self.stats.bookmarks += 1;
-                self.stats.saw_rv(resource_version);
-                self.check_until(resource_version);
+                self.feeds[feed].stats.bookmarks += 1;
+                self.feeds[feed].stats.saw_rv(resource_version);
+                self.check_until(feed, resource_version);
                 if self.config.bookmarks {
                     self.printer
                         .bookmark(&BookmarkEvent {
+                            watch: &self.feeds[feed].watch,
                             resource_version,
                             initial_events_end: *initial_events_end,
                             received_at: *received_at,
@@ -315,11 +412,20 @@ impl Session<'_> {
             }
             ReflectorEvent::WatchClosed {
                 retry_in: Some(_), ..
-            } => self.stats.reconnects += 1,
+            } => self.feeds[feed].stats.reconnects += 1,
             _ => {}
         }
         match Transition::of(&event) {
-            Some(transition) => self.notice(Notice::Transition(transition)),
+            Some(transition) => self
+                .printer
+                .notice(
+                    Notice::Transition {
+                        watch: &self.feeds[feed].watch,
+                        transition,
+                    },
+                    SystemTime::now(),
+                )
+                .map_err(Error::Output),
             None => Ok(()),
         }
     }
@@ -330,27 +436,29 @@ impl Session<'_> {
     /// nothing prints while `--initial none` hides the initial LIST.
     fn print_revealed(
         &mut self,
+        feed: usize,
         notifications: Vec<(NotificationKind, bool)>,
         at: SystemTime,
     ) -> Result<()> {
-        if self.initial_list_hidden() {
+        if !self.feeds[feed].listed && self.config.initial == InitialMode::None {
             return Ok(());
         }
         for (kind, sync) in notifications {
             match kind {
                 NotificationKind::Add { object, .. } => {
-                    self.print_object(EventType::Added, Origin::Relist, &object, at)?
+                    self.print_object(feed, EventType::Added, Origin::Relist, &object, at)?
                 }
                 NotificationKind::Update { old, new } if old.uid() != new.uid() => {
-                    self.print_object(EventType::Deleted, Origin::Relist, &old, at)?;
-                    self.print_object(EventType::Added, Origin::Relist, &new, at)?;
+                    self.print_object(feed, EventType::Deleted, Origin::Relist, &old, at)?;
+                    self.print_object(feed, EventType::Added, Origin::Relist, &new, at)?;
                 }
                 // Only to resyncing listeners: the same RV as tail saw.
                 NotificationKind::Update { .. } if sync => {}
                 NotificationKind::Update { old, new } => {
                     let changes = (self.config.output != OutputFormat::Json)
-                        .then(|| self.changes(&old, &new));
+                        .then(|| self.changes(feed, &old, &new));
                     self.print_object_with(
+                        feed,
                         EventType::Modified,
                         Origin::Relist,
                         &new,
@@ -359,7 +467,7 @@ impl Session<'_> {
                     )?
                 }
                 NotificationKind::Delete { object, .. } => {
-                    self.print_object(EventType::Deleted, Origin::Relist, &object, at)?
+                    self.print_object(feed, EventType::Deleted, Origin::Relist, &object, at)?
                 }
             }
         }
@@ -367,26 +475,28 @@ impl Session<'_> {
     }
 
     /// Which fields changed from `old` to `new`, as text shows them (values hidden for Secrets).
-    fn changes(&self, old: &RawObject, new: &RawObject) -> String {
+    fn changes(&self, feed: usize, old: &RawObject, new: &RawObject) -> String {
         let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json());
         match (parse(old), parse(new)) {
-            (Ok(a), Ok(b)) => summarize(&changed_fields(&a, &b), 4, !self.redact),
+            (Ok(a), Ok(b)) => summarize(&changed_fields(&a, &b), 4, !self.feeds[feed].redact),
             _ => String::new(),
         }
     }
 
     fn print_object(
         &mut self,
+        feed: usize,
         event_type: EventType,
         origin: Origin,
         object: &RawObject,
         received_at: SystemTime,
     ) -> Result<()> {
-        self.print_object_with(event_type, origin, object, received_at, None)
+        self.print_object_with(feed, event_type, origin, object, received_at, None)
     }
 
     fn print_object_with(
         &mut self,
+        feed: usize,
         event_type: EventType,
         origin: Origin,
         object: &RawObject,
@@ -396,17 +506,21 @@ impl Session<'_> {
         if self
             .config
             .max_events
-            .is_some_and(|max| self.stats.objects() >= max)
+            .is_some_and(|max| self.objects >= max)
         {
             return Ok(());
         }
-        self.stats.count(event_type, object.resource_version());
+        self.objects += 1;
+        self.feeds[feed]
+            .stats
+            .count(event_type, object.resource_version());
         // A LIST's objects come in no RV order: a LIST reaches --until-rv at its end, by its RV.
         if origin == Origin::Watch {
-            self.check_until(object.resource_version());
+            self.check_until(feed, object.resource_version());
         }
+        let feed = &self.feeds[feed];
         let redacted;
-        let object = if self.redact {
+        let object = if feed.redact {
             redacted = object
                 .redacted()
                 .map_err(|e| Error::Usage(format!("cannot redact Secret {}: {e}", object.key())))?;
@@ -416,6 +530,7 @@ impl Session<'_> {
         };
         self.printer
             .object(&ObjectEvent {
+                watch: &feed.watch,
                 event_type,
                 origin,
                 object,
@@ -423,12 +538,6 @@ impl Session<'_> {
                 changes,
             })
             .map_err(Error::Output)
-    }
-
-    /// Whether what is listed now belongs to the initial LIST (also when it started over) and
-    /// --initial none hides it.
-    fn initial_list_hidden(&self) -> bool {
-        !self.listed && self.config.initial == InitialMode::None
     }
 
     /// What `--timeout` ran out before, for its error line.
@@ -440,44 +549,55 @@ impl Session<'_> {
             .map(|rv| format!("resourceVersion {rv} was seen"));
         let events = config
             .max_events
-            .map(|max| format!("{max} object events arrived ({} did)", self.stats.objects()));
+            .map(|max| format!("{max} object events arrived ({} did)", self.objects));
         let missed = match (rv, events) {
             (Some(rv), Some(events)) => format!("{rv} or {events}"),
             (Some(one), None) | (None, Some(one)) => one,
             (None, None) => "the end condition was met".to_string(),
         };
-        let last = match self.newest_rv {
-            Some(rv) => format!("the newest resourceVersion seen was {rv}"),
-            None => "no resourceVersion was seen".to_string(),
-        };
-        format!("--timeout {limit} reached before {missed}; {last}")
+        format!(
+            "--timeout {limit} reached before {missed}; {}",
+            self.newest()
+        )
     }
 
     /// Why an --until-rv run ended without reaching it.
     fn watch_ended_early(&self) -> String {
         let until = self.config.until_rv.unwrap_or_default();
-        let last = match self.newest_rv {
-            Some(rv) => format!("the newest resourceVersion seen was {rv}"),
-            None => "no resourceVersion was seen".to_string(),
-        };
         format!(
-            "the watch ended (--no-reconnect) before resourceVersion {until} was seen; {last}: \
-             drop --no-reconnect to resume the watch until it is"
+            "the watch ended (--no-reconnect) before resourceVersion {until} was seen; {}: \
+             drop --no-reconnect to resume the watch until it is",
+            self.newest()
         )
     }
 
-    fn check_until(&mut self, rv: &str) {
-        let Ok(rv) = rv.parse::<u64>() else { return };
-        self.newest_rv = self.newest_rv.max(Some(rv));
-        if let Some(until) = self.config.until_rv {
-            self.until_reached |= rv >= until;
+    /// The newest resourceVersion seen, for an error line: of each resource when several.
+    fn newest(&self) -> String {
+        match self.feeds.as_slice() {
+            [one] => match one.newest_rv {
+                Some(rv) => format!("the newest resourceVersion seen was {rv}"),
+                None => "no resourceVersion was seen".to_string(),
+            },
+            several => {
+                let each: Vec<String> = several
+                    .iter()
+                    .map(|f| match f.newest_rv {
+                        Some(rv) => format!("{} {rv}", f.watch.resource),
+                        None => format!("{} none", f.watch.resource),
+                    })
+                    .collect();
+                format!("the newest resourceVersions seen were {}", each.join(", "))
+            }
         }
     }
 
-    fn notice(&mut self, notice: Notice<'_>) -> Result<()> {
-        self.printer
-            .notice(notice, SystemTime::now())
-            .map_err(Error::Output)
+    fn check_until(&mut self, feed: usize, rv: &str) {
+        let Ok(rv) = rv.parse::<u64>() else { return };
+        let newest = &mut self.feeds[feed].newest_rv;
+        *newest = (*newest).max(Some(rv));
+        if let Some(until) = self.config.until_rv {
+            self.until_reached |= rv >= until;
+        }
     }
 }
 
@@ -491,12 +611,51 @@ mod tests {
         s.count(EventType::Added, "1");
         s.count(EventType::Modified, "2");
         s.bookmarks = 1;
-        let text = s.summary(Duration::from_secs(2));
+        let text = s.summary(Duration::from_secs(2), true);
         assert!(
             text.contains("2 events (ADDED 1, MODIFIED 1, DELETED 0)"),
             "{text}"
         );
         assert!(text.contains("RV 1 to 2"), "{text}");
         assert!(text.contains("1.0 events/s"), "{text}");
+    }
+
+    #[test]
+    fn with_several_resources_the_summary_has_a_line_each_and_their_total_without_rvs() {
+        let feed = |resource: &str, rv: &str| {
+            let mut stats = Stats::default();
+            stats.count(EventType::Added, rv);
+            Feed {
+                watch: StartNotice {
+                    resource: resource.into(),
+                    ..crate::recording::writer::tests::configmaps()
+                },
+                started: true,
+                redact: false,
+                stats,
+                cache: Cache::new(),
+                listed: true,
+                newest_rv: None,
+            }
+        };
+        let one = summary(&[feed("pods", "7")], Duration::from_secs(1));
+        assert_eq!(one.len(), 1);
+        assert!(one[0].starts_with("summary: 1 events (ADDED 1"), "{one:?}");
+        let lines = summary(
+            &[feed("deployments.apps", "5"), feed("pods", "7")],
+            Duration::from_secs(1),
+        );
+        assert_eq!(lines.len(), 3);
+        assert!(
+            lines[0].starts_with("summary deployments.apps: 1 events"),
+            "{lines:?}"
+        );
+        assert!(lines[0].contains("RV 5 to 5"), "{lines:?}");
+        assert!(lines[1].starts_with("summary pods: 1 events"), "{lines:?}");
+        assert!(
+            lines[2].starts_with("summary: total of 2 resources: 2 events (ADDED 2,"),
+            "{lines:?}"
+        );
+        assert!(!lines[2].contains("RV"), "{lines:?}");
     }
 }

@@ -93,7 +93,9 @@ pub async fn compare_cache_file(
         ))
     })?;
     let wanted = lw.resource.qualified_name();
-    if let Some(recorded) = rec.resource.as_deref().filter(|r| *r != wanted) {
+    let recorded = recording::reader::one_resource(&rec.resources)
+        .map_err(|e| Error::Usage(format!("--cache-file {} {e}", path.display())))?;
+    if let Some(recorded) = recorded.filter(|r| *r != wanted) {
         return Err(Error::Usage(format!(
             "--cache-file {} records {recorded}, not {wanted}: name the resource it was made for",
             path.display()

@@ -1,7 +1,8 @@
 //! The informer pipeline, one stage per module with client-go's names: the wire protocol of
 //! LIST/WATCH (`listwatch`), raw objects (`object`), the `Reflector` and its backoff, the in-order
 //! `Fifo`, the `Store`/Indexer, the `Processor` and its listeners, the `Workqueue`, and the
-//! `SharedInformer` that runs them; plus field changes between two versions of an object
+//! `SharedInformer` that runs them; several reflectors merged into one stream (`merge`, for
+//! `tail a,b,c`); plus field changes between two versions of an object
 //! (`fields`). It knows neither printers nor the recording format.
 
 pub mod backoff;
@@ -9,6 +10,7 @@ pub mod core;
 pub mod fields;
 pub mod fifo;
 pub mod listwatch;
+pub mod merge;
 pub mod object;
 pub mod processor;
 pub mod reflector;

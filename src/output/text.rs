@@ -3,19 +3,25 @@
 use crate::format::local_time;
 use crate::format::wait;
 use crate::informer::transition::ReflectorEvent;
-use crate::recording::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice};
+use crate::recording::{
+    BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
+};
 use std::io::Write;
 use std::time::SystemTime;
 
 const RESET: &str = "\x1b[0m";
 
 /// Prints events as `TIME TYPE RV NAMESPACE/NAME [origin] [changes]` (wide: with kind, uid,
-/// generation and the delay from arrival to print), notices as lines on `err`.
+/// generation and the delay from arrival to print), notices as lines on `err`. A stream of
+/// several resources names each object as kubectl does (`NAMESPACE  deployment.apps/NAME`), and
+/// each bookmark and notice by its resource.
 pub struct TextPrinter<O: Write, E: Write> {
     out: O,
     err: E,
     color: bool,
     wide: bool,
+    /// The stream merges several resources: say which one each line is about.
+    several: bool,
     /// Column width of resourceVersions, grown to the widest seen so columns stay aligned.
     rv_width: usize,
 }
@@ -27,7 +33,31 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
             err,
             color,
             wide,
+            several: false,
             rv_width: 8,
+        }
+    }
+
+    /// For a stream that merges several resources: every line names its resource.
+    pub fn naming_resources(mut self) -> Self {
+        self.several = true;
+        self
+    }
+
+    /// The object's name as the line shows it: `NAMESPACE/NAME`, or with several resources
+    /// kubectl's `NAMESPACE  KIND.GROUP/NAME` (`app  deployment.apps/web`, `app  pod/web-x`).
+    fn name(&self, e: &ObjectEvent<'_>) -> String {
+        if !self.several {
+            return e.object.key();
+        }
+        let kind = e.watch.kind.to_ascii_lowercase();
+        let qualified = match e.watch.api_version.split_once('/') {
+            Some((group, _)) => format!("{kind}.{group}/{}", e.object.name()),
+            None => format!("{kind}/{}", e.object.name()),
+        };
+        match e.object.namespace() {
+            Some(ns) => format!("{ns}  {qualified}"),
+            None => qualified,
         }
     }
 
@@ -58,21 +88,23 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
 
 /// The sentence a notice reads as in text output.
 pub fn describe_notice(notice: Notice<'_>) -> String {
-    let transition = match notice {
+    match notice {
         Notice::Start(StartNotice {
             resource,
             namespace,
             server,
             ..
-        }) => {
-            return match namespace {
-                Some(ns) => format!("tailing {resource} in namespace \"{ns}\" on {server}"),
-                None => format!("tailing {resource} on {server}"),
-            }
-        }
-        Notice::Transition(transition) => transition.event(),
-    };
-    match transition {
+        }) => match namespace {
+            Some(ns) => format!("tailing {resource} in namespace \"{ns}\" on {server}"),
+            None => format!("tailing {resource} on {server}"),
+        },
+        Notice::Transition { transition, .. } => describe_transition(transition),
+    }
+}
+
+/// The sentence a reflector's transition reads as in text output.
+pub fn describe_transition(transition: Transition<'_>) -> String {
+    match transition.event() {
         ReflectorEvent::ListComplete {
             resource_version,
             objects,
@@ -181,7 +213,7 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
                 self.out,
                 "{time}  {kind}  {rv}  {:<14}  {}  {}  gen={generation}  delay={:.3}ms{mark}{changes}",
                 e.object.kind(),
-                e.object.key(),
+                self.name(e),
                 e.object.uid(),
                 delay.as_secs_f64() * 1000.0
             )
@@ -189,7 +221,7 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
             writeln!(
                 self.out,
                 "{time}  {kind}  {rv}  {}{mark}{changes}",
-                e.object.key()
+                self.name(e)
             )
         }
     }
@@ -203,15 +235,23 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
         } else {
             ""
         };
-        writeln!(self.out, "{time}  {kind}  {}{mark}", rv.trim_end())
+        if self.several {
+            writeln!(self.out, "{time}  {kind}  {rv}  {}{mark}", e.watch.resource)
+        } else {
+            writeln!(self.out, "{time}  {kind}  {}{mark}", rv.trim_end())
+        }
     }
 
     fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()> {
         self.out.flush()?;
         let label = self.paint("NOTICE  ", "\x1b[35m");
+        let resource = match notice {
+            Notice::Transition { watch, .. } if self.several => format!("{}: ", watch.resource),
+            _ => String::new(),
+        };
         writeln!(
             self.err,
-            "{}  {label}  {}",
+            "{}  {label}  {resource}{}",
             local_time(at),
             describe_notice(notice)
         )
@@ -229,18 +269,24 @@ mod tests {
     use crate::informer::object::RawObject;
     use serde_json::value::RawValue;
 
-    #[test]
-    fn events_go_to_stdout_and_notices_to_stderr_without_color() {
+    /// What a printer writes for one DELETED of `ns/a` at RV 12, one bookmark at 13 and one
+    /// watch-opened notice: (stdout, stderr).
+    fn printed(several: bool) -> (String, String) {
         let raw = RawValue::from_string(
             r#"{"kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","resourceVersion":"12"}}"#
                 .into(),
         )
         .unwrap();
         let object = RawObject::parse(raw, None).unwrap();
+        let watch = crate::recording::writer::tests::configmaps();
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let mut p = TextPrinter::new(&mut out, &mut err, false, false);
+        if several {
+            p = p.naming_resources();
+        }
         let at = SystemTime::now();
         p.object(&ObjectEvent {
+            watch: &watch,
             event_type: crate::informer::transition::EventType::Deleted,
             origin: Origin::Relist,
             object: &object,
@@ -249,6 +295,7 @@ mod tests {
         })
         .unwrap();
         p.bookmark(&BookmarkEvent {
+            watch: &watch,
             resource_version: "13",
             initial_events_end: false,
             received_at: at,
@@ -258,16 +305,81 @@ mod tests {
             resource_version: "13".into(),
         };
         p.notice(
-            Notice::Transition(crate::recording::Transition::of(&opened).unwrap()),
+            Notice::Transition {
+                watch: &watch,
+                transition: Transition::of(&opened).unwrap(),
+            },
             at,
         )
         .unwrap();
-        let out = String::from_utf8(out).unwrap();
-        let err = String::from_utf8(err).unwrap();
+        (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    #[test]
+    fn events_go_to_stdout_and_notices_to_stderr_without_color() {
+        let (out, err) = printed(false);
         assert!(out.contains("DELETED   12        ns/a  (relist)"), "{out}");
         assert!(out.contains("BOOKMARK  13\n"), "{out}");
         assert!(!out.contains('\x1b'));
-        assert!(err.contains("watch opened from RV 13"), "{err}");
+        assert!(err.contains("NOTICE    watch opened from RV 13"), "{err}");
+    }
+
+    #[test]
+    fn with_several_resources_each_line_names_its_resource_as_kubectl_does() {
+        let (out, err) = printed(true);
+        assert!(
+            out.contains("DELETED   12        ns  configmap/a  (relist)"),
+            "{out}"
+        );
+        assert!(out.contains("BOOKMARK  13        configmaps\n"), "{out}");
+        assert!(
+            err.contains("NOTICE    configmaps: watch opened from RV 13"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_kind_of_a_named_group_is_qualified_by_it_and_a_cluster_scoped_name_stands_alone() {
+        let line = |api_version: &str, kind: &str, object: &str| {
+            let raw = RawValue::from_string(object.into()).unwrap();
+            let object = RawObject::parse(raw, None).unwrap();
+            let watch = StartNotice {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                ..crate::recording::writer::tests::configmaps()
+            };
+            let mut out = Vec::new();
+            TextPrinter::new(&mut out, Vec::new(), false, false)
+                .naming_resources()
+                .object(&ObjectEvent {
+                    watch: &watch,
+                    event_type: crate::informer::transition::EventType::Added,
+                    origin: Origin::Watch,
+                    object: &object,
+                    received_at: SystemTime::now(),
+                    changes: None,
+                })
+                .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let deployment = line(
+            "apps/v1",
+            "Deployment",
+            r#"{"metadata":{"name":"web","namespace":"app","resourceVersion":"5"}}"#,
+        );
+        assert!(
+            deployment.ends_with("  5         app  deployment.apps/web\n"),
+            "{deployment}"
+        );
+        let node = line(
+            "v1",
+            "Node",
+            r#"{"metadata":{"name":"kwok-node-1","resourceVersion":"6"}}"#,
+        );
+        assert!(node.ends_with("  6         node/kwok-node-1\n"), "{node}");
     }
 
     #[test]
@@ -278,11 +390,7 @@ mod tests {
             reason,
             retry_in: Some(std::time::Duration::from_millis(800)),
         };
-        let text = |event: &ReflectorEvent| {
-            describe_notice(Notice::Transition(
-                crate::recording::Transition::of(event).unwrap(),
-            ))
-        };
+        let text = |event: &ReflectorEvent| describe_transition(Transition::of(event).unwrap());
         assert_eq!(
             text(&closed(CloseReason::TooLarge(
                 "a watch event of more than 64 MiB was refused by size".into()
@@ -303,11 +411,7 @@ mod tests {
             message: message.into(),
             oldest_resource_version: crate::informer::transition::oldest_resource_version(message),
         };
-        let text = |e: &ReflectorEvent| {
-            describe_notice(Notice::Transition(
-                crate::recording::Transition::of(e).unwrap(),
-            ))
-        };
+        let text = |e: &ReflectorEvent| describe_transition(Transition::of(e).unwrap());
         let restarted = text(&expired("too old resource version: 202 (203)"));
         assert!(
             restarted

@@ -38,6 +38,8 @@ pub enum Origin {
 /// One object event to print.
 #[derive(Debug)]
 pub struct ObjectEvent<'a> {
+    /// The watch it came from (a stream may merge several resources').
+    pub watch: &'a StartNotice,
     pub event_type: EventType,
     pub origin: Origin,
     pub object: &'a RawObject,
@@ -49,12 +51,15 @@ pub struct ObjectEvent<'a> {
 /// One BOOKMARK to print.
 #[derive(Debug)]
 pub struct BookmarkEvent<'a> {
+    /// The watch it came from: a bookmark's RV is that resource's.
+    pub watch: &'a StartNotice,
     pub resource_version: &'a str,
     pub initial_events_end: bool,
     pub received_at: SystemTime,
 }
 
-/// The first line of a recording: what is being watched.
+/// The first line of a recording, once per resource: what is being watched. Every record
+/// names the watch it came from by it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StartNotice {
@@ -75,7 +80,19 @@ pub struct StartNotice {
 #[derive(Debug, Clone, Copy)]
 pub enum Notice<'a> {
     Start(&'a StartNotice),
-    Transition(Transition<'a>),
+    Transition {
+        watch: &'a StartNotice,
+        transition: Transition<'a>,
+    },
+}
+
+impl<'a> Notice<'a> {
+    /// The watch the notice is about.
+    pub fn watch(&self) -> &'a StartNotice {
+        match self {
+            Notice::Start(watch) | Notice::Transition { watch, .. } => watch,
+        }
+    }
 }
 
 /// A reflector event that is a notice: anything but an object event or a bookmark (those are

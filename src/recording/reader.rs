@@ -13,8 +13,9 @@ use std::time::SystemTime;
 /// What a recording held.
 #[derive(Debug, Default)]
 pub struct Recording {
-    /// The `resource` of its `start` notice, when it has one.
-    pub resource: Option<String>,
+    /// The `resource` of each `start` notice, once each, in order: one for a recording of one
+    /// resource, none without a `start` notice (see [`one_resource`]).
+    pub resources: Vec<String>,
     /// What its `start` notice says was recorded, when it has one.
     pub scope: Option<Scope>,
     /// Whether it holds a complete LIST (a `list-complete` line): a whole cache, not only the
@@ -183,6 +184,29 @@ pub fn lines(input: impl BufRead) -> impl Iterator<Item = Result<(usize, RecordL
         })
 }
 
+/// Adds `resource` (a `start` notice's) to the resources a recording holds, once.
+pub fn note_resource(resources: &mut Vec<String>, resource: Option<String>) {
+    if let Some(r) = resource.filter(|r| !resources.contains(r)) {
+        resources.push(r);
+    }
+}
+
+/// The one resource a recording holds (`None` when it has no `start` notice). A recording of
+/// several resources (`tail deploy,rs,pods --record FILE`) is refused: replaying or comparing
+/// it means one resource, and an object's key is only unique within its resource.
+pub fn one_resource(resources: &[String]) -> Result<Option<&str>, String> {
+    match resources {
+        [] => Ok(None),
+        [one] => Ok(Some(one)),
+        several => Err(format!(
+            "holds {} resources ({}): record one resource per file (`tail RESOURCE --record \
+             FILE`) to replay or compare it",
+            several.len(),
+            several.join(", ")
+        )),
+    }
+}
+
 /// Reads a recording into a Store; an unreadable line is an error naming its number.
 pub fn read(input: impl BufRead) -> Result<Recording, String> {
     let mut rec = Recording::default();
@@ -190,7 +214,7 @@ pub fn read(input: impl BufRead) -> Result<Recording, String> {
     for line in lines(input) {
         match line?.1 {
             RecordLine::Start { resource, scope } => {
-                rec.resource = resource;
+                note_resource(&mut rec.resources, resource);
                 rec.scope = Some(scope);
             }
             RecordLine::Synced {
@@ -244,7 +268,7 @@ mod tests {
 {"type":"BOOKMARK","resourceVersion":"9","initialEventsEnd":false}
 "#;
         let rec = read(text.as_bytes()).unwrap();
-        assert_eq!(rec.resource.as_deref(), Some("configmaps"));
+        assert_eq!(rec.resources, ["configmaps"]);
         assert_eq!(rec.events, 4);
         assert_eq!(rec.store.keys(), vec!["n/a"]);
         assert_eq!(rec.store.get("n/a").unwrap().resource_version(), "3");
@@ -265,7 +289,7 @@ mod tests {
             .unwrap()
             .contains(r#""schemaVersion":1,"#));
         let rec = read(text.as_bytes()).unwrap();
-        assert_eq!(rec.resource.as_deref(), Some("configmaps"));
+        assert_eq!(rec.resources, ["configmaps"]);
         assert!(rec.listed);
         assert_eq!(rec.scope.unwrap().namespace.as_deref(), Some("fixture-v1"));
         assert_eq!(
@@ -292,6 +316,23 @@ mod tests {
             "{{\"type\":\"NOTICE\",\"notice\":\"start\",\"schemaVersion\":{SCHEMA_VERSION}}}\n"
         );
         assert!(read(current.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn a_recording_of_several_resources_names_them_and_one_resource_is_read() {
+        let start = |r: &str| {
+            format!("{{\"type\":\"NOTICE\",\"notice\":\"start\",\"resource\":\"{r}\"}}\n")
+        };
+        let text = [start("pods"), start("pods"), start("deployments.apps")].concat();
+        let rec = read(text.as_bytes()).unwrap();
+        assert_eq!(rec.resources, ["pods", "deployments.apps"]);
+        assert_eq!(
+            one_resource(&rec.resources).unwrap_err(),
+            "holds 2 resources (pods, deployments.apps): record one resource per file (`tail \
+             RESOURCE --record FILE`) to replay or compare it"
+        );
+        assert_eq!(one_resource(&rec.resources[..1]), Ok(Some("pods")));
+        assert_eq!(one_resource(&[]), Ok(None));
     }
 
     #[test]

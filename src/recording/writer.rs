@@ -37,7 +37,9 @@ struct ObjectLine<'a> {
     #[serde(rename = "type")]
     event_type: &'a str,
     resource_version: &'a str,
+    resource: &'a str,
     kind: &'a str,
+    api_version: &'a str,
     namespace: Option<&'a str>,
     name: &'a str,
     uid: &'a str,
@@ -52,6 +54,7 @@ struct BookmarkLine<'a> {
     #[serde(rename = "type")]
     event_type: &'static str,
     resource_version: &'a str,
+    resource: &'a str,
     initial_events_end: bool,
     time: String,
 }
@@ -66,10 +69,11 @@ struct StartLine<'a> {
     start: &'a StartNotice,
 }
 
-/// A transition's notice line: `type`, `time`, `notice` (its kebab-case name), then its fields
-/// in camelCase, waits in seconds.
+/// A transition's notice line: `type`, `time`, `resource`, `notice` (its kebab-case name), then
+/// its fields in camelCase, waits in seconds.
 struct TransitionLine<'a> {
     time: String,
+    resource: &'a str,
     transition: Transition<'a>,
 }
 
@@ -78,6 +82,7 @@ impl Serialize for TransitionLine<'_> {
         let mut m = serializer.serialize_map(None)?;
         m.serialize_entry("type", "NOTICE")?;
         m.serialize_entry("time", &self.time)?;
+        m.serialize_entry("resource", self.resource)?;
         match self.transition.event() {
             ReflectorEvent::ListComplete {
                 resource_version,
@@ -154,10 +159,21 @@ impl Serialize for TransitionLine<'_> {
 impl<W: Write> EventPrinter for JsonPrinter<W> {
     fn object(&mut self, e: &ObjectEvent<'_>) -> std::io::Result<()> {
         let o = e.object;
+        // Always present: an object without them (never one from the API server) gets the
+        // watch's.
+        fn or_watch<'s>(own: &'s str, watch: &'s str) -> &'s str {
+            if own.is_empty() {
+                watch
+            } else {
+                own
+            }
+        }
         self.line(&ObjectLine {
             event_type: e.event_type.as_str(),
             resource_version: o.resource_version(),
-            kind: o.kind(),
+            resource: &e.watch.resource,
+            kind: or_watch(o.kind(), &e.watch.kind),
+            api_version: or_watch(o.api_version(), &e.watch.api_version),
             namespace: o.namespace(),
             name: o.name(),
             uid: o.uid(),
@@ -171,6 +187,7 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
         self.line(&BookmarkLine {
             event_type: "BOOKMARK",
             resource_version: e.resource_version,
+            resource: &e.watch.resource,
             initial_events_end: e.initial_events_end,
             time: rfc3339_millis(e.received_at),
         })
@@ -185,7 +202,11 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
                 notice: "start",
                 start,
             }),
-            Notice::Transition(transition) => self.line(&TransitionLine { time, transition }),
+            Notice::Transition { watch, transition } => self.line(&TransitionLine {
+                time,
+                resource: &watch.resource,
+                transition,
+            }),
         }
     }
 
@@ -230,6 +251,7 @@ pub fn snapshot(
             object
         };
         printer.object(&ObjectEvent {
+            watch: start,
             event_type: EventType::Added,
             origin: Origin::Initial,
             object,
@@ -244,15 +266,36 @@ pub fn snapshot(
         relist: false,
     };
     if let Some(transition) = Transition::of(&complete) {
-        printer.notice(Notice::Transition(transition), now)?;
+        printer.notice(
+            Notice::Transition {
+                watch: start,
+                transition,
+            },
+            now,
+        )?;
     }
     printer.flush()
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::informer::object::RawObject;
+
+    /// The start of a watch of ConfigMaps in all namespaces.
+    pub(crate) fn configmaps() -> StartNotice {
+        StartNotice {
+            schema_version: SCHEMA_VERSION,
+            resource: "configmaps".into(),
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            namespace: None,
+            label_selector: None,
+            field_selector: None,
+            metadata_only: false,
+            server: "https://127.0.0.1:6443".into(),
+        }
+    }
 
     #[test]
     fn object_bookmark_and_notice_lines_follow_the_schema() {
@@ -262,9 +305,11 @@ mod tests {
         .unwrap();
         let object = RawObject::parse(raw, None).unwrap();
         let at = SystemTime::UNIX_EPOCH;
+        let watch = configmaps();
         let mut buf = Vec::new();
         let mut p = JsonPrinter::new(&mut buf);
         p.object(&ObjectEvent {
+            watch: &watch,
             event_type: EventType::Added,
             origin: Origin::Initial,
             object: &object,
@@ -273,6 +318,7 @@ mod tests {
         })
         .unwrap();
         p.bookmark(&BookmarkEvent {
+            watch: &watch,
             resource_version: "13",
             initial_events_end: true,
             received_at: at,
@@ -283,8 +329,15 @@ mod tests {
             message: "too old resource version: 5 (9)".into(),
             oldest_resource_version: Some("9".into()),
         };
-        p.notice(Notice::Transition(Transition::of(&expired).unwrap()), at)
-            .unwrap();
+        let transition = Transition::of(&expired).unwrap();
+        p.notice(
+            Notice::Transition {
+                watch: &watch,
+                transition,
+            },
+            at,
+        )
+        .unwrap();
         let lines: Vec<serde_json::Value> = String::from_utf8(buf)
             .unwrap()
             .lines()
@@ -295,14 +348,18 @@ mod tests {
         assert_eq!(lines[0]["namespace"], "ns");
         assert_eq!(lines[0]["uid"], "u1");
         assert_eq!(lines[0]["origin"], "initial");
+        assert_eq!(lines[0]["resource"], "configmaps");
+        assert_eq!(lines[0]["apiVersion"], "v1");
         assert_eq!(lines[0]["time"], "1970-01-01T00:00:00.000Z");
         assert_eq!(lines[0]["object"]["metadata"]["name"], "a");
         assert_eq!(lines[1]["type"], "BOOKMARK");
         assert_eq!(lines[1]["initialEventsEnd"], true);
+        assert_eq!(lines[1]["resource"], "configmaps");
         assert_eq!(lines[2]["type"], "NOTICE");
         assert_eq!(lines[2]["notice"], "expired");
         assert_eq!(lines[2]["resourceVersion"], "5");
         assert_eq!(lines[2]["oldestResourceVersion"], "9");
+        assert_eq!(lines[2]["resource"], "configmaps");
     }
 
     #[test]
@@ -312,17 +369,7 @@ mod tests {
         s.upsert(cm("a", "y", 2, &[]));
         s.upsert(cm("a", "x", 1, &[]));
         s.set_resource_version("9");
-        let start = StartNotice {
-            schema_version: SCHEMA_VERSION,
-            resource: "configmaps".into(),
-            api_version: "v1".into(),
-            kind: "ConfigMap".into(),
-            namespace: None,
-            label_selector: None,
-            field_selector: None,
-            metadata_only: false,
-            server: "https://127.0.0.1:6443".into(),
-        };
+        let start = configmaps();
         let mut out = Vec::new();
         snapshot(&s, &start, false, &mut out).unwrap();
         let lines: Vec<serde_json::Value> = String::from_utf8(out)

@@ -1,6 +1,6 @@
-//! `tail`'s arguments turned into a validated `TailConfig` before any request: selectors, a
-//! name as a field selector, the start (LIST, watch-list or a replay from an RV), stop
-//! conditions, and the recording file.
+//! `tail`'s arguments turned into a validated `TailConfig` before any request: the resources
+//! (kubectl's comma list), selectors, a name as a field selector, the start (LIST, watch-list or
+//! a replay from an RV), stop conditions, and the recording file.
 
 use super::super::parse_optional_duration;
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
@@ -11,7 +11,8 @@ use std::time::Duration;
 /// `tail`'s arguments, validated.
 #[derive(Debug, Clone)]
 pub struct TailConfig {
-    pub resource: String,
+    /// The resources as named (`deploy,rs,pods` is three), each tailed by its own reflector.
+    pub resources: Vec<String>,
     pub label_selector: Option<String>,
     /// The user's field selector, plus `metadata.name=NAME` when a name was given.
     pub field_selector: Option<String>,
@@ -37,6 +38,36 @@ pub struct TailConfig {
 
 impl TailConfig {
     pub fn from_args(args: &TailArgs) -> Result<Self> {
+        let resources: Vec<String> = args.resource.split(',').map(str::to_string).collect();
+        if resources.iter().any(String::is_empty) {
+            return Err(Error::Usage(format!(
+                "invalid resource list \"{}\": an empty name; separate resources with single \
+                 commas, e.g. deploy,rs,pods",
+                args.resource
+            )));
+        }
+        if resources.len() > 1 {
+            if let Some(name) = &args.name {
+                return Err(Error::Usage(format!(
+                    "a name ({name}) cannot be given with several resources ({}), as with \
+                     kubectl: tail one resource, or select with -l or --field-selector",
+                    args.resource
+                )));
+            }
+            for (flag, given) in [
+                ("--from-rv", args.from_rv.is_some()),
+                ("--until-rv", args.until_rv.is_some()),
+                ("--on-expired", args.on_expired != OnExpired::Fail),
+            ] {
+                if given {
+                    return Err(Error::Usage(format!(
+                        "{flag} needs one resource: resourceVersions are per resource, and \
+                         {} are several; tail each resource on its own to replay it",
+                        args.resource
+                    )));
+                }
+            }
+        }
         if let Some(l) = &args.selector {
             validate_label_selector(l).map_err(Error::Usage)?;
         }
@@ -110,7 +141,7 @@ impl TailConfig {
             )));
         }
         Ok(TailConfig {
-            resource: args.resource.clone(),
+            resources,
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
             field_selector,
             initial: args.initial,
@@ -191,6 +222,37 @@ mod tests {
             let err = config(&args).unwrap_err().to_string();
             assert!(err.contains(needle), "{args:?}: {err}");
         }
+    }
+
+    #[test]
+    fn several_resources_refuse_a_name_and_resource_versions_in_one_line() {
+        let c = config(&["deploy,rs,pods", "-l", "app=web"]).unwrap();
+        assert_eq!(c.resources, ["deploy", "rs", "pods"]);
+        assert_eq!(c.label_selector.as_deref(), Some("app=web"));
+        for (args, needle) in [
+            (
+                vec!["deploy,rs", "web"],
+                "a name (web) cannot be given with several",
+            ),
+            (
+                vec!["deploy,rs", "--from-rv", "5"],
+                "--from-rv needs one resource",
+            ),
+            (
+                vec!["deploy,rs", "--until-rv", "5"],
+                "--until-rv needs one resource",
+            ),
+            (vec!["deploy,,rs"], "invalid resource list \"deploy,,rs\""),
+            (vec!["deploy,"], "an empty name"),
+        ] {
+            let err = config(&args).unwrap_err().to_string();
+            assert!(err.contains(needle), "{args:?}: {err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+        let err = config(&["deploy,rs", "--from-rv", "5", "--on-expired", "relist"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("resourceVersions are per resource"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,134 @@
+//! What the tests with real controllers share: a Deployment to roll out, the state a
+//! `tail -o json` stream rebuilds, and a fresh LIST to compare it with.
+
+use super::{controllers_running, Streaming, TestNamespace, START_COMMAND};
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::{Api, PostParams};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Fails unless the test control plane runs its controllers, naming the command that starts them.
+pub fn require_controllers() {
+    assert!(
+        controllers_running(),
+        "the test control plane runs without controllers; start it with them: \
+         `tests/controlplane/controlplane.sh down && {START_COMMAND}` (without \
+         KUBECTL_INFORMER_CONTROLLERS=0)"
+    );
+}
+
+/// Reads `tail`'s lines until the latest state they describe (by name) satisfies `pred`.
+pub fn until_state(
+    tail: &mut Streaming,
+    what: &str,
+    limit: Duration,
+    pred: impl Fn(&BTreeMap<String, Value>) -> bool,
+) {
+    if pred(&latest(&tail.seen)) {
+        return;
+    }
+    let lines = std::cell::RefCell::new(tail.seen.clone());
+    tail.wait_for(what, limit, |l| {
+        lines.borrow_mut().push(l.to_string());
+        pred(&latest(&lines.borrow()))
+    });
+}
+
+/// name → resourceVersion of a fresh LIST.
+pub async fn listed<K>(api: &Api<K>) -> BTreeMap<String, String>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    api.list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|o| {
+            let meta = o.meta().clone();
+            (meta.name.unwrap(), meta.resource_version.unwrap())
+        })
+        .collect()
+}
+
+/// name → resourceVersion of what a tail's events rebuilt.
+pub fn rebuilt(state: &BTreeMap<String, Value>) -> BTreeMap<String, String> {
+    state
+        .iter()
+        .map(|(name, o)| {
+            (
+                name.clone(),
+                o["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+pub fn ready_pods(state: &BTreeMap<String, Value>, image: &str) -> usize {
+    state
+        .values()
+        .filter(|p| running_and_ready_on_a_kwok_node(p))
+        .filter(|p| p["spec"]["containers"][0]["image"] == image)
+        .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
+        .count()
+}
+
+pub async fn create_deployment(ns: &TestNamespace, name: &str, replicas: i32) -> Deployment {
+    let deploy: Deployment = serde_json::from_value(json!({
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "app", "image": "registry.invalid/app:1"}]}
+            }
+        }
+    }))
+    .unwrap();
+    Api::<Deployment>::namespaced(ns.client.clone(), &ns.name)
+        .create(&PostParams::default(), &deploy)
+        .await
+        .expect("create deployment")
+}
+
+/// The latest version of each object of a `tail -o json` stream, by name.
+pub fn latest(lines: &[String]) -> BTreeMap<String, Value> {
+    let mut objects = BTreeMap::new();
+    for line in lines {
+        let Ok(event) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match event["type"].as_str() {
+            Some("ADDED" | "MODIFIED") => {
+                objects.insert(
+                    event["name"].as_str().unwrap_or_default().to_string(),
+                    event["object"].clone(),
+                );
+            }
+            Some("DELETED") => {
+                objects.remove(event["name"].as_str().unwrap_or_default());
+            }
+            _ => {}
+        }
+    }
+    objects
+}
+
+pub fn running_and_ready_on_a_kwok_node(pod: &Value) -> bool {
+    pod["spec"]["nodeName"]
+        .as_str()
+        .is_some_and(|n| n.starts_with("kwok-node-"))
+        && pod["status"]["phase"] == "Running"
+        && pod["status"]["conditions"].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+        })
+        && pod["status"]["podIP"]
+            .as_str()
+            .is_some_and(|ip| ip.starts_with("10.244."))
+}

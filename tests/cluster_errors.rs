@@ -126,28 +126,8 @@ async fn rbac_denied_list_names_verb_resource_and_user() {
 
 #[tokio::test]
 async fn rbac_allowing_list_but_not_watch_names_watch() {
-    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
-    use kube::api::{Api, PostParams};
     let ns = TestNamespace::new("listonly").await;
-    let role: Role = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "list-cm"},
-        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}]
-    }))
-    .unwrap();
-    let binding: RoleBinding = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": "list-cm"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "list-cm"},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "nobody"}]
-    }))
-    .unwrap();
-    Api::<Role>::namespaced(ns.client.clone(), &ns.name)
-        .create(&PostParams::default(), &role)
-        .await
-        .unwrap();
-    Api::<RoleBinding>::namespaced(ns.client.clone(), &ns.name)
-        .create(&PostParams::default(), &binding)
-        .await
-        .unwrap();
+    ns.grant_nobody("list-cm", &["configmaps"], &["list"]).await;
     // RBAC caches are eventually consistent; the list must be allowed before we look at watch.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {

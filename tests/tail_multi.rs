@@ -442,28 +442,9 @@ async fn several_resources_refuse_a_name_rvs_and_one_resource_named_twice() {
 
 #[tokio::test]
 async fn a_resource_the_user_may_not_list_ends_the_run_with_an_error_naming_it() {
-    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
-    use kube::api::PostParams;
     let ns = TestNamespace::new("multi-denied").await;
-    let role: Role = serde_json::from_value(json!({
-        "metadata": {"name": "tail-cm"},
-        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list", "watch"]}]
-    }))
-    .unwrap();
-    let binding: RoleBinding = serde_json::from_value(json!({
-        "metadata": {"name": "tail-cm"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "tail-cm"},
-        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "nobody"}]
-    }))
-    .unwrap();
-    Api::<Role>::namespaced(ns.client.clone(), &ns.name)
-        .create(&PostParams::default(), &role)
-        .await
-        .unwrap();
-    Api::<RoleBinding>::namespaced(ns.client.clone(), &ns.name)
-        .create(&PostParams::default(), &binding)
-        .await
-        .unwrap();
+    ns.grant_nobody("tail-cm", &["configmaps"], &["list", "watch"])
+        .await;
     // RBAC caches are eventually consistent: until ConfigMaps are allowed, either may fail.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {

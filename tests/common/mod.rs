@@ -134,6 +134,32 @@ impl TestNamespace {
 
     /// Creates Secret `name` with `stringData` `{key: value}` (the server stores it base64 in
     /// `data`).
+    /// Grants the user `nobody` (the kubeconfig's `nobody` context) `verbs` on the core
+    /// `resources` of this namespace, through a Role and RoleBinding named `name`. RBAC's caches
+    /// are eventually consistent: the grant may take a moment to apply.
+    pub async fn grant_nobody(&self, name: &str, resources: &[&str], verbs: &[&str]) {
+        use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
+        let role: Role = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name},
+            "rules": [{"apiGroups": [""], "resources": resources, "verbs": verbs}]
+        }))
+        .unwrap();
+        let binding: RoleBinding = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "nobody"}]
+        }))
+        .unwrap();
+        Api::<Role>::namespaced(self.client.clone(), &self.name)
+            .create(&PostParams::default(), &role)
+            .await
+            .unwrap();
+        Api::<RoleBinding>::namespaced(self.client.clone(), &self.name)
+            .create(&PostParams::default(), &binding)
+            .await
+            .unwrap();
+    }
+
     /// name → resourceVersion of the namespace's ConfigMaps, by a fresh (consistent) LIST.
     pub async fn configmap_versions(&self) -> std::collections::BTreeMap<String, String> {
         self.configmaps()

@@ -68,7 +68,6 @@ pub struct Cluster {
     pub user: String,
     /// The context's namespace, else `default`.
     pub default_namespace: String,
-    request_timeout: Option<Duration>,
     transport: Transport,
     /// At 2 or more, every request is logged on stderr (`-vv`).
     verbose: u8,
@@ -84,7 +83,6 @@ impl Cluster {
     ) -> Result<Self, ClusterError> {
         let loaded = kubeconfig::load(selection).await?;
         let config = loaded.config;
-        let request_timeout = transport.request_timeout;
         let server = config
             .cluster_url
             .to_string()
@@ -93,7 +91,10 @@ impl Cluster {
         let default_namespace = config.default_namespace.clone();
         // No retry layer: the reflector decides itself when to retry (kube's would hide 429s).
         let client = transport
-            .client(&config, request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT))
+            .client(
+                &config,
+                transport.request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
+            )
             .map_err(|reason| ClusterError::KubeconfigUnusable {
                 source_desc: format!("context \"{}\"", loaded.context),
                 reason,
@@ -104,7 +105,6 @@ impl Cluster {
             context: loaded.context,
             user: loaded.user,
             default_namespace,
-            request_timeout,
             transport,
             verbose: 0,
             selection: selection.clone(),
@@ -390,7 +390,7 @@ impl Cluster {
         op: &Operation,
         fut: impl std::future::Future<Output = Result<T, kube::Error>>,
     ) -> Result<T, ClusterError> {
-        let result = match self.request_timeout {
+        let result = match self.transport.request_timeout {
             Some(limit) => match tokio::time::timeout(limit, fut).await {
                 Ok(r) => r,
                 Err(_) => {
@@ -478,7 +478,10 @@ impl Cluster {
             ClusterError::Timeout {
                 what: op.describe(),
                 server: self.server.clone(),
-                after: self.request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
+                after: self
+                    .transport
+                    .request_timeout
+                    .unwrap_or(DEFAULT_CONNECT_TIMEOUT),
             }
         } else if lower.contains("certificate")
             || lower.contains("tls")

@@ -5,45 +5,11 @@
 
 mod common;
 
+use common::controllers::{latest, rebuilt};
 use common::fake::{self, FakeServer, Reply, Step};
 use common::*;
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-
-/// name → (resourceVersion, data.v) of the objects a `tail -o json` stream describes, applying
-/// its events in order; also fails on an object event seen twice (same name, same RV).
-fn rebuild(lines: &[String]) -> BTreeMap<String, String> {
-    let mut state = BTreeMap::new();
-    let mut seen = std::collections::HashSet::new();
-    for line in lines {
-        let Ok(event) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        let (Some(kind), Some(name), Some(rv)) = (
-            event["type"].as_str(),
-            event["name"].as_str(),
-            event["resourceVersion"].as_str(),
-        ) else {
-            continue;
-        };
-        assert!(
-            seen.insert((kind.to_string(), name.to_string(), rv.to_string())),
-            "{kind} {name} at RV {rv} printed twice:\n{}",
-            lines.join("\n")
-        );
-        match kind {
-            "ADDED" | "MODIFIED" => {
-                state.insert(name.to_string(), rv.to_string());
-            }
-            "DELETED" => {
-                state.remove(name);
-            }
-            _ => {}
-        }
-    }
-    state
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_frozen_connection_is_closed_by_the_health_check_and_the_watch_resumes_without_loss() {
@@ -113,11 +79,11 @@ async fn a_frozen_connection_is_closed_by_the_health_check_and_the_watch_resumes
         Duration::from_secs(60),
         |l| {
             lines.borrow_mut().push(l.to_string());
-            rebuild(&lines.borrow()) == expected
+            rebuilt(&latest(&lines.borrow())) == expected
         },
     );
-    // Nothing repeated anywhere in the run (rebuild fails on a repeat).
-    rebuild(&tail.seen);
+    // Nothing repeated anywhere in the run.
+    assert_nothing_repeated(&parse_json_lines(&tail.seen));
     let relisted = tail
         .seen
         .iter()

@@ -7,11 +7,11 @@
 
 mod common;
 
+use common::controllers::{latest, rebuilt};
 use common::*;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -127,103 +127,26 @@ impl Writer {
     }
 }
 
-fn parse(lines: &[String]) -> Vec<Value> {
-    lines
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-        .collect()
-}
-
-/// name → resourceVersion of what tail's object events, applied in order to an empty map, leave.
-fn rebuilt(lines: &[Value]) -> BTreeMap<String, String> {
-    let mut state = BTreeMap::new();
-    for l in lines {
-        let name = l["name"].as_str().unwrap_or_default().to_string();
-        let rv = l["resourceVersion"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        match l["type"].as_str() {
-            Some("ADDED" | "MODIFIED") => {
-                state.insert(name, rv);
-            }
-            Some("DELETED") => {
-                state.remove(&name);
-            }
-            _ => {}
-        }
-    }
-    state
-}
-
 fn notice(l: &Value) -> &str {
     l["notice"].as_str().unwrap_or_default()
-}
-
-/// No object event twice: a (name, RV) pair appears once, except for a relist's DELETED of an
-/// object tail had (which carries the RV tail last saw); relist events come only between the
-/// notice that starts a relist and its `list-complete`; watch events come in strictly increasing
-/// RV order, each past the LIST (or relist) before it.
-fn assert_nothing_repeated(lines: &[Value]) {
-    let mut seen = HashSet::new();
-    let mut relisting = false;
-    let mut newest: u64 = 0;
-    for l in lines {
-        let rv = || -> u64 { l["resourceVersion"].as_str().unwrap().parse().unwrap() };
-        match (l["type"].as_str().unwrap(), notice(l)) {
-            ("NOTICE", "expired" | "list-restarted") => relisting = true,
-            ("NOTICE", "watch-closed") if l["reason"].as_str().unwrap().contains("relist") => {
-                relisting = true
-            }
-            ("NOTICE", "list-complete") => {
-                assert_eq!(l["relist"], relisting, "a relist ends as it began: {l}");
-                relisting = false;
-                newest = newest.max(rv());
-            }
-            ("NOTICE" | "BOOKMARK", _) => {}
-            (event_type, _) => {
-                let key = (l["name"].to_string(), rv());
-                match l["origin"].as_str().unwrap() {
-                    "relist" => {
-                        assert!(relisting, "a relist event outside a relist: {l}");
-                        if event_type == "DELETED" {
-                            assert!(
-                                seen.contains(&key),
-                                "relist deleted what tail never had: {l}"
-                            );
-                        } else {
-                            assert!(seen.insert(key), "repeated by a relist: {l}");
-                        }
-                    }
-                    origin => {
-                        assert!(seen.insert(key), "repeated: {l}");
-                        if origin == "watch" {
-                            assert!(rv() > newest, "watch event at or before RV {newest}: {l}");
-                            newest = rv();
-                        }
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// The server's writes were all seen: waits (within `LIMIT`) until tail's events rebuild what a
 /// fresh LIST returns, then checks that nothing was repeated.
 async fn assert_tail_rebuilds_the_server(tail: &mut Streaming, ns: &TestNamespace) -> Vec<Value> {
     let want = ns.configmap_versions().await;
-    let lines = std::cell::RefCell::new(parse(&tail.seen));
-    if rebuilt(&lines.borrow()) != want {
+    let lines = std::cell::RefCell::new(tail.seen.clone());
+    if rebuilt(&latest(&lines.borrow())) != want {
         tail.wait_for(
             "the server's state rebuilt from tail's events",
             LIMIT,
             |l| {
-                lines.borrow_mut().extend(parse(&[l.to_string()]));
-                rebuilt(&lines.borrow()) == want
+                lines.borrow_mut().push(l.to_string());
+                rebuilt(&latest(&lines.borrow())) == want
             },
         );
     }
-    let lines = lines.into_inner();
+    let lines = parse_json_lines(&lines.into_inner());
     assert_nothing_repeated(&lines);
     lines
 }
@@ -257,7 +180,7 @@ fn start_tail(pair: &PrivatePair, ns: &TestNamespace) -> Streaming {
 
 /// Object events tail has printed so far.
 fn object_events(tail: &Streaming) -> usize {
-    parse(&tail.seen)
+    parse_json_lines(&tail.seen)
         .iter()
         .filter(|l| l["type"] != "NOTICE" && l["type"] != "BOOKMARK")
         .count()

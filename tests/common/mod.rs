@@ -441,6 +441,65 @@ pub fn server_and_ca() -> (String, String) {
     (cluster.server.unwrap(), ca)
 }
 
+/// The lines of a `-o json` run, each parsed (a line that is not JSON fails the test).
+pub fn parse_json_lines(lines: &[String]) -> Vec<serde_json::Value> {
+    lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// No object event twice: a (name, RV) pair appears once, except for a relist's DELETED of an
+/// object tail had (which carries the RV tail last saw); relist events come only between the
+/// notice that starts a relist and its `list-complete`; watch events come in strictly increasing
+/// RV order, each past the LIST (or relist) before it.
+pub fn assert_nothing_repeated(lines: &[serde_json::Value]) {
+    let mut seen = std::collections::HashSet::new();
+    let mut relisting = false;
+    let mut newest: u64 = 0;
+    for l in lines {
+        let rv = || -> u64 { l["resourceVersion"].as_str().unwrap().parse().unwrap() };
+        match (
+            l["type"].as_str().unwrap(),
+            l["notice"].as_str().unwrap_or_default(),
+        ) {
+            ("NOTICE", "expired" | "list-restarted") => relisting = true,
+            ("NOTICE", "watch-closed") if l["reason"].as_str().unwrap().contains("relist") => {
+                relisting = true
+            }
+            ("NOTICE", "list-complete") => {
+                assert_eq!(l["relist"], relisting, "a relist ends as it began: {l}");
+                relisting = false;
+                newest = newest.max(rv());
+            }
+            ("NOTICE" | "BOOKMARK", _) => {}
+            (event_type, _) => {
+                let key = (l["name"].to_string(), rv());
+                match l["origin"].as_str().unwrap() {
+                    "relist" => {
+                        assert!(relisting, "a relist event outside a relist: {l}");
+                        if event_type == "DELETED" {
+                            assert!(
+                                seen.contains(&key),
+                                "relist deleted what tail never had: {l}"
+                            );
+                        } else {
+                            assert!(seen.insert(key), "repeated by a relist: {l}");
+                        }
+                    }
+                    origin => {
+                        assert!(seen.insert(key), "repeated: {l}");
+                        if origin == "watch" {
+                            assert!(rv() > newest, "watch event at or before RV {newest}: {l}");
+                            newest = rv();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A run whose stdout the test reads line by line while it goes on (to act at the right moment,
 /// e.g. once the watch is open).
 pub struct Streaming {

@@ -45,6 +45,9 @@ struct ObjectLine<'a> {
     uid: &'a str,
     time: String,
     origin: Origin,
+    /// With `tail --follow-owned`: the owners it is followed through, the named object first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner_chain: Option<&'a [String]>,
     object: &'a RawValue,
 }
 
@@ -179,6 +182,7 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
             uid: o.uid(),
             time: rfc3339_millis(e.received_at),
             origin: e.origin,
+            owner_chain: e.owners,
             object: o.raw(),
         })
     }
@@ -257,6 +261,7 @@ pub fn snapshot(
             object,
             received_at: now,
             changes: None,
+            owners: None,
         })?;
     }
     let complete = ReflectorEvent::ListComplete {
@@ -315,6 +320,7 @@ pub(crate) mod tests {
             object: &object,
             received_at: at,
             changes: None,
+            owners: None,
         })
         .unwrap();
         p.bookmark(&BookmarkEvent {

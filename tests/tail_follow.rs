@@ -483,3 +483,37 @@ async fn follow_owned_refuses_what_it_cannot_follow_in_one_line() {
     ]);
     assert_one_line_error(&out, &["unknown resource \"nosuchthings\""]);
 }
+
+#[tokio::test]
+async fn a_job_created_after_the_start_is_followed_with_its_pods_to_completion() {
+    require_controllers();
+    let ns = TestNamespace::new("follow-job").await;
+    // The named Job does not exist yet: it joins with its ADDED, its Pods with theirs (jobs are
+    // known to own pods).
+    let mut tail = follow_json(
+        &["tail", "jobs.batch", "j", "-n", &ns.name, "--follow-owned"],
+        2,
+    );
+    let job: k8s_openapi::api::batch::v1::Job = serde_json::from_value(json!({
+        "metadata": {"name": "j"},
+        "spec": {"template": {"spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "registry.invalid/job:1"}]
+        }}}
+    }))
+    .unwrap();
+    Api::<k8s_openapi::api::batch::v1::Job>::namespaced(ns.client.clone(), &ns.name)
+        .create(&PostParams::default(), &job)
+        .await
+        .unwrap();
+    until_state_of(&mut tail, "jobs.batch", "the Job succeeded", &|| {}, |s| {
+        s.get("j").is_some_and(|j| j["status"]["succeeded"] == 1)
+    });
+    let events = events(&tail.seen);
+    let pods: Vec<&Value> = events.iter().filter(|e| e["resource"] == "pods").collect();
+    assert!(!pods.is_empty(), "no Pod of the Job: {:?}", tail.seen);
+    for pod in &pods {
+        assert_eq!(pod["ownerChain"], json!(["job.batch/j"]), "{pod}");
+    }
+    assert_eq!(pods[0]["type"], "ADDED", "{}", pods[0]);
+}

@@ -6,6 +6,7 @@ pub mod gate;
 pub mod live;
 pub mod load;
 pub mod pipeline;
+pub mod react;
 pub mod replay;
 pub mod report;
 pub mod run;

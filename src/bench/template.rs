@@ -227,20 +227,20 @@ impl Mutation {
 
 /// `a.b\.c.d` → `["a", "b.c", "d"]`.
 fn split_path(path: &str) -> Vec<String> {
-    let mut keys = vec![String::new()];
+    let mut keys = Vec::new();
+    let mut key = String::new();
     let mut chars = path.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             '\\' if chars.peek() == Some(&'.') => {
                 chars.next();
-                keys.last_mut().map(|k| k.push('.'));
+                key.push('.');
             }
-            '.' => keys.push(String::new()),
-            c => {
-                keys.last_mut().map(|k| k.push(c));
-            }
+            '.' => keys.push(std::mem::take(&mut key)),
+            c => key.push(c),
         }
     }
+    keys.push(key);
     keys
 }
 

@@ -8,8 +8,9 @@ use serde_json::Value;
 
 /// Latency metrics: `metrics.<name>.<stat>`, in seconds. Gates name metrics as the report's
 /// JSON does.
-pub const LATENCIES: [&str; 5] = [
+pub const LATENCIES: [&str; 6] = [
     "watchLatency",
+    "reactionLatency",
     "deliveryLag",
     "handlerTime",
     "queueDuration",
@@ -20,7 +21,7 @@ const LATENCY_STATS: [&str; 7] = ["p50", "p90", "p99", "p999", "max", "mean", "c
 pub const GAUGES: [&str; 2] = ["backlog", "depth"];
 const GAUGE_STATS: [&str; 3] = ["max", "mean", "last"];
 /// Plain numbers: `counters.<name>`.
-pub const COUNTERS: [&str; 8] = [
+pub const COUNTERS: [&str; 10] = [
     "events",
     "eventsPerSecond",
     "adds",
@@ -29,11 +30,15 @@ pub const COUNTERS: [&str; 8] = [
     "writesWithoutEvent",
     "reconnects",
     "relists",
+    "writesWithoutReaction",
+    "superseded",
 ];
 /// The snake_case names of report schema version 1, still accepted in gates so that existing
 /// CI configurations keep working; deprecated.
-const DEPRECATED_NAMES: [(&str, &str); 7] = [
+const DEPRECATED_NAMES: [(&str, &str); 9] = [
     ("watch_latency", "watchLatency"),
+    ("reaction_latency", "reactionLatency"),
+    ("writes_without_reaction", "writesWithoutReaction"),
     ("delivery_lag", "deliveryLag"),
     ("handler_time", "handlerTime"),
     ("queue_duration", "queueDuration"),

@@ -60,6 +60,21 @@ impl Reaction {
     }
 }
 
+impl std::fmt::Display for Reaction {
+    /// As `--react` takes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reaction::ObservedGeneration => f.write_str("observed-generation"),
+            Reaction::Owned(resource) => write!(f, "owned:{resource}"),
+            Reaction::Condition { kind, status: None } => write!(f, "condition:{kind}"),
+            Reaction::Condition {
+                kind,
+                status: Some(s),
+            } => write!(f, "condition:{kind}={s}"),
+        }
+    }
+}
+
 /// One write of the generator, as its answer described it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Write {

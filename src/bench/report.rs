@@ -143,6 +143,11 @@ pub struct Settings {
     pub rate: Option<f64>,
     pub speed: Option<String>,
     pub seed: u64,
+    /// `--react` and `--reaction-timeout`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub react: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reaction_timeout: Option<String>,
 }
 
 /// The comparison with `--baseline`.
@@ -393,6 +398,8 @@ mod tests {
             rate: None,
             speed: None,
             seed: 1,
+            react: None,
+            reaction_timeout: None,
         };
         let now = serde_json::to_value(&settings).unwrap();
         let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();

@@ -267,6 +267,8 @@ impl BenchConfig {
             rate,
             speed,
             seed: shape.seed,
+            react: self.react.as_ref().map(|(r, _)| r.to_string()),
+            reaction_timeout: self.react.as_ref().map(|(_, t)| human(*t)),
         }
     }
 }

@@ -294,6 +294,7 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
             object: &object,
             received_at: at,
             changes: None,
+            diff: None,
         })
         .unwrap();
     }

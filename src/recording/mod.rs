@@ -12,6 +12,7 @@ pub use reader::{read, RecordLine, Recording, Scope};
 pub use writer::{snapshot, start_notice, JsonPrinter};
 
 use crate::informer::object::RawObject;
+use crate::informer::patch::ObjectDiff;
 use crate::informer::transition::{EventType, ReflectorEvent};
 use serde::Serialize;
 use std::time::SystemTime;
@@ -46,6 +47,8 @@ pub struct ObjectEvent<'a> {
     pub received_at: SystemTime,
     /// For MODIFIED in text output: which fields changed (`spec.replicas 3→5, ...`).
     pub changes: Option<&'a str>,
+    /// For MODIFIED with `--diff`: the previous version and this one, as compared.
+    pub diff: Option<&'a ObjectDiff>,
 }
 
 /// One BOOKMARK to print.

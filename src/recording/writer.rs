@@ -45,6 +45,9 @@ struct ObjectLine<'a> {
     uid: &'a str,
     time: String,
     origin: Origin,
+    /// With `--diff`, on MODIFIED: the JSON Patch from the previous version to this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    patch: Option<json_patch::Patch>,
     object: &'a RawValue,
 }
 
@@ -179,6 +182,7 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
             uid: o.uid(),
             time: rfc3339_millis(e.received_at),
             origin: e.origin,
+            patch: e.diff.map(|d| d.patch()),
             object: o.raw(),
         })
     }
@@ -257,6 +261,7 @@ pub fn snapshot(
             object,
             received_at: now,
             changes: None,
+            diff: None,
         })?;
     }
     let complete = ReflectorEvent::ListComplete {
@@ -315,6 +320,7 @@ pub(crate) mod tests {
             object: &object,
             received_at: at,
             changes: None,
+            diff: None,
         })
         .unwrap();
         p.bookmark(&BookmarkEvent {

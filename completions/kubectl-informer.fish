@@ -92,6 +92,8 @@ false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-bookmarks -d 'Do not request or print BOOKMARK events'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-reconnect -d 'Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of re-opening it from the last resourceVersion'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l diff -d 'Print each MODIFIED as a unified diff of the object (as YAML) against its previous version; with -o json, each MODIFIED gains `patch`, the JSON Patch (RFC 6902) between them. metadata.resourceVersion, managedFields and generation are left out (see --diff-all)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l diff-all -d '--diff with every field compared, those three included: the patch turns the previous object into the new one exactly'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l metadata-only -d 'Watch metadata only (PartialObjectMetadata): much less data for large objects'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l show-secret-data -d 'Print the values of Secret `data` and `stringData` (redacted by default)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l stats -d 'Print a summary on stderr at exit (on by default when stderr is a terminal)'

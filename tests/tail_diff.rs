@@ -16,14 +16,24 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// Creates ConfigMap `name` with `data`.
-async fn create_configmap_with(ns: &TestNamespace, name: &str, data: Value) {
+/// A namespace with ConfigMap `x`, whose data `keep`, `change` and `remove` the tests edit
+/// with [`edit_x`].
+async fn namespace_with_configmap_x(prefix: &str) -> TestNamespace {
+    let ns = TestNamespace::new(prefix).await;
+    let data = json!({"keep": "same", "change": "old", "remove": "gone"});
     let cm: ConfigMap =
-        serde_json::from_value(json!({"metadata": {"name": name}, "data": data})).unwrap();
+        serde_json::from_value(json!({"metadata": {"name": "x"}, "data": data})).unwrap();
     ns.configmaps()
         .create(&PostParams::default(), &cm)
         .await
         .expect("create configmap");
+    ns
+}
+
+/// Changes one key of ConfigMap `x`, adds one, removes one.
+async fn edit_x(ns: &TestNamespace) {
+    let edit = json!({"data": {"change": "new", "add": "added", "remove": null}});
+    merge_configmap(ns, "x", edit).await;
 }
 
 /// Merge-patches ConfigMap `name` (a null removes a key).
@@ -49,6 +59,26 @@ async fn apply_configmap_as_other_manager(ns: &TestNamespace, name: &str, data: 
         .expect("apply configmap");
 }
 
+/// Starts `tail RESOURCE NAME -n NS --max-events EVENTS --no-bookmarks ARGS...` and waits for
+/// its initial ADDED: the watch then starts from the LIST's RV, so every later change shows.
+fn tail_one(ns: &TestNamespace, object: [&str; 2], events: &str, args: &[&str]) -> Streaming {
+    let (resource, name) = (object[0], object[1]);
+    let mut all = vec![
+        "tail",
+        resource,
+        name,
+        "-n",
+        &ns.name,
+        "--max-events",
+        events,
+    ];
+    all.push("--no-bookmarks");
+    all.extend_from_slice(args);
+    let mut tail = Streaming::start(&all);
+    tail.wait_for("the initial ADDED", LIMIT, |l| l.contains("ADDED"));
+    tail
+}
+
 /// The lines of a unified diff that add or remove (headers left out).
 fn changed_lines(lines: &[&str]) -> Vec<String> {
     let mut changed: Vec<String> = lines
@@ -65,31 +95,9 @@ fn changed_lines(lines: &[&str]) -> Vec<String> {
 
 #[tokio::test]
 async fn a_configmap_edit_shows_exactly_the_keys_that_changed_and_no_noise() {
-    let ns = TestNamespace::new("diff-text").await;
-    create_configmap_with(
-        &ns,
-        "x",
-        json!({"keep": "same", "change": "old", "remove": "gone"}),
-    )
-    .await;
-    let mut tail = Streaming::start(&[
-        "tail",
-        "cm",
-        "x",
-        "-n",
-        &ns.name,
-        "--diff",
-        "--max-events",
-        "3",
-        "--no-bookmarks",
-    ]);
-    tail.wait_for("the initial ADDED", LIMIT, |l| l.contains("(initial)"));
-    merge_configmap(
-        &ns,
-        "x",
-        json!({"data": {"change": "new", "add": "added", "remove": null}}),
-    )
-    .await;
+    let ns = namespace_with_configmap_x("diff-text").await;
+    let mut tail = tail_one(&ns, ["cm", "x"], "3", &["--diff"]);
+    edit_x(&ns).await;
     tail.wait_for("the diff's last line", LIMIT, |l| {
         l.starts_with("+  change: new")
     });
@@ -175,44 +183,29 @@ fn patched(mut object: Value, patch: &Value) -> Value {
     object
 }
 
+/// Asserts that a `--diff-all -o json` run has `modified` MODIFIED events, each of whose patch
+/// turns the object event before it into its own object exactly; returns them as
+/// [`modified_with_previous`] does.
+fn assert_patches_rebuild_exactly(out: &Output, modified: usize) -> Vec<(Value, Value)> {
+    let pairs = modified_with_previous(&out.object_events());
+    assert_eq!(pairs.len(), modified, "{}", out.stdout);
+    for (previous, modified) in &pairs {
+        let rebuilt = patched(previous.clone(), &modified["patch"]);
+        assert_eq!(rebuilt, modified["object"], "{}", modified["patch"]);
+    }
+    pairs
+}
+
 #[tokio::test]
 async fn each_modified_patch_turns_the_previous_object_into_the_new_one() {
-    let ns = TestNamespace::new("diff-json").await;
-    create_configmap_with(
-        &ns,
-        "x",
-        json!({"keep": "same", "change": "old", "remove": "gone"}),
-    )
-    .await;
+    let ns = namespace_with_configmap_x("diff-json").await;
     let dir = tempfile::tempdir().unwrap();
     let recording = dir.path().join("diff.jsonl");
-    let tail = |diff: &[&str]| {
-        let mut args = vec![
-            "tail",
-            "cm",
-            "x",
-            "-n",
-            &ns.name,
-            "-o",
-            "json",
-            "--max-events",
-            "4",
-            "--no-bookmarks",
-        ];
-        args.extend_from_slice(diff);
-        let mut tail = Streaming::start(&args);
-        tail.wait_for_notice_within("watch-opened", LIMIT);
-        tail
-    };
+    let tail = |diff: &[&str]| tail_one(&ns, ["cm", "x"], "4", &[&["-o", "json"], diff].concat());
     let content = tail(&["--diff", "--record", recording.to_str().unwrap()]);
     let all = tail(&["--diff-all"]);
     let without = tail(&[]);
-    merge_configmap(
-        &ns,
-        "x",
-        json!({"data": {"change": "new", "add": "added", "remove": null}}),
-    )
-    .await;
+    edit_x(&ns).await;
     merge_configmap(
         &ns,
         "x",
@@ -259,14 +252,7 @@ async fn each_modified_patch_turns_the_previous_object_into_the_new_one() {
 
     let out = all.finish(LIMIT);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let pairs = modified_with_previous(&out.object_events());
-    assert_eq!(pairs.len(), 3, "{}", out.stdout);
-    for (previous, modified) in &pairs {
-        assert_eq!(
-            patched(previous.clone(), &modified["patch"]),
-            modified["object"]
-        );
-    }
+    let pairs = assert_patches_rebuild_exactly(&out, 3);
     assert!(
         pairs[2].1["patch"]
             .to_string()
@@ -308,22 +294,7 @@ async fn a_secret_edit_never_shows_its_values_in_the_diff_or_the_patch() {
     let ns = TestNamespace::new("diff-secret").await;
     ns.create_secret("s", "password", "hunter2").await;
     let secrets: Api<Secret> = Api::namespaced(ns.client.clone(), &ns.name);
-    let tail = |args: &[&str]| {
-        let mut all = vec![
-            "tail",
-            "secret",
-            "s",
-            "-n",
-            &ns.name,
-            "--max-events",
-            "3",
-            "--no-bookmarks",
-        ];
-        all.extend_from_slice(args);
-        let mut tail = Streaming::start(&all);
-        tail.wait_for("the initial ADDED", LIMIT, |l| l.contains("ADDED"));
-        tail
-    };
+    let tail = |args: &[&str]| tail_one(&ns, ["secret", "s"], "3", args);
     let text = tail(&["--diff"]);
     let json = tail(&["--diff-all", "-o", "json"]);
     let shown = tail(&["--diff", "--show-secret-data"]);
@@ -370,14 +341,7 @@ async fn a_secret_edit_never_shows_its_values_in_the_diff_or_the_patch() {
                 out.stdout
             );
         } else {
-            let pairs = modified_with_previous(&out.object_events());
-            assert_eq!(pairs.len(), 2, "{}", out.stdout);
-            for (previous, modified) in &pairs {
-                assert_eq!(
-                    patched(previous.clone(), &modified["patch"]),
-                    modified["object"]
-                );
-            }
+            let pairs = assert_patches_rebuild_exactly(&out, 2);
             assert!(pairs[1].1["patch"]
                 .to_string()
                 .contains("<redacted: 21 bytes>"));

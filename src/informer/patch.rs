@@ -188,21 +188,12 @@ mod tests {
         // "hunter2" and "hunter3" (7 bytes each), then "longer-secret" (13 bytes).
         let (v1, v2, v3) = ("aHVudGVyMg==", "aHVudGVyMw==", "bG9uZ2VyLXNlY3JldA==");
         let redacted = |rv, v| secret(rv, v).redacted().unwrap();
-        let same_length = ObjectDiff::between(
-            &redacted("1", v1),
-            &redacted("2", v2),
-            DiffFields::Content,
-            true,
-        )
-        .unwrap();
+        let diff = |(rv1, from), (rv2, to), fields| {
+            ObjectDiff::between(&redacted(rv1, from), &redacted(rv2, to), fields, true).unwrap()
+        };
+        let same_length = diff(("1", v1), ("2", v2), DiffFields::Content);
         assert!(same_length.is_empty() && same_length.redacted);
-        let longer = ObjectDiff::between(
-            &redacted("2", v2),
-            &redacted("3", v3),
-            DiffFields::All,
-            true,
-        )
-        .unwrap();
+        let longer = diff(("2", v2), ("3", v3), DiffFields::All);
         let patch = serde_json::to_string(&longer.patch()).unwrap();
         assert!(patch.contains("<redacted: 13 bytes>"), "{patch}");
         for secret in [v1, v2, v3, "hunter", "longer-secret"] {

@@ -158,31 +158,6 @@ async fn a_configmap_edit_shows_exactly_the_keys_that_changed_and_no_noise() {
     );
 }
 
-/// The MODIFIED events of a `-o json` run, each with the object event before it of the same
-/// object: (previous object, MODIFIED line).
-fn modified_with_previous(events: &[Value]) -> Vec<(Value, Value)> {
-    let mut pairs = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        if e["type"] == "MODIFIED" {
-            let previous = events[..i]
-                .iter()
-                .rev()
-                .find(|p| p["uid"] == e["uid"])
-                .unwrap_or_else(|| panic!("no event before {e}"));
-            pairs.push((previous["object"].clone(), e.clone()));
-        }
-    }
-    pairs
-}
-
-/// `patch` applied to `object`.
-fn patched(mut object: Value, patch: &Value) -> Value {
-    let patch: json_patch::Patch =
-        serde_json::from_value(patch.clone()).expect("an RFC 6902 patch");
-    json_patch::patch(&mut object, &patch).unwrap_or_else(|e| panic!("{e}: {patch:?}"));
-    object
-}
-
 /// Asserts that a `--diff-all -o json` run has `modified` MODIFIED events, each of whose patch
 /// turns the object event before it into its own object exactly; returns them as
 /// [`modified_with_previous`] does.

@@ -53,6 +53,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "c
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s and bench\'s reports)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l owned-kinds -d 'With --follow-owned: the resources owned objects are looked for in, e.g. `rs,pods` (default: those the owner\'s kind is known to own, and those a LIST finds owned by the owner\'s kind in its namespace)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s l -l selector -d 'Label selector, e.g. `app=web,tier!=db`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l initial -d 'How the initial state is obtained (without --from-rv): `list` prints the listed objects as ADDED (marked initial), `watch-list` gets them from one watch (sendInitialEvents), `none` prints only changes from now on' -r -f -a "list\t'Paginated LIST, then WATCH from the list\'s resourceVersion'
@@ -90,6 +91,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l follow-owned -d 'Also tail what the named object owns, transitively: every object whose ownerReferences point to it or to an object it owns (a Deployment\'s ReplicaSets and their Pods), as they appear and go, in one stream'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-bookmarks -d 'Do not request or print BOOKMARK events'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-reconnect -d 'Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of re-opening it from the last resourceVersion'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l diff -d 'Print each MODIFIED as a unified diff of the object (as YAML) against its previous version; with -o json, each MODIFIED gains `patch`, the JSON Patch (RFC 6902) between them. metadata.resourceVersion, managedFields and generation are left out (see --diff-all)'

@@ -58,6 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             break
         }
         'kubectl-informer;tail' {
+            [CompletionResult]::new('--owned-kinds', '--owned-kinds', [CompletionResultType]::ParameterName, 'With --follow-owned: the resources owned objects are looked for in, e.g. `rs,pods` (default: those the owner''s kind is known to own, and those a LIST finds owned by the owner''s kind in its namespace)')
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Label selector, e.g. `app=web,tier!=db`')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Label selector, e.g. `app=web,tier!=db`')
             [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector, e.g. `metadata.name=foo`')
@@ -94,6 +95,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
             [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the server''s certificate: the connection is then open to interception')
             [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to check the server''s certificate against (default: the host of the server''s address)')
+            [CompletionResult]::new('--follow-owned', '--follow-owned', [CompletionResultType]::ParameterName, 'Also tail what the named object owns, transitively: every object whose ownerReferences point to it or to an object it owns (a Deployment''s ReplicaSets and their Pods), as they appear and go, in one stream')
             [CompletionResult]::new('--no-bookmarks', '--no-bookmarks', [CompletionResultType]::ParameterName, 'Do not request or print BOOKMARK events')
             [CompletionResult]::new('--no-reconnect', '--no-reconnect', [CompletionResultType]::ParameterName, 'Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of re-opening it from the last resourceVersion')
             [CompletionResult]::new('--diff', '--diff', [CompletionResultType]::ParameterName, 'Print each MODIFIED as a unified diff of the object (as YAML) against its previous version; with -o json, each MODIFIED gains `patch`, the JSON Patch (RFC 6902) between them. metadata.resourceVersion, managedFields and generation are left out (see --diff-all)')

@@ -297,6 +297,8 @@ pub struct BenchArgs {
     kubectl informer tail pods -A -l app=web --initial none\n  \
     # several resources in one stream, each with its own reflector\n  \
     kubectl informer tail deploy,rs,pods -n app -l app=web\n  \
+    # a Deployment and what it owns (its ReplicaSets, their Pods), as they come and go\n  \
+    kubectl informer tail deploy/web -n app --follow-owned\n  \
     # replay: exactly the events after RV 48213, until RV 48290 (exit 124 if it never comes)\n  \
     kubectl informer tail cm -n app --from-rv 48213 --until-rv 48290 --timeout 1m\n  \
     # what changed in each update, as a diff\n  \
@@ -308,12 +310,23 @@ pub struct BenchArgs {
     --timeout reached before --until-rv or --max-events, 130 interrupted.")]
 pub struct TailArgs {
     /// The resource, as kubectl names it: `configmaps`, `cm`, `deployments.apps`, a CRD; or
-    /// several separated by commas (`deploy,rs,pods`), merged in one stream.
+    /// several separated by commas (`deploy,rs,pods`), merged in one stream; or one object as
+    /// `TYPE/NAME` (`deploy/web`).
     #[arg(value_name = "RESOURCE")]
     pub resource: String,
     /// Only this object (a field selector on metadata.name); with one resource only.
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
+    /// Also tail what the named object owns, transitively: every object whose ownerReferences
+    /// point to it or to an object it owns (a Deployment's ReplicaSets and their Pods), as they
+    /// appear and go, in one stream.
+    #[arg(long)]
+    pub follow_owned: bool,
+    /// With --follow-owned: the resources owned objects are looked for in, e.g. `rs,pods`
+    /// (default: those the owner's kind is known to own, and those a LIST finds owned by the
+    /// owner's kind in its namespace).
+    #[arg(long, value_name = "RESOURCES", requires = "follow_owned")]
+    pub owned_kinds: Option<String>,
     /// Label selector, e.g. `app=web,tier!=db`.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,

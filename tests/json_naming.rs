@@ -322,6 +322,7 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
             object: &object,
             received_at: at,
             changes: None,
+            owners: None,
             diff: (event_type == EventType::Modified).then_some(&diff),
         })
         .unwrap();

@@ -166,6 +166,12 @@ pub async fn resolve_targets(
     resource_args: &[String],
     verbs: &[&str],
 ) -> Result<Vec<Target>> {
+    let (cluster, resources) = connect_and_discover(global).await?;
+    resolve_in(global, &cluster, &resources, resource_args, verbs)
+}
+
+/// Connects (saying to whom at `-v=1`) and discovers the resources the server serves.
+pub async fn connect_and_discover(global: &GlobalConfig) -> Result<(Cluster, Vec<ApiResource>)> {
     let cluster = Cluster::connect(&global.selection, global.transport)
         .await?
         .with_verbosity(global.verbose);
@@ -180,9 +186,20 @@ pub async fn resolve_targets(
         )
     });
     let resources = cluster.discover().await?;
+    Ok((cluster, resources))
+}
+
+/// Resolves each of `resource_args` among `resources`, as `resolve_targets` does.
+pub fn resolve_in(
+    global: &GlobalConfig,
+    cluster: &Cluster,
+    resources: &[ApiResource],
+    resource_args: &[String],
+    verbs: &[&str],
+) -> Result<Vec<Target>> {
     let mut targets: Vec<Target> = Vec::with_capacity(resource_args.len());
     for resource_arg in resource_args {
-        let resource = cluster::resolve(resource_arg, &resources)?.clone();
+        let resource = cluster::resolve(resource_arg, resources)?.clone();
         if let Some(j) = targets.iter().position(|t| t.resource == resource) {
             return Err(Error::Usage(format!(
                 "{} and {resource_arg} name the same resource ({}): name each resource once",
@@ -190,7 +207,7 @@ pub async fn resolve_targets(
                 resource.qualified_name()
             )));
         }
-        targets.push(target(global, &cluster, resource_arg, resource, verbs)?);
+        targets.push(target(global, cluster, resource_arg, resource, verbs)?);
     }
     Ok(targets)
 }

@@ -3,13 +3,16 @@
 //! (`deploy,rs,pods`), one reflector each, merged in arrival order.
 
 mod config;
+mod follow;
+mod owned;
 mod stats;
 
 pub use config::TailConfig;
 use stats::{summary, Stats};
 
-use super::{resolve_targets, sleep_until, GlobalConfig};
+use super::{connect_and_discover, resolve_in, resolve_targets, sleep_until, GlobalConfig, Target};
 use crate::cli::{InitialMode, OutputFormat};
+use crate::cluster::ApiResource;
 use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::core::{fifo_item, Cache};
 use crate::informer::fields::{changed_fields, summarize};
@@ -21,11 +24,13 @@ use crate::informer::processor::NotificationKind;
 use crate::informer::reflector::{Reflector, ReflectorConfig, Start};
 use crate::informer::transition::{EventType, ReflectorEvent};
 use crate::output::stderr_is_terminal;
+use crate::output::text::qualified_kind;
 use crate::output::text::TextPrinter;
 use crate::recording::{
     start_notice, BookmarkEvent, EventPrinter, JsonPrinter, Notice, ObjectEvent, Origin,
     StartNotice, Tee, Transition,
 };
+use follow::Follow;
 use std::time::{Instant, SystemTime};
 
 /// Why printing stopped.
@@ -39,19 +44,26 @@ enum Stop {
 
 /// Runs `tail` and returns the exit code.
 pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
-    let targets = resolve_targets(global, &config.resources, &["list", "watch"]).await?;
-    let mut feeds = Vec::with_capacity(targets.len());
-    let mut reflectors = Vec::with_capacity(targets.len());
-    for target in targets {
-        let lw = ListWatch {
-            cluster: target.cluster,
-            resource: target.resource,
-            namespace: target.namespace,
-            label_selector: config.label_selector.clone(),
-            field_selector: config.field_selector.clone(),
-            metadata_only: config.metadata_only,
-        };
+    let (watches, follow) = match &config.follow_owned {
+        None => {
+            let targets = resolve_targets(global, &config.resources, VERBS).await?;
+            let watches = targets
+                .into_iter()
+                .map(|t| list_watch(t, &config, config.field_selector.clone()))
+                .collect();
+            (watches, None)
+        }
+        Some(owned_kinds) => {
+            let name = config.name.as_deref().unwrap_or_default();
+            let watches = follow_watches(global, &config, owned_kinds.as_deref()).await?;
+            (watches, Some(Follow::new(0, name)))
+        }
+    };
+    let mut feeds = Vec::with_capacity(watches.len());
+    let mut reflectors = Vec::with_capacity(watches.len());
+    for lw in watches {
         feeds.push(Feed {
+            kind: qualified_kind(&lw.resource.kind, &lw.resource.api_version()),
             watch: start_notice(&lw),
             started: false,
             redact: lw.resource.is_secret() && !config.show_secret_data,
@@ -62,7 +74,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         });
         reflectors.push(Reflector::new(lw, reflector_config(&config)));
     }
-    let several = feeds.len() > 1;
+    let several = feeds.len() > 1 || follow.is_some();
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut printer: Box<dyn EventPrinter> = match config.output {
         OutputFormat::Text | OutputFormat::Wide => {
@@ -99,6 +111,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         config: &config,
         printer: printer.as_mut(),
         feeds,
+        follow,
         objects: 0,
         until_reached: false,
     };
@@ -117,6 +130,55 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         Ok(Stop::Interrupted) => Ok(EXIT_INTERRUPTED),
         Err(e) => Err(e),
     }
+}
+
+/// What tail needs of a resource: to list and watch it.
+const VERBS: &[&str] = &["list", "watch"];
+
+/// What `target`'s reflector lists and watches: with tail's selectors, `field_selector` for
+/// fields.
+fn list_watch(target: Target, config: &TailConfig, field_selector: Option<String>) -> ListWatch {
+    ListWatch {
+        cluster: target.cluster,
+        resource: target.resource,
+        namespace: target.namespace,
+        label_selector: config.label_selector.clone(),
+        field_selector,
+        metadata_only: config.metadata_only,
+    }
+}
+
+/// `--follow-owned`: the named object's resource (by name, unless its objects own others of
+/// their kind) and, watched whole in its scope, each resource owned objects are looked for in.
+async fn follow_watches(
+    global: &GlobalConfig,
+    config: &TailConfig,
+    owned_kinds: Option<&[String]>,
+) -> Result<Vec<ListWatch>> {
+    let (cluster, resources) = connect_and_discover(global).await?;
+    let owner = resolve_in(global, &cluster, &resources, &config.resources, VERBS)?.remove(0);
+    let owned: Vec<ApiResource> = match owned_kinds {
+        Some(names) => resolve_in(global, &cluster, &resources, names, VERBS)?
+            .into_iter()
+            .map(|t| t.resource)
+            .collect(),
+        None => owned::discover(global, &cluster, &owner, &resources).await?,
+    };
+    let owns_its_kind = owned.contains(&owner.resource);
+    let by_name = (!owns_its_kind)
+        .then(|| config.field_selector.clone())
+        .flatten();
+    let mut watches = Vec::with_capacity(owned.len() + 1);
+    for resource in owned.into_iter().filter(|r| *r != owner.resource) {
+        let target = Target {
+            cluster: cluster.clone(),
+            namespace: owned::scope(&owner, &resource),
+            resource,
+        };
+        watches.push(list_watch(target, config, None));
+    }
+    watches.insert(0, list_watch(owner, config, by_name));
+    Ok(watches)
 }
 
 /// Each resource's reflector: how tail starts (LIST, watch-list or a replay) and watches.
@@ -138,6 +200,8 @@ fn reflector_config(config: &TailConfig) -> ReflectorConfig {
 /// One resource of a run: its watch, what was printed of it, and the informer's cache of what
 /// tail has seen of it, whose notifications say what a relist revealed.
 struct Feed {
+    /// How lines name its objects' kind: `replicaset.apps`, `pod`.
+    kind: String,
     /// What is watched: the `start` notice, which names the resource in every record.
     watch: StartNotice,
     /// Whether the start notice was printed (with the resource's first event, so a run that
@@ -161,6 +225,8 @@ struct Session<'a> {
     config: &'a TailConfig,
     printer: &'a mut dyn EventPrinter,
     feeds: Vec<Feed>,
+    /// With `--follow-owned`: which objects are in the followed set.
+    follow: Option<Follow>,
     /// Object events printed, of every resource (what `--max-events` counts).
     objects: u64,
     /// Set once an event at or past `--until-rv` was printed.
@@ -247,6 +313,16 @@ impl Session<'_> {
                 object,
                 *received_at,
             )?,
+            // Not printed, but what it owns and is owned by counts for what is followed.
+            ReflectorEvent::Listed {
+                object,
+                relist: false,
+                ..
+            } => {
+                if let Some(follow) = &mut self.follow {
+                    follow.observe(feed, &self.feeds[feed].kind, EventType::Added, object);
+                }
+            }
             ReflectorEvent::Listed {
                 received_at,
                 relist: true,
@@ -388,6 +464,8 @@ impl Session<'_> {
     }
 
     /// Prints an object event; a MODIFIED's `previous` version (the cache's) says what changed.
+    /// With `--follow-owned`, only of an object in the followed set, followed by the objects it
+    /// brought into the set.
     fn print_object_with(
         &mut self,
         feed: usize,
@@ -396,6 +474,60 @@ impl Session<'_> {
         object: &RawObject,
         received_at: SystemTime,
         previous: Option<&RawObject>,
+    ) -> Result<()> {
+        let Some(follow) = &mut self.follow else {
+            return self.emit(
+                feed,
+                event_type,
+                origin,
+                object,
+                received_at,
+                previous,
+                None,
+            );
+        };
+        let verdict = follow.observe(feed, &self.feeds[feed].kind, event_type, object);
+        if verdict.print {
+            self.emit(
+                feed,
+                event_type,
+                origin,
+                object,
+                received_at,
+                previous,
+                Some(&verdict.chain),
+            )?;
+        }
+        for (owned_feed, key) in verdict.joined {
+            let current = self.feeds[owned_feed].cache.get(&key);
+            let (Some(owned), Some(follow)) = (current, &self.follow) else {
+                continue;
+            };
+            let chain = follow.chain(owned.uid());
+            self.emit(
+                owned_feed,
+                EventType::Added,
+                origin,
+                &owned,
+                received_at,
+                None,
+                Some(&chain),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Prints one object event (unless `--max-events` is reached) and counts it.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &mut self,
+        feed: usize,
+        event_type: EventType,
+        origin: Origin,
+        object: &RawObject,
+        received_at: SystemTime,
+        previous: Option<&RawObject>,
+        owners: Option<&[String]>,
     ) -> Result<()> {
         if self
             .config
@@ -441,6 +573,7 @@ impl Session<'_> {
                 object: &object,
                 received_at,
                 changes: changes.as_deref(),
+                owners,
                 diff: diff.as_ref(),
             })
             .map_err(Error::Output)

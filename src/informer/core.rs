@@ -126,6 +126,12 @@ impl Cache {
         self.synced
     }
 
+    /// The cached version of the object at `key` (`namespace/name`).
+    pub fn get(&self, key: &str) -> Option<RawObject> {
+        let store = self.store.read().unwrap_or_else(|e| e.into_inner());
+        store.get(key).cloned()
+    }
+
     /// Publishes the RV, `synced` and `replacing` on `state` (when they differ from what it
     /// holds), keeping the reflector's `stopped`.
     pub fn publish(&self, state: &watch::Sender<InformerState>) {

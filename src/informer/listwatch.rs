@@ -179,8 +179,10 @@ struct WireEvent<'a> {
 struct WireList<'a> {
     #[serde(default)]
     metadata: WireListMeta,
+    /// `null` in an empty `PartialObjectMetadataList` (`--metadata-only`), as the API server
+    /// sends it.
     #[serde(default, borrow)]
-    items: Vec<&'a RawValue>,
+    items: Option<Vec<&'a RawValue>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -277,6 +279,7 @@ impl ListWatch {
         };
         let items = list
             .items
+            .unwrap_or_default()
             .into_iter()
             .map(|raw| RawObject::parse_borrowed(raw, hint))
             .collect::<Result<Vec<_>, _>>()
@@ -551,6 +554,16 @@ fn status(object: &RawValue) -> serde_json::Result<ApiStatus> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_metadata_list_s_null_items_are_no_items() {
+        // What kube-apiserver v1.34 sends for an empty namespace with
+        // `Accept: ...;as=PartialObjectMetadataList`.
+        let body = br#"{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"812"},"items":null}"#;
+        let list: WireList = serde_json::from_slice(body).unwrap();
+        assert_eq!(list.metadata.resource_version, "812");
+        assert!(list.items.unwrap_or_default().is_empty());
+    }
 
     #[test]
     fn bookmark_with_initial_events_end_is_decoded() {

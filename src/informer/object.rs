@@ -364,6 +364,27 @@ impl RawObject {
         self.0.get(self.0.labels) == other.0.get(other.0.labels)
     }
 
+    /// `metadata.ownerReferences`, parsed when asked (only `tail --follow-owned` reads them);
+    /// none when absent or malformed.
+    pub fn owner_references(&self) -> Vec<OwnerReference> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Head {
+            #[serde(default)]
+            metadata: Option<Meta>,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Meta {
+            #[serde(default)]
+            owner_references: Option<Vec<OwnerReference>>,
+        }
+        serde_json::from_str::<Head>(self.json())
+            .ok()
+            .and_then(|h| h.metadata?.owner_references)
+            .unwrap_or_default()
+    }
+
     /// `namespace/name`, or `name` for cluster-scoped objects: the cache key client-go uses.
     pub fn key(&self) -> String {
         object_key(self.namespace(), self.name())
@@ -408,6 +429,22 @@ impl RawObject {
         let hint = Some((self.kind(), self.api_version())).filter(|(kind, _)| !kind.is_empty());
         RawObject::parse(RawValue::from_string(serde_json::to_string(&value)?)?, hint)
     }
+}
+
+/// One entry of `metadata.ownerReferences`: the object that owns this one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerReference {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    pub uid: String,
+    /// Whether the owner is the managing controller (at most one owner is).
+    #[serde(default)]
+    pub controller: Option<bool>,
 }
 
 /// kubectl apply keeps the whole applied manifest here, Secret data included.
@@ -473,6 +510,32 @@ fn with_type_meta(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owner_references_are_read_when_asked_and_none_when_absent_or_malformed() {
+        let parse = |text: &str| {
+            RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap()
+        };
+        let pod = parse(
+            r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","uid":"u","ownerReferences":[
+                {"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1","uid":"rs-1","controller":true},
+                {"apiVersion":"v1","kind":"ConfigMap","name":"c","uid":"cm-1"}]}}"#,
+        );
+        let owners = pod.owner_references();
+        assert_eq!(owners.len(), 2);
+        assert_eq!(
+            (owners[0].kind.as_str(), owners[0].uid.as_str()),
+            ("ReplicaSet", "rs-1")
+        );
+        assert_eq!(owners[0].controller, Some(true));
+        assert_eq!(owners[1].controller, None);
+        assert!(parse(r#"{"metadata":{"name":"a"}}"#)
+            .owner_references()
+            .is_empty());
+        assert!(parse(r#"{"metadata":{"name":"a","ownerReferences":"x"}}"#)
+            .owner_references()
+            .is_empty());
+    }
 
     #[test]
     fn list_items_get_kind_and_api_version_spliced_in() {

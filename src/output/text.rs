@@ -47,14 +47,23 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
 
     /// The object's name as the line shows it: `NAMESPACE/NAME`, or with several resources
     /// kubectl's `NAMESPACE  KIND.GROUP/NAME` (`app  deployment.apps/web`, `app  pod/web-x`).
+    /// With `--follow-owned`, an owned object is indented one step per owner above it and
+    /// names its direct owner: `app      pod/web-7d9-x  <- replicaset.apps/web-7d9`.
     fn name(&self, e: &ObjectEvent<'_>) -> String {
         if !self.several {
             return e.object.key();
         }
         let qualified = qualified_name(e);
+        let (indent, owner) = match e.owners {
+            Some([.., direct]) => (
+                "  ".repeat(e.owners.map_or(0, <[String]>::len)),
+                format!("  <- {direct}"),
+            ),
+            _ => (String::new(), String::new()),
+        };
         match e.object.namespace() {
-            Some(ns) => format!("{ns}  {qualified}"),
-            None => qualified,
+            Some(ns) => format!("{ns}  {indent}{qualified}{owner}"),
+            None => format!("{indent}{qualified}{owner}"),
         }
     }
 
@@ -85,10 +94,16 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
 
 /// kubectl's `KIND.GROUP/NAME` of an object (`deployment.apps/web`, `configmap/x`).
 fn qualified_name(e: &ObjectEvent<'_>) -> String {
-    let kind = e.watch.kind.to_ascii_lowercase();
-    match e.watch.api_version.split_once('/') {
-        Some((group, _)) => format!("{kind}.{group}/{}", e.object.name()),
-        None => format!("{kind}/{}", e.object.name()),
+    let kind = qualified_kind(&e.watch.kind, &e.watch.api_version);
+    format!("{kind}/{}", e.object.name())
+}
+
+/// A kind as kubectl names it in `TYPE/NAME`: `pod`, `deployment.apps`.
+pub fn qualified_kind(kind: &str, api_version: &str) -> String {
+    let kind = kind.to_ascii_lowercase();
+    match api_version.split_once('/') {
+        Some((group, _)) => format!("{kind}.{group}"),
+        None => kind,
     }
 }
 
@@ -303,6 +318,7 @@ mod tests {
             object: &object,
             received_at: at,
             changes: None,
+            owners: None,
             diff: None,
         })
         .unwrap();
@@ -355,7 +371,14 @@ mod tests {
 
     #[test]
     fn a_kind_of_a_named_group_is_qualified_by_it_and_a_cluster_scoped_name_stands_alone() {
-        let line = |api_version: &str, kind: &str, object: &str| {
+        let line =
+            |api_version: &str, kind: &str, object: &str| followed(api_version, kind, object, None);
+        fn followed(
+            api_version: &str,
+            kind: &str,
+            object: &str,
+            owners: Option<&[String]>,
+        ) -> String {
             let raw = RawValue::from_string(object.into()).unwrap();
             let object = RawObject::parse(raw, None).unwrap();
             let watch = StartNotice {
@@ -373,11 +396,12 @@ mod tests {
                     object: &object,
                     received_at: SystemTime::now(),
                     changes: None,
+                    owners,
                     diff: None,
                 })
                 .unwrap();
             String::from_utf8(out).unwrap()
-        };
+        }
         let deployment = line(
             "apps/v1",
             "Deployment",
@@ -393,6 +417,18 @@ mod tests {
             r#"{"metadata":{"name":"kwok-node-1","resourceVersion":"6"}}"#,
         );
         assert!(node.ends_with("  6         node/kwok-node-1\n"), "{node}");
+        let pod = r#"{"metadata":{"name":"web-7d9-x","namespace":"app","resourceVersion":"7"}}"#;
+        let chain = [
+            "deployment.apps/web".into(),
+            "replicaset.apps/web-7d9".into(),
+        ];
+        let owned = followed("v1", "Pod", pod, Some(&chain));
+        assert!(
+            owned.ends_with("  7         app      pod/web-7d9-x  <- replicaset.apps/web-7d9\n"),
+            "{owned}"
+        );
+        let root = followed("v1", "Pod", pod, Some(&[]));
+        assert!(root.ends_with("  7         app  pod/web-7d9-x\n"), "{root}");
     }
 
     #[test]

@@ -47,6 +47,10 @@ pub struct ObjectEvent<'a> {
     pub received_at: SystemTime,
     /// For MODIFIED in text output: which fields changed (`spec.replicas 3→5, ...`).
     pub changes: Option<&'a str>,
+    /// With `tail --follow-owned`: the objects it is followed through, from the named object
+    /// down to its direct owner (`["deployment.apps/web", "replicaset.apps/web-7d9"]`; empty
+    /// for the named object).
+    pub owners: Option<&'a [String]>,
     /// For MODIFIED with `--diff`: the previous version and this one, as compared.
     pub diff: Option<&'a ObjectDiff>,
 }

@@ -45,6 +45,9 @@ struct ObjectLine<'a> {
     uid: &'a str,
     time: String,
     origin: Origin,
+    /// With `tail --follow-owned`: the owners it is followed through, the named object first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owner_chain: Option<&'a [String]>,
     /// With `--diff`, on MODIFIED: the JSON Patch from the previous version to this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     patch: Option<json_patch::Patch>,
@@ -182,6 +185,7 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
             uid: o.uid(),
             time: rfc3339_millis(e.received_at),
             origin: e.origin,
+            owner_chain: e.owners,
             patch: e.diff.map(|d| d.patch()),
             object: o.raw(),
         })
@@ -261,6 +265,7 @@ pub fn snapshot(
             object,
             received_at: now,
             changes: None,
+            owners: None,
             diff: None,
         })?;
     }
@@ -320,6 +325,7 @@ pub(crate) mod tests {
             object: &object,
             received_at: at,
             changes: None,
+            owners: None,
             diff: None,
         })
         .unwrap();

@@ -14,6 +14,11 @@ use std::time::Duration;
 pub struct TailConfig {
     /// The resources as named (`deploy,rs,pods` is three), each tailed by its own reflector.
     pub resources: Vec<String>,
+    /// The one object tailed (`tail deploy web`, `tail deploy/web`).
+    pub name: Option<String>,
+    /// `--follow-owned`: the named object and what it owns; with `--owned-kinds`, the
+    /// resources owned objects are looked for in.
+    pub follow_owned: Option<Option<Vec<String>>>,
     pub label_selector: Option<String>,
     /// The user's field selector, plus `metadata.name=NAME` when a name was given.
     pub field_selector: Option<String>,
@@ -41,16 +46,13 @@ pub struct TailConfig {
 
 impl TailConfig {
     pub fn from_args(args: &TailArgs) -> Result<Self> {
-        let resources: Vec<String> = args.resource.split(',').map(str::to_string).collect();
-        if resources.iter().any(String::is_empty) {
-            return Err(Error::Usage(format!(
-                "invalid resource list \"{}\": an empty name; separate resources with single \
-                 commas, e.g. deploy,rs,pods",
-                args.resource
-            )));
+        let (resource, name) = split_type_name(args)?;
+        let resources = resource_list(resource)?;
+        if args.follow_owned {
+            check_follow(args, &resources, name.as_deref())?;
         }
         if resources.len() > 1 {
-            if let Some(name) = &args.name {
+            if let Some(name) = &name {
                 return Err(Error::Usage(format!(
                     "a name ({name}) cannot be given with several resources ({}), as with \
                      kubectl: tail one resource, or select with -l or --field-selector",
@@ -77,7 +79,7 @@ impl TailConfig {
         if let Some(f) = &args.field_selector {
             validate_field_selector(f).map_err(Error::Usage)?;
         }
-        let field_selector = match (&args.name, &args.field_selector) {
+        let field_selector = match (&name, &args.field_selector) {
             (Some(name), user) => {
                 if name.is_empty() || name.contains('/') {
                     return Err(Error::Usage(format!(
@@ -143,8 +145,17 @@ impl TailConfig {
                  given: to stop after {t} and exit 0, use --for {t}"
             )));
         }
+        let follow_owned = match (args.follow_owned, &args.owned_kinds) {
+            (false, _) => None,
+            (true, None) => Some(None),
+            (true, Some(kinds)) => Some(Some(
+                resource_list(kinds).map_err(|e| Error::Usage(format!("--owned-kinds: {e}")))?,
+            )),
+        };
         Ok(TailConfig {
             resources,
+            name,
+            follow_owned,
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
             field_selector,
             initial: args.initial,
@@ -170,6 +181,66 @@ impl TailConfig {
             },
         })
     }
+}
+
+/// The resource argument and the object's name: `deploy web` or kubectl's `deploy/web`.
+fn split_type_name(args: &TailArgs) -> Result<(&str, Option<String>)> {
+    let Some((resource, name)) = args.resource.split_once('/') else {
+        return Ok((&args.resource, args.name.clone()));
+    };
+    if let Some(extra) = &args.name {
+        return Err(Error::Usage(format!(
+            "{} already names an object, and {extra} is another: pass TYPE/NAME or TYPE NAME, \
+             as with kubectl",
+            args.resource
+        )));
+    }
+    if resource.is_empty() || resource.contains(',') {
+        return Err(Error::Usage(format!(
+            "invalid object \"{}\": TYPE/NAME names one object of one resource, e.g. deploy/web",
+            args.resource
+        )));
+    }
+    Ok((resource, Some(name.to_string())))
+}
+
+/// kubectl's comma list of resources (`deploy,rs,pods`), none empty.
+fn resource_list(text: &str) -> Result<Vec<String>> {
+    let resources: Vec<String> = text.split(',').map(str::to_string).collect();
+    if resources.iter().any(String::is_empty) {
+        return Err(Error::Usage(format!(
+            "invalid resource list \"{text}\": an empty name; separate resources with single \
+             commas, e.g. deploy,rs,pods"
+        )));
+    }
+    Ok(resources)
+}
+
+/// `--follow-owned` follows one named object, whose owned objects are chosen by their
+/// ownerReferences, not by selectors, and come from several resources (no one RV).
+fn check_follow(args: &TailArgs, resources: &[String], name: Option<&str>) -> Result<()> {
+    if resources.len() > 1 || name.is_none() {
+        return Err(Error::Usage(format!(
+            "--follow-owned follows one object: name it, e.g. tail deploy/web --follow-owned \
+             (got {})",
+            args.resource
+        )));
+    }
+    for (flag, given) in [
+        ("-l/--selector", args.selector.is_some()),
+        ("--field-selector", args.field_selector.is_some()),
+        ("--from-rv", args.from_rv.is_some()),
+        ("--until-rv", args.until_rv.is_some()),
+    ] {
+        if given {
+            return Err(Error::Usage(format!(
+                "{flag} cannot be used with --follow-owned: the owned objects are the ones whose \
+                 ownerReferences lead to the named object, in several resources with \
+                 resourceVersions of their own; drop {flag}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// apimachinery's `fields.EscapeValue`: `\`, `,` and `=` are escaped with a backslash.

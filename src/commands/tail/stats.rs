@@ -137,6 +137,7 @@ mod tests {
             let mut stats = Stats::default();
             stats.count(EventType::Added, rv);
             Feed {
+                kind: "configmap".into(),
                 watch: StartNotice {
                     resource: resource.into(),
                     ..crate::recording::writer::tests::configmaps()

@@ -7,14 +7,14 @@
 
 mod common;
 
+use common::crd::get_json;
 use common::fake::{configmap, kubeconfig, list, FakeServer, Reply, Step};
 use common::*;
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
+use kube::api::{Api, PostParams};
 use kubectl_informer::cluster::discovery::ACCEPT;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One of the two v1.29 servers, and what its discovery is.
 struct OldServer {
@@ -59,94 +59,20 @@ impl OldServer {
     }
 }
 
-async fn get_json(client: &kube::Client, path: &str, accept: &str) -> serde_json::Value {
-    let request = http::Request::get(path)
-        .header(http::header::ACCEPT, accept)
-        .body(Vec::new())
-        .unwrap();
-    let text = client.request_text(request).await.unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
-/// Waits (up to 30 s) until `plural.group` is in the discovery the binary will read: the
-/// aggregated document when the server serves one, else the group version's resource list.
-async fn wait_until_discovered(client: &kube::Client, group: &str, plural: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let root = get_json(client, "/apis", ACCEPT).await;
-        let found = if root["kind"] == "APIGroupDiscoveryList" {
-            root["items"].as_array().unwrap().iter().any(|g| {
-                g["metadata"]["name"] == group
-                    && g["versions"][0]["resources"]
-                        .as_array()
-                        .is_some_and(|rs| rs.iter().any(|r| r["resource"] == plural))
-            })
-        } else {
-            let request = http::Request::get(format!("/apis/{group}/v1"))
-                .body(Vec::new())
-                .unwrap();
-            match client.request_text(request).await {
-                Ok(text) => text.contains(&format!("\"name\":\"{plural}\"")),
-                Err(_) => false,
-            }
-        };
-        if found {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{plural}.{group} not in discovery after 30s"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
 /// A namespaced CRD `gizmos.<group>` (short name `gz<suffix>`) served at v1, and one object of
 /// it; returns (CRD name, short name, qualified resource name).
 async fn gizmo_crd(ns: &TestNamespace) -> (String, String, String) {
     let suffix = unique("g").replace('-', "");
     let group = format!("d{suffix}.informer.test");
     let short = format!("gz{suffix}");
-    let name = format!("gizmos.{group}");
-    let crd: CustomResourceDefinition = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": name},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "shortNames": [short]},
-            "versions": [{
-                "name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
-            }]
-        }
-    }))
-    .unwrap();
-    Api::<CustomResourceDefinition>::all(ns.client.clone())
-        .create(&PostParams::default(), &crd)
-        .await
-        .expect("create CRD");
-    wait_until_discovered(&ns.client, &group, "gizmos").await;
-    let gizmos = Api::<DynamicObject>::namespaced_with(
-        ns.client.clone(),
+    let name = crd::create(&ns.client, &group, "gizmos", "Gizmo", &short).await;
+    crd::create_object(
+        &ns.client,
         &ns.name,
-        &kube::api::ApiResource {
-            group: group.clone(),
-            version: "v1".into(),
-            api_version: format!("{group}/v1"),
-            kind: "Gizmo".into(),
-            plural: "gizmos".into(),
-        },
-    );
-    let obj: DynamicObject = serde_json::from_value(serde_json::json!({
-        "apiVersion": format!("{group}/v1"), "kind": "Gizmo", "metadata": {"name": "gizmo-1"}
-    }))
-    .unwrap();
-    // The CRD's storage can lag its discovery by a moment: retry the create within a limit.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while let Err(e) = gizmos.create(&PostParams::default(), &obj).await {
-        assert!(Instant::now() < deadline, "create gizmo: {e}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+        &crd::custom(&group, "gizmos", "Gizmo"),
+        serde_json::json!({"metadata": {"name": "gizmo-1"}}),
+    )
+    .await;
     (name.clone(), short, name)
 }
 
@@ -299,9 +225,7 @@ async fn every_command_resolves_and_runs(server: &OldServer, prefix: &str, bench
             );
         }
     }
-    let _ = Api::<CustomResourceDefinition>::all(ns.client.clone())
-        .delete(&crd, &DeleteParams::default())
-        .await;
+    crd::delete(&ns.client, &crd).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

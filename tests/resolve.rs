@@ -4,9 +4,6 @@
 mod common;
 
 use common::*;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, PostParams};
-use std::time::{Duration, Instant};
 
 /// Runs `tail NAME --max-events 1 -v` in a namespace holding one ConfigMap-like object and returns
 /// what `-v` said the name resolved to.
@@ -118,61 +115,6 @@ async fn resources_that_cannot_be_watched_say_which_verb_is_missing() {
     );
 }
 
-/// Creates a namespaced CRD `<plural>.<group>` with `short` as short name; waits until the
-/// server's discovery serves it.
-async fn create_crd(
-    client: &kube::Client,
-    group: &str,
-    plural: &str,
-    kind: &str,
-    short: &str,
-) -> String {
-    let name = format!("{plural}.{group}");
-    let crd: CustomResourceDefinition = serde_json::from_value(serde_json::json!({
-        "metadata": {"name": name},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind, "shortNames": [short]},
-            "versions": [{
-                "name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
-            }]
-        }
-    }))
-    .unwrap();
-    Api::<CustomResourceDefinition>::all(client.clone())
-        .create(&PostParams::default(), &crd)
-        .await
-        .expect("create CRD");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let groups = client.list_api_groups_aggregated().await.unwrap();
-        let served = groups.items.iter().any(|g| {
-            g.metadata.as_ref().and_then(|m| m.name.as_deref()) == Some(group)
-                && g.versions.iter().any(|v| {
-                    v.resources
-                        .iter()
-                        .any(|r| r.resource.as_deref() == Some(plural))
-                })
-        });
-        if served {
-            return name;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "CRD {name} not in discovery after 30s"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-async fn delete_crd(client: &kube::Client, name: &str) {
-    let _ = Api::<CustomResourceDefinition>::all(client.clone())
-        .delete(name, &DeleteParams::default())
-        .await;
-}
-
 #[tokio::test]
 async fn crds_resolve_by_short_name_and_an_ambiguous_short_name_lists_both() {
     let ns = TestNamespace::new("crd").await;
@@ -180,28 +122,19 @@ async fn crds_resolve_by_short_name_and_an_ambiguous_short_name_lists_both() {
     let group_a = format!("a{suffix}.informer.test");
     let group_b = format!("b{suffix}.informer.test");
     let short = format!("wd{suffix}");
-    let crd_a = create_crd(&ns.client, &group_a, "widgets", "Widget", &short).await;
-    let crd_b = create_crd(&ns.client, &group_b, "widgets", "Widget", &short).await;
+    let crd_a = crd::create(&ns.client, &group_a, "widgets", "Widget", &short).await;
+    let crd_b = crd::create(&ns.client, &group_b, "widgets", "Widget", &short).await;
     let gadget_short = format!("gd{suffix}");
-    let crd_c = create_crd(&ns.client, &group_b, "gadgets", "Gadget", &gadget_short).await;
+    let crd_c = crd::create(&ns.client, &group_b, "gadgets", "Gadget", &gadget_short).await;
 
     // One object of the CRD, so that tail has something to show.
-    let gadgets = kube::api::Api::<kube::api::DynamicObject>::namespaced_with(
-        ns.client.clone(),
+    crd::create_object(
+        &ns.client,
         &ns.name,
-        &kube::api::ApiResource {
-            group: group_b.clone(),
-            version: "v1".into(),
-            api_version: format!("{group_b}/v1"),
-            kind: "Gadget".into(),
-            plural: "gadgets".into(),
-        },
-    );
-    let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
-        "apiVersion": format!("{group_b}/v1"), "kind": "Gadget", "metadata": {"name": "g1"}
-    }))
-    .unwrap();
-    gadgets.create(&PostParams::default(), &obj).await.unwrap();
+        &crd::custom(&group_b, "gadgets", "Gadget"),
+        serde_json::json!({"metadata": {"name": "g1"}}),
+    )
+    .await;
 
     let (out, line) = resolved(&[&gadget_short, "-n", &ns.name, "-o", "json"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
@@ -227,6 +160,6 @@ async fn crds_resolve_by_short_name_and_an_ambiguous_short_name_lists_both() {
     assert!(line.contains(&format!("widgets.{group_a}")), "{line}");
 
     for crd in [crd_a, crd_b, crd_c] {
-        delete_crd(&ns.client, &crd).await;
+        crd::delete(&ns.client, &crd).await;
     }
 }

@@ -11,95 +11,11 @@ use common::controllers::*;
 use common::*;
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, Patch, PatchParams};
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use kube::api::Api;
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 const RESOURCES: [&str; 3] = ["deployments.apps", "replicasets.apps", "pods"];
-
-/// The lines of a `tail -o json` stream about `resource`.
-fn of(lines: &[String], resource: &str) -> Vec<String> {
-    lines
-        .iter()
-        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v["resource"] == resource))
-        .cloned()
-        .collect()
-}
-
-/// The latest version of each object of `resource` in a stream of several, by name.
-fn latest_of(lines: &[String], resource: &str) -> BTreeMap<String, Value> {
-    latest(&of(lines, resource))
-}
-
-/// Waits until the stream's state of `resource` satisfies `pred`, calling `each_line` (e.g. to
-/// cut the connection) with every line that arrives meanwhile.
-fn until_state_of(
-    tail: &mut Streaming,
-    resource: &str,
-    what: &str,
-    each_line: &dyn Fn(),
-    pred: impl Fn(&BTreeMap<String, Value>) -> bool,
-) {
-    if pred(&latest_of(&tail.seen, resource)) {
-        return;
-    }
-    let lines = std::cell::RefCell::new(tail.seen.clone());
-    tail.wait_for(what, Duration::from_secs(120), |l| {
-        each_line();
-        lines.borrow_mut().push(l.to_string());
-        pred(&latest_of(&lines.borrow(), resource))
-    });
-}
-
-/// Creates Deployment `web` with 3 replicas, waits until its Pods are Ready, rolls it out to a
-/// new image and waits until the rollout is complete, all as `tail` (a `tail deploy,rs,pods -o
-/// json` stream) shows it; `each_line` is called with every line.
-async fn roll_out(ns: &TestNamespace, tail: &mut Streaming, each_line: &dyn Fn()) {
-    create_deployment(ns, "web", 3).await;
-    until_state_of(tail, "pods", "3 Pods Ready", each_line, |s| {
-        ready_pods(s, "registry.invalid/app:1") == 3
-    });
-    let image = "registry.invalid/app:2";
-    Api::<Deployment>::namespaced(ns.client.clone(), &ns.name)
-        .patch(
-            "web",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"template": {"spec": {
-                "containers": [{"name": "app", "image": image}]
-            }}}})),
-        )
-        .await
-        .unwrap();
-    until_state_of(
-        tail,
-        "deployments.apps",
-        "the rollout complete",
-        each_line,
-        |s| {
-            s.get("web").is_some_and(|d| {
-                d["status"]["observedGeneration"] == d["metadata"]["generation"]
-                    && d["status"]["updatedReplicas"] == 3
-                    && d["status"]["availableReplicas"] == 3
-                    && d["status"]["replicas"] == 3
-            })
-        },
-    );
-    until_state_of(
-        tail,
-        "replicasets.apps",
-        "the old ReplicaSet at 0",
-        each_line,
-        |s| s.len() == 2 && s.values().any(|rs| rs["status"]["replicas"] == 0),
-    );
-    until_state_of(
-        tail,
-        "pods",
-        "3 new Pods Ready, the old gone",
-        each_line,
-        |s| s.len() == 3 && ready_pods(s, image) == 3,
-    );
-}
 
 /// Each resource's state rebuilt from the stream equals a fresh LIST of it, name for name, RV
 /// for RV. Controllers may still write after the last awaited state: compared until equal,
@@ -122,21 +38,6 @@ async fn assert_rebuilds_each_resource(ns: &TestNamespace, tail: &mut Streaming)
         );
         tail.drain_for(Duration::from_millis(500));
     }
-}
-
-/// The object events of `resource` that came from its watch, as (name, RV).
-fn watched(lines: &[String], resource: &str) -> Vec<(String, u64)> {
-    of(lines, resource)
-        .iter()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|e| e["origin"] == "watch")
-        .map(|e| {
-            (
-                e["name"].as_str().unwrap().to_string(),
-                e["resourceVersion"].as_str().unwrap().parse().unwrap(),
-            )
-        })
-        .collect()
 }
 
 /// Every line names its resource, each resource's start notice comes once, and each

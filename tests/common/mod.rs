@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod controllers;
+pub mod crd;
 pub mod fake;
 
 use base64::Engine;

@@ -463,7 +463,7 @@ impl Session<'_> {
         self.print_object_with(feed, event_type, origin, object, received_at, None)
     }
 
-    /// Prints an object event; a MODIFIED's `previous` version (the cache's) says what changed.
+    /// Prints an object event; a MODIFIED's `old` version (the cache's) says what changed.
     /// With `--follow-owned`, only of an object in the followed set, followed by the objects it
     /// brought into the set.
     fn print_object_with(
@@ -473,18 +473,10 @@ impl Session<'_> {
         origin: Origin,
         object: &RawObject,
         received_at: SystemTime,
-        previous: Option<&RawObject>,
+        old: Option<&RawObject>,
     ) -> Result<()> {
         let Some(follow) = &mut self.follow else {
-            return self.emit(
-                feed,
-                event_type,
-                origin,
-                object,
-                received_at,
-                previous,
-                None,
-            );
+            return self.emit(feed, event_type, origin, object, received_at, old, None);
         };
         let verdict = follow.observe(feed, &self.feeds[feed].kind, event_type, object);
         if verdict.print {
@@ -494,7 +486,7 @@ impl Session<'_> {
                 origin,
                 object,
                 received_at,
-                previous,
+                old,
                 Some(&verdict.chain),
             )?;
         }
@@ -517,7 +509,8 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// Prints one object event (unless `--max-events` is reached) and counts it.
+    /// Prints one object event (unless `--max-events` is reached) and counts it; a MODIFIED's
+    /// `old` version gives the fields that changed and, with `--diff`, its diff.
     #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
@@ -526,7 +519,7 @@ impl Session<'_> {
         origin: Origin,
         object: &RawObject,
         received_at: SystemTime,
-        previous: Option<&RawObject>,
+        old: Option<&RawObject>,
         owners: Option<&[String]>,
     ) -> Result<()> {
         if self
@@ -544,14 +537,14 @@ impl Session<'_> {
         if origin == Origin::Watch {
             self.check_until(feed, object.resource_version());
         }
-        let changes = match previous {
+        let changes = match old {
             Some(old) if self.config.output != OutputFormat::Json => {
                 Some(self.changes(feed, old, object))
             }
             _ => None,
         };
         let object = self.shown(feed, object)?;
-        let diff = match (self.config.diff, previous) {
+        let diff = match (self.config.diff, old) {
             (Some(fields), Some(old)) => {
                 let redacted = self.feeds[feed].redact;
                 let diff = ObjectDiff::between(&self.shown(feed, old)?, &object, fields, redacted)

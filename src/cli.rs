@@ -324,6 +324,8 @@ pub struct BenchArgs {
     kubectl informer tail deploy/web -n app --follow-owned\n  \
     # replay: exactly the events after RV 48213, until RV 48290 (exit 124 if it never comes)\n  \
     kubectl informer tail cm -n app --from-rv 48213 --until-rv 48290 --timeout 1m\n  \
+    # what changed in each update, as a diff\n  \
+    kubectl informer tail cm my-config -n app --diff\n  \
     # a recording for bench --from-file and diff --cache-file\n  \
     kubectl informer tail cm -A --record events.jsonl --for 10m\n\n\
     Exit status: 0 done (--until-rv or --max-events reached, --for over, the watch closed with \
@@ -399,6 +401,16 @@ pub struct TailArgs {
     /// FILE must not exist yet.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub record: Option<std::path::PathBuf>,
+    /// Print each MODIFIED as a unified diff of the object (as YAML) against its previous
+    /// version; with -o json, each MODIFIED gains `patch`, the JSON Patch (RFC 6902) between
+    /// them. metadata.resourceVersion, managedFields and generation are left out (see
+    /// --diff-all).
+    #[arg(long)]
+    pub diff: bool,
+    /// --diff with every field compared, those three included: the patch turns the previous
+    /// object into the new one exactly.
+    #[arg(long)]
+    pub diff_all: bool,
     /// Watch metadata only (PartialObjectMetadata): much less data for large objects.
     #[arg(long)]
     pub metadata_only: bool,

@@ -9,6 +9,7 @@ mod common;
 
 use common::*;
 use kubectl_informer::informer::object::RawObject;
+use kubectl_informer::informer::patch::{DiffFields, ObjectDiff};
 use kubectl_informer::informer::transition::{CloseReason, EventType, ReflectorEvent};
 use kubectl_informer::recording::{
     BookmarkEvent, EventPrinter, JsonPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
@@ -57,9 +58,14 @@ fn assert_keys_follow_the_rule(what: &str, doc: &Value, embedded: &dyn Fn(&str) 
     );
 }
 
-/// A record's `object` is the Kubernetes object as the server sent it.
+/// A record's `object` is the Kubernetes object as the server sent it; the `value` of each
+/// operation of its `patch` (`tail --diff`) is a part of one.
 fn record_object(path: &str) -> bool {
     path == "/object"
+        || path
+            .strip_prefix("/patch/")
+            .and_then(|op| op.split_once('/'))
+            .is_some_and(|(index, key)| index.parse::<usize>().is_ok() && key == "value")
 }
 
 /// A JSON document (diff's, bench's): keys by the rule, and `schemaVersion` at the top.
@@ -113,10 +119,14 @@ fn the_rule_itself_tells_camel_case_from_the_rest() {
     ] {
         assert!(!follows_the_rule(bad), "{bad}");
     }
-    let doc = serde_json::json!({"ok": {"notOk_": 1}, "object": {"Weird_Key": 1}});
+    let doc = serde_json::json!({
+        "ok": {"notOk_": 1},
+        "object": {"Weird_Key": 1},
+        "patch": [{"op": "add", "path": "/a", "value": {"Weird_Key": 1}, "bad_Op": 1}],
+    });
     let mut bad = Vec::new();
     bad_keys(&doc, "", &record_object, &mut bad);
-    assert_eq!(bad, ["/ok/notOk_"]);
+    assert_eq!(bad, ["/ok/notOk_", "/patch/0/bad_Op"]);
     // bench's report of schema version 1 broke it.
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bench-report-v1.json");
     let old: Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
@@ -144,6 +154,7 @@ async fn tail_records_and_notices_follow_the_naming_rule() {
         "--server-timeout",
         "3s",
         "--no-reconnect",
+        "--diff",
     ]);
     tail.wait_for_notice("watch-opened");
     ns.create_configmap("c", &[]).await;
@@ -153,6 +164,12 @@ async fn tail_records_and_notices_follow_the_naming_rule() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let lines = assert_json_lines("tail -o json", &out.stdout);
     assert_eq!(lines[0]["namespace"], ns.name.as_str());
+    let modified = lines.iter().find(|l| l["type"] == "MODIFIED");
+    assert!(
+        modified.is_some_and(|m| m["patch"].is_array()),
+        "--diff: a MODIFIED with its patch in {}",
+        out.stdout
+    );
     let seen = kinds(&lines);
     for kind in [
         "ADDED",
@@ -284,6 +301,17 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
         metadata_only: false,
         server: "https://127.0.0.1:6443".into(),
     };
+    // `tail --diff`: a MODIFIED's patch, which adds an annotation of the object's own naming.
+    let previous = RawObject::parse(
+        serde_json::value::RawValue::from_string(
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"n","uid":"u","resourceVersion":"6"}}"#
+                .into(),
+        )
+        .unwrap(),
+        None,
+    )
+    .unwrap();
+    let diff = ObjectDiff::between(&previous, &object, DiffFields::All, false).unwrap();
     let mut buf = Vec::new();
     let mut p = JsonPrinter::new(&mut buf);
     for event_type in [EventType::Added, EventType::Modified, EventType::Deleted] {
@@ -295,6 +323,7 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
             received_at: at,
             changes: None,
             owners: None,
+            diff: (event_type == EventType::Modified).then_some(&diff),
         })
         .unwrap();
     }
@@ -329,6 +358,12 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
     assert!(
         text.contains("snake_case/key"),
         "the object is left as it is"
+    );
+    assert!(
+        text.contains(
+            r#"{"op":"add","path":"/metadata/annotations","value":{"snake_case/key":"v"}}"#
+        ),
+        "{text}"
     );
 }
 

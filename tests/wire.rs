@@ -97,10 +97,22 @@ fn relist_after_410_in_the_stream_reports_what_changed_while_away() {
             _ => Reply::Stream(vec![event("ADDED", "f", "uf", 18)]),
         },
     );
-    let out = tail(&fake, &["--max-events", "11"]);
+    let out = tail(&fake, &["--max-events", "11", "--diff-all"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // --diff-all: the MODIFIED a relist revealed has its patch from the version tail last saw,
+    // as a watched one does; only MODIFIED have one.
+    let events = out.object_events();
+    let modified = modified_with_previous(&events);
+    assert_eq!(modified.len(), 2, "{}", out.stdout);
+    for (previous, e) in &modified {
+        assert_eq!(patched(previous.clone(), &e["patch"]), e["object"], "{e}");
+    }
     assert_eq!(
-        summary(&out.object_events()),
+        events.iter().filter(|e| e.get("patch").is_some()).count(),
+        2
+    );
+    assert_eq!(
+        summary(&events),
         vec![
             "ADDED a 10 initial",
             "ADDED b 11 initial",

@@ -19,6 +19,7 @@ use crate::informer::fields::{changed_fields, summarize};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::merge::{Merged, MergedError};
 use crate::informer::object::RawObject;
+use crate::informer::patch::ObjectDiff;
 use crate::informer::processor::NotificationKind;
 use crate::informer::reflector::{Reflector, ReflectorConfig, Start};
 use crate::informer::transition::{EventType, ReflectorEvent};
@@ -346,12 +347,11 @@ impl Session<'_> {
                 object,
                 received_at,
             } => {
-                let changes = match notifications.pop() {
+                let previous = match notifications.pop() {
                     Some((NotificationKind::Update { old, .. }, _))
-                        if *event_type == EventType::Modified
-                            && self.config.output != OutputFormat::Json =>
+                        if *event_type == EventType::Modified =>
                     {
-                        Some(self.changes(feed, &old, object))
+                        Some(old)
                     }
                     _ => None,
                 };
@@ -361,7 +361,7 @@ impl Session<'_> {
                     Origin::Watch,
                     object,
                     *received_at,
-                    changes.as_deref(),
+                    previous.as_ref(),
                 )?;
             }
             ReflectorEvent::Bookmark {
@@ -427,18 +427,14 @@ impl Session<'_> {
                 }
                 // Only to resyncing listeners: the same RV as tail saw.
                 NotificationKind::Update { .. } if sync => {}
-                NotificationKind::Update { old, new } => {
-                    let changes = (self.config.output != OutputFormat::Json)
-                        .then(|| self.changes(feed, &old, &new));
-                    self.print_object_with(
-                        feed,
-                        EventType::Modified,
-                        Origin::Relist,
-                        &new,
-                        at,
-                        changes.as_deref(),
-                    )?
-                }
+                NotificationKind::Update { old, new } => self.print_object_with(
+                    feed,
+                    EventType::Modified,
+                    Origin::Relist,
+                    &new,
+                    at,
+                    Some(&old),
+                )?,
                 NotificationKind::Delete { object, .. } => {
                     self.print_object(feed, EventType::Deleted, Origin::Relist, &object, at)?
                 }
@@ -467,8 +463,9 @@ impl Session<'_> {
         self.print_object_with(feed, event_type, origin, object, received_at, None)
     }
 
-    /// Prints an object event; with `--follow-owned`, only of an object in the followed set,
-    /// followed by the objects it brought into the set.
+    /// Prints an object event; a MODIFIED's `old` version (the cache's) says what changed.
+    /// With `--follow-owned`, only of an object in the followed set, followed by the objects it
+    /// brought into the set.
     fn print_object_with(
         &mut self,
         feed: usize,
@@ -476,10 +473,10 @@ impl Session<'_> {
         origin: Origin,
         object: &RawObject,
         received_at: SystemTime,
-        changes: Option<&str>,
+        old: Option<&RawObject>,
     ) -> Result<()> {
         let Some(follow) = &mut self.follow else {
-            return self.emit(feed, event_type, origin, object, received_at, changes, None);
+            return self.emit(feed, event_type, origin, object, received_at, old, None);
         };
         let verdict = follow.observe(feed, &self.feeds[feed].kind, event_type, object);
         if verdict.print {
@@ -489,7 +486,7 @@ impl Session<'_> {
                 origin,
                 object,
                 received_at,
-                changes,
+                old,
                 Some(&verdict.chain),
             )?;
         }
@@ -512,7 +509,8 @@ impl Session<'_> {
         Ok(())
     }
 
-    /// Prints one object event (unless `--max-events` is reached) and counts it.
+    /// Prints one object event (unless `--max-events` is reached) and counts it; a MODIFIED's
+    /// `old` version gives the fields that changed and, with `--diff`, its diff.
     #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
@@ -521,7 +519,7 @@ impl Session<'_> {
         origin: Origin,
         object: &RawObject,
         received_at: SystemTime,
-        changes: Option<&str>,
+        old: Option<&RawObject>,
         owners: Option<&[String]>,
     ) -> Result<()> {
         if self
@@ -539,27 +537,49 @@ impl Session<'_> {
         if origin == Origin::Watch {
             self.check_until(feed, object.resource_version());
         }
-        let feed = &self.feeds[feed];
-        let redacted;
-        let object = if feed.redact {
-            redacted = object
-                .redacted()
-                .map_err(|e| Error::Usage(format!("cannot redact Secret {}: {e}", object.key())))?;
-            &redacted
-        } else {
-            object
+        let changes = match old {
+            Some(old) if self.config.output != OutputFormat::Json => {
+                Some(self.changes(feed, old, object))
+            }
+            _ => None,
+        };
+        let object = self.shown(feed, object)?;
+        let diff = match (self.config.diff, old) {
+            (Some(fields), Some(old)) => {
+                let redacted = self.feeds[feed].redact;
+                let diff = ObjectDiff::between(&self.shown(feed, old)?, &object, fields, redacted)
+                    .map_err(|e| {
+                        Error::Watch(format!(
+                            "cannot compare {} with its previous version: {e}",
+                            object.key()
+                        ))
+                    })?;
+                Some(diff)
+            }
+            _ => None,
         };
         self.printer
             .object(&ObjectEvent {
-                watch: &feed.watch,
+                watch: &self.feeds[feed].watch,
                 event_type,
                 origin,
-                object,
+                object: &object,
                 received_at,
-                changes,
+                changes: changes.as_deref(),
                 owners,
+                diff: diff.as_ref(),
             })
             .map_err(Error::Output)
+    }
+
+    /// `object` as printed: a Secret's values redacted unless `--show-secret-data`.
+    fn shown(&self, feed: usize, object: &RawObject) -> Result<RawObject> {
+        if !self.feeds[feed].redact {
+            return Ok(object.clone());
+        }
+        object
+            .redacted()
+            .map_err(|e| Error::Usage(format!("cannot redact Secret {}: {e}", object.key())))
     }
 
     /// What `--timeout` ran out before, for its error line.

@@ -2,8 +2,9 @@
 //! LIST/WATCH (`listwatch`), raw objects (`object`), the `Reflector` and its backoff, the in-order
 //! `Fifo`, the `Store`/Indexer, the `Processor` and its listeners, the `Workqueue`, and the
 //! `SharedInformer` that runs them; several reflectors merged into one stream (`merge`, for
-//! `tail a,b,c`); plus field changes between two versions of an object
-//! (`fields`). It knows neither printers nor the recording format.
+//! `tail a,b,c`); plus field changes between two versions of an object (`fields`) and the
+//! JSON Patch from one to the other (`patch`). It knows neither printers nor the recording
+//! format.
 
 pub mod backoff;
 pub mod core;
@@ -12,6 +13,7 @@ pub mod fifo;
 pub mod listwatch;
 pub mod merge;
 pub mod object;
+pub mod patch;
 pub mod processor;
 pub mod reflector;
 #[cfg(test)]

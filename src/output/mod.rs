@@ -1,14 +1,17 @@
-//! Rendering for people, separated from what computes: tail's text printer (`text`), diff's
+//! Rendering for people, separated from what computes: tail's text printer (`text`) and its
+//! `--diff` of two versions of an object (`diff`) as YAML (`yaml`), diff's
 //! drift table (`table`), bench's table (`bench`), bench's exports, one file per format
 //! (`export`), and the writing of them to a path (`file`), progress bars (`progress`), and when
 //! to color or show progress.
 
 pub mod bench;
+pub mod diff;
 pub mod export;
 pub mod file;
 pub mod progress;
 pub mod table;
 pub mod text;
+pub mod yaml;
 
 use std::io::IsTerminal;
 

@@ -1,5 +1,6 @@
 //! Human text: one aligned line per event on stdout, notices on stderr.
 
+use super::diff::write_unified;
 use crate::format::local_time;
 use crate::format::wait;
 use crate::informer::transition::ReflectorEvent;
@@ -12,8 +13,8 @@ use std::time::SystemTime;
 const RESET: &str = "\x1b[0m";
 
 /// Prints events as `TIME TYPE RV NAMESPACE/NAME [origin] [changes]` (wide: with kind, uid,
-/// generation and the delay from arrival to print), notices as lines on `err`. A stream of
-/// several resources names each object as kubectl does (`NAMESPACE  deployment.apps/NAME`), and
+/// generation and the delay from arrival to print), each followed by its `--diff` if it has one,
+/// notices as lines on `err`. A stream of several resources names each object as kubectl does (`NAMESPACE  deployment.apps/NAME`), and
 /// each bookmark and notice by its resource.
 pub struct TextPrinter<O: Write, E: Write> {
     out: O,
@@ -52,11 +53,7 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         if !self.several {
             return e.object.key();
         }
-        let qualified = format!(
-            "{}/{}",
-            qualified_kind(&e.watch.kind, &e.watch.api_version),
-            e.object.name()
-        );
+        let qualified = qualified_name(e);
         let (indent, owner) = match e.owners {
             Some([.., direct]) => (
                 "  ".repeat(e.owners.map_or(0, <[String]>::len)),
@@ -93,6 +90,12 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         self.rv_width = self.rv_width.max(rv.len());
         format!("{rv:<width$}", width = self.rv_width)
     }
+}
+
+/// kubectl's `KIND.GROUP/NAME` of an object (`deployment.apps/web`, `configmap/x`).
+fn qualified_name(e: &ObjectEvent<'_>) -> String {
+    let kind = qualified_kind(&e.watch.kind, &e.watch.api_version);
+    format!("{kind}/{}", e.object.name())
 }
 
 /// A kind as kubectl names it in `TYPE/NAME`: `pod`, `deployment.apps`.
@@ -218,7 +221,7 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
             .filter(|c| !c.is_empty())
             .map(|c| format!("  {c}"))
             .unwrap_or_default();
-        if self.wide {
+        let line = if self.wide {
             let generation = e
                 .object
                 .generation()
@@ -241,6 +244,11 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
                 "{time}  {kind}  {rv}  {}{mark}{changes}",
                 self.name(e)
             )
+        };
+        line?;
+        match e.diff {
+            Some(diff) => write_unified(&mut self.out, diff, &qualified_name(e), self.color),
+            None => Ok(()),
         }
     }
 
@@ -311,6 +319,7 @@ mod tests {
             received_at: at,
             changes: None,
             owners: None,
+            diff: None,
         })
         .unwrap();
         p.bookmark(&BookmarkEvent {
@@ -388,6 +397,7 @@ mod tests {
                     received_at: SystemTime::now(),
                     changes: None,
                     owners,
+                    diff: None,
                 })
                 .unwrap();
             String::from_utf8(out).unwrap()

@@ -12,6 +12,7 @@ pub use reader::{read, RecordLine, Recording, Scope};
 pub use writer::{snapshot, start_notice, JsonPrinter};
 
 use crate::informer::object::RawObject;
+use crate::informer::patch::ObjectDiff;
 use crate::informer::transition::{EventType, ReflectorEvent};
 use serde::Serialize;
 use std::time::SystemTime;
@@ -50,6 +51,8 @@ pub struct ObjectEvent<'a> {
     /// down to its direct owner (`["deployment.apps/web", "replicaset.apps/web-7d9"]`; empty
     /// for the named object).
     pub owners: Option<&'a [String]>,
+    /// For MODIFIED with `--diff`: the previous version and this one, as compared.
+    pub diff: Option<&'a ObjectDiff>,
 }
 
 /// One BOOKMARK to print.

@@ -257,13 +257,14 @@ pub fn read(input: impl BufRead) -> Result<Recording, String> {
 mod tests {
     use super::*;
 
+    /// (The MODIFIED carries the `patch` of `tail --diff`, which reading ignores.)
     #[test]
     fn last_event_per_key_wins_and_deleted_removes() {
         let text = r#"{"type":"NOTICE","notice":"start","resource":"configmaps"}
 {"type":"ADDED","resourceVersion":"1","namespace":"n","name":"a","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}}
 {"type":"ADDED","resourceVersion":"2","namespace":"n","name":"b","object":{"metadata":{"name":"b","namespace":"n","resourceVersion":"2"}}}
 {"type":"NOTICE","notice":"list-complete","resourceVersion":"2"}
-{"type":"MODIFIED","resourceVersion":"3","namespace":"n","name":"a","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"3"}}}
+{"type":"MODIFIED","resourceVersion":"3","namespace":"n","name":"a","patch":[{"op":"add","path":"/data","value":{"k":"v"}}],"object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"3"}}}
 {"type":"DELETED","resourceVersion":"4","namespace":"n","name":"b","object":{"metadata":{"name":"b","namespace":"n","resourceVersion":"4"}}}
 {"type":"BOOKMARK","resourceVersion":"9","initialEventsEnd":false}
 "#;

@@ -48,6 +48,9 @@ struct ObjectLine<'a> {
     /// With `tail --follow-owned`: the owners it is followed through, the named object first.
     #[serde(skip_serializing_if = "Option::is_none")]
     owner_chain: Option<&'a [String]>,
+    /// With `--diff`, on MODIFIED: the JSON Patch from the previous version to this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    patch: Option<json_patch::Patch>,
     object: &'a RawValue,
 }
 
@@ -183,6 +186,7 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
             time: rfc3339_millis(e.received_at),
             origin: e.origin,
             owner_chain: e.owners,
+            patch: e.diff.map(|d| d.patch()),
             object: o.raw(),
         })
     }
@@ -262,6 +266,7 @@ pub fn snapshot(
             received_at: now,
             changes: None,
             owners: None,
+            diff: None,
         })?;
     }
     let complete = ReflectorEvent::ListComplete {
@@ -321,6 +326,7 @@ pub(crate) mod tests {
             received_at: at,
             changes: None,
             owners: None,
+            diff: None,
         })
         .unwrap();
         p.bookmark(&BookmarkEvent {

@@ -450,6 +450,33 @@ pub fn parse_json_lines(lines: &[String]) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The MODIFIED events of a `-o json` run (`tail --diff`), each with the object event before it
+/// of the same object: (previous object, MODIFIED line).
+pub fn modified_with_previous(
+    events: &[serde_json::Value],
+) -> Vec<(serde_json::Value, serde_json::Value)> {
+    let mut pairs = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if e["type"] == "MODIFIED" {
+            let previous = events[..i]
+                .iter()
+                .rev()
+                .find(|p| p["uid"] == e["uid"])
+                .unwrap_or_else(|| panic!("no event before {e}"));
+            pairs.push((previous["object"].clone(), e.clone()));
+        }
+    }
+    pairs
+}
+
+/// A line's `patch` (RFC 6902) applied to `object`.
+pub fn patched(mut object: serde_json::Value, patch: &serde_json::Value) -> serde_json::Value {
+    let patch: json_patch::Patch =
+        serde_json::from_value(patch.clone()).expect("an RFC 6902 patch");
+    json_patch::patch(&mut object, &patch).unwrap_or_else(|e| panic!("{e}: {patch:?}"));
+    object
+}
+
 /// No object event twice: a (name, RV) pair appears once, except for a relist's DELETED of an
 /// object tail had (which carries the RV tail last saw); relist events come only between the
 /// notice that starts a relist and its `list-complete`; watch events come in strictly increasing

@@ -6,6 +6,7 @@ use super::super::parse_optional_duration;
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result};
+use crate::informer::patch::DiffFields;
 use std::time::Duration;
 
 /// `tail`'s arguments, validated.
@@ -39,6 +40,8 @@ pub struct TailConfig {
     pub metadata_only: bool,
     pub show_secret_data: bool,
     pub output: OutputFormat,
+    /// `--diff` (`Content`) or `--diff-all` (`All`): each MODIFIED against its previous version.
+    pub diff: Option<DiffFields>,
 }
 
 impl TailConfig {
@@ -171,6 +174,11 @@ impl TailConfig {
             metadata_only: args.metadata_only,
             show_secret_data: args.show_secret_data,
             output: args.output,
+            diff: match (args.diff_all, args.diff) {
+                (true, _) => Some(DiffFields::All),
+                (false, true) => Some(DiffFields::Content),
+                (false, false) => None,
+            },
         })
     }
 }
@@ -324,6 +332,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("resourceVersions are per resource"), "{err}");
+    }
+
+    #[test]
+    fn diff_all_implies_diff() {
+        let diff = |args: &[&str]| config(args).unwrap().diff;
+        assert_eq!(diff(&["cm"]), None);
+        assert_eq!(diff(&["cm", "--diff"]), Some(DiffFields::Content));
+        assert_eq!(diff(&["cm", "--diff-all"]), Some(DiffFields::All));
+        assert_eq!(diff(&["cm", "--diff", "--diff-all"]), Some(DiffFields::All));
     }
 
     #[test]

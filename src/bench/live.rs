@@ -109,10 +109,23 @@ pub async fn run_live(
             )
             .map_err(|e| Error::Usage(format!("cannot start the load generator: {e}")))?;
             let populated = load.populated().await?;
-            wait_for_quiet(&running, &pipeline, &receipts, &populated, notice).await;
+            wait_for_quiet(&running, &pipeline, &receipts, &populated.writes, notice).await;
+            // A condition's reaction is a change of status, which a create need not make.
+            if let (
+                Some(
+                    r @ Reacting {
+                        reaction: Reaction::ObservedGeneration | Reaction::Owned(_),
+                        ..
+                    },
+                ),
+                Some(signals),
+            ) = (&reacting, &signals)
+            {
+                wait_for_reactions(r, signals, &receipts, &populated.reacted_to, notice).await;
+            }
             notice(format!(
                 "created {} objects in {:.1}s; the clock starts now",
-                populated.len(),
+                populated.writes.len(),
                 started.elapsed().as_secs_f64()
             ));
             Some(load)
@@ -370,6 +383,46 @@ fn collect_owned(
             }
         }
     });
+}
+
+/// Waits (up to the reaction timeout) until the controller has reacted to the creates of the
+/// initial objects, so that its catching up with them does not count against the first writes;
+/// says so when it has not.
+async fn wait_for_reactions(
+    reacting: &Reacting,
+    signals: &Mutex<Signals>,
+    receipts: &Receipts,
+    creates: &[super::react::Write],
+    notice: &(dyn Fn(String) + Sync),
+) {
+    let unanswered = || {
+        let m = match_reactions(
+            creates,
+            &lock(signals).signals,
+            reacting.timeout,
+            SystemTime::now(),
+        );
+        m.without_reaction
+    };
+    let started = Instant::now();
+    let _ = tokio::time::timeout(
+        reacting.timeout,
+        receipts.arrived.until(|| unanswered() == 0),
+    )
+    .await;
+    match unanswered() {
+        0 => notice(format!(
+            "the controller reacted to the {} objects created within {:.1}s",
+            creates.len(),
+            started.elapsed().as_secs_f64()
+        )),
+        n => notice(format!(
+            "the controller did not react to {n} of the {} objects created within {} \
+             (--reaction-timeout); measuring anyway",
+            creates.len(),
+            crate::format::duration(reacting.timeout)
+        )),
+    }
 }
 
 fn lock(signals: &Mutex<Signals>) -> std::sync::MutexGuard<'_, Signals> {

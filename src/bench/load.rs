@@ -523,6 +523,14 @@ pub struct Generated {
     pub reacted_to: Vec<react::Write>,
 }
 
+/// The creates of the initial objects: to wait for their watch events (and, with a template,
+/// for the controller's reactions to them) before the clock starts.
+#[derive(Debug, Default)]
+pub struct Populated {
+    pub writes: Vec<SentWrite>,
+    pub reacted_to: Vec<react::Write>,
+}
+
 /// What the generator makes: which resource, which objects, how many, how fast.
 #[derive(Debug, Clone)]
 pub struct LoadPlan {
@@ -537,7 +545,7 @@ pub struct LoadPlan {
 /// The generator on a thread of its own, with its own runtime and connection: its work stays
 /// off the runtime being measured, and its CPU time is its own. Dropping the handle stops it.
 pub struct LoadThread {
-    populated: Option<oneshot::Receiver<Result<Vec<SentWrite>, Error>>>,
+    populated: Option<oneshot::Receiver<Result<Populated, Error>>>,
     go: Option<oneshot::Sender<(Duration, Duration)>>,
     done: Option<oneshot::Receiver<Result<Generated, Error>>>,
     _cancel: oneshot::Sender<()>,
@@ -574,7 +582,10 @@ impl LoadThread {
                         };
                         let mut g = match setup.await {
                             Ok(mut g) => {
-                                let _ = populated_tx.send(Ok(std::mem::take(&mut g.writes)));
+                                let _ = populated_tx.send(Ok(Populated {
+                                    writes: std::mem::take(&mut g.writes),
+                                    reacted_to: std::mem::take(&mut g.reacted_to),
+                                }));
                                 g
                             }
                             Err(e) => {
@@ -607,10 +618,10 @@ impl LoadThread {
     }
 
     /// Waits until the initial objects exist; returns their writes.
-    pub async fn populated(&mut self) -> Result<Vec<SentWrite>, Error> {
+    pub async fn populated(&mut self) -> Result<Populated, Error> {
         match self.populated.take() {
             Some(rx) => rx.await.unwrap_or_else(|_| Err(stopped())),
-            None => Ok(Vec::new()),
+            None => Ok(Populated::default()),
         }
     }
 

@@ -249,8 +249,9 @@ pub struct BenchArgs {
     pub mutate: Option<String>,
     /// Measure a real controller's reaction to each write: `observed-generation`,
     /// `owned:RESOURCE` (e.g. owned:replicasets) or `condition:TYPE[=STATUS]` (e.g.
-    /// condition:Available=True). Needs --template.
-    #[arg(long, value_name = "KIND", requires = "template")]
+    /// condition:Available=True). With --template (bench's writes), or with --no-churn
+    /// (observed-generation only: others' writes, seen as generations going up).
+    #[arg(long, value_name = "KIND", conflicts_with = "from_file")]
     pub react: Option<String>,
     /// With --react: a write with no reaction within this long counts in writesWithoutReaction.
     #[arg(

@@ -393,6 +393,34 @@ async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
         assert_one_line_error(&out, &needles);
         assert!(!out.stderr.contains("creating namespace"), "{}", out.stderr);
     }
+    for (args, needle) in [
+        (
+            vec![
+                "bench",
+                "deploy",
+                "--react",
+                "observed-generation",
+                "--for",
+                "2s",
+            ],
+            "needs writes a controller reacts to: --template FILE",
+        ),
+        (
+            vec![
+                "bench",
+                "deploy",
+                "-n",
+                "default",
+                "--no-churn",
+                "--react",
+                "owned:rs",
+            ],
+            "--react owned:rs with --no-churn",
+        ),
+    ] {
+        let (out, _) = bench(&args).await;
+        assert_one_line_error(&out, &[needle]);
+    }
     // Refused by the server, or by what it did with a write: the scratch namespace goes.
     for (args, needles) in [
         (
@@ -445,4 +473,66 @@ async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
         );
         assert_namespace_removed(&ns).await;
     }
+}
+
+#[tokio::test]
+async fn without_load_it_times_the_controller_s_reactions_to_someone_else_s_writes() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    require_controllers();
+    let ns = TestNamespace::new("react-nochurn").await;
+    for name in ["a", "b", "c"] {
+        common::controllers::create_deployment(&ns, name, 0).await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let mut run = Spawned::start(&[
+        "bench",
+        "deploy",
+        "-n",
+        &ns.name,
+        "--no-churn",
+        "--react",
+        "observed-generation",
+        "--for",
+        "6s",
+        "--export-json",
+        report.to_str().unwrap(),
+    ]);
+    run.wait_for("measuring their own traffic");
+    // Someone else's spec changes (a CI step applying manifests): two per Deployment.
+    let deployments = kube::Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(
+        ns.client.clone(),
+        &ns.name,
+    );
+    for rev in ["1", "2"] {
+        for name in ["a", "b", "c"] {
+            let patch = json!({"spec": {"template": {"metadata": {"annotations": {"rev": rev}}}}});
+            deployments
+                .patch(
+                    name,
+                    &kube::api::PatchParams::default(),
+                    &kube::api::Patch::Merge(patch),
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let (code, run) =
+        tokio::task::spawn_blocking(move || (run.wait(Duration::from_secs(120)), run))
+            .await
+            .unwrap();
+    assert_eq!(code, Some(0), "{:?}", run.seen);
+    assert!(
+        !run.seen.iter().any(|l| l.contains("creating namespace")),
+        "{:?}",
+        run.seen
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(doc["counters"]["writes"], 6, "{doc}");
+    assert_eq!(doc["counters"]["writesWithoutReaction"], 0, "{doc}");
+    assert_every_write_accounted(&doc);
+    assert!(
+        doc["metrics"]["reactionLatency"]["count"].as_u64().unwrap() >= 3,
+        "{doc}"
+    );
 }

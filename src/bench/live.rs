@@ -193,22 +193,29 @@ pub async fn run_live(
         .unwrap_or_default();
     let _ = tokio::time::timeout(EVENT_GRACE, receipts.until_arrived(&writes)).await;
     // The reactions to the last writes may take up to --reaction-timeout.
-    let reactions = match (&reacting, &signals, &generated) {
-        (Some(r), Some(signals), Some(g)) => {
-            let reacted_to: Vec<_> = g
-                .reacted_to
-                .iter()
+    let reactions = match (&reacting, &signals) {
+        (Some(r), Some(signals)) => {
+            // bench's writes, or (--no-churn) the generations others' writes made.
+            let all = match &generated {
+                Some(g) => g.reacted_to.clone(),
+                None => lock(signals).seen_writes.clone(),
+            };
+            let reacted_to: Vec<_> = all
+                .into_iter()
                 .filter(|w| w.sent >= window_start_wall)
-                .cloned()
                 .collect();
             let matched = || {
-                let signals = signals.lock().unwrap_or_else(|e| e.into_inner());
+                let signals = lock(signals);
                 match_reactions(&reacted_to, &signals.signals, r.timeout, SystemTime::now())
             };
             let settled = receipts.arrived.until(|| matched().waiting == 0);
             let _ = tokio::time::timeout(r.timeout, settled).await;
             Some(matched())
         }
+        _ => None,
+    };
+    let writes_seen = match (&reactions, &generated) {
+        (Some(m), None) => Some(m.reactions.len() as u64 + m.superseded + m.without_reaction),
         _ => None,
     };
     if let Some(owned) = owned.take() {
@@ -250,7 +257,7 @@ pub async fn run_live(
             drain: drain_start.elapsed(),
         },
         generator: generated.map(|g| g.stats),
-        writes: churn.map(|_| writes.len() as u64),
+        writes: churn.map(|_| writes.len() as u64).or(writes_seen),
         writes_without_event: without_event,
         reconnects,
         relists,

@@ -193,6 +193,10 @@ pub struct Signals {
     /// For a condition without observedGeneration: its last status per object.
     last_status: HashMap<String, Option<String>>,
     pub signals: Vec<Signal>,
+    /// `--no-churn`: the generation each object was last seen at, and the writes seen as
+    /// generations going up (timed from the arrival of the event that showed each).
+    generations: HashMap<String, i64>,
+    pub seen_writes: Vec<Write>,
 }
 
 impl Signals {
@@ -202,6 +206,8 @@ impl Signals {
             names: HashMap::new(),
             last_status: HashMap::new(),
             signals: Vec::new(),
+            generations: HashMap::new(),
+            seen_writes: Vec::new(),
         }
     }
 
@@ -218,6 +224,19 @@ impl Signals {
         };
         if let Some(uid) = meta["uid"].as_str() {
             self.names.insert(uid.to_string(), name.to_string());
+        }
+        if let Some(generation) = meta["generation"].as_i64() {
+            // A generation above the one last seen: someone changed the spec. (The first
+            // sight of an object says nothing of when its generation was written.)
+            let before = self.generations.insert(name.to_string(), generation);
+            if before.is_some_and(|b| generation > b) {
+                self.seen_writes.push(Write {
+                    name: name.to_string(),
+                    sent: at,
+                    generation,
+                    resource_version: rv,
+                });
+            }
         }
         let covers = match &self.reaction {
             Reaction::ObservedGeneration => object["status"]["observedGeneration"]
@@ -471,6 +490,23 @@ mod tests {
         any.written(&obj("5", cond("True", None)), t(1));
         any.written(&obj("6", cond("False", None)), t(2));
         assert_eq!(any.signals, [signal("web", 2, Covers::OlderThan(6))]);
+    }
+
+    #[test]
+    fn without_load_a_generation_going_up_is_a_write_timed_from_its_event() {
+        use serde_json::json;
+        let obj = |rv: &str, generation: i64, observed: i64| {
+            json!({"metadata": {"name": "web", "resourceVersion": rv, "generation": generation},
+                "status": {"observedGeneration": observed}})
+        };
+        let mut s = Signals::new(Reaction::ObservedGeneration);
+        s.written(&obj("5", 3, 2), t(0)); // first sight: not a write of the run
+        s.written(&obj("6", 4, 2), t(10));
+        s.written(&obj("7", 4, 4), t(25));
+        s.written(&obj("8", 4, 4), t(30)); // status only
+        assert_eq!(s.seen_writes, [write("web", 10, 4, 6)]);
+        let m = match_reactions(&s.seen_writes, &s.signals, TIMEOUT, t(100));
+        assert_eq!(m.reactions, [Duration::from_millis(15)]);
     }
 
     #[test]

@@ -102,7 +102,25 @@ impl BenchConfig {
                         "--reaction-timeout 0: a reaction needs some time, e.g. 30s".into(),
                     ));
                 }
-                Some((Reaction::parse(text).map_err(usage)?, timeout))
+                let reaction = Reaction::parse(text).map_err(usage)?;
+                match (&args.template, args.no_churn, &reaction) {
+                    (Some(_), _, _) | (None, true, Reaction::ObservedGeneration) => {}
+                    (None, true, _) => {
+                        return Err(usage(format!(
+                            "--react {text} with --no-churn: without bench's own writes only \
+                             observed-generation tells which write a reaction is for; use \
+                             --react observed-generation, or --template to make the writes"
+                        )))
+                    }
+                    (None, false, _) => {
+                        return Err(usage(format!(
+                            "--react {text} needs writes a controller reacts to: --template \
+                             FILE (a manifest of an object your controller manages), or \
+                             --no-churn -n NAMESPACE to time its reactions to others' writes"
+                        )))
+                    }
+                }
+                Some((reaction, timeout))
             }
             None => None,
         };

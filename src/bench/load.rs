@@ -647,7 +647,7 @@ fn stopped() -> Error {
 
 /// What a write's response says: resourceVersion, generation, and whether `mutated` (the
 /// mutation and the value written) is there.
-fn answer(body: &[u8], mutated: Option<&(Mutation, String)>) -> Answer {
+fn answer(body: &[u8], mutated: Option<&(Mutation, serde_json::Value)>) -> Answer {
     let Ok(object) = serde_json::from_slice::<serde_json::Value>(body) else {
         return Answer::default();
     };
@@ -657,7 +657,6 @@ fn answer(body: &[u8], mutated: Option<&(Mutation, String)>) -> Answer {
             .unwrap_or_default()
             .to_string(),
         generation: object["metadata"]["generation"].as_i64(),
-        kept: mutated
-            .is_none_or(|(m, value)| m.read(&object).and_then(|v| v.as_str()) == Some(value)),
+        kept: mutated.is_none_or(|(m, value)| m.read(&object) == Some(value)),
     }
 }

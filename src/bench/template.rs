@@ -111,6 +111,9 @@ pub struct Mutation {
     /// The keys from the object's root; a key containing a dot is written with `\.`.
     pub path: Vec<String>,
     pub generator: Generator,
+    /// Whether the field holds a number in the template (`counter` then writes numbers, e.g.
+    /// for `spec.minReadySeconds`).
+    pub numeric: bool,
 }
 
 /// The key bench's default mutation sets (an annotation of the pod template, or a label).
@@ -152,7 +155,11 @@ impl Mutation {
                 path.join(".")
             ));
         }
-        Ok(Mutation { path, generator })
+        Ok(Mutation {
+            path,
+            generator,
+            numeric: false,
+        })
     }
 
     /// bench's default: an annotation of the pod template when there is one (a spec change, so
@@ -166,7 +173,21 @@ impl Mutation {
         Mutation {
             path: path.iter().map(|s| s.to_string()).collect(),
             generator: Generator::Counter,
+            numeric: false,
         }
+    }
+
+    /// This mutation checked against `template`, writing numbers where the template has one.
+    pub fn for_template(mut self, template: &Template) -> Result<Mutation, String> {
+        self.check(template)?;
+        self.numeric = self.read(&template.object).is_some_and(Value::is_number);
+        if self.numeric && self.generator == Generator::Random {
+            return Err(format!(
+                "--mutate {}=random: the template has a number there; use counter",
+                self.path.join(".")
+            ));
+        }
+        Ok(self)
     }
 
     /// Checks that the path goes through mappings of `template` (or through fields it does not
@@ -200,23 +221,21 @@ impl Mutation {
     }
 
     /// The value of the `seq`-th write (`random` draws from `random`).
-    pub fn value(&self, seq: u64, random: u64) -> String {
+    pub fn value(&self, seq: u64, random: u64) -> Value {
         match self.generator {
-            Generator::Counter => seq.to_string(),
-            Generator::Random => format!("{:08x}", random & 0xffff_ffff),
+            Generator::Counter if self.numeric => Value::from(seq),
+            Generator::Counter => Value::String(seq.to_string()),
+            Generator::Random => Value::String(format!("{:08x}", random & 0xffff_ffff)),
         }
     }
 
     /// The JSON merge patch (RFC 7386) that sets the field to `value`.
-    pub fn patch(&self, value: &str) -> Value {
-        self.path
-            .iter()
-            .rev()
-            .fold(Value::String(value.to_string()), |inner, key| {
-                let mut map = Map::new();
-                map.insert(key.clone(), inner);
-                Value::Object(map)
-            })
+    pub fn patch(&self, value: &Value) -> Value {
+        self.path.iter().rev().fold(value.clone(), |inner, key| {
+            let mut map = Map::new();
+            map.insert(key.clone(), inner);
+            Value::Object(map)
+        })
     }
 
     /// The field's value in `object` (a write's answer), to check the server kept it.
@@ -325,8 +344,8 @@ status: {replicas: 2}
                 "example.com/rev"
             ]
         );
-        assert_eq!(m.value(7, 0), "7");
-        let patch = m.patch("7");
+        assert_eq!(m.value(7, 0), json!("7"));
+        let patch = m.patch(&json!("7"));
         assert_eq!(
             patch,
             json!({"spec": {"template": {"metadata": {"annotations": {"example.com/rev": "7"}}}}})
@@ -334,7 +353,7 @@ status: {replicas: 2}
         assert_eq!(m.read(&patch), Some(&json!("7")));
         assert_eq!(m.read(&json!({"spec": {}})), None);
         let r = Mutation::parse("metadata.labels.x=random").unwrap();
-        assert_eq!(r.value(1, 0xdead_beef_1234), "beef1234");
+        assert_eq!(r.value(1, 0xdead_beef_1234), json!("beef1234"));
     }
 
     #[test]
@@ -362,6 +381,22 @@ status: {replicas: 2}
             .unwrap()
             .check(&t)
             .is_ok());
+        // A number in the template: counter writes numbers, random is refused.
+        let replicas = Mutation::parse("spec.replicas=counter")
+            .unwrap()
+            .for_template(&t)
+            .unwrap();
+        assert_eq!(replicas.value(3, 0), json!(3));
+        let label = Mutation::parse("metadata.labels.app=counter")
+            .unwrap()
+            .for_template(&t)
+            .unwrap();
+        assert_eq!(label.value(3, 0), json!("3"));
+        let err = Mutation::parse("spec.replicas=random")
+            .unwrap()
+            .for_template(&t)
+            .unwrap_err();
+        assert!(err.contains("use counter"), "{err}");
     }
 
     #[test]

@@ -302,7 +302,7 @@ fn workload(args: &BenchArgs, react: Option<&Reaction>) -> Result<Workload> {
         Some(text) => Mutation::parse(text).map_err(Error::Usage)?,
         None => Mutation::default_for(&template),
     };
-    mutation.check(&template).map_err(Error::Usage)?;
+    let mutation = mutation.for_template(&template).map_err(Error::Usage)?;
     Ok(Workload::Template {
         template: Box::new(template),
         mutation,

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::bench::{assert_namespace_removed, scratch_namespace};
+use common::bench::assert_scratch_removed;
 use common::controllers::require_controllers;
 use common::*;
 use serde_json::{json, Value};
@@ -113,7 +113,7 @@ async fn a_deployment_controller_reacts_to_every_write_and_a_gate_below_its_p50_
         "{}",
         out.stdout
     );
-    assert_namespace_removed(&scratch_namespace(&out.stderr)).await;
+    assert_scratch_removed(&out.stderr).await;
 
     // A gate below the measured p50 (no reaction takes a microsecond) fails, naming the value.
     let (out, doc) = bench(&[
@@ -464,14 +464,7 @@ async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
         for needle in needles {
             assert!(errors[0].contains(needle), "{needle}: {}", errors[0]);
         }
-        let ns = scratch_namespace(&out.stderr);
-        assert!(
-            out.stderr
-                .contains(&format!("bench: deleted namespace {ns}")),
-            "{}",
-            out.stderr
-        );
-        assert_namespace_removed(&ns).await;
+        assert_scratch_removed(&out.stderr).await;
     }
 }
 

@@ -319,23 +319,8 @@ fn collect_receipts(
     let sink = receipts.clone();
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
-            if let (
-                Some(signals),
-                ReflectorEvent::Watched {
-                    event_type: EventType::Added | EventType::Modified,
-                    object,
-                    received_at,
-                }
-                | ReflectorEvent::Listed {
-                    object,
-                    received_at,
-                    ..
-                },
-            ) = (&signals, &event)
-            {
-                if let Ok(value) = serde_json::from_str(object.json()) {
-                    lock(signals).written(&value, *received_at);
-                }
+            if let (Some(signals), Some((value, at))) = (&signals, upserted(&event)) {
+                lock(signals).written(&value, at);
             }
             if let ReflectorEvent::Watched {
                 event_type,
@@ -371,21 +356,8 @@ fn collect_owned(
     let mut events = running.observe();
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
-            let (ReflectorEvent::Watched {
-                event_type: EventType::Added | EventType::Modified,
-                object,
-                received_at,
-            }
-            | ReflectorEvent::Listed {
-                object,
-                received_at,
-                ..
-            }) = event
-            else {
-                continue;
-            };
-            if let (Some(signals), Ok(value)) = (&signals, serde_json::from_str(object.json())) {
-                lock(signals).owned(&value, received_at);
+            if let (Some(signals), Some((value, at))) = (&signals, upserted(&event)) {
+                lock(signals).owned(&value, at);
                 receipts.arrived.raise();
             }
         }
@@ -429,6 +401,23 @@ async fn wait_for_reactions(
             creates.len(),
             crate::format::duration(reacting.timeout)
         )),
+    }
+}
+
+/// The object an ADDED, MODIFIED or listed event carries, parsed, and its arrival.
+fn upserted(event: &ReflectorEvent) -> Option<(serde_json::Value, SystemTime)> {
+    match event {
+        ReflectorEvent::Watched {
+            event_type: EventType::Added | EventType::Modified,
+            object,
+            received_at,
+        }
+        | ReflectorEvent::Listed {
+            object,
+            received_at,
+            ..
+        } => Some((serde_json::from_str(object.json()).ok()?, *received_at)),
+        _ => None,
     }
 }
 

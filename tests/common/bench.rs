@@ -38,3 +38,15 @@ pub async fn assert_namespace_removed(name: &str) {
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
+
+/// The scratch namespace a finished bench run named, after checking that it said it deleted it
+/// and that it is gone.
+pub async fn assert_scratch_removed(stderr: &str) -> String {
+    let ns = scratch_namespace(stderr);
+    assert!(
+        stderr.contains(&format!("bench: deleted namespace {ns}")),
+        "{stderr}"
+    );
+    assert_namespace_removed(&ns).await;
+    ns
+}

@@ -434,6 +434,28 @@ mod tests {
     }
 
     #[test]
+    fn a_slower_controller_reaction_regresses_against_the_baseline_and_gates_read_it() {
+        let with_reaction = |p99: f64| {
+            let mut r = report(0.040, 0, 0);
+            r["metrics"]["reactionLatency"] =
+                json!({"count": 40, "p50": 0.020, "p90": 0.050, "p99": p99, "mean": 0.03});
+            r["counters"]["writesWithoutReaction"] = json!(2);
+            r
+        };
+        let worse = compare_with_baseline(&with_reaction(2.0), &with_reaction(1.0), 10.0);
+        let p99 = worse
+            .iter()
+            .find(|c| c.metric == "reactionLatency" && c.stat == "p99")
+            .unwrap();
+        assert!(p99.regressed, "{worse:?}");
+        let gate = Gate::parse("reaction_latency.p99 > 1s").unwrap();
+        assert!(gate.deprecation().is_some());
+        assert!(gate.evaluate(&with_reaction(2.0)).failed);
+        let none = Gate::parse("writesWithoutReaction > 0").unwrap();
+        assert!(none.evaluate(&with_reaction(2.0)).failed);
+    }
+
+    #[test]
     fn microsecond_changes_are_below_the_noise_floor() {
         let mut base = report(0.040, 0, 0);
         base["metrics"]["queueDuration"]["p50"] = json!(0.000_010);

@@ -206,8 +206,9 @@ pub enum Command {
     queue_duration, are deprecated aliases)"
 )]
 pub struct BenchArgs {
-    /// The resource the informer watches (live runs; default `configmaps`): bench makes load for
-    /// `configmaps`; any resource with --no-churn.
+    /// The resource the informer watches (live runs; default `configmaps`, or --template's):
+    /// bench makes load for `configmaps`, or for any resource with --template; any resource with
+    /// --no-churn.
     #[arg(value_name = "RESOURCE")]
     pub resource: Option<String>,
     /// Replay a recording (tail's JSON Lines) offline instead of watching a cluster.
@@ -237,6 +238,29 @@ pub struct BenchArgs {
     /// Make no load: measure the traffic of an existing namespace (-n) or of all (-A).
     #[arg(long, conflicts_with_all = ["objects", "rate"])]
     pub no_churn: bool,
+    /// Make the load with objects of this manifest (YAML or JSON of one object of RESOURCE, a
+    /// CRD's included): created with generated names, then only updated by --mutate.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["from_file", "no_churn"])]
+    pub template: Option<PathBuf>,
+    /// With --template: the field each update sets, and how its values are made (`counter` or
+    /// `random`), e.g. 'spec.template.metadata.annotations.rev=counter' (default: an
+    /// annotation of the pod template when there is one, else a label).
+    #[arg(long, value_name = "PATH=GENERATOR", requires = "template")]
+    pub mutate: Option<String>,
+    /// Measure a real controller's reaction to each write: `observed-generation`,
+    /// `owned:RESOURCE` (e.g. owned:replicasets) or `condition:TYPE[=STATUS]` (e.g.
+    /// condition:Available=True). With --template (bench's writes), or with --no-churn
+    /// (observed-generation only: others' writes, seen as generations going up).
+    #[arg(long, value_name = "KIND", conflicts_with = "from_file")]
+    pub react: Option<String>,
+    /// With --react: a write with no reaction within this long counts in writesWithoutReaction.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "30s",
+        requires = "react"
+    )]
+    pub reaction_timeout: String,
     /// Event handlers (informer listeners), each with its own pending buffer.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub handlers: usize,

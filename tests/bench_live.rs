@@ -4,45 +4,9 @@
 
 mod common;
 
-use common::{
-    admin, assert_one_line_error, controllers_running, run, server_and_ca, Spawned, TestNamespace,
-};
-use k8s_openapi::api::core::v1::Namespace;
-use kube::api::Api;
+use common::bench::{assert_namespace_removed, assert_scratch_removed, scratch_namespace};
+use common::{admin, assert_one_line_error, run, server_and_ca, Spawned, TestNamespace};
 use std::time::Duration;
-
-/// The scratch namespace named in bench's "created namespace X" notice.
-fn scratch_namespace(stderr: &str) -> String {
-    stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("bench: created namespace "))
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no created-namespace notice in: {stderr}"))
-        .to_string()
-}
-
-/// Asserts that `name` is gone or being deleted.
-/// With the control plane's namespace controller running, `name` must be gone within 90 s (its
-/// deletion finished); on a bare API server, which finishes no deletion, it must be Terminating.
-async fn assert_namespace_removed(name: &str) {
-    let namespaces: Api<Namespace> = Api::all(admin().await);
-    let deadline = std::time::Instant::now() + Duration::from_secs(90);
-    while let Some(ns) = namespaces.get_opt(name).await.unwrap() {
-        assert!(
-            ns.metadata.deletion_timestamp.is_some(),
-            "namespace {name} is still there and not being deleted"
-        );
-        if !controllers_running() {
-            return;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "namespace {name} is still Terminating after 90 s: the namespace controller did not \
-             finish deleting it"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
 
 /// Sends SIGINT to the running bench and asserts exit 130 with its scratch namespace `ns`
 /// deleted.
@@ -117,13 +81,7 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
         "{}",
         out.stderr
     );
-    assert!(
-        out.stderr
-            .contains(&format!("bench: deleted namespace {ns}")),
-        "{}",
-        out.stderr
-    );
-    assert_namespace_removed(&ns).await;
+    assert_scratch_removed(&out.stderr).await;
 
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -244,7 +202,7 @@ async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
     let out = tokio::task::spawn_blocking(|| run(&["bench", "pods", "--for", "2s"]))
         .await
         .unwrap();
-    assert_one_line_error(&out, &["only for configmaps", "--no-churn"]);
+    assert_one_line_error(&out, &["pods only with --template FILE", "--no-churn"]);
     let out = tokio::task::spawn_blocking(|| run(&["bench", "--context", "nobody", "--for", "2s"]))
         .await
         .unwrap();

@@ -72,6 +72,8 @@ fn report(f: &Finished) -> serde_json::Value {
             rate: None,
             speed: Some("1x".into()),
             seed: 1,
+            react: None,
+            reaction_timeout: None,
         },
         &f.measured,
         &f.window,

@@ -8,8 +8,9 @@ use serde_json::Value;
 
 /// Latency metrics: `metrics.<name>.<stat>`, in seconds. Gates name metrics as the report's
 /// JSON does.
-pub const LATENCIES: [&str; 5] = [
+pub const LATENCIES: [&str; 6] = [
     "watchLatency",
+    "reactionLatency",
     "deliveryLag",
     "handlerTime",
     "queueDuration",
@@ -20,7 +21,7 @@ const LATENCY_STATS: [&str; 7] = ["p50", "p90", "p99", "p999", "max", "mean", "c
 pub const GAUGES: [&str; 2] = ["backlog", "depth"];
 const GAUGE_STATS: [&str; 3] = ["max", "mean", "last"];
 /// Plain numbers: `counters.<name>`.
-pub const COUNTERS: [&str; 8] = [
+pub const COUNTERS: [&str; 10] = [
     "events",
     "eventsPerSecond",
     "adds",
@@ -29,11 +30,15 @@ pub const COUNTERS: [&str; 8] = [
     "writesWithoutEvent",
     "reconnects",
     "relists",
+    "writesWithoutReaction",
+    "superseded",
 ];
 /// The snake_case names of report schema version 1, still accepted in gates so that existing
 /// CI configurations keep working; deprecated.
-const DEPRECATED_NAMES: [(&str, &str); 7] = [
+const DEPRECATED_NAMES: [(&str, &str); 9] = [
     ("watch_latency", "watchLatency"),
+    ("reaction_latency", "reactionLatency"),
+    ("writes_without_reaction", "writesWithoutReaction"),
     ("delivery_lag", "deliveryLag"),
     ("handler_time", "handlerTime"),
     ("queue_duration", "queueDuration"),
@@ -426,6 +431,28 @@ mod tests {
         assert!(p99.regressed);
         assert!((p99.change_percent - 50.0).abs() < 1e-9);
         assert!(worse.iter().filter(|c| c.regressed).count() == 1);
+    }
+
+    #[test]
+    fn a_slower_controller_reaction_regresses_against_the_baseline_and_gates_read_it() {
+        let with_reaction = |p99: f64| {
+            let mut r = report(0.040, 0, 0);
+            r["metrics"]["reactionLatency"] =
+                json!({"count": 40, "p50": 0.020, "p90": 0.050, "p99": p99, "mean": 0.03});
+            r["counters"]["writesWithoutReaction"] = json!(2);
+            r
+        };
+        let worse = compare_with_baseline(&with_reaction(2.0), &with_reaction(1.0), 10.0);
+        let p99 = worse
+            .iter()
+            .find(|c| c.metric == "reactionLatency" && c.stat == "p99")
+            .unwrap();
+        assert!(p99.regressed, "{worse:?}");
+        let gate = Gate::parse("reaction_latency.p99 > 1s").unwrap();
+        assert!(gate.deprecation().is_some());
+        assert!(gate.evaluate(&with_reaction(2.0)).failed);
+        let none = Gate::parse("writesWithoutReaction > 0").unwrap();
+        assert!(none.evaluate(&with_reaction(2.0)).failed);
     }
 
     #[test]

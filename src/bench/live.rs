@@ -3,8 +3,9 @@
 //! (`--no-churn`). Watch latency comes from matching each write's resourceVersion with the
 //! watch event that carried it.
 
-use super::load::{LoadStats, LoadThread, MatchBy, SentWrite};
+use super::load::{LoadPlan, LoadStats, LoadThread, MatchBy, SentWrite, Workload};
 use super::pipeline::BenchPipeline;
+use super::react::{match_reactions, Matched, Reaction, Signals};
 use super::run::{measure, Finished, RunOptions, Tick};
 use super::snapshot::WatchTransitions;
 use crate::cluster::ApiResource;
@@ -29,6 +30,16 @@ const EVENT_GRACE: Duration = Duration::from_secs(30);
 pub struct Churn {
     pub objects: usize,
     pub rate: f64,
+    pub workload: Workload,
+}
+
+/// `--react`: what counts as the controller's reaction to a write, the owned resource to
+/// watch for `owned:`, and how long a reaction may take.
+#[derive(Debug, Clone)]
+pub struct Reacting {
+    pub reaction: Reaction,
+    pub owned: Option<ApiResource>,
+    pub timeout: Duration,
 }
 
 /// What the live run measured beyond the pipeline.
@@ -40,6 +51,8 @@ pub struct LiveFinished {
     /// The watch's re-opens and relists since the initial sync.
     pub reconnects: u64,
     pub relists: u64,
+    /// With `--react`: the writes of the window matched with the controller's reactions.
+    pub reactions: Option<Matched>,
 }
 
 /// Runs the informer on `lw` with the simulated controller; with `churn`, the generator makes
@@ -47,6 +60,7 @@ pub struct LiveFinished {
 pub async fn run_live(
     lw: ListWatch,
     churn: Option<Churn>,
+    reacting: Option<Reacting>,
     duration: Duration,
     options: &RunOptions,
     on_tick: &mut (dyn FnMut(&Tick) + Send),
@@ -55,8 +69,28 @@ pub async fn run_live(
     let mut informer = SharedInformer::new(lw.clone(), ReflectorConfig::informer(Start::List, 500));
     let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
     let mut running = informer.run();
-    let receipts = collect_receipts(&running);
+    let signals = reacting
+        .as_ref()
+        .map(|r| Arc::new(Mutex::new(Signals::new(r.reaction.clone()))));
+    let receipts = collect_receipts(&running, signals.clone());
     running.synced().await?;
+    // For `owned:`, the owned resource in the same namespace: its objects' changes are the
+    // reactions.
+    let mut owned = match reacting.as_ref().and_then(|r| r.owned.clone()) {
+        Some(resource) => {
+            let owned_lw = ListWatch {
+                resource,
+                ..lw.clone()
+            };
+            let informer =
+                SharedInformer::new(owned_lw, ReflectorConfig::informer(Start::List, 500));
+            let mut running = informer.run();
+            collect_owned(&running, signals.clone(), receipts.clone());
+            running.synced().await?;
+            Some(running)
+        }
+        None => None,
+    };
 
     let namespace = lw.namespace.clone().unwrap_or_default();
     let mut load = match &churn {
@@ -64,18 +98,34 @@ pub async fn run_live(
             let started = Instant::now();
             let mut load = LoadThread::start(
                 lw.cluster.clone(),
-                lw.resource.clone(),
-                namespace.clone(),
-                c.objects,
-                c.rate,
-                options.shape.seed,
+                LoadPlan {
+                    resource: lw.resource.clone(),
+                    workload: c.workload.clone(),
+                    namespace: namespace.clone(),
+                    objects: c.objects,
+                    rate: c.rate,
+                    seed: options.shape.seed,
+                },
             )
             .map_err(|e| Error::Usage(format!("cannot start the load generator: {e}")))?;
             let populated = load.populated().await?;
-            wait_for_quiet(&running, &pipeline, &receipts, &populated, notice).await;
+            wait_for_quiet(&running, &pipeline, &receipts, &populated.writes, notice).await;
+            // A condition's reaction is a change of status, which a create need not make.
+            if let (
+                Some(
+                    r @ Reacting {
+                        reaction: Reaction::ObservedGeneration | Reaction::Owned(_),
+                        ..
+                    },
+                ),
+                Some(signals),
+            ) = (&reacting, &signals)
+            {
+                wait_for_reactions(r, signals, &receipts, &populated.reacted_to, notice).await;
+            }
             notice(format!(
                 "created {} objects in {:.1}s; the clock starts now",
-                populated.len(),
+                populated.writes.len(),
                 started.elapsed().as_secs_f64()
             ));
             Some(load)
@@ -104,11 +154,7 @@ pub async fn run_live(
     let source = async {
         let work = async {
             match load.as_mut() {
-                Some(load) => load
-                    .run(options.warmup, duration)
-                    .await
-                    .map(Some)
-                    .map_err(Error::from),
+                Some(load) => load.run(options.warmup, duration).await.map(Some),
                 None => {
                     tokio::time::sleep(total).await;
                     Ok(None)
@@ -137,8 +183,8 @@ pub async fn run_live(
     // The events of the last writes are still on their way: wait for them (bounded).
     let writes: Vec<SentWrite> = generated
         .as_ref()
-        .map(|(_, writes)| {
-            writes
+        .map(|g| {
+            g.writes
                 .iter()
                 .filter(|w| w.sent >= window_start_wall)
                 .cloned()
@@ -146,6 +192,35 @@ pub async fn run_live(
         })
         .unwrap_or_default();
     let _ = tokio::time::timeout(EVENT_GRACE, receipts.until_arrived(&writes)).await;
+    // The reactions to the last writes may take up to --reaction-timeout.
+    let reactions = match (&reacting, &signals) {
+        (Some(r), Some(signals)) => {
+            // bench's writes, or (--no-churn) the generations others' writes made.
+            let all = match &generated {
+                Some(g) => g.reacted_to.clone(),
+                None => lock(signals).seen_writes.clone(),
+            };
+            let reacted_to: Vec<_> = all
+                .into_iter()
+                .filter(|w| w.sent >= window_start_wall)
+                .collect();
+            let matched = || {
+                let signals = lock(signals);
+                match_reactions(&reacted_to, &signals.signals, r.timeout, SystemTime::now())
+            };
+            let settled = receipts.arrived.until(|| matched().waiting == 0);
+            let _ = tokio::time::timeout(r.timeout, settled).await;
+            Some(matched())
+        }
+        _ => None,
+    };
+    let writes_seen = match (&reactions, &generated) {
+        (Some(m), None) => Some(m.reactions.len() as u64 + m.superseded + m.without_reaction),
+        _ => None,
+    };
+    if let Some(owned) = owned.take() {
+        owned.stop().await?;
+    }
     let drain_start = Instant::now();
     running.stop().await?;
     let watch_latency = generated.as_ref().map(|_| {
@@ -160,6 +235,13 @@ pub async fn run_live(
     });
     let without_event = generated.as_ref().map(|_| receipts.missing(&writes) as u64);
     let mut measured = pipeline.finish(watch_latency).await;
+    measured.snapshot.reaction_latency = reactions.as_ref().map(|m| {
+        let mut latency = Latency::default();
+        for took in &m.reactions {
+            latency.record(*took);
+        }
+        latency
+    });
     let (reconnects, relists) = (
         ReflectorCounters::get(&reflector.watches_closed) - closed_at_sync,
         ReflectorCounters::get(&reflector.relists) - relists_at_sync,
@@ -174,11 +256,12 @@ pub async fn run_live(
             window,
             drain: drain_start.elapsed(),
         },
-        generator: generated.map(|(stats, _)| stats),
-        writes: churn.map(|_| writes.len() as u64),
+        generator: generated.map(|g| g.stats),
+        writes: churn.map(|_| writes.len() as u64).or(writes_seen),
         writes_without_event: without_event,
         reconnects,
         relists,
+        reactions,
     })
 }
 
@@ -225,12 +308,20 @@ impl Receipts {
     }
 }
 
-fn collect_receipts(running: &RunningInformer) -> Arc<Receipts> {
+/// Collects what the watch delivered into receipts (and, with `--react`, the signals its
+/// objects show).
+fn collect_receipts(
+    running: &RunningInformer,
+    signals: Option<Arc<Mutex<Signals>>>,
+) -> Arc<Receipts> {
     let receipts = Arc::new(Receipts::default());
     let mut events = running.observe();
     let sink = receipts.clone();
     tokio::spawn(async move {
         while let Some(event) = events.recv().await {
+            if let (Some(signals), Some((value, at))) = (&signals, upserted(&event)) {
+                lock(signals).written(&value, at);
+            }
             if let ReflectorEvent::Watched {
                 event_type,
                 object,
@@ -253,6 +344,85 @@ fn collect_receipts(running: &RunningInformer) -> Arc<Receipts> {
         }
     });
     receipts
+}
+
+/// Feeds the owned resource's objects to `signals` (`--react owned:`), raising `receipts`'
+/// arrival signal with each.
+fn collect_owned(
+    running: &RunningInformer,
+    signals: Option<Arc<Mutex<Signals>>>,
+    receipts: Arc<Receipts>,
+) {
+    let mut events = running.observe();
+    tokio::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if let (Some(signals), Some((value, at))) = (&signals, upserted(&event)) {
+                lock(signals).owned(&value, at);
+                receipts.arrived.raise();
+            }
+        }
+    });
+}
+
+/// Waits (up to the reaction timeout) until the controller has reacted to the creates of the
+/// initial objects, so that its catching up with them does not count against the first writes;
+/// says so when it has not.
+async fn wait_for_reactions(
+    reacting: &Reacting,
+    signals: &Mutex<Signals>,
+    receipts: &Receipts,
+    creates: &[super::react::Write],
+    notice: &(dyn Fn(String) + Sync),
+) {
+    let unanswered = || {
+        let m = match_reactions(
+            creates,
+            &lock(signals).signals,
+            reacting.timeout,
+            SystemTime::now(),
+        );
+        m.without_reaction
+    };
+    let started = Instant::now();
+    let _ = tokio::time::timeout(
+        reacting.timeout,
+        receipts.arrived.until(|| unanswered() == 0),
+    )
+    .await;
+    match unanswered() {
+        0 => notice(format!(
+            "the controller reacted to the {} objects created within {:.1}s",
+            creates.len(),
+            started.elapsed().as_secs_f64()
+        )),
+        n => notice(format!(
+            "the controller did not react to {n} of the {} objects created within {} \
+             (--reaction-timeout); measuring anyway",
+            creates.len(),
+            crate::format::duration(reacting.timeout)
+        )),
+    }
+}
+
+/// The object an ADDED, MODIFIED or listed event carries, parsed, and its arrival.
+fn upserted(event: &ReflectorEvent) -> Option<(serde_json::Value, SystemTime)> {
+    match event {
+        ReflectorEvent::Watched {
+            event_type: EventType::Added | EventType::Modified,
+            object,
+            received_at,
+        }
+        | ReflectorEvent::Listed {
+            object,
+            received_at,
+            ..
+        } => Some((serde_json::from_str(object.json()).ok()?, *received_at)),
+        _ => None,
+    }
+}
+
+fn lock(signals: &Mutex<Signals>) -> std::sync::MutexGuard<'_, Signals> {
+    signals.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Waits (up to `EVENT_GRACE`) until the informer has seen `writes` and the controller is idle,
@@ -289,8 +459,8 @@ async fn wait_for_quiet(
     }
 }
 
-/// Whether bench can make load for `resource` (ConfigMaps only: any other resource needs
-/// `--no-churn`).
+/// Whether bench can make load for `resource` without a template (ConfigMaps only: any other
+/// resource needs `--template` or `--no-churn`).
 pub fn can_churn(resource: &ApiResource) -> bool {
     resource.group.is_empty() && resource.plural == "configmaps"
 }

@@ -5,7 +5,10 @@
 //! the watch latency of every write can be matched with its event, deletions included.
 
 use super::dist::Rng;
+use super::react;
+use super::template::{Mutation, Template};
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
+use crate::error::Error;
 use crate::format::rfc3339_millis;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
@@ -67,8 +70,33 @@ enum Op {
     Delete,
 }
 
+/// What a write's answer said of the object: its resourceVersion and generation, and whether it
+/// kept the mutated field's new value.
+#[derive(Debug, Default)]
+struct Answer {
+    resource_version: String,
+    generation: Option<i64>,
+    kept: bool,
+}
+
 type WriteFuture =
-    Pin<Box<dyn Future<Output = (Op, String, SystemTime, Result<String, ClusterError>)> + Send>>;
+    Pin<Box<dyn Future<Output = (Op, String, SystemTime, Result<Answer, ClusterError>)> + Send>>;
+
+/// The objects the generator writes.
+#[derive(Debug, Clone)]
+pub enum Workload {
+    /// ConfigMaps, created, updated and deleted (80% updates, 10% each of the others).
+    ConfigMaps,
+    /// Objects made from a template, created, then only updated by the mutation: the spec
+    /// changes a controller reacts to (`bench --react`).
+    Template {
+        template: Box<Template>,
+        mutation: Mutation,
+        /// Each update must give the object a new generation (a spec change), else the run
+        /// ends: `--react observed-generation` would see reactions to nothing.
+        new_generation: bool,
+    },
+}
 
 /// Where the generator is.
 enum Phase {
@@ -91,6 +119,7 @@ enum Phase {
 pub struct Generator {
     cluster: Cluster,
     resource: ApiResource,
+    workload: Workload,
     namespace: String,
     objects: usize,
     rate: f64,
@@ -99,6 +128,8 @@ pub struct Generator {
     /// Deleted names, reused oldest first (a name deleted a moment ago is not recreated at
     /// once: its DELETED event may still be on its way).
     gone: VecDeque<String>,
+    /// The generation each object's last write gave it (with a template).
+    generations: HashMap<String, i64>,
     /// Successful deletions per key so far: the n-th delete of a key is matched with the n-th
     /// DELETED event of that key.
     deletions: HashMap<String, usize>,
@@ -110,12 +141,17 @@ pub struct Generator {
     cpu_from: Option<(Instant, Option<f64>)>,
     pub stats: LoadStats,
     pub writes: Vec<SentWrite>,
+    /// With a template: every write's object, generation and resourceVersion, to match with
+    /// the controller's reactions.
+    pub reacted_to: Vec<react::Write>,
 }
 
 impl Generator {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         cluster: Cluster,
         resource: ApiResource,
+        workload: Workload,
         namespace: String,
         objects: usize,
         rate: f64,
@@ -124,12 +160,14 @@ impl Generator {
         Generator {
             cluster,
             resource,
+            workload,
             namespace,
             objects,
             rate,
             rng: Rng::new(seed),
             live: Vec::new(),
             gone: VecDeque::new(),
+            generations: HashMap::new(),
             deletions: HashMap::new(),
             busy: HashSet::new(),
             next_name: 0,
@@ -141,11 +179,12 @@ impl Generator {
                 ..LoadStats::default()
             },
             writes: Vec::new(),
+            reacted_to: Vec::new(),
         }
     }
 
     /// Creates the initial `--objects`; returns when every create has been answered.
-    pub async fn populate(&mut self) -> Result<(), ClusterError> {
+    pub async fn populate(&mut self) -> Result<(), Error> {
         let mut phase = Phase::Populate { created: 0 };
         while !matches!(phase, Phase::Done) {
             phase = self.step(phase).await?;
@@ -155,11 +194,7 @@ impl Generator {
 
     /// Writes at `--rate` for `warmup` + `duration`; returns when the last write has been
     /// answered. The thread's CPU time is counted after the warm-up, like the other figures.
-    pub async fn churn(
-        &mut self,
-        warmup: Duration,
-        duration: Duration,
-    ) -> Result<(), ClusterError> {
+    pub async fn churn(&mut self, warmup: Duration, duration: Duration) -> Result<(), Error> {
         let start = Instant::now();
         self.cpu_from = Some((start + warmup, None));
         let before = self.stats.creates + self.stats.updates + self.stats.deletes;
@@ -181,7 +216,7 @@ impl Generator {
         Ok(())
     }
 
-    async fn step(&mut self, phase: Phase) -> Result<Phase, ClusterError> {
+    async fn step(&mut self, phase: Phase) -> Result<Phase, Error> {
         match phase {
             Phase::Populate { created } if created < self.objects => {
                 if self.in_flight.len() >= MAX_IN_FLIGHT {
@@ -259,6 +294,17 @@ impl Generator {
     /// 80% updates, 10% deletes, 10% creates, on objects with no write in flight; the
     /// population stays near `--objects`.
     fn choose(&mut self) -> (Op, String) {
+        if matches!(self.workload, Workload::Template { .. }) && !self.live.is_empty() {
+            // Spec changes only, on an object with no write in flight when one is found.
+            let mut i = self.rng.below(self.live.len());
+            for _ in 0..8 {
+                if !self.busy.contains(&self.live[i]) {
+                    break;
+                }
+                i = self.rng.below(self.live.len());
+            }
+            return (Op::Update, self.live[i].clone());
+        }
         let r = self.rng.next_f64();
         let wanted = if self.live.is_empty() || (r >= 0.9 && self.live.len() < self.objects * 2) {
             Op::Create
@@ -295,37 +341,48 @@ impl Generator {
         let resource = self.resource.qualified_name();
         let namespace = self.namespace.clone();
         let seq = self.seq;
+        let workload = self.workload.clone();
+        let random = self.rng.next_u64();
         self.in_flight.push(Box::pin(async move {
             let sent = SystemTime::now();
             let stamp = rfc3339_millis(sent);
-            let (method, path, content_type, body, verb) = match op {
-                Op::Create => (
-                    http::Method::POST,
-                    collection,
-                    "application/json",
-                    serde_json::json!({
-                        "apiVersion": "v1",
-                        "kind": "ConfigMap",
-                        "metadata": {"name": name, "annotations": {SENT_AT_ANNOTATION: stamp}},
-                        "data": {"seq": seq.to_string()},
-                    }),
-                    "create",
-                ),
+            let mut mutated = None;
+            let body = match (&workload, op) {
+                (Workload::ConfigMaps, Op::Create) => serde_json::json!({
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": name, "annotations": {SENT_AT_ANNOTATION: stamp}},
+                    "data": {"seq": seq.to_string()},
+                }),
+                (Workload::ConfigMaps, Op::Update) => serde_json::json!({
+                    "metadata": {"annotations": {SENT_AT_ANNOTATION: stamp}},
+                    "data": {"seq": seq.to_string()},
+                }),
+                (Workload::Template { template, .. }, Op::Create) => {
+                    template.instance(&name, &[(SENT_AT_ANNOTATION, &stamp)])
+                }
+                (Workload::Template { mutation, .. }, Op::Update) => {
+                    // Only the mutation: an annotation of ours would be a change too (a
+                    // Deployment takes any annotation's as a new generation).
+                    let value = mutation.value(seq, random);
+                    let patch = mutation.patch(&value);
+                    mutated = Some((mutation.clone(), value));
+                    patch
+                }
+                (_, Op::Delete) => serde_json::json!({"apiVersion": "v1", "kind": "DeleteOptions"}),
+            };
+            let (method, path, content_type, verb) = match op {
+                Op::Create => (http::Method::POST, collection, "application/json", "create"),
                 Op::Update => (
                     http::Method::PATCH,
                     format!("{collection}/{name}"),
                     "application/merge-patch+json",
-                    serde_json::json!({
-                        "metadata": {"annotations": {SENT_AT_ANNOTATION: stamp}},
-                        "data": {"seq": seq.to_string()},
-                    }),
                     "patch",
                 ),
                 Op::Delete => (
                     http::Method::DELETE,
                     format!("{collection}/{name}"),
                     "application/json",
-                    serde_json::json!({"apiVersion": "v1", "kind": "DeleteOptions"}),
                     "delete",
                 ),
             };
@@ -339,12 +396,12 @@ impl Generator {
                     &op_desc,
                 )
                 .await
-                .map(|body| response_resource_version(&body));
+                .map(|body| answer(&body, mutated.as_ref()));
             (op, name, sent, result)
         }));
     }
 
-    async fn complete_one(&mut self) -> Result<(), ClusterError> {
+    async fn complete_one(&mut self) -> Result<(), Error> {
         if let Some(done) = self.in_flight.next().await {
             self.record(done)?;
         }
@@ -353,12 +410,53 @@ impl Generator {
 
     fn record(
         &mut self,
-        (op, name, sent, result): (Op, String, SystemTime, Result<String, ClusterError>),
-    ) -> Result<(), ClusterError> {
+        (op, name, sent, result): (Op, String, SystemTime, Result<Answer, ClusterError>),
+    ) -> Result<(), Error> {
         self.busy.remove(&name);
         let key = format!("{}/{name}", self.namespace);
         match result {
-            Ok(resource_version) => {
+            Ok(answer) => {
+                if let Workload::Template {
+                    mutation,
+                    new_generation,
+                    ..
+                } = &self.workload
+                {
+                    let before = match answer.generation {
+                        Some(g) => self.generations.insert(name.clone(), g),
+                        None => None,
+                    };
+                    if op == Op::Update && *new_generation && before == answer.generation {
+                        return Err(Error::Usage(format!(
+                            "--mutate {}: the update left metadata.generation at {}: the server \
+                             takes it as no change of the spec (a label or an annotation outside \
+                             the pod template), so no controller has a generation to observe; \
+                             mutate a field of the spec",
+                            mutation.path.join("."),
+                            answer.generation.unwrap_or_default()
+                        )));
+                    }
+                    if op == Op::Update && !answer.kept {
+                        return Err(Error::Usage(format!(
+                            "--mutate {}: the server did not keep the value written there (the \
+                             field is not in {}'s schema, or is set by the server): mutate a \
+                             field of the resource's spec, a label or an annotation",
+                            mutation.path.join("."),
+                            self.resource.qualified_name()
+                        )));
+                    }
+                    if let (Some(generation), Ok(rv)) =
+                        (answer.generation, answer.resource_version.parse::<u64>())
+                    {
+                        self.reacted_to.push(react::Write {
+                            name: name.clone(),
+                            sent,
+                            generation,
+                            resource_version: rv,
+                        });
+                    }
+                }
+                let resource_version = answer.resource_version;
                 let matched_by = match op {
                     Op::Create => {
                         self.stats.creates += 1;
@@ -397,7 +495,7 @@ impl Generator {
                     ClusterError::Unreachable { .. }
                     | ClusterError::Transport { .. }
                     | ClusterError::Timeout { .. } => 0,
-                    other => return Err(other),
+                    other => return Err(other.into()),
                 };
                 self.stats.errors += 1;
                 match (op, code) {
@@ -417,28 +515,45 @@ impl Generator {
     }
 }
 
-/// What a run of the generator did, and every write it made.
-pub type Generated = (LoadStats, Vec<SentWrite>);
+/// What a run of the generator did, every write it made, and (with a template) every write to
+/// match with reactions.
+pub struct Generated {
+    pub stats: LoadStats,
+    pub writes: Vec<SentWrite>,
+    pub reacted_to: Vec<react::Write>,
+}
+
+/// The creates of the initial objects: to wait for their watch events (and, with a template,
+/// for the controller's reactions to them) before the clock starts.
+#[derive(Debug, Default)]
+pub struct Populated {
+    pub writes: Vec<SentWrite>,
+    pub reacted_to: Vec<react::Write>,
+}
+
+/// What the generator makes: which resource, which objects, how many, how fast.
+#[derive(Debug, Clone)]
+pub struct LoadPlan {
+    pub resource: ApiResource,
+    pub workload: Workload,
+    pub namespace: String,
+    pub objects: usize,
+    pub rate: f64,
+    pub seed: u64,
+}
 
 /// The generator on a thread of its own, with its own runtime and connection: its work stays
 /// off the runtime being measured, and its CPU time is its own. Dropping the handle stops it.
 pub struct LoadThread {
-    populated: Option<oneshot::Receiver<Result<Vec<SentWrite>, ClusterError>>>,
+    populated: Option<oneshot::Receiver<Result<Populated, Error>>>,
     go: Option<oneshot::Sender<(Duration, Duration)>>,
-    done: Option<oneshot::Receiver<Result<Generated, ClusterError>>>,
+    done: Option<oneshot::Receiver<Result<Generated, Error>>>,
     _cancel: oneshot::Sender<()>,
 }
 
 impl LoadThread {
     /// Starts the thread, which connects and creates the initial objects.
-    pub fn start(
-        cluster: Cluster,
-        resource: ApiResource,
-        namespace: String,
-        objects: usize,
-        rate: f64,
-        seed: u64,
-    ) -> std::io::Result<LoadThread> {
+    pub fn start(cluster: Cluster, plan: LoadPlan) -> std::io::Result<LoadThread> {
         let (populated_tx, populated_rx) = oneshot::channel();
         let (go_tx, go_rx) = oneshot::channel::<(Duration, Duration)>();
         let (done_tx, done_rx) = oneshot::channel();
@@ -453,14 +568,24 @@ impl LoadThread {
                     let work = async move {
                         let setup = async {
                             let cluster = cluster.connect_again().await?;
-                            let mut g =
-                                Generator::new(cluster, resource, namespace, objects, rate, seed);
+                            let mut g = Generator::new(
+                                cluster,
+                                plan.resource,
+                                plan.workload,
+                                plan.namespace,
+                                plan.objects,
+                                plan.rate,
+                                plan.seed,
+                            );
                             g.populate().await?;
-                            Ok::<_, ClusterError>(g)
+                            Ok::<_, Error>(g)
                         };
                         let mut g = match setup.await {
                             Ok(mut g) => {
-                                let _ = populated_tx.send(Ok(std::mem::take(&mut g.writes)));
+                                let _ = populated_tx.send(Ok(Populated {
+                                    writes: std::mem::take(&mut g.writes),
+                                    reacted_to: std::mem::take(&mut g.reacted_to),
+                                }));
                                 g
                             }
                             Err(e) => {
@@ -472,7 +597,11 @@ impl LoadThread {
                             return;
                         };
                         let result = g.churn(warmup, duration).await;
-                        let _ = done_tx.send(result.map(|()| (g.stats, g.writes)));
+                        let _ = done_tx.send(result.map(|()| Generated {
+                            stats: g.stats,
+                            writes: g.writes,
+                            reacted_to: g.reacted_to,
+                        }));
                     };
                     tokio::select! {
                         () = work => {}
@@ -489,19 +618,15 @@ impl LoadThread {
     }
 
     /// Waits until the initial objects exist; returns their writes.
-    pub async fn populated(&mut self) -> Result<Vec<SentWrite>, ClusterError> {
+    pub async fn populated(&mut self) -> Result<Populated, Error> {
         match self.populated.take() {
             Some(rx) => rx.await.unwrap_or_else(|_| Err(stopped())),
-            None => Ok(Vec::new()),
+            None => Ok(Populated::default()),
         }
     }
 
     /// Makes the load for `warmup` + `duration`; returns what was done and every write.
-    pub async fn run(
-        &mut self,
-        warmup: Duration,
-        duration: Duration,
-    ) -> Result<Generated, ClusterError> {
+    pub async fn run(&mut self, warmup: Duration, duration: Duration) -> Result<Generated, Error> {
         if let Some(go) = self.go.take() {
             let _ = go.send((warmup, duration));
         }
@@ -512,21 +637,26 @@ impl LoadThread {
     }
 }
 
-fn stopped() -> ClusterError {
+fn stopped() -> Error {
     ClusterError::Transport {
         what: "generate load".into(),
         reason: "the load generator stopped".into(),
     }
+    .into()
 }
 
-/// The resourceVersion in a write's response.
-fn response_resource_version(body: &[u8]) -> String {
-    serde_json::from_slice::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| {
-            v["metadata"]["resourceVersion"]
-                .as_str()
-                .map(str::to_string)
-        })
-        .unwrap_or_default()
+/// What a write's response says: resourceVersion, generation, and whether `mutated` (the
+/// mutation and the value written) is there.
+fn answer(body: &[u8], mutated: Option<&(Mutation, serde_json::Value)>) -> Answer {
+    let Ok(object) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return Answer::default();
+    };
+    Answer {
+        resource_version: object["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        generation: object["metadata"]["generation"].as_i64(),
+        kept: mutated.is_none_or(|(m, value)| m.read(&object) == Some(value)),
+    }
 }

@@ -167,6 +167,7 @@ impl BenchPipeline {
                     gauges: self.queue.gauges(),
                 }],
                 watch_latency,
+                reaction_latency: None,
                 watch_transitions: None,
             },
             backlog_at_end: self.backlog_at_end,

@@ -60,6 +60,9 @@ pub struct GaugeFigures {
 pub struct Metrics {
     /// Live runs only: write sent → its watch event received.
     pub watch_latency: Option<LatencyFigures>,
+    /// `--react` only: write sent → the event showing the controller's reaction received.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reaction_latency: Option<LatencyFigures>,
     pub delivery_lag: LatencyFigures,
     pub handler_time: LatencyFigures,
     pub queue_duration: LatencyFigures,
@@ -89,6 +92,12 @@ pub struct Counters {
     /// the end of the run: each is a stretch in which events arrived late or as a relist.
     pub reconnects: Option<u64>,
     pub relists: Option<u64>,
+    /// `--react` only: writes with no reaction within --reaction-timeout, and older writes a
+    /// reaction covered together with a newer one (the controller coalesced them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writes_without_reaction: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -134,6 +143,11 @@ pub struct Settings {
     pub rate: Option<f64>,
     pub speed: Option<String>,
     pub seed: u64,
+    /// `--react` and `--reaction-timeout`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub react: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reaction_timeout: Option<String>,
 }
 
 /// The comparison with `--baseline`.
@@ -196,6 +210,11 @@ impl BenchReport {
                     .watch_latency
                     .as_ref()
                     .map(LatencyFigures::of),
+                reaction_latency: measured
+                    .snapshot
+                    .reaction_latency
+                    .as_ref()
+                    .map(LatencyFigures::of),
                 delivery_lag: LatencyFigures::of(&lag),
                 handler_time: LatencyFigures::of(&handler),
                 queue_duration: LatencyFigures::of(&queue.queue_duration),
@@ -217,6 +236,8 @@ impl BenchReport {
                 writes_without_event: None,
                 reconnects: None,
                 relists: None,
+                writes_without_reaction: None,
+                superseded: None,
             },
             listeners: measured
                 .snapshot
@@ -258,6 +279,10 @@ impl BenchReport {
         report.counters.writes_without_event = live.writes_without_event;
         report.counters.reconnects = Some(live.reconnects);
         report.counters.relists = Some(live.relists);
+        if let Some(m) = &live.reactions {
+            report.counters.writes_without_reaction = Some(m.without_reaction);
+            report.counters.superseded = Some(m.superseded);
+        }
         report
     }
 
@@ -373,6 +398,8 @@ mod tests {
             rate: None,
             speed: None,
             seed: 1,
+            react: None,
+            reaction_timeout: None,
         };
         let now = serde_json::to_value(&settings).unwrap();
         let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();

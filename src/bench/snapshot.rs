@@ -25,6 +25,8 @@ pub struct PipelineSnapshot {
     pub queues: Vec<QueueSnapshot>,
     /// Write sent → its watch event received (`bench` against a cluster).
     pub watch_latency: Option<Latency>,
+    /// Write sent → the controller's reaction received (`bench --react`).
+    pub reaction_latency: Option<Latency>,
     /// The informer's watch re-opens and relists since its initial sync (`bench` against a
     /// cluster).
     pub watch_transitions: Option<WatchTransitions>,

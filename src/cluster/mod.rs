@@ -5,6 +5,7 @@ mod client;
 pub mod discovery;
 mod error;
 pub mod kubeconfig;
+pub mod openapi;
 pub mod resolve;
 pub mod selector;
 mod transport;

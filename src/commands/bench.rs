@@ -6,9 +6,11 @@ mod config;
 
 pub use config::{BenchConfig, SourceConfig};
 
-use super::{resolve_target, GlobalConfig};
+use super::{connect_and_discover, resolve_in, GlobalConfig, Target};
 use crate::bench::gate::{compare_with_baseline, config_differences};
-use crate::bench::live::{can_churn, run_live, Churn};
+use crate::bench::live::{can_churn, run_live, Churn, Reacting};
+use crate::bench::load::Workload;
+use crate::bench::react::Reaction;
 use crate::bench::replay::{Replay, Speed};
 use crate::bench::report::{BaselineReport, BenchReport, Source};
 use crate::bench::run::{run_replay, Tick};
@@ -154,17 +156,10 @@ async fn live(
     notice: &(dyn Fn(String) + Sync),
     interrupt: &mut (impl Future + Unpin),
 ) -> Result<Outcome> {
-    let target = tokio::select! {
-        t = resolve_target(global, &config.resource, &["list", "watch"]) => t?,
+    let (target, reacting) = tokio::select! {
+        t = resolve(global, config, churn) => t?,
         _ = &mut *interrupt => return Ok(None),
     };
-    if churn.is_some() && !can_churn(&target.resource) {
-        return Err(Error::Usage(format!(
-            "bench makes load only for configmaps, not {}: measure an existing namespace's \
-             traffic with -n NAMESPACE --no-churn",
-            target.resource.qualified_name()
-        )));
-    }
     let run = |namespace: Option<String>| {
         let lw = ListWatch {
             cluster: target.cluster.clone(),
@@ -178,6 +173,7 @@ async fn live(
             let live = run_live(
                 lw,
                 churn.clone(),
+                reacting.clone(),
                 config.duration,
                 &config.options,
                 on_tick,
@@ -211,6 +207,122 @@ async fn live(
     };
     let report = BenchReport::live(source, config.settings(), &live);
     Ok(Some((report, live.finished.measured.snapshot)))
+}
+
+/// Resolves the resource (and `--react owned:`'s) and checks that the load fits it: ConfigMaps,
+/// or objects of `--template` whose apiVersion and kind are the resource's.
+async fn resolve(
+    global: &GlobalConfig,
+    config: &BenchConfig,
+    churn: &Option<Churn>,
+) -> Result<(Target, Option<Reacting>)> {
+    const VERBS: &[&str] = &["list", "watch"];
+    let (cluster, resources) = connect_and_discover(global).await?;
+    let target = resolve_in(
+        global,
+        &cluster,
+        &resources,
+        std::slice::from_ref(&config.resource),
+        VERBS,
+    )?
+    .remove(0);
+    let resource = &target.resource;
+    match churn.as_ref().map(|c| &c.workload) {
+        Some(Workload::ConfigMaps) if !can_churn(resource) => {
+            return Err(Error::Usage(format!(
+                "bench makes load for {} only with --template FILE (a manifest of one of its \
+                 objects); without one it makes ConfigMaps; to measure an existing namespace's \
+                 traffic use -n NAMESPACE --no-churn",
+                resource.qualified_name()
+            )));
+        }
+        Some(Workload::Template { template, .. })
+            if template.api_version() != resource.api_version()
+                || template.kind() != resource.kind =>
+        {
+            return Err(Error::Usage(format!(
+                "--template is a {} {} and bench watches {} ({} {}): give a manifest of the \
+                 resource measured, or name the resource the manifest is of",
+                template.api_version(),
+                template.kind(),
+                resource.qualified_name(),
+                resource.api_version(),
+                resource.kind
+            )));
+        }
+        _ => {}
+    }
+    if !resource.namespaced && churn.is_some() {
+        return Err(Error::Usage(format!(
+            "{} is cluster-scoped: bench makes its load in a scratch namespace, so only of \
+             namespaced resources",
+            resource.qualified_name()
+        )));
+    }
+    let reacting = match &config.react {
+        Some((reaction, timeout)) => {
+            let owned = match reaction {
+                Reaction::Owned(name) => Some(
+                    resolve_in(
+                        global,
+                        &cluster,
+                        &resources,
+                        std::slice::from_ref(name),
+                        VERBS,
+                    )
+                    .map_err(|e| Error::Usage(format!("--react owned:{name}: {e}")))?
+                    .remove(0)
+                    .resource,
+                ),
+                _ => None,
+            };
+            check_schema(global, &cluster, resource, reaction).await?;
+            Some(Reacting {
+                reaction: reaction.clone(),
+                owned,
+                timeout: *timeout,
+            })
+        }
+        None => None,
+    };
+    Ok((target, reacting))
+}
+
+/// Refuses a reaction the resource's objects cannot show, by its schema: observedGeneration
+/// or conditions in `status`. A schema that cannot tell (no OpenAPI v3, unknown fields kept)
+/// lets the run go on.
+async fn check_schema(
+    global: &GlobalConfig,
+    cluster: &crate::cluster::Cluster,
+    resource: &crate::cluster::ApiResource,
+    reaction: &Reaction,
+) -> Result<()> {
+    use crate::cluster::openapi::{field, Field};
+    let path: &[&str] = match reaction {
+        Reaction::ObservedGeneration => &["status", "observedGeneration"],
+        Reaction::Condition { .. } => &["status", "conditions"],
+        Reaction::Owned(_) => return Ok(()),
+    };
+    match field(cluster, resource, path).await? {
+        Field::Declared => Ok(()),
+        Field::Unknown => {
+            global.log(1, || {
+                format!(
+                    "the schema of {} does not say whether it has {}: measuring anyway",
+                    resource.qualified_name(),
+                    path.join(".")
+                )
+            });
+            Ok(())
+        }
+        Field::Absent => Err(Error::Usage(format!(
+            "--react {}: {} has no {} in its schema, so no controller can report a reaction \
+             there; use owned:RESOURCE, or a condition the resource has",
+            reaction,
+            resource.qualified_name(),
+            path.join(".")
+        ))),
+    }
 }
 
 /// Writes each export asked for: a file whole or not at all, a device or a pipe straight through

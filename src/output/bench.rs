@@ -22,6 +22,9 @@ pub(crate) fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFi
     if let Some(w) = m.watch_latency {
         rows.push(("watchLatency", w));
     }
+    if let Some(r) = m.reaction_latency {
+        rows.push(("reactionLatency", r));
+    }
     rows.extend([
         ("deliveryLag", m.delivery_lag),
         ("handlerTime", m.handler_time),
@@ -29,6 +32,17 @@ pub(crate) fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFi
         ("workDuration", m.work_duration),
     ]);
     rows
+}
+
+/// `--react`'s counts: reactions measured, writes without one, writes superseded.
+pub(crate) fn reaction_line(report: &BenchReport) -> Option<String> {
+    let c = &report.counters;
+    let (without, superseded) = (c.writes_without_reaction?, c.superseded?);
+    let reacted = report.metrics.reaction_latency.map_or(0, |r| r.count);
+    Some(format!(
+        "reactions: {reacted} measured, {without} writes without a reaction, {superseded} \
+         superseded (coalesced with a newer write)"
+    ))
 }
 
 pub(crate) fn cells(name: &str, f: &LatencyFigures) -> Vec<String> {
@@ -152,6 +166,9 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
             format_number(g.requested_rate),
             format_seconds(g.max_late_seconds)
         )?;
+    }
+    if let Some(line) = reaction_line(report) {
+        writeln!(out, "{line}")?;
     }
     if let (Some(reconnects), Some(relists)) = (c.reconnects, c.relists) {
         writeln!(

@@ -26,17 +26,33 @@ pub async fn create(
     kind: &str,
     short: &str,
 ) -> String {
+    let any_fields = json!({
+        "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
+    });
+    create_with(client, group, plural, kind, short, any_fields).await
+}
+
+/// As `create`, with `version` (the schema, subresources...) merged into the v1 version.
+pub async fn create_with(
+    client: &kube::Client,
+    group: &str,
+    plural: &str,
+    kind: &str,
+    short: &str,
+    version: Value,
+) -> String {
     let name = format!("{plural}.{group}");
+    let mut v1 = json!({"name": "v1", "served": true, "storage": true});
+    for (key, value) in version.as_object().into_iter().flatten() {
+        v1[key] = value.clone();
+    }
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "metadata": {"name": name},
         "spec": {
             "group": group,
             "scope": "Namespaced",
             "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind, "shortNames": [short]},
-            "versions": [{
-                "name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}
-            }]
+            "versions": [v1]
         }
     }))
     .unwrap();

@@ -4,6 +4,7 @@
 //! failure that names the command to start it; nothing is skipped.
 #![allow(dead_code)]
 
+pub mod bench;
 pub mod controllers;
 pub mod crd;
 pub mod fake;

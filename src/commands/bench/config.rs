@@ -5,10 +5,13 @@ use super::super::{parse_duration, parse_optional_duration, GlobalConfig};
 use crate::bench::dist::{Dist, Timer};
 use crate::bench::gate::Gate;
 use crate::bench::live::Churn;
+use crate::bench::load::Workload;
 use crate::bench::pipeline::ControllerShape;
+use crate::bench::react::Reaction;
 use crate::bench::replay::Speed;
 use crate::bench::report::Settings;
 use crate::bench::run::RunOptions;
+use crate::bench::template::{Mutation, Template};
 use crate::cli::{BenchArgs, ReportFormat};
 use crate::error::{Error, Result};
 use crate::output::export::Exporter;
@@ -41,6 +44,8 @@ pub struct BenchConfig {
     pub exports: Vec<(Exporter, PathBuf)>,
     /// What stdout gets: the table or the report's JSON.
     pub output: ReportFormat,
+    /// `--react` and `--reaction-timeout`.
+    pub react: Option<(Reaction, Duration)>,
 }
 
 impl BenchConfig {
@@ -88,6 +93,36 @@ impl BenchConfig {
                 )))
             }
             other => other,
+        };
+        let react = match &args.react {
+            Some(text) => {
+                let timeout = parse_duration(&args.reaction_timeout, "--reaction-timeout")?;
+                if timeout.is_zero() {
+                    return Err(usage(
+                        "--reaction-timeout 0: a reaction needs some time, e.g. 30s".into(),
+                    ));
+                }
+                let reaction = Reaction::parse(text).map_err(usage)?;
+                match (&args.template, args.no_churn, &reaction) {
+                    (Some(_), _, _) | (None, true, Reaction::ObservedGeneration) => {}
+                    (None, true, _) => {
+                        return Err(usage(format!(
+                            "--react {text} with --no-churn: without bench's own writes only \
+                             observed-generation tells which write a reaction is for; use \
+                             --react observed-generation, or --template to make the writes"
+                        )))
+                    }
+                    (None, false, _) => {
+                        return Err(usage(format!(
+                            "--react {text} needs writes a controller reacts to: --template \
+                             FILE (a manifest of an object your controller manages), or \
+                             --no-churn -n NAMESPACE to time its reactions to others' writes"
+                        )))
+                    }
+                }
+                Some((reaction, timeout))
+            }
+            None => None,
         };
         let source = match &args.from_file {
             Some(path) => {
@@ -148,6 +183,7 @@ impl BenchConfig {
                         churn: Some(Churn {
                             objects: args.objects,
                             rate: parse_rate(&args.rate).map_err(usage)?,
+                            workload: workload(args, react.as_ref().map(|(r, _)| r))?,
                         }),
                     }
                 }
@@ -183,11 +219,22 @@ impl BenchConfig {
                 }
             }
         }
+        let resource = match (&args.resource, &source) {
+            (Some(resource), _) => resource.clone(),
+            // The template's kind, in its group: what kubectl would resolve it to.
+            (None, SourceConfig::Live { churn: Some(c) }) => match &c.workload {
+                Workload::Template { template, .. } => {
+                    match template.api_version().split_once('/') {
+                        Some((group, _)) => format!("{}.{group}", template.kind()),
+                        None => template.kind().to_string(),
+                    }
+                }
+                Workload::ConfigMaps => "configmaps".to_string(),
+            },
+            (None, _) => "configmaps".to_string(),
+        };
         Ok(BenchConfig {
-            resource: args
-                .resource
-                .clone()
-                .unwrap_or_else(|| "configmaps".to_string()),
+            resource,
             source,
             duration,
             options: RunOptions {
@@ -208,6 +255,7 @@ impl BenchConfig {
             tolerance: args.tolerance,
             exports,
             output: args.output,
+            react,
         })
     }
 
@@ -237,11 +285,35 @@ impl BenchConfig {
             rate,
             speed,
             seed: shape.seed,
+            react: self.react.as_ref().map(|(r, _)| r.to_string()),
+            reaction_timeout: self.react.as_ref().map(|(_, t)| human(*t)),
         }
     }
 }
 
 /// `100`, `100/s`, `2.5`: from 0.01 to 100,000 writes per second.
+/// The objects the generator writes: ConfigMaps, or `--template`'s with `--mutate`'s change.
+fn workload(args: &BenchArgs, react: Option<&Reaction>) -> Result<Workload> {
+    let Some(path) = &args.template else {
+        return Ok(Workload::ConfigMaps);
+    };
+    let template = Template::load(path).map_err(Error::Usage)?;
+    let mutation = match &args.mutate {
+        Some(text) => Mutation::parse(text).map_err(Error::Usage)?,
+        None => Mutation::default_for(&template),
+    };
+    let mutation = mutation.for_template(&template).map_err(Error::Usage)?;
+    Ok(Workload::Template {
+        template: Box::new(template),
+        mutation,
+        // A generation the controller's status can reach only comes with a spec change.
+        new_generation: matches!(
+            react,
+            Some(Reaction::ObservedGeneration | Reaction::Condition { .. })
+        ),
+    })
+}
+
 fn parse_rate(text: &str) -> Result<f64, String> {
     let number = text.trim().trim_end_matches("/s");
     number

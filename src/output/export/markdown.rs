@@ -2,7 +2,7 @@
 
 use crate::bench::report::BenchReport;
 use crate::format::{format_number, format_seconds};
-use crate::output::bench::{cells, events_rate, latency_rows, source_line, HEADER};
+use crate::output::bench::{cells, events_rate, latency_rows, reaction_line, source_line, HEADER};
 use std::io::Write;
 
 /// The report as Markdown, for a pull-request comment.
@@ -45,6 +45,9 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
             out,
             "\n{writes} writes measured, {missed} without a watch event"
         )?;
+    }
+    if let Some(line) = reaction_line(report) {
+        writeln!(out, "\n{line}")?;
     }
     if let (Some(reconnects), Some(relists)) = (c.reconnects, c.relists) {
         writeln!(

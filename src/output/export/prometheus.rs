@@ -182,6 +182,22 @@ pub fn write(snapshot: &PipelineSnapshot, out: &mut impl Write) -> std::io::Resu
             latency,
         )?;
     }
+    if let Some(latency) = &snapshot.reaction_latency {
+        family(
+            out,
+            "informer_bench_reaction_latency_seconds",
+            "histogram",
+            "From sending a write to receiving the event that shows the controller's reaction \
+             (bench --react)",
+        )?;
+        histogram(
+            out,
+            "informer_bench_reaction_latency_seconds",
+            "name",
+            "bench",
+            latency,
+        )?;
+    }
     Ok(())
 }
 
@@ -276,6 +292,7 @@ mod tests {
                 },
             }],
             watch_latency: None,
+            reaction_latency: None,
             watch_transitions: Some(WatchTransitions {
                 reconnects: 2,
                 relists: 1,

@@ -661,7 +661,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__diff)
-            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --settle --every --for --timeout --chunk-size --cache-file --save-cache --show-fields --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-l -o -n -A -v -s -h -V --selector --field-selector --initial --initial-events-timeout --settle --every --for --timeout --chunk-size --cache-file --save-cache --show-fields --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -681,6 +681,10 @@ _kubectl__informer() {
                     ;;
                 --initial)
                     COMPREPLY=($(compgen -W "list watch-list" -- "${cur}"))
+                    return 0
+                    ;;
+                --initial-events-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --settle)
@@ -1273,7 +1277,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__tail)
-            opts="-l -o -n -A -v -s -h -V --follow-owned --owned-kinds --selector --field-selector --initial --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --diff --diff-all --metadata-only --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-l -o -n -A -v -s -h -V --follow-owned --owned-kinds --selector --field-selector --initial --initial-events-timeout --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --diff --diff-all --metadata-only --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1297,6 +1301,10 @@ _kubectl__informer() {
                     ;;
                 --initial)
                     COMPREPLY=($(compgen -W "list watch-list none" -- "${cur}"))
+                    return 0
+                    ;;
+                --initial-events-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --from-rv)

@@ -59,6 +59,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l initial -d 'How the initial state is obtained (without --from-rv): `list` prints the listed objects as ADDED (marked initial), `watch-list` gets them from one watch (sendInitialEvents), `none` prints only changes from now on' -r -f -a "list\t'Paginated LIST, then WATCH from the list\'s resourceVersion'
 watch-list\t'One WATCH with sendInitialEvents (KEP-3157); falls back to `list` when refused'
 none\t'Start from now: print only changes after the LIST\'s resourceVersion'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l initial-events-timeout -d 'With --initial watch-list: how long the end of the initial events (the k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial event, before falling back to LIST + WATCH (default 10s)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l from-rv -d 'Replay: open the watch at this resourceVersion without any LIST and print exactly the events after it' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l on-expired -d 'What to do when --from-rv is older than the server\'s history (410 Gone): `fail` (exit 2) or `relist` (print the current state as relist events and go on)' -r -f -a "fail\t'Exit 2 with the server\'s message'
 relist\t'Relist, print what the relist found, and go on watching'"
@@ -106,6 +107,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l initial -d 'How the informer gets its initial state' -r -f -a "list\t'Paginated LIST, then WATCH'
 watch-list\t'One WATCH with sendInitialEvents (falls back to `list` when refused)'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l initial-events-timeout -d 'With --initial watch-list: how long the end of the initial events (the k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial event, before falling back to LIST + WATCH (default 10s)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l settle -d 'Keep the informer watching this long (with its reconnects and relists) before comparing' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l every -d 'Compare again at this interval while the informer keeps running (a drift watchdog); stop with Ctrl-C or --for' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l for -d 'With --every: how long the watchdog runs, e.g. `1h` (exit 0 or 1 by its last comparison)' -r

@@ -362,6 +362,11 @@ pub struct TailArgs {
     /// prints only changes from now on.
     #[arg(long, value_enum, default_value_t = InitialMode::List)]
     pub initial: InitialMode,
+    /// With --initial watch-list: how long the end of the initial events (the
+    /// k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial
+    /// event, before falling back to LIST + WATCH (default 10s).
+    #[arg(long, value_name = "DURATION")]
+    pub initial_events_timeout: Option<String>,
     /// Replay: open the watch at this resourceVersion without any LIST and print exactly the
     /// events after it.
     #[arg(long, value_name = "RV", conflicts_with = "initial")]
@@ -450,6 +455,11 @@ pub struct DiffArgs {
     /// How the informer gets its initial state.
     #[arg(long, value_enum, default_value_t = CacheInitial::List)]
     pub initial: CacheInitial,
+    /// With --initial watch-list: how long the end of the initial events (the
+    /// k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial
+    /// event, before falling back to LIST + WATCH (default 10s).
+    #[arg(long, value_name = "DURATION")]
+    pub initial_events_timeout: Option<String>,
     /// Keep the informer watching this long (with its reconnects and relists) before comparing.
     #[arg(long, value_name = "DURATION")]
     pub settle: Option<String>,

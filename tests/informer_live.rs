@@ -105,6 +105,7 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
             bookmarks: true,
             server_timeout: Some(20),
             reconnect: true,
+            initial_events_timeout: kubectl_informer::informer::reflector::INITIAL_EVENTS_TIMEOUT,
         },
     );
     let fast_view: Arc<Mutex<View>> = Arc::default();

@@ -677,6 +677,84 @@ fn a_refused_watch_list_falls_back_to_list_and_says_so() {
 }
 
 #[test]
+fn a_watch_list_whose_end_bookmark_never_comes_falls_back_to_a_relist_instead_of_hanging() {
+    // What a proxy that drops bookmarks makes of a watch-list: the initial events, then the
+    // stream stays open and silent (client-go's informer never syncs there).
+    let fake = server(
+        |_| list(10, vec![configmap("a", "ua", 9)]),
+        |n| match n {
+            0 => Reply::Stream(vec![
+                event("ADDED", "a", "ua", 5),
+                event("ADDED", "x", "ux", 6),
+                Step::Sleep(Duration::from_secs(120)),
+            ]),
+            _ => Reply::Stream(vec![event("ADDED", "f", "uf", 11)]),
+        },
+    );
+    let out = tail(
+        &fake,
+        &[
+            "--initial",
+            "watch-list",
+            "--initial-events-timeout",
+            "1s",
+            "--max-events",
+            "5",
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 5 initial",
+            "ADDED x 6 initial",
+            "MODIFIED a 9 relist",
+            "DELETED x 6 relist",
+            "ADDED f 11 watch",
+        ]
+    );
+    let fallback = out
+        .json_lines()
+        .into_iter()
+        .find(|l| l["notice"] == "fallback")
+        .expect("fallback notice");
+    let reason = fallback["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("accepted the watch-list but sent no k8s.io/initial-events-end bookmark within 1s of its last initial event (2 came)"),
+        "{fallback}"
+    );
+    let watches: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.contains("watch=true"))
+        .collect();
+    assert!(
+        watches[1].contains("resourceVersion=10") && !watches[1].contains("sendInitialEvents"),
+        "after the relist a plain watch from its RV: {watches:?}"
+    );
+}
+
+#[test]
+fn initial_events_timeout_is_refused_without_a_watch_list() {
+    for args in [
+        vec!["tail", "cm", "--initial-events-timeout", "5s"],
+        vec!["diff", "cm", "--initial-events-timeout", "5s"],
+    ] {
+        let out = run(&args);
+        assert_one_line_error(&out, &["--initial-events-timeout 5s: only a watch-list"]);
+    }
+    let out = run(&[
+        "tail",
+        "cm",
+        "--initial",
+        "watch-list",
+        "--initial-events-timeout",
+        "0",
+    ]);
+    assert_one_line_error(&out, &["--initial-events-timeout 0"]);
+}
+
+#[test]
 fn with_no_reconnect_a_malformed_line_is_an_error_naming_the_rv_it_followed() {
     let fake = server(
         |_| list(6, vec![]),

@@ -28,6 +28,7 @@ pub struct DiffConfig {
     pub label_selector: Option<String>,
     pub field_selector: Option<String>,
     pub initial: CacheInitial,
+    pub initial_events_timeout: Duration,
     pub settle: Option<Duration>,
     pub every: Option<Duration>,
     /// `--for`: how long the `--every` watchdog runs.
@@ -110,6 +111,10 @@ impl DiffConfig {
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
             field_selector: args.field_selector.clone().filter(|s| !s.is_empty()),
             initial: args.initial,
+            initial_events_timeout: super::initial_events_timeout(
+                args.initial_events_timeout.as_deref(),
+                args.initial == CacheInitial::WatchList,
+            )?,
             settle,
             every,
             run_for,
@@ -222,13 +227,16 @@ async fn run_informer(
 ) -> Result<Outcome> {
     let informer = SharedInformer::new(
         lw.clone(),
-        ReflectorConfig::informer(
-            match config.initial {
-                CacheInitial::List => Start::List,
-                CacheInitial::WatchList => Start::WatchList,
-            },
-            config.chunk_size,
-        ),
+        ReflectorConfig {
+            initial_events_timeout: config.initial_events_timeout,
+            ..ReflectorConfig::informer(
+                match config.initial {
+                    CacheInitial::List => Start::List,
+                    CacheInitial::WatchList => Start::WatchList,
+                },
+                config.chunk_size,
+            )
+        },
     );
     let mut running = informer.run();
     let interrupt = tokio::signal::ctrl_c();

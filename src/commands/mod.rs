@@ -285,6 +285,28 @@ pub fn parse_optional_duration(text: Option<&str>, flag: &str) -> Result<Option<
     }
 }
 
+/// `--initial-events-timeout`: only with a watch-list (`watch_list`), more than zero; the
+/// reflector's default without it.
+pub fn initial_events_timeout(text: Option<&str>, watch_list: bool) -> Result<Duration> {
+    let Some(text) = text else {
+        return Ok(crate::informer::reflector::INITIAL_EVENTS_TIMEOUT);
+    };
+    if !watch_list {
+        return Err(Error::Usage(format!(
+            "--initial-events-timeout {}: only a watch-list has initial events to wait for; add \
+             --initial watch-list or drop the flag",
+            text.trim()
+        )));
+    }
+    match parse_duration(text, "--initial-events-timeout")? {
+        d if d.is_zero() => Err(Error::Usage(
+            "--initial-events-timeout 0: the end of the initial events needs some time, e.g. 10s"
+                .into(),
+        )),
+        d => Ok(d),
+    }
+}
+
 /// A namespace name: a DNS-1123 label.
 pub fn validate_dns_label(name: &str) -> std::result::Result<(), String> {
     if name.is_empty() || name.len() > 63 {

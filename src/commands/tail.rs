@@ -194,6 +194,7 @@ fn reflector_config(config: &TailConfig) -> ReflectorConfig {
         bookmarks: config.bookmarks,
         server_timeout: config.server_timeout,
         reconnect: config.reconnect,
+        initial_events_timeout: config.initial_events_timeout,
     }
 }
 

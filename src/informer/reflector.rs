@@ -57,7 +57,22 @@ pub struct ReflectorConfig {
     pub server_timeout: Option<u64>,
     /// Re-open the watch when it ends; when false, the first end of the watch ends the stream.
     pub reconnect: bool,
+    /// With `Start::WatchList`: how long after the watch opened, or after its last initial
+    /// event, the `k8s.io/initial-events-end` bookmark may take before the reflector gives up on
+    /// it and falls back to LIST + WATCH (client-go's informer waits forever, and never syncs).
+    pub initial_events_timeout: Duration,
 }
+
+/// Sleeps until `deadline`, or forever without one.
+async fn until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// `ReflectorConfig::initial_events_timeout` by default.
+pub const INITIAL_EVENTS_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl ReflectorConfig {
     /// What an informer runs with (client-go's reflector): bookmarks, reconnects, client-go's
@@ -70,6 +85,7 @@ impl ReflectorConfig {
             bookmarks: true,
             server_timeout: None,
             reconnect: true,
+            initial_events_timeout: INITIAL_EVENTS_TIMEOUT,
         }
     }
 }
@@ -144,6 +160,9 @@ pub struct Reflector<L = ListWatch> {
     started: bool,
     /// While a watch-list's initial events arrive: how many so far.
     initial_events: Option<usize>,
+    /// While they arrive: when the reflector stops waiting for their end (the timeout after the
+    /// watch opened or the last initial event).
+    initial_events_deadline: Option<Instant>,
     /// With `--from-rv`, until the replay watch delivered anything: a 410 then means the RV
     /// is too old to replay.
     replaying: bool,
@@ -179,6 +198,7 @@ impl<L: ListerWatcher> Reflector<L> {
             resource_version,
             started: false,
             initial_events,
+            initial_events_deadline: None,
             replaying,
             backoff: Backoff::default(),
             full_list: false,
@@ -330,6 +350,8 @@ impl<L: ListerWatcher> Reflector<L> {
                     resource_version: self.resource_version.clone(),
                 });
                 let asked = Duration::from_secs(timeout);
+                self.initial_events_deadline =
+                    watch_list.then(|| Instant::now() + self.config.initial_events_timeout);
                 Ok(State::Watching {
                     stream,
                     opened,
@@ -342,7 +364,7 @@ impl<L: ListerWatcher> Reflector<L> {
                 // client-go falls back to LIST + WATCH on any error of a watch-list.
                 self.initial_events = None;
                 self.pending.push_back(ReflectorEvent::Fallback {
-                    reason: e.to_string(),
+                    reason: format!("the server refused the watch-list ({e})"),
                 });
                 Ok(State::List {
                     continue_token: None,
@@ -370,10 +392,14 @@ impl<L: ListerWatcher> Reflector<L> {
         asked: Duration,
         mut dead: Pin<Box<tokio::time::Sleep>>,
     ) -> Result<State, ReflectorError> {
+        let initial_deadline = self.initial_events.and(self.initial_events_deadline);
         let next = tokio::select! {
             biased;
             next = stream.next() => Some(next),
             _ = dead.as_mut() => None,
+            _ = until(initial_deadline) => {
+                return Ok(self.initial_events_timed_out());
+            }
         };
         let Some(next) = next else {
             let reason = format!(
@@ -461,6 +487,8 @@ impl<L: ListerWatcher> Reflector<L> {
         if let (Some(count), EventType::Added) = (self.initial_events.as_mut(), event_type) {
             // A watch-list's initial state: not yet synced, so the RV does not advance.
             *count += 1;
+            self.initial_events_deadline =
+                Some(Instant::now() + self.config.initial_events_timeout);
             self.pending.push_back(ReflectorEvent::Listed {
                 object,
                 received_at,
@@ -481,6 +509,38 @@ impl<L: ListerWatcher> Reflector<L> {
             asked,
             dead,
         })
+    }
+
+    /// A watch-list whose initial events never ended (no `k8s.io/initial-events-end` bookmark
+    /// within the timeout): what a proxy or an aggregated API server that drops bookmarks does.
+    /// The watch is dropped and a LIST follows (a relist, comparing, when initial events came),
+    /// then plain watches.
+    fn initial_events_timed_out(&mut self) -> State {
+        let objects = self.initial_events.take().unwrap_or_default();
+        let waited = crate::format::duration(self.config.initial_events_timeout);
+        let after = if objects == 0 {
+            "of opening the watch".to_string()
+        } else {
+            format!("of its last initial event ({objects} came)")
+        };
+        self.pending.push_back(ReflectorEvent::Fallback {
+            reason: format!(
+                "the server accepted the watch-list but sent no k8s.io/initial-events-end \
+                 bookmark within {waited} {after}: something on the way (an auth proxy, an \
+                 aggregated API server) may drop bookmarks, where client-go's informer never syncs"
+            ),
+        });
+        // What was listed so far is compared by the relist, not added to.
+        self.pending.extend(list_restarted(
+            Some(objects),
+            &format!("no initial-events-end bookmark within {waited}"),
+        ));
+        State::List {
+            continue_token: None,
+            pages: 0,
+            objects: 0,
+            relist: objects > 0,
+        }
     }
 
     /// The watch stream ended, by the server or by a lost connection: re-open it from the last RV

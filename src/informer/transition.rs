@@ -78,7 +78,8 @@ pub enum ReflectorEvent {
         pages: usize,
         relist: bool,
     },
-    /// The server refused the watch-list; the reflector falls back to LIST + WATCH.
+    /// The server refused the watch-list, or accepted it and never ended its initial events;
+    /// the reflector falls back to LIST + WATCH.
     Fallback { reason: String },
     /// A LIST (or a watch-list's initial events) was cut short after `objects` objects were
     /// emitted and starts over, as a relist compared with everything emitted so far.

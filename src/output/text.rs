@@ -134,9 +134,9 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
         } => format!(
             "received {objects} initial events by watch-list, synced at RV {resource_version}"
         ),
-        ReflectorEvent::Fallback { reason } => format!(
-            "the server refused the watch-list ({reason}); falling back to LIST + WATCH, as client-go does"
-        ),
+        ReflectorEvent::Fallback { reason } => {
+            format!("{reason}; falling back to LIST + WATCH, as client-go does")
+        }
         ReflectorEvent::ListComplete {
             resource_version,
             objects,

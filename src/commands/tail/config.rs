@@ -23,6 +23,7 @@ pub struct TailConfig {
     /// The user's field selector, plus `metadata.name=NAME` when a name was given.
     pub field_selector: Option<String>,
     pub initial: InitialMode,
+    pub initial_events_timeout: Duration,
     pub from_rv: Option<String>,
     pub relist_if_replay_expired: bool,
     pub until_rv: Option<u64>,
@@ -159,6 +160,10 @@ impl TailConfig {
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
             field_selector,
             initial: args.initial,
+            initial_events_timeout: super::super::initial_events_timeout(
+                args.initial_events_timeout.as_deref(),
+                args.initial == InitialMode::WatchList && args.from_rv.is_none(),
+            )?,
             from_rv: args.from_rv.clone(),
             relist_if_replay_expired: args.on_expired == OnExpired::Relist,
             until_rv,

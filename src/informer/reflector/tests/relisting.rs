@@ -163,6 +163,74 @@ async fn a_refused_watch_list_falls_back_to_list_then_watch() {
     );
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_watch_list_without_its_end_bookmark_falls_back_to_a_relist_after_the_timeout() {
+    // What a proxy that drops bookmarks makes of a watch-list: the initial events, then
+    // nothing. client-go's informer would wait for the end bookmark forever.
+    let script = cut_watch_list(vec![added("a", 5), added("b", 7), Step::Hang]);
+    let mut run = Run::new(script, config(Start::WatchList));
+
+    let events = run.pull(9).await;
+
+    assert_eq!(
+        shown(&events),
+        [
+            "WatchOpened rv=",
+            "Listed ns/a@5",
+            "Listed ns/b@7",
+            "Fallback",
+            "ListRestarted objects=2",
+            "Listed ns/a@5 (relist)",
+            "Listed ns/c@9 (relist)",
+            "ListComplete rv=30 objects=2 pages=1 (relist)",
+            "WatchOpened rv=30",
+        ]
+    );
+    // Ten seconds (the default) after the last initial event, not after the watch opened.
+    assert_eq!(events[3].0 - events[2].0, INITIAL_EVENTS_TIMEOUT);
+    assert!(matches!(
+        &events[3].1,
+        ReflectorEvent::Fallback { reason }
+            if reason.contains("no k8s.io/initial-events-end bookmark within 10s of its last initial event (2 came)")
+    ));
+    // The watch after the relist is a plain one.
+    assert_eq!(
+        run.requests(),
+        [watch_list(), list(Some(2), None), watch("30")]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_watch_list_that_sends_nothing_falls_back_to_a_list_after_the_timeout() {
+    let script = Script::default()
+        .watch(vec![Step::Hang])
+        .list(vec![obj("a", 1)], "10", None)
+        .watch(vec![Step::Hang]);
+    let config = ReflectorConfig {
+        initial_events_timeout: Duration::from_secs(3),
+        ..config(Start::WatchList)
+    };
+    let mut run = Run::new(script, config);
+
+    let events = run.pull(5).await;
+
+    assert_eq!(
+        shown(&events),
+        [
+            "WatchOpened rv=",
+            "Fallback",
+            "Listed ns/a@1",
+            "ListComplete rv=10 objects=1 pages=1",
+            "WatchOpened rv=10",
+        ]
+    );
+    assert_eq!(events[1].0, Duration::from_secs(3));
+    assert!(matches!(
+        &events[1].1,
+        ReflectorEvent::Fallback { reason } if reason.contains("within 3s of opening the watch")
+    ));
+}
+
 /// The script of a watch-list that `cut`s its initial events, then the relist at RV 30.
 fn cut_watch_list(cut: Vec<Step>) -> Script {
     Script::default()

@@ -1,0 +1,476 @@
+//! One `tail` run once its watches are set up: each resource's feed (its cache, counts, start
+//! notice), the merged stream read until a stop condition, and every event applied and printed
+//! (with `--follow-owned`, only the followed objects; with `--diff`, each change as a diff).
+
+use super::follow::Follow;
+use super::stats::Stats;
+use super::TailConfig;
+use crate::cli::{InitialMode, OutputFormat};
+use crate::commands::sleep_until;
+use crate::error::{Error, Result};
+use crate::informer::core::{fifo_item, Cache};
+use crate::informer::fields::{changed_fields, summarize};
+use crate::informer::merge::{Merged, MergedError};
+use crate::informer::object::RawObject;
+use crate::informer::patch::ObjectDiff;
+use crate::informer::processor::NotificationKind;
+use crate::informer::transition::{EventType, ReflectorEvent};
+use crate::recording::{
+    BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
+};
+use std::time::SystemTime;
+
+/// Why printing stopped.
+pub(super) enum Stop {
+    /// A stop condition was met, `--for` is over, or the watch ended.
+    Done,
+    /// `--timeout` ran out before `--until-rv` or `--max-events` was reached.
+    TimedOut,
+    Interrupted,
+}
+
+/// One resource of a run: its watch, what was printed of it, and the informer's cache of what
+/// tail has seen of it, whose notifications say what a relist revealed.
+pub(super) struct Feed {
+    /// How lines name its objects' kind: `replicaset.apps`, `pod`.
+    pub(super) kind: String,
+    /// What is watched: the `start` notice, which names the resource in every record.
+    pub(super) watch: StartNotice,
+    /// Whether the start notice was printed (with the resource's first event, so a run that
+    /// fails at once prints only its error).
+    pub(super) started: bool,
+    /// Whether objects are Secrets whose values must not be printed.
+    pub(super) redact: bool,
+    pub(super) stats: Stats,
+    /// Every object tail knows, at its last RV: the informer's cache, fed the reflector's events.
+    pub(super) cache: Cache,
+    /// Whether the starting state is complete (a replay has none to wait for).
+    pub(super) listed: bool,
+    /// The newest resourceVersion of a watch event, bookmark or LIST (what `--until-rv` is
+    /// compared with).
+    pub(super) newest_rv: Option<u64>,
+}
+
+/// The state of one `tail` run: the resources' feeds, and what they share: the printer, the
+/// stop conditions, the count of object events printed.
+pub(super) struct Session<'a> {
+    pub(super) config: &'a TailConfig,
+    pub(super) printer: &'a mut dyn EventPrinter,
+    pub(super) feeds: Vec<Feed>,
+    /// With `--follow-owned`: which objects are in the followed set.
+    pub(super) follow: Option<Follow>,
+    /// Object events printed, of every resource (what `--max-events` counts).
+    pub(super) objects: u64,
+    /// Set once an event at or past `--until-rv` was printed.
+    pub(super) until_reached: bool,
+}
+
+impl Session<'_> {
+    pub(super) async fn run(&mut self, mut merged: Merged) -> Result<Stop> {
+        let now = tokio::time::Instant::now();
+        let ends = self.config.run_for.map(|t| now + t);
+        let gives_up = self.config.timeout.map(|t| now + t);
+        let interrupt = tokio::signal::ctrl_c();
+        tokio::pin!(interrupt);
+        loop {
+            if self.until_reached
+                || self
+                    .config
+                    .max_events
+                    .is_some_and(|max| self.objects >= max)
+            {
+                return Ok(Stop::Done);
+            }
+            let next = tokio::select! {
+                biased;
+                _ = &mut interrupt => return Ok(Stop::Interrupted),
+                // --for first: when both end at once, the time box wins (exit 0).
+                _ = sleep_until(ends) => return Ok(Stop::Done),
+                _ = sleep_until(gives_up) => return Ok(Stop::TimedOut),
+                next = merged.next() => next,
+            };
+            let (feed, event) = match next {
+                Ok(Some(next)) => next,
+                // Every watch ended for good (--no-reconnect): an --until-rv not reached now
+                // never will be, and what was printed is not everything up to it.
+                Ok(None) if self.config.until_rv.is_some() => {
+                    self.printer.flush().map_err(Error::Output)?;
+                    return Err(Error::Watch(self.watch_ended_early()));
+                }
+                Ok(None) => return Ok(Stop::Done),
+                Err(MergedError { reflector, error }) => {
+                    self.printer.flush().map_err(Error::Output)?;
+                    let error = Error::from(error);
+                    return Err(match self.feeds.as_slice() {
+                        [_] => error,
+                        feeds => {
+                            Error::Watch(format!("{}: {error}", feeds[reflector].watch.resource))
+                        }
+                    });
+                }
+            };
+            if !self.feeds[feed].started {
+                self.feeds[feed].started = true;
+                self.printer
+                    .notice(Notice::Start(&self.feeds[feed].watch), SystemTime::now())
+                    .map_err(Error::Output)?;
+            }
+            self.handle(feed, event)?;
+            if !merged.has_pending() {
+                self.printer.flush().map_err(Error::Output)?;
+            }
+        }
+    }
+
+    /// Applies `event` to its resource's cache and prints it: an object event as the server
+    /// sent it, what a relist revealed as the cache's notifications say, a transition as a
+    /// notice.
+    fn handle(&mut self, feed: usize, event: ReflectorEvent) -> Result<()> {
+        let mut notifications = Vec::new();
+        if let Some(item) = fifo_item(event.clone(), tokio::time::Instant::now()) {
+            self.feeds[feed]
+                .cache
+                .apply(item, &mut |n, sync| notifications.push((n.kind, sync)));
+        }
+        match &event {
+            // The initial state as the server sent it.
+            ReflectorEvent::Listed {
+                object,
+                received_at,
+                relist: false,
+            } if self.config.initial != InitialMode::None => self.print_object(
+                feed,
+                EventType::Added,
+                Origin::Initial,
+                object,
+                *received_at,
+            )?,
+            // Not printed, but what it owns and is owned by counts for what is followed.
+            ReflectorEvent::Listed {
+                object,
+                relist: false,
+                ..
+            } => {
+                if let Some(follow) = &mut self.follow {
+                    follow.observe(feed, &self.feeds[feed].kind, EventType::Added, object);
+                }
+            }
+            ReflectorEvent::Listed {
+                received_at,
+                relist: true,
+                ..
+            } => self.print_revealed(feed, notifications, *received_at)?,
+            ReflectorEvent::ListComplete {
+                resource_version,
+                relist,
+                ..
+            } => {
+                if *relist {
+                    if self.feeds[feed].listed {
+                        self.feeds[feed].stats.relists += 1;
+                    }
+                    self.print_revealed(feed, notifications, SystemTime::now())?;
+                }
+                self.feeds[feed].listed = true;
+                self.check_until(feed, resource_version);
+            }
+            ReflectorEvent::Watched {
+                event_type,
+                object,
+                received_at,
+            } => {
+                let previous = match notifications.pop() {
+                    Some((NotificationKind::Update { old, .. }, _))
+                        if *event_type == EventType::Modified =>
+                    {
+                        Some(old)
+                    }
+                    _ => None,
+                };
+                self.print_object_with(
+                    feed,
+                    *event_type,
+                    Origin::Watch,
+                    object,
+                    *received_at,
+                    previous.as_ref(),
+                )?;
+            }
+            ReflectorEvent::Bookmark {
+                resource_version,
+                initial_events_end,
+                received_at,
+            } => {
+                self.feeds[feed].stats.bookmarks += 1;
+                self.feeds[feed].stats.saw_rv(resource_version);
+                self.check_until(feed, resource_version);
+                if self.config.bookmarks {
+                    self.printer
+                        .bookmark(&BookmarkEvent {
+                            watch: &self.feeds[feed].watch,
+                            resource_version,
+                            initial_events_end: *initial_events_end,
+                            received_at: *received_at,
+                        })
+                        .map_err(Error::Output)?;
+                }
+            }
+            ReflectorEvent::WatchClosed {
+                retry_in: Some(_), ..
+            } => self.feeds[feed].stats.reconnects += 1,
+            _ => {}
+        }
+        match Transition::of(&event) {
+            Some(transition) => self
+                .printer
+                .notice(
+                    Notice::Transition {
+                        watch: &self.feeds[feed].watch,
+                        transition,
+                    },
+                    SystemTime::now(),
+                )
+                .map_err(Error::Output),
+            None => Ok(()),
+        }
+    }
+
+    /// Prints what a relist revealed, as the cache's notifications say: an object it did not
+    /// have (ADDED), one with another RV (MODIFIED, or DELETED and ADDED when its uid changed),
+    /// one that vanished (DELETED). Objects unchanged since tail saw them print nothing, and
+    /// nothing prints while `--initial none` hides the initial LIST.
+    fn print_revealed(
+        &mut self,
+        feed: usize,
+        notifications: Vec<(NotificationKind, bool)>,
+        at: SystemTime,
+    ) -> Result<()> {
+        if !self.feeds[feed].listed && self.config.initial == InitialMode::None {
+            return Ok(());
+        }
+        for (kind, sync) in notifications {
+            match kind {
+                NotificationKind::Add { object, .. } => {
+                    self.print_object(feed, EventType::Added, Origin::Relist, &object, at)?
+                }
+                NotificationKind::Update { old, new } if old.uid() != new.uid() => {
+                    self.print_object(feed, EventType::Deleted, Origin::Relist, &old, at)?;
+                    self.print_object(feed, EventType::Added, Origin::Relist, &new, at)?;
+                }
+                // Only to resyncing listeners: the same RV as tail saw.
+                NotificationKind::Update { .. } if sync => {}
+                NotificationKind::Update { old, new } => self.print_object_with(
+                    feed,
+                    EventType::Modified,
+                    Origin::Relist,
+                    &new,
+                    at,
+                    Some(&old),
+                )?,
+                NotificationKind::Delete { object, .. } => {
+                    self.print_object(feed, EventType::Deleted, Origin::Relist, &object, at)?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Which fields changed from `old` to `new`, as text shows them (values hidden for Secrets).
+    fn changes(&self, feed: usize, old: &RawObject, new: &RawObject) -> String {
+        let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json());
+        match (parse(old), parse(new)) {
+            (Ok(a), Ok(b)) => summarize(&changed_fields(&a, &b), 4, !self.feeds[feed].redact),
+            _ => String::new(),
+        }
+    }
+
+    fn print_object(
+        &mut self,
+        feed: usize,
+        event_type: EventType,
+        origin: Origin,
+        object: &RawObject,
+        received_at: SystemTime,
+    ) -> Result<()> {
+        self.print_object_with(feed, event_type, origin, object, received_at, None)
+    }
+
+    /// Prints an object event; a MODIFIED's `old` version (the cache's) says what changed.
+    /// With `--follow-owned`, only of an object in the followed set, followed by the objects it
+    /// brought into the set.
+    fn print_object_with(
+        &mut self,
+        feed: usize,
+        event_type: EventType,
+        origin: Origin,
+        object: &RawObject,
+        received_at: SystemTime,
+        old: Option<&RawObject>,
+    ) -> Result<()> {
+        let Some(follow) = &mut self.follow else {
+            return self.emit(feed, event_type, origin, object, received_at, old, None);
+        };
+        let verdict = follow.observe(feed, &self.feeds[feed].kind, event_type, object);
+        if verdict.print {
+            self.emit(
+                feed,
+                event_type,
+                origin,
+                object,
+                received_at,
+                old,
+                Some(&verdict.chain),
+            )?;
+        }
+        for (owned_feed, key) in verdict.joined {
+            let current = self.feeds[owned_feed].cache.get(&key);
+            let (Some(owned), Some(follow)) = (current, &self.follow) else {
+                continue;
+            };
+            let chain = follow.chain(owned.uid());
+            self.emit(
+                owned_feed,
+                EventType::Added,
+                origin,
+                &owned,
+                received_at,
+                None,
+                Some(&chain),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Prints one object event (unless `--max-events` is reached) and counts it; a MODIFIED's
+    /// `old` version gives the fields that changed and, with `--diff`, its diff.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &mut self,
+        feed: usize,
+        event_type: EventType,
+        origin: Origin,
+        object: &RawObject,
+        received_at: SystemTime,
+        old: Option<&RawObject>,
+        owners: Option<&[String]>,
+    ) -> Result<()> {
+        if self
+            .config
+            .max_events
+            .is_some_and(|max| self.objects >= max)
+        {
+            return Ok(());
+        }
+        self.objects += 1;
+        self.feeds[feed]
+            .stats
+            .count(event_type, object.resource_version());
+        // A LIST's objects come in no RV order: a LIST reaches --until-rv at its end, by its RV.
+        if origin == Origin::Watch {
+            self.check_until(feed, object.resource_version());
+        }
+        let changes = match old {
+            Some(old) if self.config.output != OutputFormat::Json => {
+                Some(self.changes(feed, old, object))
+            }
+            _ => None,
+        };
+        let object = self.shown(feed, object)?;
+        let diff = match (self.config.diff, old) {
+            (Some(fields), Some(old)) => {
+                let redacted = self.feeds[feed].redact;
+                let diff = ObjectDiff::between(&self.shown(feed, old)?, &object, fields, redacted)
+                    .map_err(|e| {
+                        Error::Watch(format!(
+                            "cannot compare {} with its previous version: {e}",
+                            object.key()
+                        ))
+                    })?;
+                Some(diff)
+            }
+            _ => None,
+        };
+        self.printer
+            .object(&ObjectEvent {
+                watch: &self.feeds[feed].watch,
+                event_type,
+                origin,
+                object: &object,
+                received_at,
+                changes: changes.as_deref(),
+                owners,
+                diff: diff.as_ref(),
+            })
+            .map_err(Error::Output)
+    }
+
+    /// `object` as printed: a Secret's values redacted unless `--show-secret-data`.
+    fn shown(&self, feed: usize, object: &RawObject) -> Result<RawObject> {
+        if !self.feeds[feed].redact {
+            return Ok(object.clone());
+        }
+        object
+            .redacted()
+            .map_err(|e| Error::Usage(format!("cannot redact Secret {}: {e}", object.key())))
+    }
+
+    /// What `--timeout` ran out before, for its error line.
+    pub(super) fn missed_end(&self) -> String {
+        let config = self.config;
+        let limit = crate::format::duration(config.timeout.unwrap_or_default());
+        let rv = config
+            .until_rv
+            .map(|rv| format!("resourceVersion {rv} was seen"));
+        let events = config
+            .max_events
+            .map(|max| format!("{max} object events arrived ({} did)", self.objects));
+        let missed = match (rv, events) {
+            (Some(rv), Some(events)) => format!("{rv} or {events}"),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => "the end condition was met".to_string(),
+        };
+        format!(
+            "--timeout {limit} reached before {missed}; {}",
+            self.newest()
+        )
+    }
+
+    /// Why an --until-rv run ended without reaching it.
+    fn watch_ended_early(&self) -> String {
+        let until = self.config.until_rv.unwrap_or_default();
+        format!(
+            "the watch ended (--no-reconnect) before resourceVersion {until} was seen; {}: \
+             drop --no-reconnect to resume the watch until it is",
+            self.newest()
+        )
+    }
+
+    /// The newest resourceVersion seen, for an error line: of each resource when several.
+    fn newest(&self) -> String {
+        match self.feeds.as_slice() {
+            [one] => match one.newest_rv {
+                Some(rv) => format!("the newest resourceVersion seen was {rv}"),
+                None => "no resourceVersion was seen".to_string(),
+            },
+            several => {
+                let each: Vec<String> = several
+                    .iter()
+                    .map(|f| match f.newest_rv {
+                        Some(rv) => format!("{} {rv}", f.watch.resource),
+                        None => format!("{} none", f.watch.resource),
+                    })
+                    .collect();
+                format!("the newest resourceVersions seen were {}", each.join(", "))
+            }
+        }
+    }
+
+    fn check_until(&mut self, feed: usize, rv: &str) {
+        let Ok(rv) = rv.parse::<u64>() else { return };
+        let newest = &mut self.feeds[feed].newest_rv;
+        *newest = (*newest).max(Some(rv));
+        if let Some(until) = self.config.until_rv {
+            self.until_reached |= rv >= until;
+        }
+    }
+}

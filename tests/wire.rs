@@ -979,3 +979,211 @@ fn a_proxys_html_error_page_is_one_short_line() {
     let line = out.stderr.lines().last().unwrap();
     assert!(line.len() < 600, "{line}");
 }
+
+/// Configmaps and services in namespace `ns`: `on_list(resource, n)` / `on_watch(resource, n)`
+/// answer the n-th LIST / WATCH of each (`resource` is `configmaps` or `services`).
+fn two_resources(
+    on_list: impl Fn(&str, usize) -> Reply + Send + Sync + 'static,
+    on_watch: impl Fn(&str, usize) -> Reply + Send + Sync + 'static,
+) -> FakeServer {
+    let discovery = core_discovery_of(&[
+        ("configmaps", "ConfigMap", &["cm"]),
+        ("services", "Service", &["svc"]),
+    ]);
+    FakeServer::start(move |target, n| {
+        let path = target.split('?').next().unwrap_or("");
+        match path {
+            "/api" => discovery.clone(),
+            "/apis" => empty_discovery(),
+            _ => match path.strip_prefix("/api/v1/namespaces/ns/") {
+                Some(r @ ("configmaps" | "services")) if target.contains("watch=true") => {
+                    on_watch(r, n)
+                }
+                Some(r @ ("configmaps" | "services")) => on_list(r, n),
+                _ => Reply::Json(
+                    404,
+                    r#"{"kind":"Status","code":404,"reason":"NotFound","message":"not found"}"#
+                        .into(),
+                ),
+            },
+        }
+    })
+}
+
+/// A watch that sends `steps` and then stays open, quiet, longer than any test runs.
+fn then_quiet(mut steps: Vec<Step>) -> Reply {
+    steps.push(Step::Sleep(Duration::from_secs(120)));
+    Reply::Stream(steps)
+}
+
+#[test]
+fn a_410_on_one_of_several_resources_relists_that_one_and_leaves_the_others_watch_alone() {
+    let fake = two_resources(
+        |resource, n| match (resource, n) {
+            ("configmaps", 0) => list(12, vec![configmap("a", "ua", 10)]),
+            // What changed while the configmaps' watch was away: a changed, d added.
+            ("configmaps", _) => list(20, vec![configmap("a", "ua", 15), configmap("d", "ud", 20)]),
+            _ => list_of("Service", 5, vec![configmap("s", "us", 5)]),
+        },
+        |resource, n| match (resource, n) {
+            ("configmaps", 0) => {
+                Reply::Stream(vec![event("MODIFIED", "a", "ua", 13), expired_event(13)])
+            }
+            ("configmaps", 1) => then_quiet(vec![event("ADDED", "f", "uf", 21)]),
+            ("services", 0) => then_quiet(vec![event_of("Service", "MODIFIED", "s", "us", 6)]),
+            _ => then_quiet(Vec::new()),
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let out = run(&[
+        "tail",
+        "cm,svc",
+        "-n",
+        "ns",
+        "-o",
+        "json",
+        "--max-events",
+        "7",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let events = out.object_events();
+    let of = |resource: &str| {
+        let mine: Vec<serde_json::Value> = events
+            .iter()
+            .filter(|e| e["resource"] == resource)
+            .cloned()
+            .collect();
+        summary(&mine)
+    };
+    assert_eq!(
+        of("configmaps"),
+        [
+            "ADDED a 10 initial",
+            "MODIFIED a 13 watch",
+            "MODIFIED a 15 relist",
+            "ADDED d 20 relist",
+            "ADDED f 21 watch",
+        ],
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        of("services"),
+        ["ADDED s 5 initial", "MODIFIED s 6 watch"],
+        "{}",
+        out.stdout
+    );
+    // The 410 and its relist are the configmaps' and said so; the services saw neither.
+    let notices: Vec<serde_json::Value> = out
+        .json_lines()
+        .into_iter()
+        .filter(|l| l["type"] == "NOTICE")
+        .collect();
+    let of_kind = |name: &str| -> Vec<String> {
+        notices
+            .iter()
+            .filter(|n| n["notice"] == name)
+            .map(|n| n["resource"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(of_kind("expired"), ["configmaps"], "{notices:?}");
+    let relisted: Vec<&serde_json::Value> = notices
+        .iter()
+        .filter(|n| n["notice"] == "list-complete" && n["relist"] == true)
+        .collect();
+    assert_eq!(relisted.len(), 1, "{notices:?}");
+    assert_eq!(relisted[0]["resource"], "configmaps");
+    let requests = fake.requests();
+    let count = |path: &str, watch: bool| {
+        requests
+            .iter()
+            .filter(|r| r.split('?').next() == Some(path) && r.contains("watch=true") == watch)
+            .count()
+    };
+    assert_eq!(
+        count("/api/v1/namespaces/ns/services", false),
+        1,
+        "{requests:?}"
+    );
+    assert_eq!(
+        count("/api/v1/namespaces/ns/services", true),
+        1,
+        "{requests:?}"
+    );
+    assert_eq!(
+        count("/api/v1/namespaces/ns/configmaps", false),
+        2,
+        "{requests:?}"
+    );
+    let cm_watches: Vec<&String> = requests
+        .iter()
+        .filter(|r| r.starts_with("/api/v1/namespaces/ns/configmaps?") && r.contains("watch=true"))
+        .collect();
+    assert!(
+        cm_watches[1].contains("resourceVersion=20"),
+        "{cm_watches:?}"
+    );
+}
+
+#[test]
+fn wide_output_of_several_resources_names_each_objects_kind_and_uid() {
+    let fake = two_resources(
+        |resource, _| match resource {
+            "configmaps" => list(12, vec![configmap("a", "ua", 10)]),
+            _ => list_of("Service", 5, vec![configmap("s", "us", 5)]),
+        },
+        |resource, n| match (resource, n) {
+            ("configmaps", 0) => then_quiet(vec![event("MODIFIED", "a", "ua", 13)]),
+            ("services", 0) => then_quiet(vec![event_of("Service", "DELETED", "s", "us", 6)]),
+            _ => then_quiet(Vec::new()),
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let out = run(&[
+        "tail",
+        "configmaps,services",
+        "-n",
+        "ns",
+        "-o",
+        "wide",
+        "--max-events",
+        "4",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", out.stdout);
+    // Each line: the type, the RV, the kind, the object as `kubectl get a,b` names it, its uid.
+    for (event, rv, kind, name, uid) in [
+        ("ADDED", "10", "ConfigMap", "ns  configmap/a", "ua"),
+        ("MODIFIED", "13", "ConfigMap", "ns  configmap/a", "ua"),
+        ("ADDED", "5", "Service", "ns  service/s", "us"),
+        ("DELETED", "6", "Service", "ns  service/s", "us"),
+    ] {
+        let found = lines.iter().find(|l| {
+            let columns: Vec<&str> = l.split_whitespace().collect();
+            columns.get(1) == Some(&event) && columns.get(2) == Some(&rv)
+        });
+        let line = found.unwrap_or_else(|| panic!("no {event} at RV {rv}:\n{}", out.stdout));
+        let columns: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(columns[3], kind, "{line}");
+        assert!(
+            line.contains(&format!("  {name}  {uid}  gen=-  delay=")),
+            "{line}"
+        );
+    }
+    // Notices go to stderr and name their resource.
+    for resource in ["configmaps", "services"] {
+        assert!(
+            out.stderr
+                .contains(&format!("{resource}: watch opened from RV ")),
+            "{}",
+            out.stderr
+        );
+    }
+}

@@ -169,13 +169,25 @@ const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGrou
 
 /// Aggregated discovery for `/api` serving only `configmaps` in `v1`.
 pub fn core_discovery() -> Reply {
+    core_discovery_of(&[("configmaps", "ConfigMap", &["cm"])])
+}
+
+/// Aggregated discovery for `/api` serving `resources` in `v1`, each as (plural, kind, short
+/// names), namespaced, with list, watch and get.
+pub fn core_discovery_of(resources: &[(&str, &str, &[&str])]) -> Reply {
+    let resources: Vec<serde_json::Value> = resources
+        .iter()
+        .map(|(plural, kind, short)| {
+            serde_json::json!({
+                "resource": plural, "responseKind": {"group": "", "version": "v1", "kind": kind},
+                "scope": "Namespaced", "singularResource": kind.to_ascii_lowercase(),
+                "shortNames": short, "verbs": ["list", "watch", "get"]
+            })
+        })
+        .collect();
     let body = serde_json::json!({
         "kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2",
-        "items": [{"metadata": {"name": ""}, "versions": [{"version": "v1", "resources": [{
-            "resource": "configmaps", "responseKind": {"group": "", "version": "v1", "kind": "ConfigMap"},
-            "scope": "Namespaced", "singularResource": "configmap", "shortNames": ["cm"],
-            "verbs": ["list", "watch", "get"]
-        }]}]}]
+        "items": [{"metadata": {"name": ""}, "versions": [{"version": "v1", "resources": resources}]}]
     })
     .to_string();
     Reply::Typed(200, AGGREGATED, body)
@@ -187,24 +199,35 @@ pub fn empty_discovery() -> Reply {
     Reply::Typed(200, AGGREGATED, body.to_string())
 }
 
-/// A ConfigMap in namespace `ns` as JSON.
+/// An object with only metadata, in namespace `ns`, as JSON: a ConfigMap, or a LIST's item of
+/// any kind (a LIST gives its items their kind).
 pub fn configmap(name: &str, uid: &str, rv: u64) -> serde_json::Value {
     serde_json::json!({"metadata": {"name": name, "namespace": "ns", "uid": uid, "resourceVersion": rv.to_string()}})
 }
 
-/// A LIST response of `items` at `rv`.
+/// A LIST response of ConfigMaps `items` at `rv`.
 pub fn list(rv: u64, items: Vec<serde_json::Value>) -> Reply {
+    list_of("ConfigMap", rv, items)
+}
+
+/// A LIST response of `items` of core/v1 `kind` at `rv`.
+pub fn list_of(kind: &str, rv: u64, items: Vec<serde_json::Value>) -> Reply {
     Reply::Json(
         200,
-        serde_json::json!({"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {"resourceVersion": rv.to_string()}, "items": items})
+        serde_json::json!({"kind": format!("{kind}List"), "apiVersion": "v1", "metadata": {"resourceVersion": rv.to_string()}, "items": items})
             .to_string(),
     )
 }
 
-/// One watch event line.
+/// One watch event line of a ConfigMap.
 pub fn event(kind: &str, name: &str, uid: &str, rv: u64) -> Step {
+    event_of("ConfigMap", kind, name, uid, rv)
+}
+
+/// One watch event line of an object of core/v1 `object_kind` in namespace `ns`.
+pub fn event_of(object_kind: &str, kind: &str, name: &str, uid: &str, rv: u64) -> Step {
     let mut object = configmap(name, uid, rv);
-    object["kind"] = "ConfigMap".into();
+    object["kind"] = object_kind.into();
     object["apiVersion"] = "v1".into();
     Step::Chunk(format!(
         "{}\n",

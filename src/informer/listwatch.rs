@@ -348,6 +348,8 @@ struct Lines {
     limit: usize,
     /// The rest of a line refused by size is still to be skipped.
     skipping: bool,
+    /// What the reader failed with when `has_line` looked: `read` returns it.
+    failed: Option<std::io::Error>,
 }
 
 /// What reading one line found.
@@ -371,6 +373,9 @@ impl Lines {
         self.line.clear();
         if self.line.capacity() > KEEP_CAPACITY {
             self.line = Vec::with_capacity(4096);
+        }
+        if let Some(e) = self.failed.take() {
+            return Err(StreamError::Io(io_reason(&e)));
         }
         loop {
             let available = self
@@ -415,6 +420,30 @@ impl Lines {
     }
 }
 
+impl Lines {
+    /// Whether a whole line that is not blank has already arrived: what `read` returns without
+    /// waiting. Polls the reader once without a task to wake: what it did not have is asked for
+    /// again, with the task's waker, by the next `read`.
+    fn has_line(&mut self) -> bool {
+        if self.skipping || self.failed.is_some() {
+            return false;
+        }
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match self.reader.as_mut().poll_fill_buf(&mut cx) {
+            std::task::Poll::Ready(Ok(available)) => available
+                .iter()
+                .position(|b| *b == b'\n')
+                .is_some_and(|at| !available[..at].iter().all(u8::is_ascii_whitespace)),
+            // A reader returns its error once: kept for `read`, which reports it.
+            std::task::Poll::Ready(Err(e)) => {
+                self.failed = Some(e);
+                false
+            }
+            std::task::Poll::Pending => false,
+        }
+    }
+}
+
 impl WatchStream {
     /// A watch body; lines over [`MAX_EVENT_BYTES`] are refused.
     pub fn new(reader: Pin<Box<dyn AsyncBufRead + Send>>) -> Self {
@@ -431,6 +460,7 @@ impl WatchStream {
                 line: Vec::with_capacity(4096.min(limit.saturating_add(1))),
                 limit,
                 skipping: false,
+                failed: None,
             }),
         }
     }
@@ -442,6 +472,15 @@ impl WatchStream {
     ) -> Self {
         WatchStream {
             source: Body::Events(Box::pin(events)),
+        }
+    }
+
+    /// Whether the next event has arrived whole, so that `next` returns it without waiting
+    /// (a scripted source says no: its events come one by one).
+    pub fn has_event(&mut self) -> bool {
+        match &mut self.source {
+            Body::Lines(lines) => lines.has_line(),
+            Body::Events(_) => false,
         }
     }
 
@@ -615,6 +654,52 @@ mod tests {
             Some(WatchEvent::Added(o)) => assert_eq!(o.key(), "n/a"),
             other => panic!("unexpected {other:?}"),
         }
+        assert!(matches!(stream.next().await, Err(StreamError::Io(_))));
+    }
+
+    #[tokio::test]
+    async fn has_event_says_whether_next_returns_without_waiting() {
+        let line = |name: &str| {
+            format!(
+                r#"{{"type":"ADDED","object":{{"kind":"ConfigMap","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"n","resourceVersion":"1"}}}}}}"#
+            )
+        };
+        let chunks: Vec<std::io::Result<Vec<u8>>> = vec![Ok(format!(
+            "{}\n{}\n{{\"type\":\"MODIFIED\"",
+            line("a"),
+            line("b")
+        )
+        .into_bytes())];
+        // The rest of the third event has not arrived (and never does).
+        let body = futures::stream::iter(chunks).chain(futures::stream::pending());
+        let mut stream = WatchStream::new(Box::pin(body.into_async_read()));
+        for name in ["a", "b"] {
+            assert!(stream.has_event(), "{name}");
+            match stream.next().await.unwrap() {
+                Some(WatchEvent::Added(o)) => assert_eq!(o.name(), name),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(!stream.has_event());
+        // Blank lines are skipped by `next`, which would wait for what follows them.
+        let blank: Vec<std::io::Result<Vec<u8>>> = vec![Ok(b"\n \n".to_vec())];
+        let body = futures::stream::iter(blank).chain(futures::stream::pending());
+        let mut stream = WatchStream::new(Box::pin(body.into_async_read()));
+        assert!(!stream.has_event());
+        // An error the look found is not lost: the next read reports it.
+        let cut: Vec<std::io::Result<Vec<u8>>> = vec![
+            Ok(format!("{}\n", line("c")).into_bytes()),
+            Err(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "reset",
+            )),
+        ];
+        let mut stream = WatchStream::new(Box::pin(futures::stream::iter(cut).into_async_read()));
+        assert!(matches!(
+            stream.next().await,
+            Ok(Some(WatchEvent::Added(_)))
+        ));
+        assert!(!stream.has_event());
         assert!(matches!(stream.next().await, Err(StreamError::Io(_))));
     }
 

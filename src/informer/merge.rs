@@ -112,8 +112,8 @@ impl<L: ListerWatcher> Merged<L> {
     }
 
     /// Whether `next` has an event without waiting (a printer flushes when it has none).
-    pub fn has_pending(&self) -> bool {
-        match &self.0 {
+    pub fn has_pending(&mut self) -> bool {
+        match &mut self.0 {
             Inner::One(reflector) => reflector.has_pending(),
             Inner::Several { rx, ready, .. } => !ready.is_empty() || !rx.is_empty(),
         }
@@ -127,23 +127,26 @@ async fn drive<L: ListerWatcher>(
     tx: mpsc::Sender<(usize, Batch)>,
 ) {
     loop {
-        let batch = match reflector.next().await {
-            Ok(Some(first)) => {
-                let mut events = vec![first];
-                // Pending events come without waiting and without failing.
-                while reflector.has_pending() && events.len() < BATCH {
-                    match reflector.next().await {
-                        Ok(Some(event)) => events.push(event),
-                        _ => break,
+        let mut events = Vec::new();
+        // A batch is what came without waiting after its first event; the end (or a fatal
+        // error) follows the events before it.
+        let end = loop {
+            match reflector.next().await {
+                Ok(Some(event)) => {
+                    events.push(event);
+                    if events.len() >= BATCH || !reflector.has_pending() {
+                        break None;
                     }
                 }
-                Batch::Events(events)
+                Ok(None) => break Some(Batch::Ended),
+                Err(e) => break Some(Batch::Failed(e)),
             }
-            Ok(None) => Batch::Ended,
-            Err(e) => Batch::Failed(e),
         };
-        let last = !matches!(batch, Batch::Events(_));
-        if tx.send((index, batch)).await.is_err() || last {
+        if !events.is_empty() && tx.send((index, Batch::Events(events))).await.is_err() {
+            return;
+        }
+        if let Some(end) = end {
+            let _ = tx.send((index, end)).await;
             return;
         }
     }

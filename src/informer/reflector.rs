@@ -211,9 +211,17 @@ impl<L: ListerWatcher> Reflector<L> {
         &self.resource_version
     }
 
-    /// Whether events are queued that `next` returns without waiting.
-    pub fn has_pending(&self) -> bool {
-        !self.pending.is_empty()
+    /// Whether `next` has an event without waiting: one queued, or a watch event that arrived
+    /// whole. Readers take what is ready in one go (a batch, one flush of the output) instead of
+    /// paying for each event alone.
+    pub fn has_pending(&mut self) -> bool {
+        if !self.pending.is_empty() {
+            return true;
+        }
+        match &mut self.state {
+            State::Watching { stream, .. } => stream.has_event(),
+            _ => false,
+        }
     }
 
     /// The next event; `Ok(None)` once the watch ended and `reconnect` is off.

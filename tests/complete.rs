@@ -23,6 +23,12 @@ async fn resource_names_come_from_discovery() {
     assert_eq!(directive, ":4");
     let (candidates, _) = complete(&["tail", "deploy"]);
     assert_eq!(candidates, vec!["deployments.apps"]);
+    // tail's list `deploy,rs,pods`: the last one is completed, the ones before kept, and a
+    // resource already in the list is not offered again.
+    let (candidates, _) = complete(&["tail", "configmaps,deploy"]);
+    assert_eq!(candidates, vec!["configmaps,deployments.apps"]);
+    let (candidates, _) = complete(&["tail", "configmaps,config"]);
+    assert!(candidates.is_empty(), "{candidates:?}");
 }
 
 #[tokio::test]
@@ -37,6 +43,18 @@ async fn namespaces_are_listed_from_the_server() {
     assert_eq!(directive, ":4");
     let (candidates, _) = complete(&["tail", "cm", "--namespace=kube-s"]);
     assert_eq!(candidates, vec!["--namespace=kube-system"]);
+    // The global flags typed before are those of the connection, as for the command itself:
+    // with --server pointing where nothing listens, there is nothing to offer.
+    let (candidates, directive) = complete(&[
+        "--server",
+        "https://127.0.0.1:1",
+        "tail",
+        "cm",
+        "-n",
+        "compl-",
+    ]);
+    assert!(candidates.is_empty(), "{candidates:?}");
+    assert_eq!(directive, ":4");
 }
 
 #[tokio::test]

@@ -2,11 +2,11 @@
 //! `kubectl_complete-informer ARGS... TO_COMPLETE`) in Cobra's protocol: one candidate per line
 //! (`value\tdescription`), then a `:N` directive line.
 
-use crate::cli::Cli;
-use crate::cluster::{kubeconfig, Cluster, KubeconfigSelection, Operation, Transport};
-use clap::CommandFactory;
+use super::GlobalConfig;
+use crate::cli::{Cli, GlobalArgs};
+use crate::cluster::{kubeconfig, Cluster, Operation};
+use clap::{Args, CommandFactory, FromArgMatches};
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// Cobra's `ShellCompDirectiveDefault`: the shell may fall back to file names.
@@ -38,8 +38,21 @@ enum Slot {
 struct Words {
     subcommand: Option<String>,
     positionals: usize,
-    kubeconfig: Option<PathBuf>,
-    context: Option<String>,
+    /// The global flags (`--kubeconfig`, `--context`, `--server`, `--token`, `--as`, ...) as
+    /// typed, each with its value: parsed as the real commands parse them to connect.
+    global: Vec<String>,
+}
+
+impl Words {
+    /// The global flags, parsed and validated as a real command's; `None` if they do not parse.
+    fn global_config(&self) -> Option<GlobalConfig> {
+        let command = GlobalArgs::augment_args(clap::Command::new("complete"))
+            .args_override_self(true)
+            .no_binary_name(true);
+        let matches = command.try_get_matches_from(&self.global).ok()?;
+        let args = GlobalArgs::from_arg_matches(&matches).ok()?;
+        GlobalConfig::from_args(&args).ok()
+    }
 }
 
 /// Completes `args` (the last one is the word being completed) and writes the answer.
@@ -49,14 +62,14 @@ pub async fn exec(args: &[String], out: &mut impl Write) -> std::io::Result<()> 
         None => ("", &[][..]),
     };
     let (words, slot) = classify(before, to_complete);
-    let (prefix, partial) = match (&slot, to_complete.split_once('=')) {
-        (Slot::FlagValue { .. }, Some((flag, value))) if flag.starts_with("--") => {
-            (format!("{flag}="), value)
-        }
-        _ => (String::new(), to_complete),
-    };
+    let (prefix, partial) = split_word(&slot, to_complete);
+    // A resource list names each resource once: those already in it are not offered again.
+    let listed: Vec<&str> = prefix.split(',').collect();
     let (candidates, directive) = candidates(&slot, &words).await;
-    for (value, help) in candidates.iter().filter(|(v, _)| v.starts_with(partial)) {
+    for (value, help) in candidates
+        .iter()
+        .filter(|(v, _)| v.starts_with(partial) && !listed.contains(&v.as_str()))
+    {
         if help.is_empty() {
             writeln!(out, "{prefix}{value}")?;
         } else {
@@ -65,6 +78,23 @@ pub async fn exec(args: &[String], out: &mut impl Write) -> std::io::Result<()> 
     }
     writeln!(out, ":{directive}")?;
     out.flush()
+}
+
+/// The word under the cursor as (what is kept, what is completed): the value of `--flag=value`
+/// and the last resource of tail's list `deploy,rs,po` are completed, the rest kept in front.
+fn split_word<'a>(slot: &Slot, to_complete: &'a str) -> (&'a str, &'a str) {
+    let at = match slot {
+        Slot::FlagValue { .. } => to_complete
+            .split_once('=')
+            .filter(|(flag, _)| flag.starts_with("--"))
+            .map(|(flag, _)| flag.len() + 1),
+        Slot::Positional {
+            subcommand,
+            index: 0,
+        } if subcommand == "tail" => to_complete.rfind(',').map(|comma| comma + 1),
+        _ => None,
+    };
+    to_complete.split_at(at.unwrap_or(0))
 }
 
 /// Flags (long and short forms) that take a value, for the subcommand or globally.
@@ -77,7 +107,11 @@ fn value_flags(subcommand: Option<&str>) -> Vec<String> {
     let mut flags = Vec::new();
     for cmd in commands {
         for arg in cmd.get_arguments() {
-            if !arg.get_action().takes_values() || arg.is_positional() {
+            // A value only after `=` (`--insecure-skip-tls-verify=false`) is not the next word.
+            if !arg.get_action().takes_values()
+                || arg.is_positional()
+                || arg.is_require_equals_set()
+            {
                 continue;
             }
             if let Some(long) = arg.get_long() {
@@ -96,14 +130,16 @@ fn classify(before: &[String], to_complete: &str) -> (Words, Slot) {
     let mut pending_value: Option<String> = None;
     for word in before {
         if let Some(flag) = pending_value.take() {
-            record_flag(&mut words, &flag, word);
+            record_flag(&mut words, &flag, Some(word));
             continue;
         }
         if let Some((flag, value)) = word.split_once('=').filter(|(f, _)| f.starts_with("--")) {
-            record_flag(&mut words, flag, value);
+            record_flag(&mut words, flag, Some(value));
         } else if word.starts_with('-') && word.len() > 1 {
             if value_flags(words.subcommand.as_deref()).contains(word) {
                 pending_value = Some(word.clone());
+            } else {
+                record_flag(&mut words, word, None);
             }
         } else if words.subcommand.is_none() {
             words.subcommand = Some(word.clone());
@@ -136,11 +172,15 @@ fn classify(before: &[String], to_complete: &str) -> (Words, Slot) {
     (words, slot)
 }
 
-fn record_flag(words: &mut Words, flag: &str, value: &str) {
-    match flag {
-        "--kubeconfig" => words.kubeconfig = Some(PathBuf::from(value)),
-        "--context" => words.context = Some(value.to_string()),
-        _ => {}
+/// Keeps `flag` with its `value` (`None` for a switch) if it is a global flag.
+fn record_flag(words: &mut Words, flag: &str, value: Option<&str>) {
+    if find_flag(None, flag).is_none() {
+        return;
+    }
+    match value {
+        None => words.global.push(flag.to_string()),
+        Some(value) if flag.starts_with("--") => words.global.push(format!("{flag}={value}")),
+        Some(value) => words.global.extend([flag.to_string(), value.to_string()]),
     }
 }
 
@@ -174,10 +214,13 @@ async fn candidates(slot: &Slot, words: &Words) -> (Vec<(String, String)>, u8) {
         }
         Slot::FlagValue { flag, subcommand } => match flag.as_str() {
             "--kubeconfig" => (Vec::new(), DIRECTIVE_DEFAULT),
-            "--context" => (
-                plain(kubeconfig::context_names(words.kubeconfig.as_deref())),
-                DIRECTIVE_NO_FILE,
-            ),
+            "--context" => {
+                let path = words.global_config().and_then(|g| g.selection.path);
+                (
+                    plain(kubeconfig::context_names(path.as_deref())),
+                    DIRECTIVE_NO_FILE,
+                )
+            }
             "-n" | "--namespace" => (plain(namespaces(words).await), DIRECTIVE_NO_FILE),
             other => match find_flag(subcommand.as_deref(), other) {
                 Some(arg) if arg.get_value_hint() == clap::ValueHint::FilePath => {
@@ -236,21 +279,17 @@ fn possible_values(arg: &clap::Arg) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Connects as the real command would with the same global flags, each request limited so
+/// that completion never hangs a shell.
 async fn connect(words: &Words) -> Option<Cluster> {
-    let selection = KubeconfigSelection {
-        path: words.kubeconfig.clone(),
-        context: words.context.clone(),
-        ..Default::default()
-    };
-    Cluster::connect(
-        &selection,
-        Transport {
-            request_timeout: Some(REQUEST_LIMIT),
-            ..Transport::default()
-        },
-    )
-    .await
-    .ok()
+    let global = words.global_config()?;
+    let mut transport = global.transport;
+    transport.request_timeout = Some(
+        transport
+            .request_timeout
+            .map_or(REQUEST_LIMIT, |t| t.min(REQUEST_LIMIT)),
+    );
+    Cluster::connect(&global.selection, transport).await.ok()
 }
 
 /// Resource types that can be listed and watched, named as `kubectl api-resources -o name`.
@@ -339,6 +378,77 @@ mod tests {
                 index: 1
             }
         );
+    }
+
+    #[test]
+    fn the_last_resource_of_a_tail_list_is_completed_and_the_rest_kept() {
+        let tail = Slot::Positional {
+            subcommand: "tail".into(),
+            index: 0,
+        };
+        assert_eq!(split_word(&tail, "deploy,r"), ("deploy,", "r"));
+        assert_eq!(split_word(&tail, "deploy,rs,"), ("deploy,rs,", ""));
+        assert_eq!(split_word(&tail, "deploy"), ("", "deploy"));
+        // diff and bench take one resource: a comma is no list there.
+        let diff = Slot::Positional {
+            subcommand: "diff".into(),
+            index: 0,
+        };
+        assert_eq!(split_word(&diff, "deploy,r"), ("", "deploy,r"));
+        let namespace = slot(&["tail"], "--namespace=ku");
+        assert_eq!(
+            split_word(&namespace, "--namespace=ku"),
+            ("--namespace=", "ku")
+        );
+    }
+
+    #[test]
+    fn global_flags_before_the_cursor_are_parsed_as_a_real_command_parses_them() {
+        let words: Vec<String> = [
+            "--server",
+            "10.0.0.1:6443",
+            "tail",
+            "--token=t0ken",
+            "--as",
+            "nobody",
+            "--as-group",
+            "devs",
+            "-A",
+            "--insecure-skip-tls-verify",
+            "cm",
+            "-o",
+            "json",
+            "--kubeconfig",
+            "/k/config",
+            "--context=other",
+        ]
+        .map(String::from)
+        .to_vec();
+        let (words, slot) = classify(&words, "");
+        assert_eq!(
+            slot,
+            Slot::Positional {
+                subcommand: "tail".into(),
+                index: 1
+            }
+        );
+        assert!(!words.global.iter().any(|w| w == "-o" || w == "json"));
+        let global = words.global_config().expect("the global flags parse");
+        let overrides = &global.selection.overrides;
+        assert_eq!(overrides.server.as_deref(), Some("https://10.0.0.1:6443"));
+        assert_eq!(overrides.token.as_deref(), Some("t0ken"));
+        assert_eq!(overrides.impersonate.as_deref(), Some("nobody"));
+        assert_eq!(overrides.impersonate_groups, ["devs"]);
+        assert!(overrides.insecure_skip_tls_verify);
+        assert!(global.all_namespaces);
+        assert_eq!(
+            global.selection.path.as_deref(),
+            Some(std::path::Path::new("/k/config"))
+        );
+        assert_eq!(global.selection.context.as_deref(), Some("other"));
+        // Flags a real command would refuse connect to nothing.
+        let (words, _) = classify(&["--as-group".into(), "devs".into(), "tail".into()], "");
+        assert!(words.global_config().is_none());
     }
 
     #[tokio::test]

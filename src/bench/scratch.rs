@@ -1,44 +1,54 @@
-//! The scratch namespace bench makes its load in: named by bench (so that a Ctrl-C during its
-//! create still knows what to delete), labelled, and always deleted: [`around`] runs the rest of
-//! the run inside it and deletes it however that ends (done, failed, or Ctrl-C).
+//! The scratch namespace bench makes its load in (and conform its writes): named by the command
+//! (so that a Ctrl-C during its create still knows what to delete), labelled, and always
+//! deleted: [`around`] runs the rest of the run inside it and deletes it however that ends (done,
+//! failed, or Ctrl-C).
 
 use crate::cluster::{Cluster, ClusterError, Operation};
 use std::future::Future;
 use std::time::Duration;
 
-/// Label on the scratch namespaces bench creates (find leftovers with `-l`).
-pub const SCRATCH_LABEL: &str = "app.kubernetes.io/managed-by=kubectl-informer-bench";
+/// The label key on the scratch namespaces, whose value names the command
+/// (`kubectl-informer-bench`): find leftovers with `-l`.
+const SCRATCH_LABEL_KEY: &str = "app.kubernetes.io/managed-by";
 
 /// How long bench tries to delete its scratch namespace before it says how to do it by hand.
 const DELETE_LIMIT: Duration = Duration::from_secs(30);
 
-/// A namespace bench created and must delete.
+/// A namespace a command created and must delete.
 #[derive(Debug, Clone)]
 pub struct ScratchNamespace {
     pub name: String,
+    /// `kubectl-informer-bench`: the name's prefix and the label's value.
+    owner: String,
 }
 
 impl ScratchNamespace {
-    /// `kubectl-informer-bench-xxxxxx`, chosen here rather than by the server (generateName), so
-    /// that a Ctrl-C during the create still knows which namespace to delete.
-    pub fn new_name() -> ScratchNamespace {
+    /// `kubectl-informer-COMMAND-xxxxxx`, chosen here rather than by the server (generateName),
+    /// so that a Ctrl-C during the create still knows which namespace to delete.
+    pub fn new_name(command: &str) -> ScratchNamespace {
         let mut rng = crate::rng::Rng::from_clock();
         const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
         let suffix: String = (0..6)
             .map(|_| ALPHABET[rng.below(ALPHABET.len())] as char)
             .collect();
+        let owner = format!("kubectl-informer-{command}");
         ScratchNamespace {
-            name: format!("kubectl-informer-bench-{suffix}"),
+            name: format!("{owner}-{suffix}"),
+            owner,
         }
+    }
+
+    /// The label the namespace carries: `app.kubernetes.io/managed-by=kubectl-informer-bench`.
+    pub fn label(&self) -> String {
+        format!("{SCRATCH_LABEL_KEY}={}", self.owner)
     }
 
     /// Creates the namespace.
     pub async fn create(&self, cluster: &Cluster) -> Result<(), ClusterError> {
-        let (key, value) = SCRATCH_LABEL.split_once('=').unwrap_or_default();
         let body = serde_json::json!({
             "apiVersion": "v1",
             "kind": "Namespace",
-            "metadata": {"name": self.name, "labels": {key: value}},
+            "metadata": {"name": self.name, "labels": {SCRATCH_LABEL_KEY: self.owner}},
         });
         let op = Operation::new("create", "namespaces", None);
         cluster
@@ -69,19 +79,21 @@ impl ScratchNamespace {
     }
 }
 
-/// Creates a scratch namespace, runs `body` in it, and deletes it whatever happens: `Ok(None)`
-/// when `interrupt` came first (during the create or the run), `Err` when the create failed.
+/// Creates a scratch namespace for `command` (`bench`) to write `what` in (`the load`), runs
+/// `body` in it, and deletes it whatever happens: `Ok(None)` when `interrupt` came first (during
+/// the create or the run), `Err` when the create failed.
 pub async fn around<T, F: Future<Output = T>>(
     cluster: &Cluster,
+    (command, what): (&str, &str),
     interrupt: &mut (impl Future + Unpin),
     notice: &(dyn Fn(String) + Sync),
     body: impl FnOnce(String) -> F,
 ) -> Result<Option<T>, ClusterError> {
-    let ns = ScratchNamespace::new_name();
+    let ns = ScratchNamespace::new_name(command);
     // Before the first write, where it goes: the current context may not be the cluster the
     // user had in mind.
     notice(format!(
-        "writing to context \"{}\" (server {}, user \"{}\"): creating namespace {} for the load",
+        "writing to context \"{}\" (server {}, user \"{}\"): creating namespace {} for {what}",
         cluster.context, cluster.server, cluster.user, ns.name
     ));
     let created = tokio::select! {
@@ -99,8 +111,9 @@ pub async fn around<T, F: Future<Output = T>>(
         }
     }
     notice(format!(
-        "created namespace {} (label {SCRATCH_LABEL}); it is deleted at the end",
-        ns.name
+        "created namespace {} (label {}); it is deleted at the end",
+        ns.name,
+        ns.label()
     ));
     let result = tokio::select! {
         r = body(ns.name.clone()) => Some(r),

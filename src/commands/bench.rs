@@ -184,7 +184,16 @@ async fn live(
         }
     };
     let result = match churn {
-        Some(_) => scratch::around(&target.cluster, interrupt, notice, |ns| run(Some(ns))).await?,
+        Some(_) => {
+            scratch::around(
+                &target.cluster,
+                ("bench", "the load"),
+                interrupt,
+                notice,
+                |ns| run(Some(ns)),
+            )
+            .await?
+        }
         None => tokio::select! {
             r = run(target.namespace.clone()) => Some(r),
             _ = &mut *interrupt => None,

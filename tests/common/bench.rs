@@ -8,9 +8,15 @@ use std::time::Duration;
 
 /// The scratch namespace named in bench's "created namespace X" notice.
 pub fn scratch_namespace(stderr: &str) -> String {
+    scratch_namespace_of("bench", stderr)
+}
+
+/// The scratch namespace named in `command`'s "created namespace X" notice.
+pub fn scratch_namespace_of(command: &str, stderr: &str) -> String {
+    let notice = format!("{command}: created namespace ");
     stderr
         .lines()
-        .find_map(|l| l.strip_prefix("bench: created namespace "))
+        .find_map(|l| l.strip_prefix(notice.as_str()))
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("no created-namespace notice in: {stderr}"))
         .to_string()
@@ -42,9 +48,15 @@ pub async fn assert_namespace_removed(name: &str) {
 /// The scratch namespace a finished bench run named, after checking that it said it deleted it
 /// and that it is gone.
 pub async fn assert_scratch_removed(stderr: &str) -> String {
-    let ns = scratch_namespace(stderr);
+    assert_scratch_removed_of("bench", stderr).await
+}
+
+/// The scratch namespace a finished run of `command` named, after checking that it said it
+/// deleted it and that it is gone.
+pub async fn assert_scratch_removed_of(command: &str, stderr: &str) -> String {
+    let ns = scratch_namespace_of(command, stderr);
     assert!(
-        stderr.contains(&format!("bench: deleted namespace {ns}")),
+        stderr.contains(&format!("{command}: deleted namespace {ns}")),
         "{stderr}"
     );
     assert_namespace_removed(&ns).await;

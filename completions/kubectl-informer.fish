@@ -49,9 +49,10 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s V -l 
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "conform" -d 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
-complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s and bench\'s reports)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l owned-kinds -d 'With --follow-owned: the resources owned objects are looked for in, e.g. `rs,pods` (default: those the owner\'s kind is known to own, and those a LIST finds owned by the owner\'s kind in its namespace)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s l -l selector -d 'Label selector, e.g. `app=web,tier!=db`' -r
@@ -188,6 +189,34 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s V -l version -d 'Print version'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l template -d 'A manifest (YAML or JSON) of one object of RESOURCE, which conform creates copies of: needed to write any resource but configmaps' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l initial-events-timeout -d 'Check 7: how long the end of the initial events may take after the watch opened or the last initial event' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l delivery-limit -d 'Check 10: how soon a write\'s event must arrive (a proxy that buffers the stream delivers it when its buffer fills or a timer fires)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s o -l output -d 'Output format' -r -f -a "text\t'For people: a table and a verdict'
+json\t'One JSON document (diff: one per line with --every)'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l health-check -d 'Check a connection that has received nothing for this long, e.g. `30s` (0: never): an HTTP/2 PING whose answer is due within 15 s, as client-go does; on HTTP/1.1, TCP keep-alive probes. A dead peer is then noticed within this plus 15 s, and a response body that stops for as long is abandoned. Costs one 17-byte PING and its answer per quiet connection per period' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s v -l v -d 'Log level on stderr, as kubectl\'s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s s -l server -d 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig\'s cluster; `https://` is assumed without a scheme)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s credentials). Prefer a kubeconfig: a flag\'s value is visible to other local users in `ps`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l as -d 'Username to impersonate, e.g. a controller\'s service account: `system:serviceaccount:NAMESPACE:NAME`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l as-group -d 'Group to impersonate (repeatable); needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l certificate-authority -d 'Path to a certificate file for the certificate authority (overrides the kubeconfig\'s)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l read-only -d 'Write nothing: the checks run on the namespace of -n (or the context\'s) and those that need a write are SKIP. Without it conform writes only in a scratch namespace it creates and deletes, and only objects it created there'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s A -l all-namespaces -d 'Work across all namespaces'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
@@ -254,10 +283,11 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s V -l version -d 'Print version'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s and bench\'s reports)'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench completion options schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "conform" -d 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

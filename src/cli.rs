@@ -174,11 +174,15 @@ pub enum Command {
     /// Measure event-handler backlog and workqueue latency under load, with percentiles and
     /// pass/fail gates for CI.
     Bench(Box<BenchArgs>),
+    /// Check that a server (or a proxy in front of it) keeps the watch contract informers rely
+    /// on, one line per check.
+    Conform(Box<ConformArgs>),
     /// Print a shell completion script.
     Completion(CompletionArgs),
     /// Print the global options, which every command takes (as `kubectl options`).
     Options,
-    /// Print the schemas of the JSON outputs (tail's JSON Lines, diff's and bench's reports).
+    /// Print the schemas of the JSON outputs (tail's JSON Lines, diff's, bench's and conform's
+    /// reports).
     Schema,
 }
 
@@ -489,6 +493,58 @@ pub struct DiffArgs {
     /// For stale and content drift, say which fields differ.
     #[arg(long)]
     pub show_fields: bool,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
+}
+
+/// `kubectl informer conform RESOURCE`.
+#[derive(Debug, Clone, Args)]
+#[command(
+    before_help = "Examples:\n  \
+    # every check on configmaps, writing only in a scratch namespace conform creates and deletes\n  \
+    kubectl informer conform configmaps\n  \
+    # a CRD: conform creates its objects from a manifest of one\n  \
+    kubectl informer conform widgets.example.com --template widget.yaml -o json\n  \
+    # through a proxy, writing nothing: the checks that need a write are SKIP\n  \
+    kubectl informer conform pods -n prod --read-only --kubeconfig proxy.kubeconfig\n\n\
+    Exit status: 0 every check that ran passed, 1 a check failed, 2 error (also a resource that \
+    cannot be listed), 130 interrupted (the scratch namespace is deleted first).",
+    after_help = "Checks:\n  \
+    1 list-consistent   a LIST at RV \"\" is not older than a write made just before\n  \
+    2 list-pagination   limit is honoured, continue tokens work, every page has the first's RV\n  \
+    3 list-exact-rv     LIST with resourceVersionMatch=Exact returns the state at that RV\n  \
+    4 watch-from-list   a WATCH from a LIST's RV delivers a later write, with a greater RV\n  \
+    5 watch-rv-order    RVs increase along a watch (comparable integers, KEP-5504)\n  \
+    6 watch-bookmarks   allowWatchBookmarks=true brings a BOOKMARK before the watch ends\n  \
+    7 watch-list        sendInitialEvents=true ends the initial state with the\n                      \
+    k8s.io/initial-events-end BOOKMARK (or is refused: client-go then LISTs)\n  \
+    8 watch-expired     a WATCH from a compacted RV answers 410 Expired\n  \
+    9 watch-timeout     the server ends a watch at its timeoutSeconds\n  \
+    10 watch-unbuffered a write's event arrives within --delivery-limit\n  \
+    11 watch-metadata   a metadata-only (PartialObjectMetadata) watch is served"
+)]
+pub struct ConformArgs {
+    /// The resource, as kubectl names it: `configmaps`, `pods`, a CRD, an aggregated API's.
+    #[arg(value_name = "RESOURCE")]
+    pub resource: String,
+    /// Write nothing: the checks run on the namespace of -n (or the context's) and those that
+    /// need a write are SKIP. Without it conform writes only in a scratch namespace it creates
+    /// and deletes, and only objects it created there.
+    #[arg(long)]
+    pub read_only: bool,
+    /// A manifest (YAML or JSON) of one object of RESOURCE, which conform creates copies of:
+    /// needed to write any resource but configmaps.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with = "read_only")]
+    pub template: Option<PathBuf>,
+    /// Check 7: how long the end of the initial events may take after the watch opened or the
+    /// last initial event.
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub initial_events_timeout: String,
+    /// Check 10: how soon a write's event must arrive (a proxy that buffers the stream delivers
+    /// it when its buffer fills or a timer fires).
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub delivery_limit: String,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
     pub output: ReportFormat,

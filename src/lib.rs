@@ -4,7 +4,7 @@
 //! The layers, and which way they point (an arrow is "imports"):
 //!
 //! ```text
-//! main ─▶ cli, commands/{tail,diff,bench,complete,completion}      flags ─▶ validated config ─▶ exec
+//! main ─▶ cli, commands/{tail,diff,bench,conform,complete,completion}  flags ─▶ config ─▶ exec
 //!             │
 //!             ├─▶ output/   renders for people: tail's text, diff's table, bench's table,
 //!             │             exports (json, markdown, prometheus) and writing them to a
@@ -13,6 +13,7 @@
 //!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,
 //!             │             scratch namespace, report, gates
+//!             ├─▶ conform/  the watch-contract checks, run against a server, and their report
 //!             ▼
 //!         informer/  the pipeline, one client-go stage per file: listwatch (the ListerWatcher
 //!                    trait and the wire protocol) ─▶ reflector (reports `transition`s) ─▶ fifo
@@ -34,6 +35,7 @@ pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod commands;
+pub mod conform;
 pub mod diff;
 pub mod duration;
 pub mod error;
@@ -75,6 +77,10 @@ async fn exec(cli: Cli) -> Result<u8> {
         Command::Bench(args) => {
             let config = commands::bench::BenchConfig::from_args(&args, &global)?;
             commands::bench::exec(&global, config).await
+        }
+        Command::Conform(args) => {
+            let config = commands::conform::ConformConfig::from_args(&args, &global)?;
+            commands::conform::exec(&global, config).await
         }
         Command::Options => {
             use std::io::Write;

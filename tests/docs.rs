@@ -128,6 +128,7 @@ fn readme_flag_tables_match_the_command_line() {
         ("tail", Some("tail")),
         ("diff", Some("diff")),
         ("bench", Some("bench")),
+        ("conform", Some("conform")),
         ("global", None),
     ] {
         let table = flag_table(command);

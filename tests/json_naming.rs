@@ -502,3 +502,21 @@ async fn bench_reports_follow_the_naming_rule() {
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_document("bench --from-file -o json", &doc, 2);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn conform_reports_follow_the_naming_rule() {
+    admin().await;
+    let out = tokio::task::spawn_blocking(|| {
+        let mut cmd = informer();
+        cmd.args(["conform", "configmaps", "-o", "json"]);
+        run_with_limit(cmd, Duration::from_secs(180))
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not one document ({e}): {}", out.stdout));
+    assert_document("conform -o json", &doc, 1);
+    assert_eq!(doc["checks"].as_array().unwrap().len(), 11, "{doc}");
+    assert!(doc["checks"][5]["waitedSeconds"].is_f64(), "{doc}");
+}

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod complete;
 pub mod completion;
+pub mod conform;
 pub mod diff;
 pub mod tail;
 

@@ -40,7 +40,7 @@ pub struct ListWatch {
 }
 
 /// Accept headers for metadata-only LIST and WATCH (server-side conversion to meta.k8s.io/v1).
-const ACCEPT_METADATA_LIST: &str =
+pub const ACCEPT_METADATA_LIST: &str =
     "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 const ACCEPT_METADATA: &str =
     "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";

@@ -5,6 +5,7 @@
 //! to color or show progress.
 
 pub mod bench;
+pub mod conform;
 pub mod diff;
 pub mod export;
 pub mod file;

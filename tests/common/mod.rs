@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod bench;
+pub mod bending;
 pub mod controllers;
 pub mod crd;
 pub mod fake;

@@ -1,0 +1,293 @@
+//! `conform`: the watch-contract checks on one resource, each PASS, FAIL or SKIP, then a summary.
+//! Exit 0 every check that ran passed, 1 a check failed, 2 error, 130 interrupted.
+
+use super::{parse_duration, resolve_target, GlobalConfig};
+use crate::bench::scratch;
+use crate::bench::template::Template;
+use crate::cli::{ConformArgs, ReportFormat};
+use crate::conform::{
+    self, CheckResult, Evidence, Limits, Report, Status, Subject, Writer, CHECKS,
+};
+use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
+use crate::informer::listwatch::{ListOptions, ListWatch};
+use crate::output::{conform as print, tolerate_closed_pipe};
+use std::io::Write;
+
+/// How many objects conform creates before the checks (check 2 pages through them).
+const OBJECTS: usize = 3;
+
+/// `conform`'s arguments, validated.
+#[derive(Debug, Clone)]
+pub struct ConformConfig {
+    pub resource: String,
+    pub read_only: bool,
+    pub template: Option<Template>,
+    pub limits: Limits,
+    pub output: ReportFormat,
+}
+
+impl ConformConfig {
+    pub fn from_args(args: &ConformArgs, global: &GlobalConfig) -> Result<Self> {
+        if !args.read_only {
+            if let Some(ns) = &global.namespace {
+                return Err(Error::Usage(format!(
+                    "-n {ns} without --read-only: conform writes only in a scratch namespace it \
+                     creates and deletes; to check namespace {ns} without writing, add \
+                     --read-only"
+                )));
+            }
+            if global.all_namespaces {
+                return Err(Error::Usage(
+                    "-A without --read-only: conform writes only in a scratch namespace it \
+                     creates and deletes; add --read-only to check all namespaces without \
+                     writing"
+                        .into(),
+                ));
+            }
+        }
+        let template = match &args.template {
+            Some(path) => Some(Template::load(path).map_err(Error::Usage)?),
+            None => None,
+        };
+        let limits = Limits {
+            initial_events: parse_duration(
+                &args.initial_events_timeout,
+                "--initial-events-timeout",
+            )?,
+            delivery: parse_duration(&args.delivery_limit, "--delivery-limit")?,
+        };
+        for (value, flag) in [
+            (limits.initial_events, "--initial-events-timeout"),
+            (limits.delivery, "--delivery-limit"),
+        ] {
+            if value.is_zero() {
+                return Err(Error::Usage(format!(
+                    "{flag} 0: a check cannot wait for nothing; give a duration, e.g. 10s"
+                )));
+            }
+        }
+        Ok(ConformConfig {
+            resource: args.resource.clone(),
+            read_only: args.read_only,
+            template,
+            limits,
+            output: args.output,
+        })
+    }
+}
+
+/// Runs `conform` and returns the exit code.
+pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
+    let _ = futures::FutureExt::now_or_never(&mut interrupt);
+    let target = tokio::select! {
+        t = resolve_target(global, &config.resource, &["list", "watch"]) => t?,
+        _ = &mut interrupt => return Ok(EXIT_INTERRUPTED),
+    };
+    let resource = target.resource.clone();
+    let template = match (&config.template, config.read_only) {
+        (_, true) => None,
+        (Some(t), false)
+            if t.api_version() != resource.api_version() || t.kind() != resource.kind =>
+        {
+            return Err(Error::Usage(format!(
+                "--template is a {} {} and conform checks {} ({} {}): give a manifest of the \
+                 resource checked",
+                t.api_version(),
+                t.kind(),
+                resource.qualified_name(),
+                resource.api_version(),
+                resource.kind
+            )))
+        }
+        (Some(t), false) => Some(t.clone()),
+        (None, false) if resource.group.is_empty() && resource.plural == "configmaps" => {
+            Some(conform::default_template())
+        }
+        (None, false) => {
+            return Err(Error::Usage(format!(
+                "conform writes {} only with --template FILE (a manifest of one of its objects); \
+                 without one it writes ConfigMaps; to check without writing add --read-only",
+                resource.qualified_name()
+            )))
+        }
+    };
+    if template.is_some() && !resource.namespaced {
+        return Err(Error::Usage(format!(
+            "{} is cluster-scoped: conform writes only in a scratch namespace of its own; check \
+             it with --read-only",
+            resource.qualified_name()
+        )));
+    }
+    if template.is_some()
+        && !["create", "patch", "delete"]
+            .iter()
+            .all(|v| resource.supports(v))
+    {
+        return Err(Error::Usage(format!(
+            "{} cannot be created, patched and deleted (its verbs: {}): check it with \
+             --read-only",
+            resource.qualified_name(),
+            resource.verbs.join(", ")
+        )));
+    }
+    let notice = |line: String| eprintln!("conform: {line}");
+    let mut out = std::io::stdout().lock();
+    let run = Run {
+        cluster: &target.cluster,
+        resource: &resource,
+        template,
+        limits: config.limits,
+        text: config.output == ReportFormat::Text,
+        all_evidence: global.verbose > 0,
+    };
+    let outcome = if run.template.is_some() {
+        let out = &mut out;
+        scratch::around(
+            &target.cluster,
+            ("conform", "the checks' writes"),
+            &mut interrupt,
+            &notice,
+            move |ns| run.checks(Some(ns), out),
+        )
+        .await?
+    } else {
+        tokio::select! {
+            r = run.checks(target.namespace.clone(), &mut out) => Some(r),
+            _ = &mut interrupt => None,
+        }
+    };
+    let Some(report) = outcome else {
+        return Ok(EXIT_INTERRUPTED);
+    };
+    let report = report?;
+    let written = match config.output {
+        ReportFormat::Text => print::write_summary(&mut out, &report),
+        ReportFormat::Json => serde_json::to_writer_pretty(&mut out, &report)
+            .map_err(std::io::Error::from)
+            .and_then(|_| writeln!(out)),
+    };
+    tolerate_closed_pipe(written.and_then(|_| out.flush())).map_err(Error::Output)?;
+    Ok(if report.failed > 0 {
+        EXIT_FINDING
+    } else {
+        EXIT_OK
+    })
+}
+
+/// One run of the checks in one namespace (`None`: all, or cluster-scoped).
+struct Run<'a> {
+    cluster: &'a crate::cluster::Cluster,
+    resource: &'a crate::cluster::ApiResource,
+    /// What conform creates its objects from; `None` with --read-only.
+    template: Option<Template>,
+    limits: Limits,
+    text: bool,
+    all_evidence: bool,
+}
+
+impl Run<'_> {
+    async fn checks(self, namespace: Option<String>, out: &mut impl Write) -> Result<Report> {
+        let lw = ListWatch {
+            cluster: self.cluster.clone(),
+            resource: self.resource.clone(),
+            namespace: namespace.clone(),
+            label_selector: None,
+            field_selector: None,
+            metadata_only: false,
+        };
+        // A resource that cannot even be listed is an error, not eleven SKIPs.
+        lw.list_page(&ListOptions {
+            limit: Some(1),
+            ..ListOptions::default()
+        })
+        .await?;
+        let writer = match (self.template, &namespace) {
+            (Some(template), Some(ns)) => {
+                let mut writer = Writer::new(
+                    self.cluster.clone(),
+                    self.resource.clone(),
+                    ns.clone(),
+                    template,
+                );
+                let mut ev = Evidence::default();
+                for i in 1..=OBJECTS {
+                    writer
+                        .create(&mut ev, &format!("conform-{i}"))
+                        .await
+                        .map_err(|why| {
+                            Error::Watch(format!(
+                                "cannot create the objects the checks need: {}",
+                                why.into_text()
+                            ))
+                        })?;
+                }
+                Some(writer)
+            }
+            _ => None,
+        };
+        let scratch = writer.is_some();
+        let mut subject = Subject {
+            lw,
+            writer,
+            limits: self.limits,
+        };
+        if self.text {
+            print::write_header(
+                out,
+                self.cluster,
+                self.resource,
+                namespace.as_deref(),
+                scratch,
+            )
+            .map_err(Error::Output)?;
+        }
+        let mut written = Ok(());
+        let checks = conform::run(&mut subject, |result: &CheckResult| {
+            if self.text && written.is_ok() {
+                written =
+                    print::write_check(out, result, self.all_evidence).and_then(|_| out.flush());
+            }
+        })
+        .await;
+        tolerate_closed_pipe(written).map_err(Error::Output)?;
+        Ok(report(
+            self.cluster,
+            &subject.lw,
+            namespace,
+            scratch,
+            !scratch,
+            checks,
+        ))
+    }
+}
+
+fn report(
+    cluster: &crate::cluster::Cluster,
+    lw: &ListWatch,
+    namespace: Option<String>,
+    scratch_namespace: bool,
+    read_only: bool,
+    checks: Vec<CheckResult>,
+) -> Report {
+    let mut report = Report {
+        schema_version: conform::SCHEMA_VERSION,
+        resource: lw.resource.qualified_name(),
+        api_version: lw.resource.api_version(),
+        server: cluster.server.clone(),
+        context: cluster.context.clone(),
+        namespace,
+        scratch_namespace,
+        read_only,
+        checks,
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+    };
+    report.passed = report.count(Status::Pass);
+    report.failed = report.count(Status::Fail);
+    report.skipped = report.count(Status::Skip);
+    debug_assert_eq!(report.checks.len(), CHECKS.len());
+    report
+}

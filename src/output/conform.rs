@@ -1,0 +1,61 @@
+//! conform's text output: a header, a line per check as it ends (FAIL with its evidence below
+//! it, every check's with `-v`), and the summary.
+
+use crate::cluster::{ApiResource, Cluster};
+use crate::conform::{CheckResult, Report, Status};
+use std::io::{self, Write};
+
+/// `conform configmaps (v1) on https://...: context "admin", namespace "x" (scratch)`.
+pub fn write_header(
+    out: &mut impl Write,
+    cluster: &Cluster,
+    resource: &ApiResource,
+    namespace: Option<&str>,
+    scratch: bool,
+) -> io::Result<()> {
+    let scope = match (namespace, scratch) {
+        (Some(ns), true) => format!("scratch namespace {ns}"),
+        (Some(ns), false) => format!("namespace {ns}, read-only"),
+        (None, _) => "all namespaces, read-only".to_string(),
+    };
+    writeln!(
+        out,
+        "conform {} ({}) at {}, context \"{}\", {scope}",
+        resource.qualified_name(),
+        resource.api_version(),
+        cluster.server,
+        cluster.context
+    )
+}
+
+/// ` 7  FAIL  watch-list        the server accepted ...`, then its evidence when it failed or
+/// `all_evidence`.
+pub fn write_check(
+    out: &mut impl Write,
+    check: &CheckResult,
+    all_evidence: bool,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:>2}  {}  {:<16}  {}",
+        check.number,
+        check.status.as_str(),
+        check.name,
+        check.detail
+    )?;
+    if check.status == Status::Fail || all_evidence {
+        for line in &check.evidence {
+            writeln!(out, "{:28}> {line}", "")?;
+        }
+    }
+    Ok(())
+}
+
+/// `10 passed, 1 failed, 0 skipped`.
+pub fn write_summary(out: &mut impl Write, report: &Report) -> io::Result<()> {
+    writeln!(
+        out,
+        "{} passed, {} failed, {} skipped",
+        report.passed, report.failed, report.skipped
+    )
+}

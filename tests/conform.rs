@@ -1,0 +1,446 @@
+//! `conform` against the real control plane: every check on configmaps, a CRD, pods and
+//! podtemplates (served from etcd, so a compacted RV answers 410); the API server without
+//! watch-list; read-only as a user with few rights; and through the bending proxy, whose every
+//! bend fails exactly the checks it breaks.
+
+mod common;
+
+use common::bench::assert_scratch_removed_of;
+use common::bending::{Bend, BendingProxy};
+use common::controllers::require_controllers;
+use common::*;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Conform's longest run: a proxy that holds every event back 10 s makes several checks wait.
+const LIMIT: Duration = Duration::from_secs(300);
+
+fn conform(args: &[&str], kubeconfig: Option<&std::path::Path>) -> Output {
+    let mut cmd = informer();
+    cmd.arg("conform").args(args);
+    if let Some(path) = kubeconfig {
+        cmd.env("KUBECONFIG", path);
+    }
+    run_with_limit(cmd, LIMIT)
+}
+
+/// Each check's status by name, from a `-o json` report (which must have all eleven, in order).
+fn statuses(out: &Output) -> BTreeMap<String, String> {
+    let report: serde_json::Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}):\n{}\n{}", out.stdout, out.stderr));
+    assert_eq!(report["schemaVersion"], 1);
+    let checks = report["checks"].as_array().expect("checks");
+    let numbers: Vec<u64> = checks
+        .iter()
+        .map(|c| c["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, (1..=11).collect::<Vec<u64>>(), "{}", out.stdout);
+    for c in checks {
+        assert!(
+            !c["detail"].as_str().unwrap().is_empty(),
+            "a check without a detail: {c}"
+        );
+        if c["status"] == "fail" {
+            assert!(
+                !c["evidence"].as_array().unwrap().is_empty(),
+                "a FAIL without evidence: {c}"
+            );
+        }
+    }
+    let count = |status: &str| checks.iter().filter(|c| c["status"] == status).count();
+    assert_eq!(report["passed"], count("pass"));
+    assert_eq!(report["failed"], count("fail"));
+    assert_eq!(report["skipped"], count("skip"));
+    checks
+        .iter()
+        .map(|c| {
+            let status = c["status"].as_str().unwrap().to_string();
+            (c["name"].as_str().unwrap().to_string(), status)
+        })
+        .collect()
+}
+
+fn detail(out: &Output, name: &str) -> String {
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .map(|c| c["detail"].as_str().unwrap().to_string())
+        .unwrap()
+}
+
+/// The checks with `status`.
+fn with(statuses: &BTreeMap<String, String>, status: &str) -> Vec<String> {
+    statuses
+        .iter()
+        .filter(|(_, s)| *s == status)
+        .map(|(n, _)| n.clone())
+        .collect()
+}
+
+/// Asserts every check passed, but watch-expired, which passes only where RV 1 is out of the
+/// server's history: a resource in the watch cache keeps its whole history until the cache
+/// drops an event, and then conform says it could not find an old enough RV.
+fn assert_all_pass(out: &Output) {
+    let statuses = statuses(out);
+    let not_passed: Vec<String> = statuses
+        .iter()
+        .filter(|(name, s)| *s != "pass" && !(name.as_str() == "watch-expired" && *s == "skip"))
+        .map(|(n, s)| format!("{n} {s}"))
+        .collect();
+    assert!(not_passed.is_empty(), "{not_passed:?}\n{}", out.stdout);
+    if statuses["watch-expired"] == "skip" {
+        assert!(
+            detail(out, "watch-expired").contains("still in the server's history"),
+            "{}",
+            out.stdout
+        );
+    }
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn every_check_passes_on_configmaps_in_a_scratch_namespace_it_removes() {
+    admin().await;
+    let out = conform(&["configmaps", "-o", "json"], None);
+    assert_all_pass(&out);
+    assert_scratch_removed_of("conform", &out.stderr).await;
+}
+
+#[tokio::test]
+async fn text_output_has_a_line_per_check_and_a_summary() {
+    admin().await;
+    let out = conform(&["cm"], None);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("conform configmaps (v1) at "),
+        "{}",
+        out.stdout
+    );
+    assert!(lines[0].contains("scratch namespace kubectl-informer-conform-"));
+    for (i, check) in ["list-consistent", "watch-metadata"].iter().enumerate() {
+        let number = if i == 0 { " 1" } else { "11" };
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("{number}  PASS  {check} "))),
+            "{}",
+            out.stdout
+        );
+    }
+    let summary = lines.last().unwrap();
+    assert!(
+        summary.ends_with("skipped") && summary.contains("0 failed"),
+        "{summary}"
+    );
+    assert_scratch_removed_of("conform", &out.stderr).await;
+}
+
+#[tokio::test]
+async fn a_crd_passes_with_objects_made_from_its_template() {
+    let client = admin().await;
+    let group = format!("{}.conform.example.com", unique("g"));
+    let crd = common::crd::create(&client, &group, "gadgets", "Gadget", "gdg").await;
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("gadget.yaml");
+    std::fs::write(
+        &template,
+        format!(
+            "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: ignored\nspec:\n  size: 3\n"
+        ),
+    )
+    .unwrap();
+    let out = conform(
+        &[&crd, "--template", template.to_str().unwrap(), "-o", "json"],
+        None,
+    );
+    assert_all_pass(&out);
+    common::crd::delete(&client, &crd).await;
+}
+
+#[tokio::test]
+async fn pods_pass_on_the_cluster_with_controllers() {
+    require_controllers();
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("pod.yaml");
+    std::fs::write(
+        &template,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: app\n    image: registry.example/app:1\n",
+    )
+    .unwrap();
+    let out = conform(
+        &[
+            "pods",
+            "--template",
+            template.to_str().unwrap(),
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    assert_all_pass(&out);
+    assert_scratch_removed_of("conform", &out.stderr).await;
+}
+
+#[tokio::test]
+async fn podtemplates_served_from_etcd_answer_410_for_a_compacted_rv_and_send_no_bookmarks() {
+    // The test API server keeps no watch cache of podtemplates and compacts etcd every 10 s:
+    // RV 1 is long gone, and a watch served by etcd itself carries no BOOKMARKs.
+    admin().await;
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("podtemplate.json");
+    std::fs::write(
+        &template,
+        r#"{"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"x"},"template":{"spec":{"containers":[{"name":"app","image":"registry.example/app:1"}]}}}"#,
+    )
+    .unwrap();
+    let out = conform(
+        &[
+            "podtemplates",
+            "--template",
+            template.to_str().unwrap(),
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    let statuses = statuses(&out);
+    assert_eq!(
+        with(&statuses, "fail"),
+        ["watch-bookmarks"],
+        "{}",
+        out.stdout
+    );
+    assert_eq!(with(&statuses, "pass").len(), 10, "{}", out.stdout);
+    assert!(
+        detail(&out, "watch-expired").contains("410"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        detail(&out, "watch-bookmarks").contains("no BOOKMARK before the watch ended"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(out.code, Some(1));
+    assert_scratch_removed_of("conform", &out.stderr).await;
+}
+
+#[tokio::test]
+async fn an_api_server_without_watch_list_has_it_not_supported_and_passes_the_rest() {
+    // The v1.29 API server of the test control plane runs with its WatchList gate off (alpha).
+    admin_at(&old_kubeconfig_path()).await;
+    let out = conform(&["configmaps", "-o", "json"], Some(&old_kubeconfig_path()));
+    let statuses = statuses(&out);
+    assert_eq!(statuses["watch-list"], "skip", "{}", out.stdout);
+    let why = detail(&out, "watch-list");
+    assert!(why.starts_with("not supported: "), "{why}");
+    assert!(
+        why.contains("client-go falls back to LIST + WATCH"),
+        "{why}"
+    );
+    assert!(why.contains("sendInitialEvents"), "{why}");
+    let others: Vec<String> = statuses
+        .iter()
+        .filter(|(name, s)| {
+            *s != "pass" && !matches!(name.as_str(), "watch-list" | "watch-expired")
+        })
+        .map(|(n, s)| format!("{n} {s}"))
+        .collect();
+    assert!(others.is_empty(), "{others:?}\n{}", out.stdout);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}
+
+/// Runs conform on configmaps through a proxy that bends the answers as `bend` says, and
+/// asserts that exactly the `failing` checks FAIL (exit 1), each with its evidence.
+fn assert_bend_fails(bend: Bend, extra: &[&str], failing: &[&str]) -> Output {
+    let proxy = BendingProxy::start(bend);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = proxy.kubeconfig(dir.path());
+    let mut args = vec!["configmaps", "-o", "json"];
+    args.extend_from_slice(extra);
+    let out = conform(&args, Some(&kubeconfig));
+    let statuses = statuses(&out);
+    assert_eq!(with(&statuses, "fail"), failing, "{}", out.stdout);
+    let others: Vec<String> = statuses
+        .iter()
+        .filter(|(name, s)| {
+            !failing.contains(&name.as_str()) && *s != "pass" && name.as_str() != "watch-expired"
+        })
+        .map(|(n, s)| format!("{n} {s}"))
+        .collect();
+    assert!(others.is_empty(), "{others:?}\n{}", out.stdout);
+    assert_eq!(out.code, Some(1), "{}", out.stderr);
+    out
+}
+
+#[tokio::test]
+async fn a_proxy_that_drops_the_initial_events_end_bookmark_fails_watch_list_only() {
+    admin().await;
+    let out = assert_bend_fails(Bend::StripInitialEventsEnd, &[], &["watch-list"]);
+    let why = detail(&out, "watch-list");
+    assert!(
+        why.contains("no k8s.io/initial-events-end BOOKMARK"),
+        "{why}"
+    );
+    assert!(why.contains("never syncs"), "{why}");
+}
+
+#[tokio::test]
+async fn a_proxy_that_drops_every_bookmark_fails_bookmarks_and_watch_list() {
+    admin().await;
+    let out = assert_bend_fails(
+        Bend::StripBookmarks,
+        &[],
+        &["watch-bookmarks", "watch-list"],
+    );
+    let why = detail(&out, "watch-bookmarks");
+    assert!(why.contains("no BOOKMARK before the watch ended"), "{why}");
+}
+
+#[tokio::test]
+async fn a_proxy_that_holds_the_stream_back_10s_fails_watch_unbuffered() {
+    admin().await;
+    // The initial events come 10 s late too: a longer --initial-events-timeout tells that
+    // apart from a watch-list that never ends.
+    let out = assert_bend_fails(
+        Bend::Delay(Duration::from_secs(10)),
+        &["--initial-events-timeout", "40s"],
+        &["watch-unbuffered"],
+    );
+    let why = detail(&out, "watch-unbuffered");
+    assert!(why.contains("buffers the watch stream"), "{why}");
+}
+
+#[tokio::test]
+async fn a_proxy_that_answers_lists_with_an_old_rv_fails_the_list_rv_checks() {
+    admin().await;
+    let out = assert_bend_fails(
+        Bend::StaleListRv,
+        &[],
+        &["list-consistent", "list-exact-rv"],
+    );
+    let why = detail(&out, "list-consistent");
+    assert!(
+        why.contains("older than the write made just before it"),
+        "{why}"
+    );
+}
+
+#[tokio::test]
+async fn read_only_as_a_user_who_may_only_list_skips_with_the_403_and_cannot_list_is_exit_2() {
+    let ns = TestNamespace::new("conform-ro").await;
+    ns.grant_nobody("list-cm", &["configmaps"], &["list"]).await;
+    for name in ["a", "b", "c"] {
+        ns.create_configmap(name, &[]).await;
+    }
+    // RBAC's caches may take a moment to apply the grant.
+    let mut out = conform(
+        &[
+            "cm",
+            "-n",
+            &ns.name,
+            "--read-only",
+            "--context",
+            "nobody",
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while out.code == Some(2) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        out = conform(
+            &[
+                "cm",
+                "-n",
+                &ns.name,
+                "--read-only",
+                "--context",
+                "nobody",
+                "-o",
+                "json",
+            ],
+            None,
+        );
+    }
+    let statuses = statuses(&out);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    // Listing is all it may do: the LIST checks pass, every WATCH is refused.
+    assert_eq!(
+        with(&statuses, "pass"),
+        ["list-exact-rv", "list-pagination"],
+        "{}",
+        out.stdout
+    );
+    for name in [
+        "watch-bookmarks",
+        "watch-expired",
+        "watch-list",
+        "watch-metadata",
+        "watch-rv-order",
+        "watch-timeout",
+    ] {
+        let why = detail(&out, name);
+        assert!(
+            why.contains("403") || why.contains("forbidden"),
+            "{name}: {why}"
+        );
+    }
+    for name in ["list-consistent", "watch-from-list", "watch-unbuffered"] {
+        assert_eq!(
+            detail(&out, name),
+            "needs a write, and --read-only writes nothing"
+        );
+    }
+    // Nothing was created: the namespace holds the three ConfigMaps only.
+    assert_eq!(ns.configmap_versions().await.len(), 3);
+    let out = conform(
+        &[
+            "secrets",
+            "-n",
+            &ns.name,
+            "--read-only",
+            "--context",
+            "nobody",
+        ],
+        None,
+    );
+    assert_one_line_error(&out, &["cannot list secrets", "forbidden"]);
+}
+
+#[tokio::test]
+async fn what_conform_cannot_write_is_refused_in_one_line() {
+    admin().await;
+    let dir = tempfile::tempdir().unwrap();
+    let cm = dir.path().join("cm.yaml");
+    std::fs::write(
+        &cm,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    )
+    .unwrap();
+    for (args, needles) in [
+        (&["pods"][..], &["--template FILE", "--read-only"][..]),
+        (
+            &["cm", "-n", "default"],
+            &["-n default without --read-only", "scratch namespace"],
+        ),
+        (&["cm", "-A"], &["-A without --read-only"]),
+        (
+            &["pods", "--template", cm.to_str().unwrap()],
+            &["--template is a v1 ConfigMap", "pods"],
+        ),
+        (
+            &["namespaces", "--template", cm.to_str().unwrap()],
+            &["--template is a v1 ConfigMap"],
+        ),
+        (&["cm", "--delivery-limit", "0"], &["--delivery-limit 0"]),
+    ] {
+        let out = conform(args, None);
+        assert_one_line_error(&out, needles);
+    }
+}

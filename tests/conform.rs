@@ -444,3 +444,81 @@ async fn what_conform_cannot_write_is_refused_in_one_line() {
         assert_one_line_error(&out, needles);
     }
 }
+
+#[tokio::test]
+async fn tail_and_diff_behind_a_proxy_that_drops_the_end_bookmark_fall_back_instead_of_hanging() {
+    // Issue 17's "the informer itself does not hang there": client-go's informer never syncs
+    // behind this proxy; tail and diff say why and fall back to a LIST.
+    let ns = TestNamespace::new("conform-hang").await;
+    for name in ["a", "b"] {
+        ns.create_configmap(name, &[]).await;
+    }
+    let proxy = BendingProxy::start(Bend::StripInitialEventsEnd);
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = proxy.kubeconfig(dir.path());
+    let kc = kubeconfig.to_str().unwrap();
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--initial",
+        "watch-list",
+        "--initial-events-timeout",
+        "2s",
+        "-o",
+        "json",
+        "--kubeconfig",
+        kc,
+    ]);
+    let fallback = tail.wait_for_notice("fallback");
+    let reason = fallback["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("no k8s.io/initial-events-end bookmark within 2s"),
+        "{fallback}"
+    );
+    let listed = tail.wait_for_notice("list-complete");
+    assert_eq!(listed["relist"], true, "{listed}");
+    // From then on a plain watch: a write shows.
+    ns.create_configmap("c", &[]).await;
+    tail.wait_for("the ADDED of c", Duration::from_secs(30), |l| {
+        l.contains("\"type\":\"ADDED\"")
+            && l.contains("\"name\":\"c\"")
+            && l.contains("\"origin\":\"watch\"")
+    });
+    let initial: Vec<String> = parse_json_lines(&tail.seen)
+        .into_iter()
+        .filter(|l| l["type"] == "ADDED" && l["origin"] == "initial")
+        .map(|l| l["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        initial.contains(&"a".to_string()) && initial.contains(&"b".to_string()),
+        "{initial:?}"
+    );
+    tail.close_stdout();
+    let out = conform_diff(&ns.name, kc);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("k8s.io/initial-events-end"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// diff with a watch-list behind `kubeconfig`, within conform's limit.
+fn conform_diff(namespace: &str, kubeconfig: &str) -> Output {
+    let mut cmd = informer();
+    cmd.args([
+        "diff",
+        "cm",
+        "-n",
+        namespace,
+        "--initial",
+        "watch-list",
+        "--initial-events-timeout",
+        "2s",
+        "--kubeconfig",
+        kubeconfig,
+    ]);
+    run_with_limit(cmd, LIMIT)
+}

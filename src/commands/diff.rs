@@ -239,6 +239,9 @@ async fn run_informer(
         },
     );
     let mut running = informer.run();
+    // Before the sync: a watch-list that fell back to a LIST (a proxy dropping its end
+    // bookmark) is said then.
+    let troubles = print_watch_troubles(&running);
     let interrupt = tokio::signal::ctrl_c();
     tokio::pin!(interrupt);
     let ends = config.run_for.map(|t| tokio::time::Instant::now() + t);
@@ -276,10 +279,11 @@ async fn run_informer(
             Err(e) => return Err(why_stopped(running, e).await),
         };
         let _ = running.stop().await;
+        // The informer's observers are gone with it: what the printer has left, it prints now.
+        let _ = troubles.await;
         return Ok(Outcome::Report(Box::new(report)));
     };
     let mut watchdog = Watchdog::default();
-    let troubles = print_watch_troubles(&running);
     let code = loop {
         // An informer whose watch failed for good holds a cache that no longer moves: comparing
         // it again would report whatever it last showed, so say why it stopped instead.
@@ -331,9 +335,9 @@ async fn run_informer(
     Ok(Outcome::Code(code))
 }
 
-/// Prints on stderr, as `diff: ...` lines, what goes wrong with the watchdog's informer (a watch
-/// lost or refused, a 410 and its relist) and its recovery, in tail's words; the routine re-opens
-/// of a watch the server ended stay quiet.
+/// Prints on stderr, as `diff: ...` lines, what goes wrong with the informer (a watch lost or
+/// refused, a 410 and its relist, a watch-list that fell back to a LIST) and its recovery, in
+/// tail's words; the routine re-opens of a watch the server ended stay quiet.
 fn print_watch_troubles(running: &RunningInformer) -> tokio::task::JoinHandle<()> {
     let mut events = running.observe();
     tokio::spawn(async move {
@@ -344,6 +348,7 @@ fn print_watch_troubles(running: &RunningInformer) -> tokio::task::JoinHandle<()
                 ReflectorEvent::WatchFailed { .. }
                 | ReflectorEvent::ListFailed { .. }
                 | ReflectorEvent::Expired { .. }
+                | ReflectorEvent::Fallback { .. }
                 | ReflectorEvent::ListRestarted { .. } => true,
                 // Back: said once after a trouble.
                 ReflectorEvent::WatchOpened { .. } | ReflectorEvent::ListComplete { .. } => {

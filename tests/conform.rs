@@ -255,8 +255,9 @@ async fn an_api_server_without_watch_list_has_it_not_supported_and_passes_the_re
 }
 
 /// Runs conform on configmaps through a proxy that bends the answers as `bend` says, and
-/// asserts that exactly the `failing` checks FAIL (exit 1), each with its evidence.
-fn assert_bend_fails(bend: Bend, extra: &[&str], failing: &[&str]) -> Output {
+/// asserts that exactly the `failing` checks FAIL (exit 1), each with its evidence and a detail
+/// that says what it saw (the needle paired with its name).
+fn assert_bend_fails(bend: Bend, extra: &[&str], failing: &[(&str, &str)]) {
     let proxy = BendingProxy::start(bend);
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = proxy.kubeconfig(dir.path());
@@ -264,41 +265,41 @@ fn assert_bend_fails(bend: Bend, extra: &[&str], failing: &[&str]) -> Output {
     args.extend_from_slice(extra);
     let out = conform(&args, Some(&kubeconfig));
     let statuses = statuses(&out);
-    assert_eq!(with(&statuses, "fail"), failing, "{}", out.stdout);
+    let names: Vec<&str> = failing.iter().map(|(name, _)| *name).collect();
+    assert_eq!(with(&statuses, "fail"), names, "{}", out.stdout);
+    for (name, needle) in failing {
+        let why = detail(&out, name);
+        assert!(why.contains(needle), "{name}: {why}");
+    }
     let others: Vec<String> = statuses
         .iter()
         .filter(|(name, s)| {
-            !failing.contains(&name.as_str()) && *s != "pass" && name.as_str() != "watch-expired"
+            !names.contains(&name.as_str()) && *s != "pass" && name.as_str() != "watch-expired"
         })
         .map(|(n, s)| format!("{n} {s}"))
         .collect();
     assert!(others.is_empty(), "{others:?}\n{}", out.stdout);
     assert_eq!(out.code, Some(1), "{}", out.stderr);
-    out
 }
 
 #[tokio::test]
 async fn a_proxy_that_drops_the_initial_events_end_bookmark_fails_watch_list_only() {
     admin().await;
-    let out = assert_bend_fails(Bend::StripInitialEventsEnd, &[], &["watch-list"]);
-    let why = detail(&out, "watch-list");
-    assert!(
-        why.contains("no k8s.io/initial-events-end BOOKMARK"),
-        "{why}"
-    );
-    assert!(why.contains("never syncs"), "{why}");
+    let never = "no k8s.io/initial-events-end BOOKMARK: client-go's informer never syncs";
+    assert_bend_fails(Bend::StripInitialEventsEnd, &[], &[("watch-list", never)]);
 }
 
 #[tokio::test]
 async fn a_proxy_that_drops_every_bookmark_fails_bookmarks_and_watch_list() {
     admin().await;
-    let out = assert_bend_fails(
+    assert_bend_fails(
         Bend::StripBookmarks,
         &[],
-        &["watch-bookmarks", "watch-list"],
+        &[
+            ("watch-bookmarks", "no BOOKMARK before the watch ended"),
+            ("watch-list", "no k8s.io/initial-events-end BOOKMARK"),
+        ],
     );
-    let why = detail(&out, "watch-bookmarks");
-    assert!(why.contains("no BOOKMARK before the watch ended"), "{why}");
 }
 
 #[tokio::test]
@@ -306,27 +307,26 @@ async fn a_proxy_that_holds_the_stream_back_10s_fails_watch_unbuffered() {
     admin().await;
     // The initial events come 10 s late too: a longer --initial-events-timeout tells that
     // apart from a watch-list that never ends.
-    let out = assert_bend_fails(
+    assert_bend_fails(
         Bend::Delay(Duration::from_secs(10)),
         &["--initial-events-timeout", "40s"],
-        &["watch-unbuffered"],
+        &[("watch-unbuffered", "buffers the watch stream")],
     );
-    let why = detail(&out, "watch-unbuffered");
-    assert!(why.contains("buffers the watch stream"), "{why}");
 }
 
 #[tokio::test]
 async fn a_proxy_that_answers_lists_with_an_old_rv_fails_the_list_rv_checks() {
     admin().await;
-    let out = assert_bend_fails(
+    assert_bend_fails(
         Bend::StaleListRv,
         &[],
-        &["list-consistent", "list-exact-rv"],
-    );
-    let why = detail(&out, "list-consistent");
-    assert!(
-        why.contains("older than the write made just before it"),
-        "{why}"
+        &[
+            (
+                "list-consistent",
+                "older than the write made just before it",
+            ),
+            ("list-exact-rv", "is not the state at RV"),
+        ],
     );
 }
 

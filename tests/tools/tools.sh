@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The validators the test suite runs on the project's release files, each built from its Go
+# module into target/tools/bin (cached there with a stamp, rebuilt when its version changes):
+#
+#   actionlint              github.com/rhysd/actionlint: the release workflow and the README's
+#                           CI example (tests/release.rs)
+#   validate-krew-manifest  sigs.k8s.io/krew: the plugin manifest, as krew-index's CI runs it,
+#   krew                    installing each platform's archive with `kubectl krew install`
+#   kubectl                 k8s.io/kubectl at the control plane's minor (tests/tools/kubectl),
+#                           which krew's validator runs
+#
+#   tests/tools/tools.sh build   build what is missing or stale (a cold build takes ~3 minutes)
+#   tests/tools/tools.sh bin     print the directory the tools are in
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin="$root/target/tools/bin"
+
+actionlint_version=v1.7.12
+# The newest krew the Go module proxy serves here; validate-krew-manifest's rules are the same in
+# v0.4.5, the version krew-index's CI pins.
+krew_version=v0.4.3
+
+log() { printf 'tools: %s\n' "$*" >&2; }
+die() { printf 'tools: error: %s\n' "$*" >&2; exit 2; }
+
+# `fresh NAME STAMP`: whether NAME was built from exactly STAMP.
+fresh() { [[ -x "$bin/$1" && -f "$bin/$1.stamp" && "$(cat "$bin/$1.stamp")" == "$2" ]]; }
+
+# `install NAME STAMP PACKAGE@VERSION`: go install into $bin, stamped.
+install() {
+  local name=$1 want=$2 pkg=$3
+  fresh "$name" "$want" && return 0
+  log "building $name from $pkg"
+  GOBIN="$bin" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w" "$pkg"
+  printf '%s\n' "$want" > "$bin/$name.stamp"
+}
+
+build() {
+  command -v go >/dev/null || die "go is not on PATH; install Go 1.26 or newer"
+  mkdir -p "$bin"
+  local gov; gov=$(go version)
+  install actionlint "$actionlint_version $gov" "github.com/rhysd/actionlint/cmd/actionlint@$actionlint_version"
+  install krew "$krew_version $gov" "sigs.k8s.io/krew/cmd/krew@$krew_version"
+  # kubectl runs krew as its plugin kubectl-krew.
+  ln -sf krew "$bin/kubectl-krew"
+  install validate-krew-manifest "$krew_version $gov" "sigs.k8s.io/krew/cmd/validate-krew-manifest@$krew_version"
+  # kubectl's main lives in k8s.io/kubernetes, which `go install` refuses (replace directives):
+  # a wrapper module builds it from k8s.io/kubectl.
+  local want; want="$(cat "$here/kubectl/go.mod" "$here/kubectl/go.sum" "$here/kubectl/main.go" | sha256sum | cut -d' ' -f1) $gov"
+  if ! fresh kubectl "$want"; then
+    log "building kubectl from tests/tools/kubectl (k8s.io/kubectl)"
+    local version ldflags="-s -w"
+    version=$(cd "$here/kubectl" && go list -m -f '{{.Version}}' k8s.io/kubectl)
+    version="v1.${version#v0.}"
+    for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
+      ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$(cut -d. -f2 <<<"$version")"
+    done
+    (cd "$here/kubectl" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$bin/kubectl.new" .)
+    mv "$bin/kubectl.new" "$bin/kubectl"
+    printf '%s\n' "$want" > "$bin/kubectl.stamp"
+  fi
+}
+
+case "${1:-}" in
+  build) build ;;
+  bin) printf '%s\n' "$bin" ;;
+  *) die "usage: tests/tools/tools.sh build|bin" ;;
+esac

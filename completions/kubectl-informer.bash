@@ -213,7 +213,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__bench)
-            opts="-o -n -A -v -s -h -V --from-file --speed --objects --rate --duration --for --warmup --no-churn --template --mutate --react --reaction-timeout --handlers --handler-time --workers --work-time --error-rate --resync --seed --fail-if --baseline --tolerance --export-json --export-markdown --export-prometheus --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
+            opts="-o -n -A -v -s -h -V --from-file --speed --objects --rate --duration --for --warmup --no-churn --template --mutate --react --reaction-timeout --handlers --handler-time --workers --work-time --error-rate --resync --seed --fail-if --baseline --tolerance --export-json --export-markdown --export-html --export-prometheus --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -352,6 +352,21 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --export-markdown)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --export-html)
                     local oldifs
                     if [ -n "${IFS+x}" ]; then
                         oldifs="$IFS"

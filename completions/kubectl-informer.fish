@@ -162,7 +162,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l baseline -d 'An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got worse by more than --tolerance fails the run' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l tolerance -d 'Allowed worsening against --baseline, in percent' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-json -d 'Write the report as JSON (schema: `kubectl informer schema`) to FILE' -r -F
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-markdown -d 'Write the figures as a Markdown table (for a pull-request comment) to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-markdown -d 'Write the figures as Markdown tables with Mermaid charts of backlog, depth and latency (for a pull-request comment or a job summary) to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-html -d 'Write the figures as one self-contained HTML page (tables and SVG charts, nothing fetched) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-prometheus -d 'Write the metrics in Prometheus text format, with client-go\'s workqueue_* names, to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s o -l output -d 'Output format on stdout: the table, or the report\'s JSON document (as --export-json)' -r -f -a "text\t'For people: a table and a verdict'
 json\t'One JSON document (diff: one per line with --every)'"

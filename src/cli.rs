@@ -306,9 +306,14 @@ pub struct BenchArgs {
     /// Write the report as JSON (schema: `kubectl informer schema`) to FILE.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub export_json: Option<PathBuf>,
-    /// Write the figures as a Markdown table (for a pull-request comment) to FILE.
+    /// Write the figures as Markdown tables with Mermaid charts of backlog, depth and latency
+    /// (for a pull-request comment or a job summary) to FILE.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub export_markdown: Option<PathBuf>,
+    /// Write the figures as one self-contained HTML page (tables and SVG charts, nothing
+    /// fetched) to FILE.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub export_html: Option<PathBuf>,
     /// Write the metrics in Prometheus text format, with client-go's workqueue_* names, to FILE.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub export_prometheus: Option<PathBuf>,

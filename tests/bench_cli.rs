@@ -8,15 +8,22 @@ use std::path::Path;
 
 /// A recording of `n` updates of 20 ConfigMaps, 1 ms apart.
 fn write_recording(dir: &Path, n: usize) -> String {
+    write_recording_spaced(dir, n, 1)
+}
+
+/// A recording of `n` updates of 20 ConfigMaps, `spacing_ms` apart (at most a minute in all).
+fn write_recording_spaced(dir: &Path, n: usize, spacing_ms: usize) -> String {
+    assert!(n * spacing_ms < 60_000);
     let mut text = String::from(
         "{\"type\":\"NOTICE\",\"notice\":\"start\",\"resource\":\"configmaps\",\"time\":\"2026-01-01T00:00:00.000Z\"}\n",
     );
     for i in 0..n {
         let name = format!("cm-{}", i % 20);
         text.push_str(&format!(
-            "{{\"type\":\"MODIFIED\",\"resourceVersion\":\"{rv}\",\"namespace\":\"ns\",\"name\":\"{name}\",\"time\":\"2026-01-01T00:00:00.{ms:03}Z\",\"object\":{{\"metadata\":{{\"name\":\"{name}\",\"namespace\":\"ns\",\"resourceVersion\":\"{rv}\"}},\"data\":{{\"v\":\"{i}\"}}}}}}\n",
+            "{{\"type\":\"MODIFIED\",\"resourceVersion\":\"{rv}\",\"namespace\":\"ns\",\"name\":\"{name}\",\"time\":\"2026-01-01T00:00:{s:02}.{ms:03}Z\",\"object\":{{\"metadata\":{{\"name\":\"{name}\",\"namespace\":\"ns\",\"resourceVersion\":\"{rv}\"}},\"data\":{{\"v\":\"{i}\"}}}}}}\n",
             rv = 10 + i,
-            ms = i % 1000
+            s = i * spacing_ms / 1000,
+            ms = i * spacing_ms % 1000
         ));
     }
     let path = dir.join("rec.jsonl");
@@ -480,4 +487,200 @@ fn bad_input_is_one_line_before_anything_runs() {
     }
     // Nothing the user had is lost.
     assert_eq!(std::fs::read_to_string(&rec).unwrap().lines().count(), 11);
+}
+
+/// The data lines of each Mermaid chart in a Markdown export, by their first word (`line`,
+/// `bar`, `x-axis`), chart by chart.
+fn mermaid_charts(markdown: &str) -> Vec<Vec<(String, String)>> {
+    markdown
+        .split("```mermaid\n")
+        .skip(1)
+        .map(|chart| {
+            let body = chart.split("```").next().unwrap();
+            body.lines()
+                .skip(1)
+                .filter_map(|l| l.trim().split_once(' '))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// `[1, 2, 3]` as numbers.
+fn numbers(list: &str) -> Vec<f64> {
+    list.trim_matches(|c| c == '[' || c == ']')
+        .split(", ")
+        .map(|n| {
+            n.parse()
+                .unwrap_or_else(|_| panic!("not a number: {n} in {list}"))
+        })
+        .collect()
+}
+
+/// The value of attribute `name` in each element of `html` that has it.
+fn attributes(html: &str, name: &str) -> Vec<String> {
+    let key = format!(" {name}=\"");
+    html.split(&key)
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().to_string())
+        .collect()
+}
+
+/// Milliseconds to three significant digits, as the charts write them.
+fn ms(seconds: f64) -> f64 {
+    let ms = seconds * 1e3;
+    let scale = 10f64.powi(2 - ms.log10().floor() as i32);
+    (ms * scale).round() / scale
+}
+
+#[test]
+fn the_charts_draw_the_runs_samples_and_percentiles() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1,500 events in 3 s for one handler of 5 ms: a backlog builds up, then the workers' queue.
+    let rec = write_recording_spaced(dir.path(), 1500, 2);
+    let [json, md, html] = ["bench.json", "bench.md", "bench.html"].map(|f| dir.path().join(f));
+    let out = run(&[
+        "bench",
+        "--from-file",
+        &rec,
+        "--handler-time",
+        "5ms",
+        "--workers",
+        "1",
+        "--work-time",
+        "2ms",
+        "--warmup",
+        "0s",
+        "--export-json",
+        json.to_str().unwrap(),
+        "--export-markdown",
+        md.to_str().unwrap(),
+        "--export-html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let column = |name: &str| -> Vec<f64> {
+        report["timeline"][name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let (seconds, backlog, depth) = (column("seconds"), column("backlog"), column("depth"));
+
+    // The timeline is the run's samples (every 100 ms of the window and one at its end), as
+    // many as the gauges took, whose peaks are the gauges' maxima.
+    let window = report["windowSeconds"].as_f64().unwrap();
+    for gauge in ["backlog", "depth"] {
+        assert_eq!(
+            seconds.len() as u64,
+            report["metrics"][gauge]["samples"].as_u64().unwrap(),
+            "{gauge}"
+        );
+    }
+    assert!(seconds.windows(2).all(|w| w[0] < w[1]), "{seconds:?}");
+    assert!(*seconds.last().unwrap() <= window + 0.001);
+    assert_eq!(backlog.len(), seconds.len());
+    assert_eq!(depth.len(), seconds.len());
+    let peak = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+    assert_eq!(
+        peak(&backlog),
+        report["metrics"]["backlog"]["max"].as_f64().unwrap()
+    );
+    assert_eq!(
+        peak(&depth),
+        report["metrics"]["depth"]["max"].as_f64().unwrap()
+    );
+    assert!(
+        peak(&backlog) >= 50.0,
+        "the handler fell behind: {backlog:?}"
+    );
+
+    // Markdown: the backlog and depth charts draw every sample, over the window; the latency
+    // chart each stage's p99 (bars) and p50 (line).
+    let charts = mermaid_charts(&std::fs::read_to_string(&md).unwrap());
+    assert_eq!(charts.len(), 3, "{charts:?}");
+    for (chart, column) in charts.iter().zip([&backlog, &depth]) {
+        let get = |k: &str| chart.iter().find(|(key, _)| key == k).unwrap().1.clone();
+        assert_eq!(&numbers(&get("line")), column);
+        let end = seconds.last().unwrap();
+        assert!(
+            get("x-axis").ends_with(&format!("0 --> {end}")),
+            "{chart:?}"
+        );
+    }
+    let stages = [
+        "deliveryLag",
+        "handlerTime",
+        "queueDuration",
+        "workDuration",
+    ];
+    let of = |stat: &str| -> Vec<f64> {
+        stages
+            .iter()
+            .map(|s| ms(report["metrics"][s][stat].as_f64().unwrap()))
+            .collect()
+    };
+    let latency = &charts[2];
+    let get = |k: &str| latency.iter().find(|(key, _)| key == k).unwrap().1.clone();
+    assert_eq!(
+        get("x-axis"),
+        "[\"deliveryLag\", \"handlerTime\", \"queueDuration\", \"workDuration\"]"
+    );
+    assert_eq!(numbers(&get("bar")), of("p99"));
+    assert_eq!(numbers(&get("line")), of("p50"));
+
+    // HTML: the same samples, each drawn at its time (x grows with it) and value (y falls as it
+    // grows), and each stage's four percentiles as bars; nothing fetched from elsewhere.
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    for external in ["<script", "src=", "href=", "@import", "url("] {
+        assert!(
+            !page.contains(external),
+            "the page is self-contained: {external}"
+        );
+    }
+    let parse = |list: &str| -> Vec<f64> { list.split(' ').map(|v| v.parse().unwrap()).collect() };
+    let drawn_seconds = attributes(&page, "data-seconds");
+    let drawn_values = attributes(&page, "data-values");
+    let points = attributes(&page, "points");
+    assert_eq!(drawn_seconds.len(), 2);
+    for (i, column) in [&backlog, &depth].into_iter().enumerate() {
+        assert_eq!(parse(&drawn_seconds[i]), seconds);
+        assert_eq!(&parse(&drawn_values[i]), column);
+        let xy: Vec<(f64, f64)> = points[i]
+            .split(' ')
+            .map(|p| {
+                let (x, y) = p.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect();
+        assert_eq!(xy.len(), column.len());
+        for (a, b) in xy
+            .iter()
+            .zip(column.iter())
+            .zip(xy.iter().zip(column.iter()).skip(1))
+        {
+            let ((p, v), (q, w)) = (a, b);
+            assert!(q.0 > p.0, "x follows time");
+            assert_eq!(
+                v.partial_cmp(w),
+                q.1.partial_cmp(&p.1),
+                "y follows the value"
+            );
+        }
+    }
+    let latencies = attributes(&page, "data-latency");
+    let percentiles = attributes(&page, "data-percentile");
+    let drawn_ms = attributes(&page, "data-ms");
+    assert_eq!(latencies.len(), 16);
+    for ((stage, p), drawn) in latencies.iter().zip(&percentiles).zip(&drawn_ms) {
+        let expected = ms(report["metrics"][stage.as_str()][p.as_str()]
+            .as_f64()
+            .unwrap());
+        assert_eq!(drawn.parse::<f64>().unwrap(), expected, "{stage} {p}");
+    }
 }

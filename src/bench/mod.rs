@@ -13,3 +13,4 @@ pub mod run;
 pub mod scratch;
 pub mod snapshot;
 pub mod template;
+pub mod timeline;

@@ -5,6 +5,7 @@
 
 use super::dist::{take, Dist, Rng, Timer};
 use super::snapshot::{ListenerSnapshot, PipelineSnapshot, QueueSnapshot};
+use super::timeline::Timeline;
 use crate::informer::processor::{HandlerFuture, ListenerStats, Notification, Processor};
 use crate::informer::workqueue::Workqueue;
 use crate::metrics::{GaugeSummary, Latency};
@@ -12,6 +13,7 @@ use crate::signal::Signal;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 /// The workqueue's name in the Prometheus export.
 pub const QUEUE_NAME: &str = "bench";
@@ -41,6 +43,9 @@ pub struct BenchPipeline {
     /// Backlog and depth when the source ended.
     backlog_at_end: Vec<u64>,
     depth_at_end: u64,
+    /// When the measured window opened (the last `reset`), and what was sampled since.
+    window_opened: Instant,
+    timeline: Timeline,
 }
 
 impl BenchPipeline {
@@ -97,15 +102,18 @@ impl BenchPipeline {
             workers,
             backlog_at_end: Vec::new(),
             depth_at_end: 0,
+            window_opened: Instant::now(),
+            timeline: Timeline::default(),
         }
     }
 
-    /// Samples every listener's backlog and the queue's depth.
-    pub fn sample(&self) {
-        for l in &self.listeners {
-            l.sample();
-        }
-        self.queue.sample();
+    /// Samples every listener's backlog and the queue's depth, and keeps the worst backlog and
+    /// the depth in the timeline.
+    pub fn sample(&mut self) {
+        let backlog = self.listeners.iter().map(|l| l.sample()).max();
+        let depth = self.queue.sample();
+        let seconds = self.window_opened.elapsed().as_millis() as f64 / 1000.0;
+        self.timeline.push(seconds, backlog.unwrap_or(0), depth);
     }
 
     /// The largest backlog of any listener now, and the queue's depth.
@@ -127,12 +135,14 @@ impl BenchPipeline {
         self.progress.until(|| self.idle()).await
     }
 
-    /// Forgets what was measured during the warm-up.
-    pub fn reset(&self) {
+    /// Forgets what was measured during the warm-up: the window opens now.
+    pub fn reset(&mut self) {
         for l in &self.listeners {
             l.reset();
         }
         self.queue.reset_metrics();
+        self.window_opened = Instant::now();
+        self.timeline = Timeline::default();
     }
 
     /// The source ended: one last sample, and the backlog and depth as they are now.
@@ -172,6 +182,7 @@ impl BenchPipeline {
             },
             backlog_at_end: self.backlog_at_end,
             depth_at_end: self.depth_at_end,
+            timeline: self.timeline,
         }
     }
 }
@@ -182,6 +193,8 @@ pub struct Measured {
     /// Per listener, when the source ended.
     pub backlog_at_end: Vec<u64>,
     pub depth_at_end: u64,
+    /// Every sample of the window.
+    pub timeline: Timeline,
 }
 
 impl Measured {

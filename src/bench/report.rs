@@ -6,6 +6,7 @@ use super::live::LiveFinished;
 use super::load::LoadStats;
 use super::pipeline::Measured;
 use super::run::Window;
+use super::timeline::Timeline;
 use crate::metrics::{GaugeSummary, Latency, Summary};
 use serde::Serialize;
 
@@ -178,6 +179,8 @@ pub struct BenchReport {
     pub metrics: Metrics,
     pub counters: Counters,
     pub listeners: Vec<ListenerFigures>,
+    /// Backlog and depth at every sample of the window (what the exports' charts draw).
+    pub timeline: Timeline,
     pub generator: Option<LoadStats>,
     pub gates: Vec<GateResult>,
     pub baseline: Option<BaselineReport>,
@@ -256,6 +259,7 @@ impl BenchReport {
                     }
                 })
                 .collect(),
+            timeline: measured.timeline.clone(),
             generator: None,
             gates: Vec::new(),
             baseline: None,

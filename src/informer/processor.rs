@@ -114,9 +114,10 @@ impl ListenerStats {
     }
 
     /// Records the current backlog in the backlog gauge.
-    pub fn sample(&self) {
+    pub fn sample(&self) -> u64 {
         let backlog = self.backlog() as u64;
         self.lock().backlog.sample(backlog);
+        backlog
     }
 
     /// Forgets what was measured so far (the end of a warm-up).

@@ -323,10 +323,11 @@ impl Workqueue {
     }
 
     /// Records the current depth in the depth gauge.
-    pub fn sample(&self) {
+    pub fn sample(&self) -> u64 {
         let mut s = self.state();
         let depth = s.dirty.len() as u64;
         s.metrics.depth.sample(depth);
+        depth
     }
 
     pub fn metrics(&self) -> QueueMetrics {

@@ -202,6 +202,7 @@ impl BenchConfig {
         let exports: Vec<(Exporter, PathBuf)> = [
             (Exporter::Json, &args.export_json),
             (Exporter::Markdown, &args.export_markdown),
+            (Exporter::Html, &args.export_html),
             (Exporter::Prometheus, &args.export_prometheus),
         ]
         .into_iter()

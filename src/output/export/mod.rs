@@ -1,6 +1,8 @@
 //! bench's exports, one file per format (hyperfine's `export/`) behind one type, `Exporter`: each
 //! turns a finished run into the bytes of its file; `bench` writes them whole.
 
+pub mod chart;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod prometheus;
@@ -13,8 +15,10 @@ use crate::bench::snapshot::PipelineSnapshot;
 pub enum Exporter {
     /// `--export-json`: the report document.
     Json,
-    /// `--export-markdown`: tables for a pull-request comment.
+    /// `--export-markdown`: tables and Mermaid charts for a pull-request comment.
     Markdown,
+    /// `--export-html`: one self-contained page with the tables and SVG charts.
+    Html,
     /// `--export-prometheus`: client-go's metric names, text exposition.
     Prometheus,
 }
@@ -25,6 +29,7 @@ impl Exporter {
         match self {
             Exporter::Json => "--export-json",
             Exporter::Markdown => "--export-markdown",
+            Exporter::Html => "--export-html",
             Exporter::Prometheus => "--export-prometheus",
         }
     }
@@ -39,6 +44,7 @@ impl Exporter {
         match self {
             Exporter::Json => json::write(&mut bytes, report)?,
             Exporter::Markdown => markdown::write(&mut bytes, report)?,
+            Exporter::Html => html::write(&mut bytes, report)?,
             Exporter::Prometheus => prometheus::write(snapshot, &mut bytes)?,
         }
         Ok(bytes)

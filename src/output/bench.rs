@@ -45,6 +45,15 @@ pub(crate) fn reaction_line(report: &BenchReport) -> Option<String> {
     ))
 }
 
+/// The gauge rows, as every format names them.
+pub(crate) fn gauge_rows(report: &BenchReport) -> [(&'static str, &GaugeFigures); 2] {
+    let m = &report.metrics;
+    [
+        ("backlog (worst handler)", &m.backlog),
+        ("workqueue depth", &m.depth),
+    ]
+}
+
 pub(crate) fn cells(name: &str, f: &LatencyFigures) -> Vec<String> {
     let mut row = vec![name.to_string()];
     row.extend(
@@ -141,10 +150,10 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
         }
     }
     writeln!(out, "{table}")?;
-    let m = &report.metrics;
     let c = &report.counters;
-    writeln!(out, "backlog (worst handler): {}", gauge_line(&m.backlog))?;
-    writeln!(out, "workqueue depth: {}", gauge_line(&m.depth))?;
+    for (name, g) in gauge_rows(report) {
+        writeln!(out, "{name}: {}", gauge_line(g))?;
+    }
     writeln!(
         out,
         "events: {} in {:.2}s ({}/s); workqueue adds {}, deduplicated {}, retries {}",

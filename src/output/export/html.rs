@@ -5,7 +5,9 @@
 use super::chart::{gauge_series, latency_bars, millis, GaugeSeries, LatencyBars, PERCENTILES};
 use crate::bench::report::BenchReport;
 use crate::format::format_seconds;
-use crate::output::bench::{cells, events_rate, latency_rows, reaction_line, source_line, HEADER};
+use crate::output::bench::{
+    cells, events_rate, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
+};
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -55,11 +57,7 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
 
     page.push_str("<h2>Backlog and workqueue depth</h2>\n<table>\n");
     page.push_str("<tr><th>gauge</th><th>max</th><th>mean</th><th>at end</th></tr>\n");
-    let m = &report.metrics;
-    for (name, g) in [
-        ("backlog (worst handler)", &m.backlog),
-        ("workqueue depth", &m.depth),
-    ] {
+    for (name, g) in gauge_rows(report) {
         let s = &g.summary;
         let _ = writeln!(
             page,
@@ -177,6 +175,19 @@ fn svg_open(svg: &mut String, title: &str, data: &str) {
     );
 }
 
+/// A horizontal line across the plot area at height `y`, labelled `value` on the left.
+fn grid_line(svg: &mut String, y: f64, value: f64) {
+    let (left, _, width, _) = plot_area();
+    let _ = writeln!(
+        svg,
+        "<line x1=\"{left}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e5e5e5\"/>\
+         <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{value}</text>",
+        left + width,
+        left - 6.0,
+        y + 4.0
+    );
+}
+
 /// A gauge against the time of each sample.
 fn time_chart(g: &GaugeSeries) -> String {
     let (left, top, width, height) = plot_area();
@@ -197,15 +208,7 @@ fn time_chart(g: &GaugeSeries) -> String {
     svg_open(&mut svg, &format!("{} over the window", g.title), &data);
     let mut v = 0.0;
     while v <= y_max {
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{py:.1}\" y2=\"{py:.1}\" stroke=\"#e5e5e5\"/>\
-             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v}</text>",
-            left + width,
-            left - 6.0,
-            y(v) + 4.0,
-            py = y(v)
-        );
+        grid_line(&mut svg, y(v), v);
         v += y_step;
     }
     let x_step = step(x_max, 6.0);
@@ -281,15 +284,7 @@ fn percentile_chart(bars: &[LatencyBars]) -> String {
     );
     for d in from..=to {
         let ms = 10f64.powi(d);
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{left}\" x2=\"{}\" y1=\"{py:.1}\" y2=\"{py:.1}\" stroke=\"#e5e5e5\"/>\
-             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{ms}</text>",
-            left + width,
-            left - 6.0,
-            y(ms) + 4.0,
-            py = y(ms)
-        );
+        grid_line(&mut svg, y(ms), ms);
     }
     for (i, p) in PERCENTILES.iter().enumerate() {
         let lx = left + width - 4.0 * 56.0 + i as f64 * 56.0;

@@ -5,7 +5,9 @@
 use super::chart::{gauge_series, latency_bars, millis, MAX_POINTS};
 use crate::bench::report::BenchReport;
 use crate::format::{format_number, format_seconds};
-use crate::output::bench::{cells, events_rate, latency_rows, reaction_line, source_line, HEADER};
+use crate::output::bench::{
+    cells, events_rate, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
+};
 use std::io::Write;
 
 /// The report as Markdown, for a pull-request comment.
@@ -17,16 +19,12 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
     for (name, figures) in latency_rows(report) {
         writeln!(out, "| {} |", cells(name, &figures).join(" | "))?;
     }
-    let m = &report.metrics;
     let c = &report.counters;
     writeln!(
         out,
         "\n| gauge | max | mean | at end |\n|---|---:|---:|---:|"
     )?;
-    for (name, g) in [
-        ("backlog (worst handler)", &m.backlog),
-        ("workqueue depth", &m.depth),
-    ] {
+    for (name, g) in gauge_rows(report) {
         writeln!(
             out,
             "| {name} | {} | {:.1} | {} |",

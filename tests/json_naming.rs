@@ -4,9 +4,14 @@
 //! `schemaVersion` (tail's JSON Lines in its first line, the `start` notice); "all namespaces" is
 //! null. The documents come from real runs against the test control plane; the notices a run
 //! cannot provoke on demand (a failed LIST, an expired RV...) from the writer itself.
+//!
+//! Issue 20: each of those documents, and each line, also matches its JSON Schema (`schemas/`),
+//! and the schemas are strict: a key added to an object of ours, or one the writer always writes
+//! removed, breaks them.
 
 mod common;
 
+use common::schema::{assert_matches_schema, schema_errors};
 use common::*;
 use kubectl_informer::informer::object::RawObject;
 use kubectl_informer::informer::patch::{DiffFields, ObjectDiff};
@@ -17,6 +22,12 @@ use kubectl_informer::recording::{
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
+
+/// The schema of each document, at its current version (`schemas/`).
+const RECORDING: &str = "recording.v2.schema.json";
+const DIFF_REPORT: &str = "diff-report.v2.schema.json";
+const BENCH_REPORT: &str = "bench-report.v2.schema.json";
+const CONFORM_REPORT: &str = "conform-report.v1.schema.json";
 
 /// `^[a-z][a-zA-Z0-9]*$`.
 fn follows_the_rule(key: &str) -> bool {
@@ -68,21 +79,24 @@ fn record_object(path: &str) -> bool {
             .is_some_and(|(index, key)| index.parse::<usize>().is_ok() && key == "value")
 }
 
-/// A JSON document (diff's, bench's): keys by the rule, and `schemaVersion` at the top.
-fn assert_document(what: &str, doc: &Value, version: u64) {
+/// A JSON document (diff's, bench's, conform's): keys by the rule, `schemaVersion` at the top,
+/// and the document matches `schema`.
+fn assert_document(what: &str, doc: &Value, version: u64, schema: &str) {
     assert_keys_follow_the_rule(what, doc, &|_| false);
     assert_eq!(doc["schemaVersion"], version, "{what}: {doc}");
+    assert_matches_schema(schema, what, doc);
 }
 
-/// tail's JSON Lines: each line's keys by the rule, the first line the `start` notice with
-/// `schemaVersion`; returns the lines.
+/// tail's JSON Lines: each line's keys by the rule and the line matches the recording's schema,
+/// the first line the `start` notice with `schemaVersion`; returns the lines.
 fn assert_json_lines(what: &str, text: &str) -> Vec<Value> {
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{what}: {e}: {l}")))
         .collect();
-    for line in &lines {
+    for (n, line) in lines.iter().enumerate() {
         assert_keys_follow_the_rule(what, line, &record_object);
+        assert_matches_schema(RECORDING, &format!("{what}, line {}", n + 1), line);
     }
     let first = lines.first().unwrap_or_else(|| panic!("{what}: no lines"));
     assert_eq!(first["notice"], "start", "{what}: {first}");
@@ -224,9 +238,9 @@ async fn tail_records_and_notices_follow_the_naming_rule() {
 }
 
 /// Every kind of line the recording writer can write, notices a run cannot provoke on demand
-/// included. A new kind of reflector event does not compile here until it is added.
-#[test]
-fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
+/// included (and the nulls and optional keys each can have): the lines, and the notice each
+/// notice line is. A new kind of reflector event does not compile here until it is added.
+fn every_line_the_writer_can_write() -> (String, Vec<&'static str>) {
     let events = [
         ReflectorEvent::ListComplete {
             resource_version: "9".into(),
@@ -252,6 +266,12 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
             },
             retry_in: Some(Duration::from_millis(800)),
         },
+        // tail ends: no retry.
+        ReflectorEvent::WatchClosed {
+            resource_version: "9".into(),
+            reason: CloseReason::ServerClosed,
+            retry_in: None,
+        },
         ReflectorEvent::WatchFailed {
             resource_version: "9".into(),
             error: "refused".into(),
@@ -266,8 +286,14 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
             message: "too old resource version: 5 (90)".into(),
             oldest_resource_version: Some("90".into()),
         },
+        // A message that does not say where the history starts.
+        ReflectorEvent::Expired {
+            resource_version: "5".into(),
+            message: "expired".into(),
+            oldest_resource_version: None,
+        },
     ];
-    // Each notice variant above, once; the others are records of their own (below).
+    // Each notice variant above, at least once; the others are records of their own (below).
     fn covered(e: &ReflectorEvent) -> &'static str {
         match e {
             ReflectorEvent::ListComplete { .. } => "list-complete",
@@ -312,8 +338,14 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
     )
     .unwrap();
     let diff = ObjectDiff::between(&previous, &object, DiffFields::All, false).unwrap();
+    // `tail --follow-owned`: the owners an object is followed through.
+    let owners = [
+        "deployment.apps/web".to_string(),
+        "replicaset.apps/web-7d9".to_string(),
+    ];
     let mut buf = Vec::new();
     let mut p = JsonPrinter::new(&mut buf);
+    p.notice(Notice::Start(&watch), at).unwrap();
     for event_type in [EventType::Added, EventType::Modified, EventType::Deleted] {
         p.object(&ObjectEvent {
             watch: &watch,
@@ -322,7 +354,7 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
             object: &object,
             received_at: at,
             changes: None,
-            owners: None,
+            owners: (event_type == EventType::Added).then_some(&owners[..]),
             diff: (event_type == EventType::Modified).then_some(&diff),
         })
         .unwrap();
@@ -346,14 +378,22 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
         .unwrap();
     }
     p.flush().unwrap();
-    let text = String::from_utf8(buf).unwrap();
+    let notices = std::iter::once("start")
+        .chain(events.iter().map(covered))
+        .collect();
+    (String::from_utf8(buf).unwrap(), notices)
+}
+
+#[test]
+fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
+    let (text, expected) = every_line_the_writer_can_write();
     let mut notices = Vec::new();
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         let line: Value = serde_json::from_str(line).unwrap();
         assert_keys_follow_the_rule("a recording line", &line, &record_object);
+        assert_matches_schema(RECORDING, &format!("the writer's line {}", n + 1), &line);
         notices.extend(line["notice"].as_str().map(str::to_string));
     }
-    let expected: Vec<&str> = events.iter().map(covered).collect();
     assert_eq!(notices, expected);
     assert!(
         text.contains("snake_case/key"),
@@ -364,6 +404,157 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
             r#"{"op":"add","path":"/metadata/annotations","value":{"snake_case/key":"v"}}"#
         ),
         "{text}"
+    );
+}
+
+/// Keys written only sometimes, as docs/json.md says: `tail --follow-owned`'s and `--diff`'s,
+/// diff's with `--cache-file`, `--show-fields` and `--every`, bench's with `--react`.
+const OPTIONAL: [&str; 10] = [
+    "ownerChain",
+    "patch",
+    "cacheResourceVersion",
+    "fields",
+    "watchdog",
+    "reactionLatency",
+    "react",
+    "reactionTimeout",
+    "writesWithoutReaction",
+    "superseded",
+];
+
+/// The paths of the objects in `value` at `path` and under it: `ours`, and the Kubernetes
+/// objects (`embedded`), not looked into.
+fn objects(
+    value: &Value,
+    path: &str,
+    embedded: &dyn Fn(&str) -> bool,
+    ours: &mut Vec<String>,
+    theirs: &mut Vec<String>,
+) {
+    if embedded(path) {
+        if value.is_object() {
+            theirs.push(path.to_string());
+        }
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            ours.push(path.to_string());
+            for (key, v) in map {
+                objects(v, &format!("{path}/{key}"), embedded, ours, theirs);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                objects(v, &format!("{path}/{i}"), embedded, ours, theirs);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every change of one key that `schema` should reject in `doc` and does not: a key added to an
+/// object of ours, a key the writer always writes removed from one; and every change it should
+/// accept and does not: a key added to a Kubernetes object (`embedded`), which stays open.
+fn strictness_holes(schema: &str, doc: &Value, embedded: &dyn Fn(&str) -> bool) -> Vec<String> {
+    type Object = serde_json::Map<String, Value>;
+    let errors_with = |path: &str, change: &dyn Fn(&mut Object)| {
+        let mut changed = doc.clone();
+        change(
+            changed
+                .pointer_mut(path)
+                .and_then(Value::as_object_mut)
+                .unwrap(),
+        );
+        schema_errors(schema, &changed)
+    };
+    let add = |object: &mut Object| {
+        object.insert("notInTheSchema".into(), Value::Bool(true));
+    };
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    objects(doc, "", embedded, &mut ours, &mut theirs);
+    let mut holes = Vec::new();
+    for path in ours {
+        let at = if path.is_empty() { "/" } else { &path };
+        let errors = errors_with(&path, &add);
+        if !errors.iter().any(|e| e.starts_with(&format!("{at}: "))) {
+            holes.push(format!("{at}: a key added is accepted ({errors:?})"));
+        }
+        let object = doc.pointer(&path).and_then(Value::as_object).unwrap();
+        for key in object.keys().filter(|k| !OPTIONAL.contains(&k.as_str())) {
+            if errors_with(&path, &|object| {
+                object.remove(key);
+            })
+            .is_empty()
+            {
+                holes.push(format!("{at}: {key} removed is accepted"));
+            }
+        }
+    }
+    for path in theirs {
+        let errors = errors_with(&path, &add);
+        if !errors.is_empty() {
+            holes.push(format!(
+                "{path}: a Kubernetes object with a key added is rejected: {errors:?}"
+            ));
+        }
+    }
+    holes
+}
+
+/// Issue 20: the schemas are strict, shown on real outputs: every line the recording writer can
+/// write, and a bench report of a replay (which needs no cluster: a recording is its source).
+#[test]
+fn a_key_added_to_or_removed_from_a_real_document_breaks_its_schema() {
+    let (text, _) = every_line_the_writer_can_write();
+    for (n, line) in text.lines().enumerate() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        assert_matches_schema(RECORDING, &format!("the writer's line {}", n + 1), &line);
+        let holes = strictness_holes(RECORDING, &line, &record_object);
+        assert!(
+            holes.is_empty(),
+            "the writer's line {}: {holes:#?}\nin {line}",
+            n + 1
+        );
+    }
+
+    let recording = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recording-v1.jsonl");
+    let out = run(&[
+        "bench",
+        "--from-file",
+        recording.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_matches_schema(BENCH_REPORT, "bench --from-file -o json", &report);
+    let holes = strictness_holes(BENCH_REPORT, &report, &|_| false);
+    assert!(
+        holes.is_empty(),
+        "bench --from-file -o json: {holes:#?}\nin {report}"
+    );
+
+    // What a reader of the failure sees: the key, at the path of its object.
+    let names = |errors: &[String], path: &str, key: &str| {
+        errors
+            .iter()
+            .any(|e| e.starts_with(&format!("{path}: ")) && e.contains(key))
+    };
+    let mut added = report.clone();
+    added["counters"]["eventsPerMinute"] = 1.into();
+    let errors = schema_errors(BENCH_REPORT, &added);
+    assert!(
+        names(&errors, "/counters", "'eventsPerMinute'"),
+        "{errors:?}"
+    );
+    let mut removed = report;
+    let queue = removed["metrics"]["queueDuration"].as_object_mut().unwrap();
+    queue.remove("p99");
+    let errors = schema_errors(BENCH_REPORT, &removed);
+    assert!(
+        names(&errors, "/metrics/queueDuration", "\"p99\""),
+        "{errors:?}"
     );
 }
 
@@ -393,7 +584,7 @@ async fn diff_reports_follow_the_naming_rule() {
     ]);
     assert_eq!(out.code, Some(1), "drift: {}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_document("diff --cache-file -o json", &doc, 2);
+    assert_document("diff --cache-file -o json", &doc, 2, DIFF_REPORT);
     assert_eq!(doc["objects"].as_array().unwrap().len(), 3, "{doc}");
 
     // The watchdog's documents, one per line.
@@ -408,7 +599,7 @@ async fn diff_reports_follow_the_naming_rule() {
         .collect();
     assert!(!docs.is_empty(), "{}", out.stderr);
     for doc in &docs {
-        assert_document("diff --every -o json", doc, 2);
+        assert_document("diff --every -o json", doc, 2, DIFF_REPORT);
         assert!(doc["watchdog"].is_object(), "{doc}");
     }
 
@@ -416,7 +607,7 @@ async fn diff_reports_follow_the_naming_rule() {
     let out = run(&["diff", "cm", "-A", "-o", "json"]);
     assert!(matches!(out.code, Some(0 | 1)), "{}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_document("diff cm -A -o json", &doc, 2);
+    assert_document("diff cm -A -o json", &doc, 2, DIFF_REPORT);
     assert!(doc["namespace"].is_null(), "{doc}");
 }
 
@@ -458,7 +649,7 @@ async fn bench_reports_follow_the_naming_rule() {
         .unwrap_or_else(|e| panic!("stdout is not one document ({e}): {}", out.stdout));
     let export: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     for (what, doc) in [("bench -o json", &stdout), ("bench --export-json", &export)] {
-        assert_document(what, doc, 2);
+        assert_document(what, doc, 2, BENCH_REPORT);
         for part in ["generator", "baseline"] {
             assert!(doc[part].is_object(), "{what}: {part} is there: {doc}");
         }
@@ -486,7 +677,7 @@ async fn bench_reports_follow_the_naming_rule() {
     .unwrap();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_document("bench --no-churn -A -o json", &doc, 2);
+    assert_document("bench --no-churn -A -o json", &doc, 2, BENCH_REPORT);
     assert!(doc["source"]["namespace"].is_null(), "{}", doc["source"]);
 
     // A replay.
@@ -500,7 +691,7 @@ async fn bench_reports_follow_the_naming_rule() {
     ]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_document("bench --from-file -o json", &doc, 2);
+    assert_document("bench --from-file -o json", &doc, 2, BENCH_REPORT);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -516,7 +707,7 @@ async fn conform_reports_follow_the_naming_rule() {
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one document ({e}): {}", out.stdout));
-    assert_document("conform -o json", &doc, 1);
+    assert_document("conform -o json", &doc, 1, CONFORM_REPORT);
     assert_eq!(doc["checks"].as_array().unwrap().len(), 11, "{doc}");
     assert!(doc["checks"][5]["waitedSeconds"].is_f64(), "{doc}");
 }

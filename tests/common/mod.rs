@@ -9,6 +9,7 @@ pub mod bending;
 pub mod controllers;
 pub mod crd;
 pub mod fake;
+pub mod schema;
 
 use base64::Engine;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};

@@ -52,7 +52,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "b
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "conform" -d 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
-complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "schema" -d 'Print the documentation of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports), or one document\'s JSON Schema'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l owned-kinds -d 'With --follow-owned: the resources owned objects are looked for in, e.g. `rs,pods` (default: those the owner\'s kind is known to own, and those a LIST finds owned by the owner\'s kind in its namespace)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s l -l selector -d 'Label selector, e.g. `app=web,tier!=db`' -r
@@ -282,7 +282,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
@@ -290,5 +290,5 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "conform" -d 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "completion" -d 'Print a shell completion script'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "schema" -d 'Print the schemas of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "schema" -d 'Print the documentation of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports), or one document\'s JSON Schema'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -54,7 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('conform', 'conform', [CompletionResultType]::ParameterValue, 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('options', 'options', [CompletionResultType]::ParameterValue, 'Print the global options, which every command takes (as `kubectl options`)')
-            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the schemas of the JSON outputs (tail''s JSON Lines, diff''s, bench''s and conform''s reports)')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the documentation of the JSON outputs (tail''s JSON Lines, diff''s, bench''s and conform''s reports), or one document''s JSON Schema')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -336,8 +336,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to check the server''s certificate against (default: the host of the server''s address)')
             [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Work across all namespaces')
             [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Work across all namespaces')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
@@ -349,7 +349,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('conform', 'conform', [CompletionResultType]::ParameterValue, 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('options', 'options', [CompletionResultType]::ParameterValue, 'Print the global options, which every command takes (as `kubectl options`)')
-            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the schemas of the JSON outputs (tail''s JSON Lines, diff''s, bench''s and conform''s reports)')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the documentation of the JSON outputs (tail''s JSON Lines, diff''s, bench''s and conform''s reports), or one document''s JSON Schema')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }

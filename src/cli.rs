@@ -181,9 +181,35 @@ pub enum Command {
     Completion(CompletionArgs),
     /// Print the global options, which every command takes (as `kubectl options`).
     Options,
-    /// Print the schemas of the JSON outputs (tail's JSON Lines, diff's, bench's and conform's
-    /// reports).
-    Schema,
+    /// Print the documentation of the JSON outputs (tail's JSON Lines, diff's, bench's and
+    /// conform's reports), or one document's JSON Schema.
+    Schema(SchemaArgs),
+}
+
+/// `kubectl informer schema [DOCUMENT]`.
+#[derive(Debug, Clone, Args)]
+#[command(before_help = "Examples:\n  \
+    # What every field of every JSON output means\n  \
+    kubectl informer schema\n\n  \
+    # The JSON Schema (draft 2020-12) of bench's report, to validate --export-json in CI\n  \
+    kubectl informer schema bench-report > bench-report.schema.json")]
+pub struct SchemaArgs {
+    /// The document whose JSON Schema to print; without one, the documentation of them all.
+    #[arg(value_enum)]
+    pub document: Option<SchemaDocument>,
+}
+
+/// A JSON document kubectl-informer writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaDocument {
+    /// A line of `tail -o json` (the recording format).
+    Recording,
+    /// `diff -o json`.
+    DiffReport,
+    /// `bench --export-json` and `bench -o json`.
+    BenchReport,
+    /// `conform -o json`.
+    ConformReport,
 }
 
 /// `kubectl informer bench [RESOURCE]`.

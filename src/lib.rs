@@ -60,9 +60,6 @@ pub async fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// docs/json.md, printed by `kubectl informer schema` for those who have the binary only.
-const JSON_SCHEMAS: &str = include_str!("../docs/json.md");
-
 async fn exec(cli: Cli) -> Result<u8> {
     let global = commands::GlobalConfig::from_args(&cli.global)?;
     match cli.command {
@@ -89,11 +86,9 @@ async fn exec(cli: Cli) -> Result<u8> {
                 .map_err(Error::Output)?;
             Ok(EXIT_OK)
         }
-        Command::Schema => {
-            use std::io::Write;
+        Command::Schema(args) => {
             let mut out = std::io::stdout().lock();
-            out.write_all(JSON_SCHEMAS.as_bytes())
-                .map_err(Error::Output)?;
+            commands::schema::exec(args.document, &mut out).map_err(Error::Output)?;
             Ok(EXIT_OK)
         }
         Command::Completion(args) => {

@@ -260,3 +260,20 @@ fn every_object_of_ours_is_closed_and_every_property_is_described() {
         );
     }
 }
+
+#[test]
+fn the_binary_prints_each_schema_as_the_file_and_the_documentation_without_one() {
+    for (document, version) in DOCUMENTS {
+        let out = common::run(&["schema", document]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        let file = schemas_dir().join(format!("{document}.v{version}.schema.json"));
+        assert_eq!(
+            out.stdout,
+            std::fs::read_to_string(&file).unwrap(),
+            "{document}"
+        );
+    }
+    let out = common::run(&["schema"]);
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/json.md");
+    assert_eq!(out.stdout, std::fs::read_to_string(docs).unwrap());
+}

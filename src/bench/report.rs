@@ -1,4 +1,4 @@
-//! The bench report: what `--export-json` writes (schema in README, versioned), what the table
+//! The bench report: what `--export-json` writes (schema in docs/json.md and schemas/, versioned), what the table
 //! and the Markdown export show, and what gates and baselines read.
 
 use super::gate::{BaselineComparison, GateResult};

@@ -1,4 +1,4 @@
-//! diff's result: the report of one comparison (`diff -o json`, schema in README), its one-line
+//! diff's result: the report of one comparison (`diff -o json`, schema in docs/json.md and schemas/), its one-line
 //! verdict, and the watchdog that times drift across the comparisons of `--every`.
 
 use super::drift::{counts, Drift, DriftClass};
@@ -7,7 +7,7 @@ use crate::informer::listwatch::ListWatch;
 use serde::Serialize;
 use std::time::{Instant, SystemTime};
 
-/// Version of `diff -o json`'s schema (see README). 2: the document of 1, its number moved with
+/// Version of `diff -o json`'s schema (docs/json.md). 2: the document of 1, its number moved with
 /// every JSON document's when one naming rule was applied to all of them.
 pub const REPORT_SCHEMA_VERSION: u32 = 2;
 
@@ -36,7 +36,7 @@ impl Method {
     }
 }
 
-/// The result of one comparison: the JSON document of `diff -o json` (schema in README).
+/// The result of one comparison: the JSON document of `diff -o json` (schema in docs/json.md and schemas/).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffReport {

@@ -17,7 +17,7 @@ use crate::informer::transition::{EventType, ReflectorEvent};
 use serde::Serialize;
 use std::time::SystemTime;
 
-/// Version of the JSON Lines schema that `tail -o json` writes (see README, "JSON schema").
+/// Version of the JSON Lines schema that `tail -o json` writes (docs/json.md; schemas/recording.v2.schema.json).
 /// 2 writes the lines of 1 (already camelCase); the number moved with every JSON document's
 /// when one naming rule was applied to all of them. The reader takes 1 and 2.
 pub const SCHEMA_VERSION: u32 = 2;

@@ -1,4 +1,4 @@
-//! The JSON export (`--export-json`): the report document itself (schema in README), which
+//! The JSON export (`--export-json`): the report document itself (schema in docs/json.md and schemas/), which
 //! `--baseline` reads back.
 
 use crate::bench::report::BenchReport;

@@ -79,6 +79,20 @@ fn record_object(path: &str) -> bool {
             .is_some_and(|(index, key)| index.parse::<usize>().is_ok() && key == "value")
 }
 
+/// The report of `bench --from-file` on the fixture recording, `-o json`.
+fn replay_report() -> Value {
+    let recording = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recording-v1.jsonl");
+    let out = run(&[
+        "bench",
+        "--from-file",
+        recording.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
 /// A JSON document (diff's, bench's, conform's): keys by the rule, `schemaVersion` at the top,
 /// and the document matches `schema`.
 fn assert_document(what: &str, doc: &Value, version: u64, schema: &str) {
@@ -518,16 +532,7 @@ fn a_key_added_to_or_removed_from_a_real_document_breaks_its_schema() {
         );
     }
 
-    let recording = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recording-v1.jsonl");
-    let out = run(&[
-        "bench",
-        "--from-file",
-        recording.to_str().unwrap(),
-        "-o",
-        "json",
-    ]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let report = replay_report();
     assert_matches_schema(BENCH_REPORT, "bench --from-file -o json", &report);
     let holes = strictness_holes(BENCH_REPORT, &report, &|_| false);
     assert!(
@@ -681,16 +686,7 @@ async fn bench_reports_follow_the_naming_rule() {
     assert!(doc["source"]["namespace"].is_null(), "{}", doc["source"]);
 
     // A replay.
-    let recording = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/recording-v1.jsonl");
-    let out = run(&[
-        "bench",
-        "--from-file",
-        recording.to_str().unwrap(),
-        "-o",
-        "json",
-    ]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let doc = replay_report();
     assert_document("bench --from-file -o json", &doc, 2, BENCH_REPORT);
 }
 

@@ -54,6 +54,20 @@ pub(crate) fn gauge_rows(report: &BenchReport) -> [(&'static str, &GaugeFigures)
     ]
 }
 
+/// The window's counts after the number of events, as the Markdown and HTML exports write them
+/// (`in 20.00s (99.9/s) · workqueue adds 3867 · deduplicated 135 · retries 0`).
+pub(crate) fn counts_after_events(report: &BenchReport) -> String {
+    let c = &report.counters;
+    format!(
+        "in {:.2}s ({}/s) · workqueue adds {} · deduplicated {} · retries {}",
+        report.window_seconds,
+        events_rate(report),
+        c.adds,
+        c.deduplicated,
+        c.retries
+    )
+}
+
 pub(crate) fn cells(name: &str, f: &LatencyFigures) -> Vec<String> {
     let mut row = vec![name.to_string()];
     row.extend(

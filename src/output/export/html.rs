@@ -6,7 +6,7 @@ use super::chart::{gauge_series, latency_bars, millis, GaugeSeries, LatencyBars,
 use crate::bench::report::BenchReport;
 use crate::format::format_seconds;
 use crate::output::bench::{
-    cells, events_rate, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
+    cells, counts_after_events, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
 };
 use std::fmt::Write as _;
 use std::io::Write;
@@ -73,13 +73,9 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
     let c = &report.counters;
     let _ = writeln!(
         page,
-        "<p><b>{}</b> events in {:.2}s ({}/s) · workqueue adds {} · deduplicated {} · retries {}</p>",
+        "<p><b>{}</b> events {}</p>",
         c.events,
-        report.window_seconds,
-        events_rate(report),
-        c.adds,
-        c.deduplicated,
-        c.retries
+        escape(&counts_after_events(report))
     );
     if let (Some(writes), Some(missed)) = (c.writes, c.writes_without_event) {
         let _ = writeln!(

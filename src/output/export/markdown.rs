@@ -6,7 +6,7 @@ use super::chart::{gauge_series, latency_bars, millis, MAX_POINTS};
 use crate::bench::report::BenchReport;
 use crate::format::{format_number, format_seconds};
 use crate::output::bench::{
-    cells, events_rate, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
+    cells, counts_after_events, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
 };
 use std::io::Write;
 
@@ -33,13 +33,9 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
     }
     writeln!(
         out,
-        "\n**{}** events in {:.2}s ({}/s) · workqueue adds {} · deduplicated {} · retries {}",
+        "\n**{}** events {}",
         c.events,
-        report.window_seconds,
-        events_rate(report),
-        c.adds,
-        c.deduplicated,
-        c.retries
+        counts_after_events(report)
     )?;
     if let (Some(writes), Some(missed)) = (c.writes, c.writes_without_event) {
         writeln!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_one_line_error, run};
+use common::{assert_one_line_error, assert_promtool_accepts, promtool_refusal, run};
 use std::path::Path;
 
 /// A recording of `n` updates of 20 ConfigMaps, 1 ms apart.
@@ -104,6 +104,19 @@ fn a_replay_prints_the_table_and_writes_every_export() {
     );
 
     let prometheus = std::fs::read_to_string(&prom).unwrap();
+    assert_promtool_accepts(&prom);
+    // ... which refuses what is not the exposition format (it can fail).
+    let broken = dir.path().join("broken.prom");
+    std::fs::write(
+        &broken,
+        prometheus.replace(
+            "# TYPE workqueue_depth gauge",
+            "# TYPE workqueue_depth nonsense",
+        ),
+    )
+    .unwrap();
+    let refusal = promtool_refusal(&broken).expect("promtool accepted a broken TYPE line");
+    assert!(refusal.contains("nonsense"), "{refusal}");
     assert!(prometheus.contains("# TYPE workqueue_queue_duration_seconds histogram"));
     assert!(prometheus.contains("workqueue_adds_total{name=\"bench\"}"));
     assert!(prometheus.contains("informer_delivery_lag_seconds_count{listener=\"handler-1\"} 500"));

@@ -5,7 +5,10 @@
 mod common;
 
 use common::bench::{assert_namespace_removed, assert_scratch_removed, scratch_namespace};
-use common::{admin, assert_one_line_error, run, server_and_ca, Spawned, TestNamespace};
+use common::{
+    admin, assert_one_line_error, assert_promtool_accepts, run, server_and_ca, Spawned,
+    TestNamespace,
+};
 use std::time::Duration;
 
 /// Sends SIGINT to the running bench and asserts exit 130 with its scratch namespace `ns`
@@ -98,6 +101,7 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     assert_eq!(doc["counters"]["relists"], 0, "{}", doc["counters"]);
     assert_eq!(doc["counters"]["reconnects"], 0, "{}", doc["counters"]);
     let prometheus = std::fs::read_to_string(&prom).unwrap();
+    assert_promtool_accepts(&prom);
     for line in [
         "informer_watch_reconnects_total 0",
         "informer_relists_total 0",

@@ -176,6 +176,7 @@ async fn each_write_s_reaction_is_a_replicaset_the_deployment_controller_writes(
         "{doc}"
     );
     let prom = std::fs::read_to_string(dir.path().join("m.prom")).unwrap();
+    assert_promtool_accepts(&dir.path().join("m.prom"));
     assert!(
         prom.contains("# TYPE informer_bench_reaction_latency_seconds histogram"),
         "{prom}"

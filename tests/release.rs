@@ -1,10 +1,13 @@
 //! The release files hold, checked by the tools their consumers run (built by
-//! `tests/tools/tools.sh build`, which `tests/run.sh` runs): the krew manifest template
+//! `tests/tools/tools.sh build`, which `tests/run.sh` runs; found with `common::tool`): the krew manifest template
 //! (`.krew.yaml`) rendered as krew-release-bot renders it, against archives made as the release
 //! workflow makes them, passes krew's own `validate-krew-manifest` with every platform installed
 //! by `kubectl krew install`; the release workflow and the README's CI examples pass actionlint;
 //! and the three agree on the archives' names and contents.
 
+mod common;
+
+use common::tool;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -17,21 +20,6 @@ fn root() -> &'static Path {
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("reading {path}: {e}"))
-}
-
-/// A tool built by `tests/tools/tools.sh build`; a missing one fails the test with the command
-/// that builds it.
-fn tool(name: &str) -> PathBuf {
-    let bin = std::env::var_os("KUBECTL_INFORMER_TOOLS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/tools/bin"));
-    let path = bin.join(name);
-    assert!(
-        path.is_file(),
-        "{} is missing: build the test tools with `tests/tools/tools.sh build` (tests/run.sh does)",
-        path.display()
-    );
-    path
 }
 
 fn text(out: &Output) -> String {

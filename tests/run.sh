@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of kubectl-informer on a fresh machine: builds etcd and kube-apiserver from their
 # Go modules if needed, starts a private control plane on loopback, builds the validators the tests
-# run on the release files (tests/tools/tools.sh), checks formatting and lints, runs all unit and
+# run on the release files and exports (tests/tools/tools.sh), checks formatting and lints, runs all unit and
 # integration tests against it, checks the crate packages, and stops it (also on failure).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

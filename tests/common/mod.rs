@@ -23,6 +23,56 @@ use std::time::{Duration, Instant};
 
 pub const START_COMMAND: &str = "tests/controlplane/controlplane.sh up";
 
+/// A tool built by `tests/tools/tools.sh build` (actionlint, krew, validate-krew-manifest,
+/// kubectl, promtool); a missing one fails the test with the command that builds it.
+pub fn tool(name: &str) -> PathBuf {
+    let bin = std::env::var_os("KUBECTL_INFORMER_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/bin"));
+    let path = bin.join(name);
+    assert!(
+        path.is_file(),
+        "{} is missing: build the test tools with `tests/tools/tools.sh build` (tests/run.sh does)",
+        path.display()
+    );
+    path
+}
+
+/// What `promtool check metrics` says against the Prometheus text exposition in `file`; None
+/// when it accepts it.
+pub fn promtool_refusal(file: &Path) -> Option<String> {
+    let text = std::fs::read(file).unwrap_or_else(|e| panic!("reading {}: {e}", file.display()));
+    let mut child = Command::new(tool("promtool"))
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running promtool");
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&text).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    (!out.status.success()).then(|| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Fails unless `promtool check metrics` accepts the Prometheus text exposition in `file`.
+pub fn assert_promtool_accepts(file: &Path) {
+    if let Some(refusal) = promtool_refusal(file) {
+        panic!(
+            "promtool check metrics refused {}:\n{refusal}",
+            file.display()
+        );
+    }
+}
+
 /// The kubeconfig of the test control plane.
 pub fn kubeconfig_path() -> PathBuf {
     match std::env::var_os("KUBECTL_INFORMER_TEST_KUBECONFIG") {

@@ -8,8 +8,10 @@
 #   krew                    installing each platform's archive with `kubectl krew install`
 #   kubectl                 k8s.io/kubectl at the control plane's minor (tests/tools/kubectl),
 #                           which krew's validator runs
+#   promtool                github.com/prometheus/prometheus: `promtool check metrics` on bench's
+#                           Prometheus exports (tests/bench_cli.rs, bench_live.rs, bench_react.rs)
 #
-#   tests/tools/tools.sh build   build what is missing or stale (a cold build takes ~3 minutes)
+#   tests/tools/tools.sh build   build what is missing or stale (a cold build takes ~5 minutes)
 #   tests/tools/tools.sh bin     print the directory the tools are in
 set -euo pipefail
 
@@ -21,6 +23,7 @@ actionlint_version=v1.7.12
 # The newest krew the Go module proxy serves here; validate-krew-manifest's rules are the same in
 # v0.4.5, the version krew-index's CI pins.
 krew_version=v0.4.3
+prometheus_version=v0.316.0
 
 log() { printf 'tools: %s\n' "$*" >&2; }
 die() { printf 'tools: error: %s\n' "$*" >&2; exit 2; }
@@ -46,6 +49,7 @@ build() {
   # kubectl runs krew as its plugin kubectl-krew.
   ln -sf krew "$bin/kubectl-krew"
   install validate-krew-manifest "$krew_version $gov" "sigs.k8s.io/krew/cmd/validate-krew-manifest@$krew_version"
+  install promtool "$prometheus_version $gov" "github.com/prometheus/prometheus/cmd/promtool@$prometheus_version"
   # kubectl's main lives in k8s.io/kubernetes, which `go install` refuses (replace directives):
   # a wrapper module builds it from k8s.io/kubectl.
   local want; want="$(cat "$here/kubectl/go.mod" "$here/kubectl/go.sum" "$here/kubectl/main.go" | sha256sum | cut -d' ' -f1) $gov"

@@ -1,271 +1,10 @@
-//! The checks, one function each. Each notes what it sent and got as it goes; a step that fails
-//! ends it with `?` (a 401 or 403 makes it SKIP, any other error FAIL).
+//! Checks 4 to 11: the WATCH side of the contract (joining a LIST, RV order, bookmarks,
+//! watch-list, 410, timeoutSeconds, unbuffered delivery, metadata-only).
 
-use super::probe::{
-    describe_event, object_of, refused, rv_number, seconds, Evidence, Next, Verdict, Writer,
-    EVENT_LIMIT,
-};
-use super::{Check, CheckResult, Status, Subject};
-use crate::informer::listwatch::{ListOptions, WatchEvent, WatchOptions, ACCEPT_METADATA_LIST};
-use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
-use tokio::time::Instant;
-
-type Outcome = Result<Verdict, Verdict>;
-
-/// The reason of every write check under `--read-only`.
-const READ_ONLY: &str = "needs a write, and --read-only writes nothing";
-
-/// Pages check 2 reads at most (enough to see tokens work and RVs stay put).
-const MAX_PAGES: usize = 5;
-
-/// The timeoutSeconds of check 6's watch: the API server sends a BOOKMARK 2s before it ends.
-const BOOKMARK_WATCH_SECONDS: u64 = 10;
-/// The timeoutSeconds of check 9's watch, and how far past it the server may end it.
-const TIMEOUT_SECONDS: u64 = 5;
-const TIMEOUT_SLACK: Duration = Duration::from_secs(10);
-/// How long after check 6's watch should have ended a BOOKMARK is still waited for (a proxy
-/// that holds the stream back delivers it late).
-const BOOKMARK_SLACK: Duration = Duration::from_secs(20);
-/// How long check 8 reads a watch from RV 1 for its 410; check 5 reads without writes.
-const EXPIRED_LIMIT: Duration = Duration::from_secs(10);
-const PASSIVE_LIMIT: Duration = Duration::from_secs(10);
-
-pub async fn run(check: &Check, subject: &mut Subject) -> CheckResult {
-    let mut ev = Evidence::default();
-    let outcome = match check.number {
-        1 => list_consistent(subject, &mut ev).await,
-        2 => list_pagination(subject, &mut ev).await,
-        3 => list_exact_rv(subject, &mut ev).await,
-        4 => watch_from_list(subject, &mut ev).await,
-        5 => watch_rv_order(subject, &mut ev).await,
-        6 => watch_bookmarks(subject, &mut ev).await,
-        7 => watch_list(subject, &mut ev).await,
-        8 => watch_expired(subject, &mut ev).await,
-        9 => watch_timeout(subject, &mut ev).await,
-        10 => watch_unbuffered(subject, &mut ev).await,
-        _ => watch_metadata(subject, &mut ev).await,
-    };
-    let (status, detail) = match outcome.unwrap_or_else(|early| early) {
-        Verdict::Pass(d) => (Status::Pass, d),
-        Verdict::Fail(d) => (Status::Fail, d),
-        Verdict::Skip(d) => (Status::Skip, d),
-    };
-    CheckResult {
-        number: check.number,
-        name: check.name,
-        status,
-        detail,
-        evidence: ev.lines,
-        waited_seconds: ev.waited.map(|d| d.as_secs_f64()),
-    }
-}
-
-fn writer(subject: &mut Subject) -> Result<&mut Writer, Verdict> {
-    subject
-        .writer
-        .as_mut()
-        .ok_or_else(|| Verdict::Skip(READ_ONLY.to_string()))
-}
-
-/// The RV `name` has in `page`, if listed.
-fn rv_in(page: &crate::informer::listwatch::ListPage, name: &str) -> Option<String> {
-    page.items
-        .iter()
-        .find(|o| o.name() == name)
-        .map(|o| o.resource_version().to_string())
-}
-
-/// A LIST's RV: where the watches start.
-async fn list_rv(subject: &Subject, ev: &mut Evidence) -> Result<String, Verdict> {
-    let page = ev.list(&subject.lw, &ListOptions::default()).await?;
-    Ok(page.resource_version)
-}
-
-fn watch_from(rv: &str) -> WatchOptions {
-    WatchOptions {
-        resource_version: rv.to_string(),
-        ..WatchOptions::default()
-    }
-}
-
-/// Whether `event` is the MODIFIED of `name` at `rv`.
-fn is_write(event: &WatchEvent, name: &str, rv: &str) -> bool {
-    matches!(event, WatchEvent::Modified(o) if o.name() == name && o.resource_version() == rv)
-}
-
-/// 1. A LIST at RV "" is not older than a write made just before it.
-async fn list_consistent(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
-    let writer = writer(subject)?;
-    let name = writer.object(0);
-    let written = writer.touch(ev, &name).await?;
-    let page = ev.list(&subject.lw, &ListOptions::default()).await?;
-    let (w, l) = (rv_number(&written)?, rv_number(&page.resource_version)?);
-    if l < w {
-        return Ok(Verdict::Fail(format!(
-            "a LIST at RV \"\" answered RV {l}, older than the write made just before it (RV \
-             {w}): the LIST was served stale, and an informer started from it misses that write \
-             until it relists"
-        )));
-    }
-    match rv_in(&page, &name) {
-        Some(seen) if rv_number(&seen)? >= w => Ok(Verdict::Pass(format!(
-            "a LIST at RV \"\" answered RV {l}, not older than the write made just before it \
-             (RV {w}), and shows it"
-        ))),
-        seen => Ok(Verdict::Fail(format!(
-            "a LIST at RV \"\" answered RV {l} but shows {name} at {}, not the write made just \
-             before it (RV {w})",
-            seen.map_or("no RV (not listed)".to_string(), |rv| format!("RV {rv}"))
-        ))),
-    }
-}
-
-/// 2. `limit` is honoured, continue tokens work, and the pages are at the first page's RV.
-async fn list_pagination(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
-    let mut opts = ListOptions {
-        limit: Some(1),
-        ..ListOptions::default()
-    };
-    let first = ev.list(&subject.lw, &opts).await?;
-    let at = first.resource_version.clone();
-    let mut names: Vec<String> = Vec::new();
-    let mut page = first;
-    let mut pages = 1;
-    loop {
-        if page.items.len() > 1 {
-            return Ok(Verdict::Fail(format!(
-                "a LIST with limit=1 answered {} objects in one page: the server ignores \
-                 limit, so a reflector's LIST of a large collection comes in one response",
-                page.items.len()
-            )));
-        }
-        if page.resource_version != at {
-            return Ok(Verdict::Fail(format!(
-                "page {pages} is at RV {}, the first page at RV {at}: the pages are not one \
-                 snapshot, so a paged LIST can show an object twice or miss one",
-                page.resource_version
-            )));
-        }
-        for o in &page.items {
-            if names.iter().any(|n| n == o.name()) {
-                return Ok(Verdict::Fail(format!(
-                    "{} came in two pages: the continue token did not go on after it",
-                    o.name()
-                )));
-            }
-            names.push(o.name().to_string());
-        }
-        let Some(token) = page.continue_token.take() else {
-            break;
-        };
-        if pages == MAX_PAGES {
-            return Ok(Verdict::Pass(format!(
-                "the first {pages} pages of a LIST with limit=1 each had 1 object, all at RV \
-                 {at}; their continue tokens worked"
-            )));
-        }
-        opts.continue_token = Some(token);
-        page = ev.list(&subject.lw, &opts).await?;
-        pages += 1;
-    }
-    if names.len() < 2 {
-        return Ok(Verdict::Skip(format!(
-            "needs 2 objects to page through, found {}{}",
-            names.len(),
-            if subject.writer.is_none() {
-                " (--read-only creates none)"
-            } else {
-                ""
-            }
-        )));
-    }
-    if let Some(writer) = &subject.writer {
-        let expected: BTreeSet<&String> = writer.names.iter().collect();
-        let got: BTreeSet<&String> = names.iter().collect();
-        if expected != got {
-            return Ok(Verdict::Fail(format!(
-                "the {pages} pages held {got:?}, the namespace holds {expected:?}"
-            )));
-        }
-    }
-    Ok(Verdict::Pass(format!(
-        "{pages} pages of a LIST with limit=1, 1 object each, all at RV {at}; the last had no \
-         continue token"
-    )))
-}
-
-/// 3. A LIST at an exact RV returns the state at that RV.
-async fn list_exact_rv(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
-    let before = ev.list_all(&subject.lw, ListOptions::default()).await?;
-    let x = before.resource_version.clone();
-    let exact = ListOptions {
-        resource_version: Some(x.clone()),
-        version_match: Some("Exact"),
-        ..ListOptions::default()
-    };
-    let changed = match subject.writer.as_mut() {
-        Some(writer) => {
-            let name = writer.object(1);
-            let was = rv_in(&before, &name).unwrap_or_default();
-            let now = writer.touch(ev, &name).await?;
-            Some((name, was, now))
-        }
-        None => None,
-    };
-    let at_x = ev.list_all(&subject.lw, exact).await?;
-    if at_x.resource_version != x {
-        return Ok(Verdict::Fail(format!(
-            "a LIST with resourceVersion={x}&resourceVersionMatch=Exact answered RV {}",
-            at_x.resource_version
-        )));
-    }
-    let state = |page: &crate::informer::listwatch::ListPage| -> BTreeMap<String, String> {
-        page.items
-            .iter()
-            .map(|o| (o.name().to_string(), o.resource_version().to_string()))
-            .collect()
-    };
-    let (expected, got) = (state(&before), state(&at_x));
-    if expected != got {
-        let differ: Vec<String> = expected
-            .keys()
-            .chain(got.keys())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .filter(|k| expected.get(*k) != got.get(*k))
-            .map(|k| {
-                let rv = |m: &BTreeMap<String, String>| {
-                    m.get(k)
-                        .map_or("absent".to_string(), |rv| format!("RV {rv}"))
-                };
-                format!(
-                    "{k} {} at RV {x}, {} in the exact LIST",
-                    rv(&expected),
-                    rv(&got)
-                )
-            })
-            .collect();
-        return Ok(Verdict::Fail(format!(
-            "a LIST at exactly RV {x} is not the state at RV {x}: {}",
-            differ.join("; ")
-        )));
-    }
-    Ok(Verdict::Pass(match changed {
-        Some((name, was, now)) => format!(
-            "a LIST at exactly RV {x} made after {name} changed (RV {now}) shows it as it was \
-             (RV {was}), and the other {} objects as they were",
-            got.len().saturating_sub(1)
-        ),
-        None => format!(
-            "a LIST at exactly RV {x} shows the {} objects the LIST at RV {x} showed",
-            got.len()
-        ),
-    }))
-}
+use super::*;
 
 /// 4. A WATCH from a LIST's RV delivers a write made after, with a greater RV.
-async fn watch_from_list(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+pub(super) async fn watch_from_list(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     writer(subject)?;
     let x = list_rv(subject, ev).await?;
     let from = rv_number(&x)?;
@@ -310,7 +49,7 @@ async fn watch_from_list(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
 }
 
 /// 5. RVs increase along a watch, as integers.
-async fn watch_rv_order(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+pub(super) async fn watch_rv_order(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     let x = list_rv(subject, ev).await?;
     let mut watch = ev
         .watch(&subject.lw, &watch_from(&x))
@@ -400,7 +139,7 @@ async fn watch_rv_order(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
 }
 
 /// 6. With allowWatchBookmarks=true a BOOKMARK arrives before the watch ends.
-async fn watch_bookmarks(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+pub(super) async fn watch_bookmarks(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     let x = list_rv(subject, ev).await?;
     let opts = WatchOptions {
         bookmarks: true,
@@ -463,7 +202,7 @@ async fn watch_bookmarks(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
 }
 
 /// 7. sendInitialEvents=true: the initial state, then the initial-events-end BOOKMARK.
-async fn watch_list(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+pub(super) async fn watch_list(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     // What the initial events should hold: in the scratch namespace nothing changes between
     // this LIST and the watch (elsewhere, what was created or deleted in between would differ).
     let listed: BTreeSet<String> = ev
@@ -552,7 +291,7 @@ async fn watch_list(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
 }
 
 /// 8. A WATCH from a compacted RV answers 410 Expired.
-async fn watch_expired(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+pub(super) async fn watch_expired(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     let opts = watch_from("1");
     let mut watch = match ev.watch(&subject.lw, &opts).await {
         Ok(watch) => watch,
@@ -597,7 +336,7 @@ async fn watch_expired(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
 }
 
 /// 9. The server ends a watch at its timeoutSeconds.
-async fn watch_timeout(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+pub(super) async fn watch_timeout(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     let x = list_rv(subject, ev).await?;
     let opts = WatchOptions {
         timeout_seconds: Some(TIMEOUT_SECONDS),
@@ -633,7 +372,7 @@ async fn watch_timeout(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
 }
 
 /// 10. A write's event arrives within the delivery limit.
-async fn watch_unbuffered(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+pub(super) async fn watch_unbuffered(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     writer(subject)?;
     let x = list_rv(subject, ev).await?;
     let mut watch = ev
@@ -671,7 +410,7 @@ async fn watch_unbuffered(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
 }
 
 /// 11. A metadata-only LIST and WATCH are served.
-async fn watch_metadata(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+pub(super) async fn watch_metadata(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     let meta = crate::informer::listwatch::ListWatch {
         metadata_only: true,
         ..subject.lw.clone()

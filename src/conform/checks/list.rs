@@ -1,0 +1,173 @@
+//! Checks 1 to 3: the LIST side of the contract (consistency, pagination, exact RV).
+
+use super::*;
+
+/// 1. A LIST at RV "" is not older than a write made just before it.
+pub(super) async fn list_consistent(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+    let writer = writer(subject)?;
+    let name = writer.object(0);
+    let written = writer.touch(ev, &name).await?;
+    let page = ev.list(&subject.lw, &ListOptions::default()).await?;
+    let (w, l) = (rv_number(&written)?, rv_number(&page.resource_version)?);
+    if l < w {
+        return Ok(Verdict::Fail(format!(
+            "a LIST at RV \"\" answered RV {l}, older than the write made just before it (RV \
+             {w}): the LIST was served stale, and an informer started from it misses that write \
+             until it relists"
+        )));
+    }
+    match rv_in(&page, &name) {
+        Some(seen) if rv_number(&seen)? >= w => Ok(Verdict::Pass(format!(
+            "a LIST at RV \"\" answered RV {l}, not older than the write made just before it \
+             (RV {w}), and shows it"
+        ))),
+        seen => Ok(Verdict::Fail(format!(
+            "a LIST at RV \"\" answered RV {l} but shows {name} at {}, not the write made just \
+             before it (RV {w})",
+            seen.map_or("no RV (not listed)".to_string(), |rv| format!("RV {rv}"))
+        ))),
+    }
+}
+
+/// 2. `limit` is honoured, continue tokens work, and the pages are at the first page's RV.
+pub(super) async fn list_pagination(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+    let mut opts = ListOptions {
+        limit: Some(1),
+        ..ListOptions::default()
+    };
+    let first = ev.list(&subject.lw, &opts).await?;
+    let at = first.resource_version.clone();
+    let mut names: Vec<String> = Vec::new();
+    let mut page = first;
+    let mut pages = 1;
+    loop {
+        if page.items.len() > 1 {
+            return Ok(Verdict::Fail(format!(
+                "a LIST with limit=1 answered {} objects in one page: the server ignores \
+                 limit, so a reflector's LIST of a large collection comes in one response",
+                page.items.len()
+            )));
+        }
+        if page.resource_version != at {
+            return Ok(Verdict::Fail(format!(
+                "page {pages} is at RV {}, the first page at RV {at}: the pages are not one \
+                 snapshot, so a paged LIST can show an object twice or miss one",
+                page.resource_version
+            )));
+        }
+        for o in &page.items {
+            if names.iter().any(|n| n == o.name()) {
+                return Ok(Verdict::Fail(format!(
+                    "{} came in two pages: the continue token did not go on after it",
+                    o.name()
+                )));
+            }
+            names.push(o.name().to_string());
+        }
+        let Some(token) = page.continue_token.take() else {
+            break;
+        };
+        if pages == MAX_PAGES {
+            return Ok(Verdict::Pass(format!(
+                "the first {pages} pages of a LIST with limit=1 each had 1 object, all at RV \
+                 {at}; their continue tokens worked"
+            )));
+        }
+        opts.continue_token = Some(token);
+        page = ev.list(&subject.lw, &opts).await?;
+        pages += 1;
+    }
+    if names.len() < 2 {
+        return Ok(Verdict::Skip(format!(
+            "needs 2 objects to page through, found {}{}",
+            names.len(),
+            if subject.writer.is_none() {
+                " (--read-only creates none)"
+            } else {
+                ""
+            }
+        )));
+    }
+    if let Some(writer) = &subject.writer {
+        let expected: BTreeSet<&String> = writer.names.iter().collect();
+        let got: BTreeSet<&String> = names.iter().collect();
+        if expected != got {
+            return Ok(Verdict::Fail(format!(
+                "the {pages} pages held {got:?}, the namespace holds {expected:?}"
+            )));
+        }
+    }
+    Ok(Verdict::Pass(format!(
+        "{pages} pages of a LIST with limit=1, 1 object each, all at RV {at}; the last had no \
+         continue token"
+    )))
+}
+
+/// 3. A LIST at an exact RV returns the state at that RV.
+pub(super) async fn list_exact_rv(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+    let before = ev.list_all(&subject.lw, ListOptions::default()).await?;
+    let x = before.resource_version.clone();
+    let exact = ListOptions {
+        resource_version: Some(x.clone()),
+        version_match: Some("Exact"),
+        ..ListOptions::default()
+    };
+    let changed = match subject.writer.as_mut() {
+        Some(writer) => {
+            let name = writer.object(1);
+            let was = rv_in(&before, &name).unwrap_or_default();
+            let now = writer.touch(ev, &name).await?;
+            Some((name, was, now))
+        }
+        None => None,
+    };
+    let at_x = ev.list_all(&subject.lw, exact).await?;
+    if at_x.resource_version != x {
+        return Ok(Verdict::Fail(format!(
+            "a LIST with resourceVersion={x}&resourceVersionMatch=Exact answered RV {}",
+            at_x.resource_version
+        )));
+    }
+    let state = |page: &crate::informer::listwatch::ListPage| -> BTreeMap<String, String> {
+        page.items
+            .iter()
+            .map(|o| (o.name().to_string(), o.resource_version().to_string()))
+            .collect()
+    };
+    let (expected, got) = (state(&before), state(&at_x));
+    if expected != got {
+        let differ: Vec<String> = expected
+            .keys()
+            .chain(got.keys())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .filter(|k| expected.get(*k) != got.get(*k))
+            .map(|k| {
+                let rv = |m: &BTreeMap<String, String>| {
+                    m.get(k)
+                        .map_or("absent".to_string(), |rv| format!("RV {rv}"))
+                };
+                format!(
+                    "{k} {} at RV {x}, {} in the exact LIST",
+                    rv(&expected),
+                    rv(&got)
+                )
+            })
+            .collect();
+        return Ok(Verdict::Fail(format!(
+            "a LIST at exactly RV {x} is not the state at RV {x}: {}",
+            differ.join("; ")
+        )));
+    }
+    Ok(Verdict::Pass(match changed {
+        Some((name, was, now)) => format!(
+            "a LIST at exactly RV {x} made after {name} changed (RV {now}) shows it as it was \
+             (RV {was}), and the other {} objects as they were",
+            got.len().saturating_sub(1)
+        ),
+        None => format!(
+            "a LIST at exactly RV {x} shows the {} objects the LIST at RV {x} showed",
+            got.len()
+        ),
+    }))
+}

@@ -4,10 +4,10 @@
 //! The layers, and which way they point (an arrow is "imports"):
 //!
 //! ```text
-//! main ─▶ cli, commands/{tail,diff,bench,conform,complete,completion}  flags ─▶ config ─▶ exec
+//! main ─▶ cli, commands/{tail,diff,bench,conform,schema,complete,completion}  flags ─▶ config ─▶ exec
 //!             │
 //!             ├─▶ output/   renders for people: tail's text, diff's table, bench's table,
-//!             │             exports (json, markdown, prometheus) and writing them to a
+//!             │             exports (json, markdown, html, prometheus) and writing them to a
 //!             │             path (file), progress bars
 //!             ├─▶ recording/ the JSON Lines format, both ways: records, writer, reader, snapshot
 //!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog

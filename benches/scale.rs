@@ -1,23 +1,26 @@
-//! Scale: N ConfigMaps of about 1 KB in one namespace of the local control plane (created on the
-//! first run, reused after). Measures, each as its own process:
-//! - `kubectl-informer diff` (wall time, the LIST-plus-compare time, peak RSS) against
-//!   `kubectl get -o json` of the same objects;
-//! - resident memory of a synced informer cache: ours (the library's SharedInformer) against a
-//!   plain client-go shared informer (benches/peer/client-go-informer, built with `go build`);
+//! Scale: N ConfigMaps of about 1 KB in one namespace of the local control plane, and P Pods of
+//! about 4 KB in another (created on the first run, reused after). Measures, each as its own
+//! process:
+//! - `kubectl-informer diff` (wall time, the LIST-plus-compare time, peak RSS), in protobuf and
+//!   in JSON, against `kubectl get -o json` of the same ConfigMaps;
+//! - the initial sync and the resident memory of a synced informer cache, for each kind: ours
+//!   (the library's SharedInformer) in protobuf and in JSON, against a plain client-go shared
+//!   informer (benches/peer/client-go-informer, built with `go build`);
 //! - the peak resident memory of ours during a relist of the whole cache, against its steady RSS.
 //!
 //!   tests/controlplane/controlplane.sh up
-//!   cargo bench --bench scale -- [OBJECTS]   # default 100000
+//!   cargo bench --bench scale -- [OBJECTS] [--pods P] [--chunk N]   # default 100000, P = OBJECTS, N = 500
 //!
 //! Needs GNU time at /usr/bin/time, kubectl and Go on PATH. Figures go to BENCHMARKS.md.
 
-use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-use kube::api::{Api, ListParams, PostParams};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
+use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const NAMESPACE: &str = "bench-scale";
+const POD_NAMESPACE: &str = "bench-scale-pods";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,10 +48,13 @@ fn status_kib(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Child mode: a SharedInformer on ConfigMaps in NAMESPACE; prints RSS before and after sync.
-async fn child_informer() {
+/// Child mode: a SharedInformer on RESOURCE in NAMESPACE, LIST and WATCH in ENCODING with pages
+/// of CHUNK (`--child-informer RESOURCE NAMESPACE ENCODING CHUNK`); prints RSS before and after
+/// sync, then relists.
+async fn child_informer(child: &[String]) {
     use kubectl_informer::cluster::{resolve, Cluster, KubeconfigSelection, Transport};
     use kubectl_informer::informer::listwatch::ListWatch;
+    use kubectl_informer::informer::object::Encoding;
     use kubectl_informer::informer::reflector::{ReflectorConfig, Start};
     use kubectl_informer::informer::shared::SharedInformer;
     let selection = KubeconfigSelection {
@@ -59,21 +65,29 @@ async fn child_informer() {
         .await
         .expect("connect");
     let resources = cluster.discover().await.expect("discovery");
-    let resource = resolve("configmaps", &resources)
-        .expect("configmaps")
-        .clone();
+    let [resource, namespace, encoding, chunk] = child else {
+        panic!("--child-informer RESOURCE NAMESPACE ENCODING CHUNK")
+    };
+    let chunk: u32 = chunk.parse().expect("CHUNK");
+    let encoding = match encoding.as_str() {
+        "json" => Encoding::Json,
+        "protobuf" => Encoding::Protobuf,
+        other => panic!("ENCODING {other}: json or protobuf"),
+    };
+    let resource = resolve(resource, &resources).expect("resource").clone();
     let before = rss_kib();
     let lw = ListWatch {
         cluster,
         resource,
-        namespace: Some(NAMESPACE.to_string()),
+        namespace: Some(namespace.clone()),
         label_selector: None,
         field_selector: None,
         metadata_only: false,
+        encoding,
     };
     let relist_lw = lw.clone();
     let started = Instant::now();
-    let mut running = SharedInformer::new(lw, ReflectorConfig::informer(Start::List, 500)).run();
+    let mut running = SharedInformer::new(lw, ReflectorConfig::informer(Start::List, chunk)).run();
     running.synced().await.expect("sync");
     let sync_seconds = started.elapsed().as_secs_f64();
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -93,7 +107,7 @@ async fn child_informer() {
     let fifo = running.fifo().clone();
     let max_fifo = tokio::spawn(async move {
         let mut opts = ListOptions {
-            limit: Some(500),
+            limit: Some(chunk),
             continue_token: None,
             resource_version: None,
             version_match: None,
@@ -135,8 +149,72 @@ async fn child_informer() {
     );
 }
 
-/// Creates the namespace and whatever ConfigMaps of the N are missing.
-async fn ensure_objects(n: usize) {
+/// A Pod as a Deployment's controller would create it, about 4 KB of JSON once the server has
+/// defaulted it: two containers with environment, probes, resources and mounts. Its scheduler
+/// does not exist, so it stays Pending and untouched by the control plane's controllers.
+fn pod(i: usize) -> serde_json::Value {
+    let env: Vec<_> = (0..8)
+        .map(|k| serde_json::json!({"name": format!("SETTING_{k}"), "value": format!("value-{k}-{i}")}))
+        .collect();
+    serde_json::json!({
+        "metadata": {
+            "name": format!("pod-{i:06}"),
+            "labels": {"app": "bench", "tier": "backend", "pod-template-hash": "7d9f8c6b5f",
+                       "app.kubernetes.io/version": "1.2.3"},
+            "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": "9090",
+                            "kubectl.kubernetes.io/restartedAt": "2026-11-24T10:00:00Z"}
+        },
+        "spec": {
+            "schedulerName": "bench-none",
+            "containers": [{
+                "name": "app",
+                "image": "registry.example/bench/app:1.2.3",
+                "args": ["--port=8080", "--metrics-port=9090", "--log-level=info"],
+                "ports": [{"name": "http", "containerPort": 8080}, {"name": "metrics", "containerPort": 9090}],
+                "env": env,
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"},
+                              "limits": {"cpu": "500m", "memory": "256Mi"}},
+                "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 5},
+                "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10},
+                "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}]
+            }, {
+                "name": "proxy",
+                "image": "registry.example/bench/proxy:0.9.1",
+                "args": ["--upstream=127.0.0.1:8080"],
+                "ports": [{"name": "proxy", "containerPort": 15001}],
+                "resources": {"requests": {"cpu": "50m", "memory": "64Mi"}}
+            }],
+            "volumes": [{"name": "config", "configMap": {"name": "app-config"}}]
+        }
+    })
+}
+
+/// The objects of one kind the benchmark lists: `configmaps` in NAMESPACE, `pods` in
+/// POD_NAMESPACE.
+#[derive(Clone, Copy)]
+enum Kind {
+    ConfigMaps,
+    Pods,
+}
+
+impl Kind {
+    fn resource(self) -> &'static str {
+        match self {
+            Kind::ConfigMaps => "configmaps",
+            Kind::Pods => "pods",
+        }
+    }
+
+    fn namespace(self) -> &'static str {
+        match self {
+            Kind::ConfigMaps => NAMESPACE,
+            Kind::Pods => POD_NAMESPACE,
+        }
+    }
+}
+
+/// Creates the namespace and whatever objects of the N are missing.
+async fn ensure_objects(kind: Kind, n: usize) {
     let config = kube::Config::from_custom_kubeconfig(
         kube::config::Kubeconfig::read_from(kubeconfig()).expect("kubeconfig of the control plane"),
         &Default::default(),
@@ -145,11 +223,24 @@ async fn ensure_objects(n: usize) {
     .unwrap();
     let client = kube::Client::try_from(config).unwrap();
     let ns: Namespace =
-        serde_json::from_value(serde_json::json!({"metadata": {"name": NAMESPACE}})).unwrap();
+        serde_json::from_value(serde_json::json!({"metadata": {"name": kind.namespace()}}))
+            .unwrap();
     let _ = Api::<Namespace>::all(client.clone())
         .create(&PostParams::default(), &ns)
         .await;
-    let api: Api<ConfigMap> = Api::namespaced(client, NAMESPACE);
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        client,
+        kind.namespace(),
+        &ApiResource::erase::<ConfigMap>(&()),
+    );
+    let api = match kind {
+        Kind::ConfigMaps => api,
+        Kind::Pods => Api::namespaced_with(
+            api.into_client(),
+            kind.namespace(),
+            &ApiResource::erase::<Pod>(&()),
+        ),
+    };
     let existing = api
         .list_metadata(&ListParams::default().limit(1))
         .await
@@ -158,7 +249,12 @@ async fn ensure_objects(n: usize) {
     if existing >= n {
         return;
     }
-    eprintln!("creating {} ConfigMaps in {NAMESPACE} (once)", n - existing);
+    eprintln!(
+        "creating {} {} in {} (once)",
+        n - existing,
+        kind.resource(),
+        kind.namespace()
+    );
     let payload = "x".repeat(900);
     let workers = 32;
     let mut tasks = Vec::new();
@@ -167,13 +263,22 @@ async fn ensure_objects(n: usize) {
         let payload = payload.clone();
         tasks.push(tokio::spawn(async move {
             for i in (w..n).step_by(workers) {
-                let cm: ConfigMap = serde_json::from_value(serde_json::json!({
-                    "metadata": {"name": format!("cm-{i:06}"), "labels": {"app": "bench"}},
-                    "data": {"payload": payload}
-                }))
-                .unwrap();
+                let value = match kind {
+                    Kind::ConfigMaps => serde_json::json!({
+                        "apiVersion": "v1", "kind": "ConfigMap",
+                        "metadata": {"name": format!("cm-{i:06}"), "labels": {"app": "bench"}},
+                        "data": {"payload": payload}
+                    }),
+                    Kind::Pods => {
+                        let mut pod = pod(i);
+                        pod["apiVersion"] = "v1".into();
+                        pod["kind"] = "Pod".into();
+                        pod
+                    }
+                };
+                let object: DynamicObject = serde_json::from_value(value).unwrap();
                 // Already there from an earlier partial run: fine.
-                let _ = api.create(&PostParams::default(), &cm).await;
+                let _ = api.create(&PostParams::default(), &object).await;
             }
         }));
     }
@@ -219,32 +324,61 @@ fn main() {
 }
 
 async fn bench_main(args: Vec<String>) {
-    if args.iter().any(|a| a == "--child-informer") {
-        child_informer().await;
+    if let Some(at) = args.iter().position(|a| a == "--child-informer") {
+        child_informer(&args[at + 1..]).await;
         return;
     }
     if !args.iter().any(|a| a == "--bench") {
         println!("scale: a benchmark; run it with `cargo bench --bench scale`");
         return;
     }
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|at| args.get(at + 1))
+            .map(|v| v.parse::<u32>().expect("a number"))
+    };
+    let chunk = value("--chunk").unwrap_or(500);
     let n: usize = args
         .iter()
         .skip(1)
+        .take_while(|a| a.as_str() != "--chunk" && a.as_str() != "--pods")
         .find_map(|a| a.parse().ok())
         .unwrap_or(100_000);
-    ensure_objects(n).await;
+    let pods = value("--pods").map_or(n, |p| p as usize);
+    ensure_objects(Kind::ConfigMaps, n).await;
+    if pods > 0 {
+        ensure_objects(Kind::Pods, pods).await;
+    }
     let informer = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-informer"));
 
-    println!("{n} ConfigMaps of ~1 KB in namespace {NAMESPACE}\n");
+    println!("{n} ConfigMaps of ~1 KB in namespace {NAMESPACE}, {pods} Pods of ~4 KB in {POD_NAMESPACE}; LIST pages of {chunk}\n");
     println!("| command | wall s | LIST+compare s | peak RSS MiB |");
     println!("|---|---|---|---|");
-    let (wall, rss, out) = timed(&informer, &["diff", "cm", "-n", NAMESPACE, "-o", "json"]);
-    let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_default();
-    println!(
-        "| kubectl-informer diff | {wall:.2} | {:.2} | {:.1} |",
-        report["durationSeconds"].as_f64().unwrap_or(f64::NAN),
-        mib(rss)
-    );
+    let chunk_arg = chunk.to_string();
+    for encoding in ["protobuf", "json"] {
+        let (wall, rss, out) = timed(
+            &informer,
+            &[
+                "diff",
+                "cm",
+                "-n",
+                NAMESPACE,
+                "-o",
+                "json",
+                "--encoding",
+                encoding,
+                "--chunk-size",
+                &chunk_arg,
+            ],
+        );
+        let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_default();
+        println!(
+            "| kubectl-informer diff --encoding {encoding} | {wall:.2} | {:.2} | {:.1} |",
+            report["durationSeconds"].as_f64().unwrap_or(f64::NAN),
+            mib(rss)
+        );
+    }
     let (wall, rss, out) = timed(
         Path::new("kubectl"),
         &["get", "configmaps", "-n", NAMESPACE, "-o", "json"],
@@ -268,51 +402,87 @@ async fn bench_main(args: Vec<String>) {
         "\n| informer | objects | sync s | RSS before MiB | RSS synced MiB | KiB per object |"
     );
     println!("|---|---|---|---|---|---|");
-    let ours = Command::new(std::env::current_exe().unwrap())
-        .arg("--child-informer")
-        .env("KUBECONFIG", kubeconfig())
-        .output()
-        .unwrap();
-    let theirs = Command::new(&peer)
-        .arg(NAMESPACE)
-        .env("KUBECONFIG", kubeconfig())
-        .output()
-        .unwrap();
-    let relist: serde_json::Value =
-        serde_json::from_str(String::from_utf8_lossy(&ours.stdout).trim()).unwrap_or_default();
-    for (label, out) in [
-        ("kubectl-informer SharedInformer", ours),
-        ("client-go SharedInformer", theirs),
-    ] {
-        let line = String::from_utf8_lossy(&out.stdout);
-        let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_else(|e| {
-            panic!(
-                "{label}: {e}: {line} {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        let objects = v["objects"].as_u64().unwrap_or(0);
-        let before = v["rssBeforeKiB"].as_u64().unwrap_or(0);
-        let after = v["rssAfterKiB"].as_u64().unwrap_or(0);
+    let mut relists = Vec::new();
+    let kinds: &[Kind] = if pods > 0 {
+        &[Kind::ConfigMaps, Kind::Pods]
+    } else {
+        &[Kind::ConfigMaps]
+    };
+    for kind in kinds {
+        let ours = |encoding: &str| {
+            Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--child-informer",
+                    kind.resource(),
+                    kind.namespace(),
+                    encoding,
+                    &chunk_arg,
+                ])
+                .env("KUBECONFIG", kubeconfig())
+                .output()
+                .unwrap()
+        };
+        let theirs = |encoding: &str| {
+            Command::new(&peer)
+                .args([kind.resource(), kind.namespace(), encoding])
+                .env("KUBECONFIG", kubeconfig())
+                .output()
+                .unwrap()
+        };
+        let runs = [
+            (
+                format!("kubectl-informer, protobuf, {}", kind.resource()),
+                ours("protobuf"),
+            ),
+            (
+                format!("kubectl-informer, JSON, {}", kind.resource()),
+                ours("json"),
+            ),
+            (
+                format!("client-go, protobuf, {}", kind.resource()),
+                theirs("protobuf"),
+            ),
+            (
+                format!("client-go, JSON (its default), {}", kind.resource()),
+                theirs("json"),
+            ),
+        ];
+        for (i, (label, out)) in runs.into_iter().enumerate() {
+            let line = String::from_utf8_lossy(&out.stdout);
+            let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_else(|e| {
+                panic!(
+                    "{label}: {e}: {line} {}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+            let objects = v["objects"].as_u64().unwrap_or(0);
+            let before = v["rssBeforeKiB"].as_u64().unwrap_or(0);
+            let after = v["rssAfterKiB"].as_u64().unwrap_or(0);
+            println!(
+                "| {label} | {objects} | {:.2} | {:.1} | {:.1} | {:.2} |",
+                v["syncSeconds"].as_f64().unwrap_or(f64::NAN),
+                mib(before),
+                mib(after),
+                (after.saturating_sub(before)) as f64 / objects.max(1) as f64
+            );
+            if i == 0 {
+                relists.push((kind.resource(), v));
+            }
+        }
+    }
+    println!("\n| relist of the synced cache (protobuf) | s | steady RSS MiB | peak RSS MiB | peak / steady | RSS after MiB | FIFO max |");
+    println!("|---|---|---|---|---|---|---|");
+    for (resource, relist) in relists {
+        let steady = relist["rssAfterKiB"].as_u64().unwrap_or(0);
+        let peak = relist["relistPeakKiB"].as_u64().unwrap_or(0);
         println!(
-            "| {label} | {objects} | {:.2} | {:.1} | {:.1} | {:.2} |",
-            v["syncSeconds"].as_f64().unwrap_or(f64::NAN),
-            mib(before),
-            mib(after),
-            (after.saturating_sub(before)) as f64 / objects.max(1) as f64
+            "| {resource} | {:.2} | {:.1} | {:.1} | {:.2} | {:.1} | {} |",
+            relist["relistSeconds"].as_f64().unwrap_or(f64::NAN),
+            mib(steady),
+            mib(peak),
+            peak as f64 / steady.max(1) as f64,
+            mib(relist["afterRelistKiB"].as_u64().unwrap_or(0)),
+            relist["relistMaxFifo"]
         );
     }
-    let steady = relist["rssAfterKiB"].as_u64().unwrap_or(0);
-    let peak = relist["relistPeakKiB"].as_u64().unwrap_or(0);
-    println!("\n| relist of the synced cache | s | steady RSS MiB | peak RSS MiB | peak / steady | RSS after MiB | FIFO max |");
-    println!("|---|---|---|---|---|---|---|");
-    println!(
-        "| kubectl-informer SharedInformer | {:.2} | {:.1} | {:.1} | {:.2} | {:.1} | {} |",
-        relist["relistSeconds"].as_f64().unwrap_or(f64::NAN),
-        mib(steady),
-        mib(peak),
-        peak as f64 / steady.max(1) as f64,
-        mib(relist["afterRelistKiB"].as_u64().unwrap_or(0)),
-        relist["relistMaxFifo"]
-    );
 }

@@ -343,6 +343,16 @@ pub struct BenchArgs {
     /// Write the metrics in Prometheus text format, with client-go's workqueue_* names, to FILE.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub export_prometheus: Option<PathBuf>,
+    /// The encoding to LIST and WATCH in: `protobuf` (kube-apiserver's built-in types; custom
+    /// resources, which the server serves only in JSON, are read in JSON) or `json`. Default:
+    /// protobuf, or JSON with --react, whose reactions are read from the objects' JSON.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "ENCODING",
+        conflicts_with = "from_file"
+    )]
+    pub encoding: Option<WireEncoding>,
     /// Output format on stdout: the table, or the report's JSON document (as --export-json).
     #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
     pub output: ReportFormat,
@@ -524,6 +534,12 @@ pub struct DiffArgs {
     /// For stale and content drift, say which fields differ.
     #[arg(long)]
     pub show_fields: bool,
+    /// The encoding to LIST and WATCH in: `protobuf` (kube-apiserver's built-in types; custom
+    /// resources, which the server serves only in JSON, are read in JSON) or `json`. Default:
+    /// protobuf, or JSON where objects are shown or recorded (--show-fields, --save-cache,
+    /// --cache-file).
+    #[arg(long, value_enum, value_name = "ENCODING")]
+    pub encoding: Option<WireEncoding>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
     pub output: ReportFormat,
@@ -596,6 +612,15 @@ pub enum ReportFormat {
     /// For people: a table and a verdict.
     Text,
     /// One JSON document (diff: one per line with --every).
+    Json,
+}
+
+/// The encoding of LIST and WATCH responses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WireEncoding {
+    /// Kubernetes' protobuf, where the server offers it (built-in types), else JSON.
+    Protobuf,
+    /// JSON.
     Json,
 }
 

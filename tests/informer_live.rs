@@ -10,6 +10,7 @@ use k8s_openapi::api::core::v1::PodTemplate;
 use kube::api::{Api, DeleteParams, PostParams};
 use kubectl_informer::cluster::{resolve, Cluster, KubeconfigSelection, Transport};
 use kubectl_informer::informer::listwatch::{ListOptions, ListWatch};
+use kubectl_informer::informer::object::Encoding;
 use kubectl_informer::informer::processor::{Notification, NotificationKind};
 use kubectl_informer::informer::reflector::{ReflectorConfig, Start};
 use kubectl_informer::informer::shared::{ReflectorCounters, SharedInformer};
@@ -95,6 +96,8 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
         label_selector: None,
         field_selector: None,
         metadata_only: false,
+        // In protobuf, as diff and bench read: the frames are cut mid-stream as JSON lines are.
+        encoding: Encoding::Protobuf,
     };
     let mut informer = SharedInformer::new(
         lw.clone(),
@@ -223,6 +226,13 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
             )
         });
         if rv >= list_rv.parse::<u64>().unwrap() {
+            running.read(|store| {
+                let encodings: Vec<_> = store.list().into_iter().map(|o| o.encoding()).collect();
+                assert!(
+                    encodings.iter().all(|e| *e == Encoding::Protobuf),
+                    "every cached object came in protobuf: {encodings:?}"
+                );
+            });
             assert_eq!(
                 cached, truth,
                 "store at RV {rv} against the LIST at {list_rv}"

@@ -416,7 +416,7 @@ fn upserted(event: &ReflectorEvent) -> Option<(serde_json::Value, SystemTime)> {
             object,
             received_at,
             ..
-        } => Some((serde_json::from_str(object.json()).ok()?, *received_at)),
+        } => Some((serde_json::from_str(object.json()?).ok()?, *received_at)),
         _ => None,
     }
 }

@@ -4,6 +4,7 @@
 use super::discovery::{self, GroupVersion, Root};
 use super::error::Forbidden;
 use super::kubeconfig::{self, KubeconfigSelection};
+use super::protobuf;
 use super::resolve::ApiResource;
 use super::transport::Transport;
 use super::ClusterError;
@@ -125,6 +126,11 @@ impl Cluster {
         self
     }
 
+    /// The log level asked for with `-v`.
+    pub fn verbosity(&self) -> u8 {
+        self.verbose
+    }
+
     /// kubectl's `-v=6` line: `GET https://server/path 200 OK in 4 milliseconds`; for a watch,
     /// the time is until the response headers.
     fn log_response(
@@ -225,15 +231,29 @@ impl Cluster {
         accept: &str,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
-        self.request(
-            http::Method::GET,
-            path_and_query,
-            accept,
-            None,
-            Vec::new(),
-            op,
-        )
-        .await
+        self.get_typed(path_and_query, accept, op)
+            .await
+            .map(|(_, body)| body)
+    }
+
+    /// `get`, with the media type the server answered in (its `Content-Type`, parameters
+    /// included; empty when it sent none): what `accept` offered more than one of needs it.
+    pub async fn get_typed(
+        &self,
+        path_and_query: &str,
+        accept: &str,
+        op: &Operation,
+    ) -> Result<(String, Vec<u8>), ClusterError> {
+        let request = http::Request::get(path_and_query)
+            .header(http::header::ACCEPT, accept)
+            .body(Vec::new())
+            .map_err(|e| ClusterError::Transport {
+                what: op.describe(),
+                reason: e.to_string(),
+            })?;
+        let response = self.checked(request, op).await?;
+        let content_type = content_type(&response);
+        Ok((content_type, self.body(response.into_body(), op).await?))
     }
 
     /// A write (POST, PUT, PATCH, DELETE) with a JSON body of `content_type`; returns the
@@ -338,9 +358,15 @@ impl Cluster {
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|s| *s > 0)
             .map(Duration::from_secs);
+        let protobuf = content_type(&response).starts_with(protobuf::MEDIA_TYPE);
         let body = self.body(response.into_body(), op).await?;
         let text = String::from_utf8_lossy(&body);
-        let status = serde_json::from_str::<kube::core::Status>(&text).unwrap_or_else(|_| {
+        let decoded = if protobuf {
+            protobuf_status(&body)
+        } else {
+            serde_json::from_str::<kube::core::Status>(&text).ok()
+        };
+        let status = decoded.unwrap_or_else(|| {
             // A proxy's HTML or plain-text page: one line, and not the whole page.
             kube::core::Status::failure(&one_line(&text, 200), "").with_code(code.as_u16())
         });
@@ -358,7 +384,7 @@ impl Cluster {
         path_and_query: &str,
         accept: &str,
         op: &Operation,
-    ) -> Result<impl AsyncBufRead + Unpin + Send + use<>, ClusterError> {
+    ) -> Result<(String, impl AsyncBufRead + Unpin + Send + use<>), ClusterError> {
         let request = http::Request::get(path_and_query)
             .header(http::header::ACCEPT, accept)
             .body(Vec::new())
@@ -367,6 +393,7 @@ impl Cluster {
                 reason: e.to_string(),
             })?;
         let response = self.checked(request, op).await?;
+        let content_type = content_type(&response);
         let transport = self.transport;
         let mut last_frame = std::time::Instant::now();
         let reader = response
@@ -382,7 +409,7 @@ impl Cluster {
                 )),
             })
             .into_async_read();
-        Ok(Box::pin(reader))
+        Ok((content_type, Box::pin(reader)))
     }
 
     async fn bounded<T>(
@@ -520,6 +547,34 @@ impl Cluster {
 }
 
 /// A body, whole, unless a frame takes longer than `stall_limit` or it grows past `max_bytes`.
+/// A response's `Content-Type`, empty when absent or not text.
+fn content_type<B>(response: &http::Response<B>) -> String {
+    response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A `Status` error body in the protobuf encoding (what a server sends for an error when the
+/// request accepted protobuf).
+fn protobuf_status(body: &[u8]) -> Option<kube::core::Status> {
+    let envelope = protobuf::envelope(body).ok()?;
+    let status = protobuf::status(envelope.raw).ok()?;
+    Some(kube::core::Status {
+        status: Some(if status.status == "Success" {
+            kube::core::response::StatusSummary::Success
+        } else {
+            kube::core::response::StatusSummary::Failure
+        }),
+        code: status.code,
+        message: status.message,
+        reason: status.reason,
+        ..Default::default()
+    })
+}
+
 async fn collect<B>(
     mut body: B,
     stall_limit: Option<Duration>,

@@ -1,11 +1,12 @@
 //! Everything about reaching a cluster: kubeconfig, client, discovery and resource names,
-//! selectors, and the errors of each.
+//! selectors, the protobuf encoding of built-in types, and the errors of each.
 
 mod client;
 pub mod discovery;
 mod error;
 pub mod kubeconfig;
 pub mod openapi;
+pub mod protobuf;
 pub mod resolve;
 pub mod selector;
 mod transport;

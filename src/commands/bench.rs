@@ -168,6 +168,7 @@ async fn live(
             label_selector: None,
             field_selector: None,
             metadata_only: false,
+            encoding: config.encoding,
         };
         async move {
             let live = run_live(

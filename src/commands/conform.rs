@@ -10,6 +10,7 @@ use crate::conform::{
 };
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::{ListOptions, ListWatch};
+use crate::informer::object::Encoding;
 use crate::output::{conform as print, tolerate_closed_pipe};
 use std::io::Write;
 
@@ -196,6 +197,7 @@ impl Run<'_> {
             label_selector: None,
             field_selector: None,
             metadata_only: false,
+            encoding: Encoding::Json,
         };
         // A resource that cannot even be listed is an error, not eleven SKIPs.
         lw.list_page(&ListOptions {

@@ -10,6 +10,7 @@ use crate::diff::drift::FieldDetail;
 use crate::diff::report::{DiffReport, Watchdog};
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
+use crate::informer::object::Encoding;
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
 use crate::informer::transition::{CloseReason, ReflectorEvent};
@@ -39,6 +40,7 @@ pub struct DiffConfig {
     pub cache_file: Option<PathBuf>,
     pub save_cache: Option<PathBuf>,
     pub show_fields: bool,
+    pub encoding: Encoding,
     pub output: ReportFormat,
 }
 
@@ -123,6 +125,16 @@ impl DiffConfig {
             cache_file: args.cache_file.clone(),
             save_cache: args.save_cache.clone(),
             show_fields: args.show_fields,
+            encoding: super::wire_encoding(
+                args.encoding,
+                [
+                    (args.show_fields, "--show-fields"),
+                    (args.save_cache.is_some(), "--save-cache"),
+                    (args.cache_file.is_some(), "--cache-file"),
+                ]
+                .into_iter()
+                .find_map(|(set, flag)| set.then_some(flag)),
+            )?,
             output: args.output,
         })
     }
@@ -143,6 +155,7 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
         label_selector: config.label_selector.clone(),
         field_selector: config.field_selector.clone(),
         metadata_only: false,
+        encoding: config.encoding,
     };
     let detail = match (config.show_fields, lw.resource.is_secret()) {
         (false, _) => FieldDetail::None,

@@ -8,11 +8,12 @@ pub mod diff;
 pub mod schema;
 pub mod tail;
 
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, WireEncoding};
 use crate::cluster::{
     self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Overrides, Transport,
 };
 use crate::error::{Error, Result};
+use crate::informer::object::Encoding;
 use std::time::Duration;
 
 /// kubectl's global flags, validated.
@@ -289,6 +290,20 @@ pub fn parse_optional_duration(text: Option<&str>, flag: &str) -> Result<Option<
 
 /// `--initial-events-timeout`: only with a watch-list (`watch_list`), more than zero; the
 /// reflector's default without it.
+/// The encoding an informer asks for: `asked`, else protobuf unless `needs_json` names the flag
+/// that needs the objects' JSON (shown or recorded); asking for protobuf with that flag is an
+/// error.
+pub fn wire_encoding(asked: Option<WireEncoding>, needs_json: Option<&str>) -> Result<Encoding> {
+    match (asked, needs_json) {
+        (Some(WireEncoding::Protobuf), Some(flag)) => Err(Error::Usage(format!(
+            "--encoding protobuf with {flag}: {flag} needs the objects' JSON, which protobuf \
+             does not carry; drop --encoding"
+        ))),
+        (Some(WireEncoding::Json), _) | (None, Some(_)) => Ok(Encoding::Json),
+        (Some(WireEncoding::Protobuf) | None, None) => Ok(Encoding::Protobuf),
+    }
+}
+
 pub fn initial_events_timeout(text: Option<&str>, watch_list: bool) -> Result<Duration> {
     let Some(text) = text else {
         return Ok(crate::informer::reflector::INITIAL_EVENTS_TIMEOUT);

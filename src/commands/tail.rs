@@ -20,6 +20,7 @@ use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::core::Cache;
 use crate::informer::listwatch::ListWatch;
 use crate::informer::merge::Merged;
+use crate::informer::object::Encoding;
 use crate::informer::reflector::{Reflector, ReflectorConfig, Start};
 use crate::output::stderr_is_terminal;
 use crate::output::text::qualified_kind;
@@ -131,6 +132,7 @@ fn list_watch(target: Target, config: &TailConfig, field_selector: Option<String
         label_selector: config.label_selector.clone(),
         field_selector,
         metadata_only: config.metadata_only,
+        encoding: Encoding::Json,
     }
 }
 

@@ -114,8 +114,10 @@ pub async fn compare_cache_file(
     let (cache_rv, cache) = rec.store.frozen();
     // A recording made without --show-secret-data holds markers, not values: compare like with
     // like.
-    let redact =
-        lw.resource.is_secret() && cache.iter().any(|o| o.json().contains("\"<redacted: "));
+    let redact = lw.resource.is_secret()
+        && cache
+            .iter()
+            .any(|o| o.json().is_some_and(|j| j.contains("\"<redacted: ")));
     // A LIST whose continue token expires mid-way (slower than the history window) starts over
     // in one request, as client-go's pager does.
     let (rv, compared, drift) = match list_and_compare(

@@ -166,13 +166,14 @@ pub fn classify(
 }
 
 fn parse(o: &RawObject) -> Option<serde_json::Value> {
-    serde_json::from_str(o.json()).ok()
+    serde_json::from_str(o.json()?).ok()
 }
 
-/// Same JSON, ignoring key order (the same object may be serialized by the watch cache and by
-/// etcd's path).
+/// Same content (see [`RawObject::same_content`]). The cache and the LIST ask for the same
+/// encoding; should a server (or a proxy) answer them in two, the contents cannot be compared
+/// and the versions, already equal, decide.
 fn same_content(a: &RawObject, b: &RawObject) -> bool {
-    a.json() == b.json() || parse(a) == parse(b)
+    a.same_content(b).unwrap_or(true)
 }
 
 fn field_summary(cache: &RawObject, server: &RawObject, values: bool) -> String {

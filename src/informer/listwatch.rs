@@ -1,7 +1,10 @@
 //! The wire protocol of LIST and WATCH for one resource: URLs and query parameters, LIST pages,
-//! and the watch stream's JSON lines decoded into events.
+//! and the watch stream's JSON lines (or protobuf frames, in `frames`) decoded into events.
 
-use super::object::RawObject;
+mod frames;
+
+use super::object::{Encoding, RawObject};
+use crate::cluster::protobuf;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use futures::{AsyncBufRead, AsyncBufReadExt, Stream, StreamExt};
 use serde::Deserialize;
@@ -35,9 +38,16 @@ pub struct ListWatch {
     pub namespace: Option<String>,
     pub label_selector: Option<String>,
     pub field_selector: Option<String>,
-    /// Ask for `PartialObjectMetadata` instead of whole objects.
+    /// Ask for `PartialObjectMetadata` instead of whole objects (always in JSON).
     pub metadata_only: bool,
+    /// The encoding asked for: with `Protobuf`, protobuf where the server offers it (built-in
+    /// types) and JSON where it does not (custom resources); objects then have no JSON text.
+    pub encoding: Encoding,
 }
+
+/// What a LIST or WATCH accepts when protobuf is wanted: the server picks protobuf where it can
+/// encode the type in it, and JSON otherwise.
+const ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.protobuf, application/json";
 
 /// Accept headers for metadata-only LIST and WATCH (server-side conversion to meta.k8s.io/v1).
 pub const ACCEPT_METADATA_LIST: &str =
@@ -260,18 +270,38 @@ impl ListWatch {
     /// Fetches one LIST page.
     pub async fn list_page(&self, opts: &ListOptions) -> Result<ListPage, ClusterError> {
         let op = self.operation("list");
-        let accept = if self.metadata_only {
-            ACCEPT_METADATA_LIST
-        } else {
-            "application/json"
-        };
-        let body = self.cluster.get(&self.list_url(opts), accept, &op).await?;
-        let decode = |e: serde_json::Error| ClusterError::Decode {
+        let (content_type, body) = self
+            .cluster
+            .get_typed(&self.list_url(opts), self.accept(), &op)
+            .await?;
+        let decode = |e: &dyn std::fmt::Display| ClusterError::Decode {
             what: format!("list {}", self.resource.qualified_name()),
             reason: one_line(&e.to_string(), REASON_CHARS),
         };
-        let list: WireList = serde_json::from_slice(&body).map_err(decode)?;
         let api_version = self.resource.api_version();
+        if opts.continue_token.is_none() {
+            self.said("list", &content_type);
+        }
+        if content_type.starts_with(protobuf::MEDIA_TYPE) {
+            let list = protobuf::envelope(&body)
+                .and_then(|envelope| protobuf::list(envelope.raw))
+                .map_err(|e| decode(&e))?;
+            let type_meta = (self.resource.kind.as_str(), api_version.as_str());
+            let items = list
+                .items
+                .into_iter()
+                .map(|item| RawObject::from_protobuf(item, type_meta))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| decode(&e))?;
+            return Ok(ListPage {
+                items,
+                resource_version: list.resource_version,
+                continue_token: list.continue_token,
+                remaining_item_count: list.remaining_item_count,
+            });
+        }
+        let decode = |e: serde_json::Error| decode(&e);
+        let list: WireList = serde_json::from_slice(&body).map_err(decode)?;
         let hint = if self.metadata_only {
             Some(("PartialObjectMetadata", "meta.k8s.io/v1"))
         } else {
@@ -298,13 +328,48 @@ impl ListWatch {
         let accept = if self.metadata_only {
             ACCEPT_METADATA
         } else {
-            "application/json"
+            self.accept()
         };
-        let reader = self
+        let (content_type, reader) = self
             .cluster
             .stream(&self.watch_url(opts), accept, &op)
             .await?;
-        Ok(WatchStream::new(Box::pin(reader)))
+        self.said("watch", &content_type);
+        Ok(if content_type.starts_with(protobuf::MEDIA_TYPE) {
+            WatchStream::frames(Box::pin(reader), MAX_EVENT_BYTES)
+        } else {
+            WatchStream::new(Box::pin(reader))
+        })
+    }
+
+    /// What a LIST accepts.
+    fn accept(&self) -> &'static str {
+        match (self.metadata_only, self.encoding) {
+            (true, _) => ACCEPT_METADATA_LIST,
+            (false, Encoding::Json) => "application/json",
+            (false, Encoding::Protobuf) => ACCEPT_PROTOBUF,
+        }
+    }
+
+    /// Says at -v=1 which encoding the server answered a LIST or WATCH in.
+    fn said(&self, verb: &str, content_type: &str) {
+        if self.cluster.verbosity() >= 1 {
+            let encoding = if content_type.starts_with(protobuf::MEDIA_TYPE) {
+                Encoding::Protobuf
+            } else {
+                Encoding::Json
+            };
+            eprintln!(
+                "kubectl-informer: {verb} {}: the server answered in {} ({})",
+                self.resource.qualified_name(),
+                encoding.name(),
+                if content_type.is_empty() {
+                    "no Content-Type"
+                } else {
+                    content_type
+                }
+            );
+        }
     }
 }
 
@@ -338,6 +403,7 @@ pub struct WatchStream {
 
 enum Body {
     Lines(Lines),
+    Frames(frames::Frames),
     Events(Pin<Box<dyn Stream<Item = Result<WatchEvent, StreamError>> + Send>>),
 }
 
@@ -465,6 +531,14 @@ impl WatchStream {
         }
     }
 
+    /// A watch body in the protobuf encoding: length-prefixed `WatchEvent` frames, those over
+    /// `limit` bytes refused with [`StreamError::TooLarge`] (and skipped unread).
+    pub fn frames(reader: Pin<Box<dyn AsyncBufRead + Send>>, limit: usize) -> Self {
+        WatchStream {
+            source: Body::Frames(frames::Frames::new(reader, limit)),
+        }
+    }
+
     /// A watch whose events are already decoded (a scripted source); the stream's end is the
     /// server's clean close.
     pub fn from_events(
@@ -480,6 +554,7 @@ impl WatchStream {
     pub fn has_event(&mut self) -> bool {
         match &mut self.source {
             Body::Lines(lines) => lines.has_line(),
+            Body::Frames(frames) => frames.has_frame(),
             Body::Events(_) => false,
         }
     }
@@ -489,6 +564,7 @@ impl WatchStream {
     pub async fn next(&mut self) -> Result<Option<WatchEvent>, StreamError> {
         let lines = match &mut self.source {
             Body::Lines(lines) => lines,
+            Body::Frames(frames) => return frames.next().await,
             Body::Events(events) => return events.next().await.transpose(),
         };
         loop {
@@ -512,6 +588,7 @@ impl WatchStream {
     pub fn buffer_capacity(&self) -> usize {
         match &self.source {
             Body::Lines(lines) => lines.line.capacity(),
+            Body::Frames(frames) => frames.capacity(),
             Body::Events(_) => 0,
         }
     }
@@ -528,12 +605,28 @@ fn io_reason(e: &std::io::Error) -> String {
 pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
     let malformed = |reason: &dyn std::fmt::Display| StreamError::malformed(reason, line);
     let wire: WireEvent = serde_json::from_slice(line).map_err(|e| malformed(&e))?;
+    checked_event(
+        &wire.kind,
+        || RawObject::parse_borrowed(wire.object, None).map_err(|e| e.to_string()),
+        || status(wire.object).map_err(|e| e.to_string()),
+        &malformed,
+    )
+}
+
+/// The event of type `kind`, its object (or, for ERROR, its Status) decoded by the functions
+/// given: an object event must name its object and its resourceVersion (the reflector resumes
+/// from it), a BOOKMARK must carry a resourceVersion.
+fn checked_event(
+    kind: &str,
+    decode_object: impl FnOnce() -> Result<RawObject, String>,
+    decode_status: impl FnOnce() -> Result<ApiStatus, String>,
+    malformed: &dyn Fn(&dyn std::fmt::Display) -> StreamError,
+) -> Result<WatchEvent, StreamError> {
     let object = || {
-        let object = RawObject::parse_borrowed(wire.object, None).map_err(|e| malformed(&e))?;
+        let object = decode_object().map_err(|e| malformed(&e))?;
         if object.resource_version().is_empty() {
             return Err(malformed(&format_args!(
-                "a {} event whose object has no metadata.resourceVersion",
-                wire.kind
+                "a {kind} event whose object has no metadata.resourceVersion"
             )));
         }
         Ok(object)
@@ -541,13 +634,12 @@ pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
     let named = |object: RawObject| {
         if object.name().is_empty() {
             return Err(malformed(&format_args!(
-                "a {} event whose object has no metadata.name",
-                wire.kind
+                "a {kind} event whose object has no metadata.name"
             )));
         }
         Ok(object)
     };
-    Ok(match &*wire.kind {
+    Ok(match kind {
         "ADDED" => WatchEvent::Added(named(object()?)?),
         "MODIFIED" => WatchEvent::Modified(named(object()?)?),
         "DELETED" => WatchEvent::Deleted(named(object()?)?),
@@ -558,7 +650,7 @@ pub fn decode_event(line: &[u8]) -> Result<WatchEvent, StreamError> {
                 resource_version: obj.resource_version().to_string(),
             }
         }
-        "ERROR" => WatchEvent::Error(status(wire.object).map_err(|e| malformed(&e))?),
+        "ERROR" => WatchEvent::Error(decode_status().map_err(|e| malformed(&e))?),
         other => {
             return Err(malformed(&format_args!(
                 "unknown event type \"{}\"",

@@ -1,12 +1,13 @@
-//! Objects as the server sent them (raw JSON, kept verbatim) with the metadata the pipeline reads.
+//! Objects as the server sent them (raw JSON, or protobuf bytes for built-in types, kept
+//! verbatim) with the metadata the pipeline reads.
 
+use crate::cluster::protobuf;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// The annotation on the BOOKMARK that ends a watch-list's initial events (KEP-3157).
-pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+pub use crate::cluster::protobuf::INITIAL_EVENTS_END;
 
 /// An object exactly as the server sent it, with its parsed identity. The identity is kept as
 /// positions in the JSON text rather than as copies, so an object costs one allocation for its
@@ -16,10 +17,11 @@ pub const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 pub struct RawObject(Arc<Inner>);
 
 struct Inner {
-    /// The object's JSON.
-    json: Box<RawValue>,
+    /// The object as the server encoded it.
+    body: Body,
     /// The unescaped text of any identity string the JSON spells with escapes (none, for
-    /// objects a real server validated); spans past the JSON's end point here.
+    /// objects a real server validated), and a protobuf object's kind and apiVersion; spans
+    /// past the body's end point here.
     extra: Box<str>,
     kind: Span,
     api_version: Span,
@@ -36,6 +38,30 @@ struct Inner {
     initial_events_end: bool,
 }
 
+/// The object's bytes in the encoding the server answered with.
+enum Body {
+    Json(Box<RawValue>),
+    /// An object message of the Kubernetes protobuf encoding, without its envelope; its
+    /// identity strings were checked to be UTF-8.
+    Protobuf(Box<[u8]>),
+}
+
+/// The encoding an object arrived in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Json,
+    Protobuf,
+}
+
+impl Encoding {
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Json => "JSON",
+            Encoding::Protobuf => "protobuf",
+        }
+    }
+}
+
 /// `Inner::generation` of an object without one (the server never sets a negative one).
 const NO_GENERATION: i64 = i64::MIN;
 
@@ -48,12 +74,28 @@ struct Span {
 
 impl Inner {
     fn get(&self, span: Span) -> &str {
-        let json = self.json.get();
         let (start, len) = (span.start as usize, span.len as usize);
-        match start.checked_sub(json.len()) {
-            Some(at) => &self.extra[at..at + len],
-            None => &json[start..start + len],
+        match &self.body {
+            Body::Json(json) => match start.checked_sub(json.get().len()) {
+                Some(at) => &self.extra[at..at + len],
+                None => &json.get()[start..start + len],
+            },
+            Body::Protobuf(bytes) => match start.checked_sub(bytes.len()) {
+                Some(at) => &self.extra[at..at + len],
+                // Checked at decoding: identity strings are UTF-8.
+                None => std::str::from_utf8(&bytes[start..start + len]).unwrap_or_default(),
+            },
         }
+    }
+
+    /// The body's bytes under `span` (the labels' JSON text, or their protobuf entries).
+    fn bytes(&self, span: Span) -> &[u8] {
+        let (start, len) = (span.start as usize, span.len as usize);
+        let body = match &self.body {
+            Body::Json(json) => json.get().as_bytes(),
+            Body::Protobuf(bytes) => bytes,
+        };
+        body.get(start..start + len).unwrap_or_default()
     }
 }
 
@@ -274,7 +316,7 @@ impl RawObject {
             None => (spanner.cow(&head.kind), spanner.cow(&head.api_version)),
         };
         let mut inner = Inner {
-            json: Box::default(),
+            body: Body::Json(Box::default()),
             extra: Box::default(),
             kind,
             api_version,
@@ -296,22 +338,93 @@ impl RawObject {
             inner.initial_events_end = meta.initial_events_end;
         }
         inner.extra = std::mem::take(&mut spanner.extra).into_boxed_str();
-        inner.json = match (hinted, source) {
+        inner.body = Body::Json(match (hinted, source) {
             (Some(_), _) => RawValue::from_string(json)?,
             (None, Source::Owned(json)) => json,
             (None, Source::Borrowed(json)) => json.to_owned(),
+        });
+        Ok(RawObject(Arc::new(inner)))
+    }
+
+    /// An object message of the protobuf encoding (a LIST item, or a watch event's object out
+    /// of its envelope), copied once; its kind and apiVersion are `type_meta`.
+    pub fn from_protobuf(
+        object: &[u8],
+        (kind, api_version): (&str, &str),
+    ) -> Result<Self, protobuf::DecodeError> {
+        let meta = protobuf::meta(object)?;
+        if object.len() > u32::MAX as usize / 2 {
+            return Err(protobuf::DecodeError::from("object larger than 2 GiB"));
+        }
+        let span = |range: Option<std::ops::Range<usize>>| {
+            range.map_or(Span::default(), |r| Span {
+                start: r.start as u32,
+                len: r.len() as u32,
+            })
+        };
+        let base = object.len();
+        let inner = Inner {
+            body: Body::Protobuf(object.into()),
+            extra: format!("{kind}{api_version}").into_boxed_str(),
+            kind: Span {
+                start: base as u32,
+                len: kind.len() as u32,
+            },
+            api_version: Span {
+                start: (base + kind.len()) as u32,
+                len: api_version.len() as u32,
+            },
+            name: span(meta.name),
+            namespace: span(meta.namespace),
+            uid: span(meta.uid),
+            resource_version: span(meta.resource_version),
+            labels: span(meta.labels),
+            generation: meta.generation.unwrap_or(NO_GENERATION),
+            initial_events_end: meta.initial_events_end,
         };
         Ok(RawObject(Arc::new(inner)))
     }
 
-    /// The JSON text of the object, as the server sent it.
-    pub fn json(&self) -> &str {
-        self.0.json.get()
+    /// The JSON text of the object, as the server sent it; `None` for an object that arrived
+    /// in protobuf.
+    pub fn json(&self) -> Option<&str> {
+        match &self.0.body {
+            Body::Json(json) => Some(json.get()),
+            Body::Protobuf(_) => None,
+        }
     }
 
-    /// The JSON, to embed verbatim in serialized output.
-    pub fn raw(&self) -> &RawValue {
-        &self.0.json
+    /// The JSON, to embed verbatim in serialized output; `None` as for [`RawObject::json`].
+    pub fn raw(&self) -> Option<&RawValue> {
+        match &self.0.body {
+            Body::Json(json) => Some(json),
+            Body::Protobuf(_) => None,
+        }
+    }
+
+    /// The encoding the object arrived in.
+    pub fn encoding(&self) -> Encoding {
+        match &self.0.body {
+            Body::Json(_) => Encoding::Json,
+            Body::Protobuf(_) => Encoding::Protobuf,
+        }
+    }
+
+    /// Whether `self` and `other` are the same content: the same JSON ignoring key order (the
+    /// same object may be serialized by the watch cache and by etcd's path), or the same
+    /// protobuf bytes (the server's encoder writes fields in number order and map entries
+    /// sorted, so the same object is the same bytes). Objects in different encodings are
+    /// never compared: `None`.
+    pub fn same_content(&self, other: &RawObject) -> Option<bool> {
+        match (&self.0.body, &other.0.body) {
+            (Body::Json(a), Body::Json(b)) => Some(
+                a.get() == b.get()
+                    || serde_json::from_str::<serde_json::Value>(a.get()).ok()
+                        == serde_json::from_str::<serde_json::Value>(b.get()).ok(),
+            ),
+            (Body::Protobuf(a), Body::Protobuf(b)) => Some(a == b),
+            _ => None,
+        }
     }
 
     pub fn kind(&self) -> &str {
@@ -350,6 +463,9 @@ impl RawObject {
 
     /// The value of label `key`.
     pub fn label(&self, key: &str) -> Option<String> {
+        if let Body::Protobuf(_) = self.0.body {
+            return protobuf::label(self.0.bytes(self.0.labels), key);
+        }
         let text = self.0.get(self.0.labels);
         if text.is_empty() {
             return None;
@@ -361,7 +477,7 @@ impl RawObject {
 
     /// Whether `self` and `other` carry the same `metadata.labels` text.
     pub fn same_labels(&self, other: &RawObject) -> bool {
-        self.0.get(self.0.labels) == other.0.get(other.0.labels)
+        self.0.bytes(self.0.labels) == other.0.bytes(other.0.labels)
     }
 
     /// `metadata.ownerReferences`, parsed when asked (only `tail --follow-owned` reads them);
@@ -379,7 +495,23 @@ impl RawObject {
             #[serde(default)]
             owner_references: Option<Vec<OwnerReference>>,
         }
-        serde_json::from_str::<Head>(self.json())
+        let json = match &self.0.body {
+            Body::Json(json) => json.get(),
+            Body::Protobuf(bytes) => {
+                return protobuf::owner_references(bytes)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|o| OwnerReference {
+                        api_version: o.api_version,
+                        kind: o.kind,
+                        name: o.name,
+                        uid: o.uid,
+                        controller: o.controller,
+                    })
+                    .collect()
+            }
+        };
+        serde_json::from_str::<Head>(json)
             .ok()
             .and_then(|h| h.metadata?.owner_references)
             .unwrap_or_default()
@@ -408,7 +540,12 @@ impl RawObject {
     /// bytes; keys stay, so users still see which keys changed.
     pub fn redacted(&self) -> serde_json::Result<RawObject> {
         use serde_json::Value;
-        let mut value: Value = serde_json::from_str(self.json())?;
+        let Some(json) = self.json() else {
+            return Err(serde::de::Error::custom(
+                "an object received in protobuf cannot be redacted",
+            ));
+        };
+        let mut value: Value = serde_json::from_str(json)?;
         for (field, decoded_len) in [
             ("data", base64_len as fn(&str) -> usize),
             ("stringData", str::len),
@@ -546,7 +683,7 @@ mod tests {
         let obj = RawObject::parse(raw, Some(("ConfigMap", "v1"))).unwrap();
         assert_eq!(obj.kind(), "ConfigMap");
         assert_eq!(obj.key(), "ns/a");
-        let v: serde_json::Value = serde_json::from_str(obj.json()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(obj.json().unwrap()).unwrap();
         assert_eq!(v["kind"], "ConfigMap");
         assert_eq!(v["apiVersion"], "v1");
         assert_eq!(v["metadata"]["resourceVersion"], "7");
@@ -579,7 +716,7 @@ mod tests {
             Some(("X", "y")),
         )
         .unwrap();
-        assert_eq!(obj.json(), text);
+        assert_eq!(obj.json().unwrap(), text);
         assert_eq!(obj.key(), "n1");
     }
 
@@ -588,7 +725,7 @@ mod tests {
         let text = r#"{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"password\":\"aHVudGVyMg==\"}}","other":"x"}},"data":{"password":"aHVudGVyMg=="},"stringData":{"token":"hunter2"}}"#;
         let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
         let red = obj.redacted().unwrap();
-        let out = red.json();
+        let out = red.json().unwrap();
         assert!(
             !out.contains("aHVudGVyMg") && !out.contains("hunter2"),
             "{out}"
@@ -610,7 +747,7 @@ mod tests {
             Some(("K", "v1")),
         )
         .unwrap();
-        assert_eq!(obj.json(), r#"{"kind":"K","apiVersion":"v1"}"#);
+        assert_eq!(obj.json().unwrap(), r#"{"kind":"K","apiVersion":"v1"}"#);
     }
 
     #[test]
@@ -628,7 +765,7 @@ mod tests {
         assert_eq!(obj.generation(), Some(3));
         assert_eq!(obj.label("tier").as_deref(), Some("db"));
         assert_eq!(obj.label("nope"), None);
-        let v: serde_json::Value = serde_json::from_str(obj.json()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(obj.json().unwrap()).unwrap();
         assert_eq!(v["data"]["k"], "v");
     }
 
@@ -636,7 +773,7 @@ mod tests {
     fn escaped_identity_strings_are_unescaped_and_the_json_stays_verbatim() {
         let text = r#"{"kind":"Con\u0066igMap","apiVersion":"v1","metadata":{"name":"a\u002db","namespace":"ns","resourceVersion":"1","annotations":{"k8s.io/initial-events-end":"true"}}}"#;
         let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
-        assert_eq!(obj.json(), text);
+        assert_eq!(obj.json().unwrap(), text);
         assert_eq!(obj.kind(), "ConfigMap");
         assert_eq!(obj.key(), "ns/a-b");
         assert_eq!(obj.extra_len(), "ConfigMap".len() + "a-b".len());
@@ -649,7 +786,7 @@ mod tests {
         let raw = RawValue::from_string(r#"{"metadata":{"name":"a"}}"#.into()).unwrap();
         let obj = RawObject::parse(raw, Some(("We\"ird", "v1"))).unwrap();
         assert_eq!(obj.kind(), "We\"ird");
-        let v: serde_json::Value = serde_json::from_str(obj.json()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(obj.json().unwrap()).unwrap();
         assert_eq!(v["kind"], "We\"ird");
         assert_eq!(obj.name(), "a");
     }

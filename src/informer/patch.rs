@@ -42,7 +42,10 @@ impl ObjectDiff {
         redacted: bool,
     ) -> serde_json::Result<Self> {
         let value = |o: &RawObject| -> serde_json::Result<Value> {
-            let mut v: Value = serde_json::from_str(o.json())?;
+            let json = o.json().ok_or_else(|| {
+                serde::de::Error::custom("an object received in protobuf has no JSON to compare")
+            })?;
+            let mut v: Value = serde_json::from_str(json)?;
             if fields == DiffFields::Content {
                 strip_noise(&mut v);
             }
@@ -141,7 +144,10 @@ mod tests {
         assert!(!all.is_empty());
         let mut patched = all.old.clone();
         json_patch::patch(&mut patched, &all.patch()).unwrap();
-        assert_eq!(patched, serde_json::from_str::<Value>(new.json()).unwrap());
+        assert_eq!(
+            patched,
+            serde_json::from_str::<Value>(new.json().unwrap()).unwrap()
+        );
     }
 
     #[test]

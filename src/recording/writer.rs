@@ -187,7 +187,9 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
             origin: e.origin,
             owner_chain: e.owners,
             patch: e.diff.map(|d| d.patch()),
-            object: o.raw(),
+            object: o.raw().ok_or_else(|| {
+                std::io::Error::other("an object received in protobuf cannot be recorded as JSON")
+            })?,
         })
     }
 

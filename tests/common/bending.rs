@@ -2,7 +2,10 @@
 //! servers do: plain HTTP on loopback in front of the test control plane (reached with the
 //! admin client, TLS and credentials included), forwarding every request and changing the
 //! answers in one way: dropping the initial-events-end BOOKMARK, dropping every BOOKMARK,
-//! holding every piece of a watch stream back, or answering every LIST with the RV of the first.
+//! holding every piece of a watch stream back, answering every LIST with the RV of the first, or
+//! losing the watch events of some objects. The bends that rewrite JSON speak only JSON: they ask
+//! the server for JSON whatever the client accepts, as a proxy that edits bodies must (and so
+//! stand for a server that does not offer protobuf); the others forward what the client accepts.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, StreamBody};
@@ -24,6 +27,19 @@ pub enum Bend {
     /// Answers every LIST with the resourceVersion of the first LIST it forwarded (a stale
     /// cache in front of the server).
     StaleListRv,
+    /// Drops the ADDED, MODIFIED and DELETED events of objects whose name starts with this, in
+    /// JSON lines and in protobuf frames alike (an informer then misses them: drift).
+    DropEventsOf(&'static str),
+}
+
+impl Bend {
+    /// Whether the bend edits JSON bodies, so asks the server for JSON only.
+    fn json_only(self) -> bool {
+        matches!(
+            self,
+            Bend::StripInitialEventsEnd | Bend::StripBookmarks | Bend::StaleListRv
+        )
+    }
 }
 
 type ProxyBody = http_body_util::combinators::UnsyncBoxBody<Bytes, Infallible>;
@@ -100,7 +116,11 @@ async fn forward(
         .uri(&target);
     for name in [http::header::ACCEPT, http::header::CONTENT_TYPE] {
         if let Some(value) = parts.headers.get(&name) {
-            up = up.header(name, value);
+            if name == http::header::ACCEPT && bend.json_only() {
+                up = up.header(name, "application/json");
+            } else {
+                up = up.header(name, value);
+            }
         }
     }
     let request = up.body(kube::client::Body::from(body.to_vec())).unwrap();
@@ -119,6 +139,13 @@ async fn forward(
         answer = answer.header(http::header::CONTENT_TYPE, value);
     }
     let is_watch = target.contains("watch=true");
+    let protobuf = parts_up
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| {
+            v.as_bytes()
+                .starts_with(b"application/vnd.kubernetes.protobuf")
+        });
     let is_list = parts.method == http::Method::GET && !is_watch && parts_up.status.is_success();
     let body = match bend {
         Bend::StaleListRv if is_list => {
@@ -141,6 +168,35 @@ async fn forward(
                             kept.extend_from_slice(&line);
                         }
                         line.clear();
+                    }
+                }
+                Ok::<_, Infallible>(Frame::data(Bytes::from(kept)))
+            });
+            BodyExt::boxed_unsync(StreamBody::new(frames))
+        }
+        Bend::DropEventsOf(prefix) if is_watch => {
+            let mut pending = Vec::new();
+            let frames = body_up.into_data_stream().map(move |piece| {
+                pending.extend_from_slice(&piece.unwrap_or_default());
+                let mut kept = Vec::new();
+                loop {
+                    let event_len = if protobuf {
+                        match pending.get(..4) {
+                            Some(h) => 4 + u32::from_be_bytes(h.try_into().unwrap()) as usize,
+                            None => break,
+                        }
+                    } else {
+                        match pending.iter().position(|b| *b == b'\n') {
+                            Some(at) => at + 1,
+                            None => break,
+                        }
+                    };
+                    if pending.len() < event_len {
+                        break;
+                    }
+                    let event: Vec<u8> = pending.drain(..event_len).collect();
+                    if !lost(&event, protobuf, prefix) {
+                        kept.extend_from_slice(&event);
                     }
                 }
                 Ok::<_, Infallible>(Frame::data(Bytes::from(kept)))
@@ -192,6 +248,37 @@ fn dropped(line: &[u8], strip_all: bool) -> bool {
         return false;
     }
     strip_all || event["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"] == "true"
+}
+
+/// Whether a watch event (a JSON line, or a protobuf frame with its length) is one of an object
+/// named `prefix...` that the proxy loses.
+fn lost(event: &[u8], protobuf: bool, prefix: &str) -> bool {
+    use kubectl_informer::cluster::protobuf as pb;
+    let (event_type, name) = if protobuf {
+        let Ok(e) = pb::watch_event(&event[4..]) else {
+            return false;
+        };
+        let Ok(envelope) = pb::envelope(e.object) else {
+            return false;
+        };
+        let name = pb::meta(envelope.raw)
+            .ok()
+            .and_then(|m| m.name)
+            .map(|r| String::from_utf8_lossy(&envelope.raw[r]).into_owned());
+        (e.event_type, name.unwrap_or_default())
+    } else {
+        let Ok(e) = serde_json::from_slice::<serde_json::Value>(event) else {
+            return false;
+        };
+        (
+            e["type"].as_str().unwrap_or_default().to_string(),
+            e["object"]["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        )
+    };
+    matches!(event_type.as_str(), "ADDED" | "MODIFIED" | "DELETED") && name.starts_with(prefix)
 }
 
 /// A LIST answer with the first LIST's resourceVersion in place of its own.

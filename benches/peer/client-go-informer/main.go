@@ -1,5 +1,7 @@
 // Command client-go-informer is the peer of kubectl-informer's memory benchmark
-// (benches/scale.rs): a plain client-go shared informer on ConfigMaps in one namespace. It prints
+// (benches/scale.rs): a plain client-go shared informer on ConfigMaps or Pods in one namespace,
+// its LIST and WATCH in JSON (client-go's default: rest.Config.ContentType "") or in protobuf (as
+// kube-controller-manager configures it, --kube-api-content-type). It prints
 // its resident memory before the informer starts and once it has synced (after a GC and
 // returning freed memory to the OS, which favours client-go), as one JSON line.
 package main
@@ -43,8 +45,9 @@ func settle() {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: client-go-informer NAMESPACE (KUBECONFIG names the cluster)")
+	if len(os.Args) != 4 || (os.Args[1] != "configmaps" && os.Args[1] != "pods") ||
+		(os.Args[3] != "json" && os.Args[3] != "protobuf") {
+		fmt.Fprintln(os.Stderr, "usage: client-go-informer configmaps|pods NAMESPACE json|protobuf (KUBECONFIG names the cluster)")
 		os.Exit(2)
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
@@ -53,11 +56,18 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.QPS, cfg.Burst = 100, 200
+	if os.Args[3] == "protobuf" {
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	}
 	clients := kubernetes.NewForConfigOrDie(cfg)
 	settle()
 	before := rssKiB()
-	factory := informers.NewSharedInformerFactoryWithOptions(clients, 0, informers.WithNamespace(os.Args[1]))
+	factory := informers.NewSharedInformerFactoryWithOptions(clients, 0, informers.WithNamespace(os.Args[2]))
 	informer := factory.Core().V1().ConfigMaps().Informer()
+	if os.Args[1] == "pods" {
+		informer = factory.Core().V1().Pods().Informer()
+	}
 	stop := make(chan struct{})
 	start := time.Now()
 	factory.Start(stop)

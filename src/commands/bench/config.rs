@@ -14,6 +14,7 @@ use crate::bench::run::RunOptions;
 use crate::bench::template::{Mutation, Template};
 use crate::cli::{BenchArgs, ReportFormat};
 use crate::error::{Error, Result};
+use crate::informer::object::Encoding;
 use crate::output::export::Exporter;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -46,6 +47,8 @@ pub struct BenchConfig {
     pub output: ReportFormat,
     /// `--react` and `--reaction-timeout`.
     pub react: Option<(Reaction, Duration)>,
+    /// The encoding a live run's informers ask for.
+    pub encoding: Encoding,
 }
 
 impl BenchConfig {
@@ -256,6 +259,10 @@ impl BenchConfig {
             tolerance: args.tolerance,
             exports,
             output: args.output,
+            encoding: super::super::wire_encoding(
+                args.encoding,
+                args.react.is_some().then_some("--react"),
+            )?,
             react,
         })
     }

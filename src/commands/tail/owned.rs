@@ -7,6 +7,7 @@ use super::super::{GlobalConfig, Target};
 use crate::cluster::{ApiResource, Cluster};
 use crate::error::Result;
 use crate::informer::listwatch::{ListOptions, ListWatch};
+use crate::informer::object::Encoding;
 use futures::{StreamExt, TryStreamExt};
 use std::collections::{HashMap, HashSet};
 
@@ -107,6 +108,7 @@ async fn list(
         label_selector: None,
         field_selector: None,
         metadata_only: true,
+        encoding: Encoding::Json,
     };
     let mut opts = ListOptions {
         limit: Some(500),

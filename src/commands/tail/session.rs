@@ -277,9 +277,9 @@ impl Session<'_> {
 
     /// Which fields changed from `old` to `new`, as text shows them (values hidden for Secrets).
     fn changes(&self, feed: usize, old: &RawObject, new: &RawObject) -> String {
-        let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json());
+        let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json()?).ok();
         match (parse(old), parse(new)) {
-            (Ok(a), Ok(b)) => summarize(&changed_fields(&a, &b), 4, !self.feeds[feed].redact),
+            (Some(a), Some(b)) => summarize(&changed_fields(&a, &b), 4, !self.feeds[feed].redact),
             _ => String::new(),
         }
     }

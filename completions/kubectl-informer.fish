@@ -116,6 +116,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l chunk-size -d 'Objects per LIST page' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cache-file -d 'Compare a saved cache (JSON Lines in tail\'s recording format) with a LIST taken now, instead of running an informer' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l save-cache -d 'Write the informer\'s cache to FILE (tail\'s recording format) once synced. FILE must not exist yet' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l encoding -d 'The encoding to LIST and WATCH in: `protobuf` (kube-apiserver\'s built-in types; custom resources, which the server serves only in JSON, are read in JSON) or `json`. Default: protobuf, or JSON where objects are shown or recorded (--show-fields, --save-cache, --cache-file)' -r -f -a "protobuf\t'Kubernetes\' protobuf, where the server offers it (built-in types), else JSON'
+json\t'JSON'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t'For people: a table and a verdict'
 json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
@@ -165,6 +167,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-markdown -d 'Write the figures as Markdown tables with Mermaid charts of backlog, depth and latency (for a pull-request comment or a job summary) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-html -d 'Write the figures as one self-contained HTML page (tables and SVG charts, nothing fetched) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-prometheus -d 'Write the metrics in Prometheus text format, with client-go\'s workqueue_* names, to FILE' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l encoding -d 'The encoding to LIST and WATCH in: `protobuf` (kube-apiserver\'s built-in types; custom resources, which the server serves only in JSON, are read in JSON) or `json`. Default: protobuf, or JSON with --react, whose reactions are read from the objects\' JSON' -r -f -a "protobuf\t'Kubernetes\' protobuf, where the server offers it (built-in types), else JSON'
+json\t'JSON'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s o -l output -d 'Output format on stdout: the table, or the report\'s JSON document (as --export-json)' -r -f -a "text\t'For people: a table and a verdict'
 json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F

@@ -9,7 +9,8 @@
 //! - the peak resident memory of ours during a relist of the whole cache, against its steady RSS.
 //!
 //!   tests/controlplane/controlplane.sh up
-//!   cargo bench --bench scale -- [OBJECTS] [--pods P] [--chunk N]   # default 100000, P = OBJECTS, N = 500
+//!   cargo bench --bench scale -- [OBJECTS] [--pods P] [--chunk N]
+//!   # defaults: 100000 objects, as many Pods, pages of --chunk-size's default
 //!
 //! Needs GNU time at /usr/bin/time, kubectl and Go on PATH. Figures go to BENCHMARKS.md.
 
@@ -338,7 +339,8 @@ async fn bench_main(args: Vec<String>) {
             .and_then(|at| args.get(at + 1))
             .map(|v| v.parse::<u32>().expect("a number"))
     };
-    let chunk = value("--chunk").unwrap_or(500);
+    let chunk =
+        value("--chunk").unwrap_or(kubectl_informer::informer::listwatch::DEFAULT_CHUNK_SIZE);
     let n: usize = args
         .iter()
         .skip(1)

@@ -1,5 +1,6 @@
 //! The command line as clap sees it: plain structs, validated later into each command's config.
 
+use crate::informer::listwatch::DEFAULT_CHUNK_SIZE;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -421,7 +422,7 @@ pub struct TailArgs {
     #[arg(long, value_enum, default_value_t = OnExpired::Fail, requires = "from_rv")]
     pub on_expired: OnExpired,
     /// Objects per LIST page.
-    #[arg(long, value_name = "N", default_value_t = 500)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CHUNK_SIZE)]
     pub chunk_size: u32,
     /// Do not request or print BOOKMARK events.
     #[arg(long)]
@@ -521,7 +522,7 @@ pub struct DiffArgs {
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Objects per LIST page.
-    #[arg(long, value_name = "N", default_value_t = 500)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CHUNK_SIZE)]
     pub chunk_size: u32,
     /// Compare a saved cache (JSON Lines in tail's recording format) with a LIST taken now,
     /// instead of running an informer.

@@ -10,7 +10,7 @@ use super::run::{measure, Finished, RunOptions, Tick};
 use super::snapshot::WatchTransitions;
 use crate::cluster::ApiResource;
 use crate::error::{Error, Result};
-use crate::informer::listwatch::ListWatch;
+use crate::informer::listwatch::{ListWatch, DEFAULT_CHUNK_SIZE};
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{ReflectorCounters, RunningInformer, SharedInformer};
 use crate::informer::store::Store;
@@ -66,7 +66,10 @@ pub async fn run_live(
     on_tick: &mut (dyn FnMut(&Tick) + Send),
     notice: &(dyn Fn(String) + Sync),
 ) -> Result<LiveFinished> {
-    let mut informer = SharedInformer::new(lw.clone(), ReflectorConfig::informer(Start::List, 500));
+    let mut informer = SharedInformer::new(
+        lw.clone(),
+        ReflectorConfig::informer(Start::List, DEFAULT_CHUNK_SIZE),
+    );
     let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
     let mut running = informer.run();
     let signals = reacting
@@ -82,8 +85,10 @@ pub async fn run_live(
                 resource,
                 ..lw.clone()
             };
-            let informer =
-                SharedInformer::new(owned_lw, ReflectorConfig::informer(Start::List, 500));
+            let informer = SharedInformer::new(
+                owned_lw,
+                ReflectorConfig::informer(Start::List, DEFAULT_CHUNK_SIZE),
+            );
             let mut running = informer.run();
             collect_owned(&running, signals.clone(), receipts.clone());
             running.synced().await?;

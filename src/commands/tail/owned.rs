@@ -6,7 +6,7 @@
 use super::super::{GlobalConfig, Target};
 use crate::cluster::{ApiResource, Cluster};
 use crate::error::Result;
-use crate::informer::listwatch::{ListOptions, ListWatch};
+use crate::informer::listwatch::{ListOptions, ListWatch, DEFAULT_CHUNK_SIZE};
 use crate::informer::object::Encoding;
 use futures::{StreamExt, TryStreamExt};
 use std::collections::{HashMap, HashSet};
@@ -111,7 +111,7 @@ async fn list(
         encoding: Encoding::Json,
     };
     let mut opts = ListOptions {
-        limit: Some(500),
+        limit: Some(DEFAULT_CHUNK_SIZE),
         ..ListOptions::default()
     };
     let mut objects = Vec::new();

@@ -5,7 +5,8 @@
 //!   in JSON, against `kubectl get -o json` of the same ConfigMaps;
 //! - the initial sync and the resident memory of a synced informer cache, for each kind: ours
 //!   (the library's SharedInformer) in protobuf and in JSON, against a plain client-go shared
-//!   informer (benches/peer/client-go-informer, built with `go build`);
+//!   informer in both (benches/peer/client-go-informer, built with `go build`) and a kube-rs
+//!   reflector Store (benches/peer/kube-rs-reflector, built with `cargo build --release`);
 //! - the peak resident memory of ours during a relist of the whole cache, against its steady RSS.
 //!
 //!   tests/controlplane/controlplane.sh up
@@ -400,6 +401,16 @@ async fn bench_main(args: Vec<String>) {
         .status()
         .expect("go build of the client-go peer");
     assert!(status.success(), "go build of the client-go peer failed");
+    let kube_rs_target = root().join("target/peer-kube-rs-reflector");
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "--manifest-path"])
+        .arg(root().join("benches/peer/kube-rs-reflector/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&kube_rs_target)
+        .status()
+        .expect("cargo build of the kube-rs peer");
+    assert!(status.success(), "cargo build of the kube-rs peer failed");
+    let kube_rs = kube_rs_target.join("release/kube-rs-reflector-peer");
     println!(
         "\n| informer | objects | sync s | RSS before MiB | RSS synced MiB | KiB per object |"
     );
@@ -447,6 +458,14 @@ async fn bench_main(args: Vec<String>) {
             (
                 format!("client-go, JSON (its default), {}", kind.resource()),
                 theirs("json"),
+            ),
+            (
+                format!("kube-rs reflector, JSON, {}", kind.resource()),
+                Command::new(&kube_rs)
+                    .args([kind.resource(), kind.namespace()])
+                    .env("KUBECONFIG", kubeconfig())
+                    .output()
+                    .unwrap(),
             ),
         ];
         for (i, (label, out)) in runs.into_iter().enumerate() {

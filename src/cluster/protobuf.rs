@@ -1,7 +1,7 @@
 //! The Kubernetes protobuf encoding of built-in types, read without their schemas: the envelope
 //! (`k8s\0` and a `runtime.Unknown`), a LIST's `ListMeta` and items, a watch's length-prefixed
 //! `WatchEvent` frames, a `Status`, and the `ObjectMeta` every built-in object carries as its
-//! field 1. Objects themselves stay bytes: the pipeline reads their identity, and compares two
+//! field 1. Nothing else of an object is read: the pipeline needs its identity, and compares two
 //! versions by their bytes, which the server's encoder writes the same way for the same object
 //! (fields in number order, map entries sorted by key).
 
@@ -357,43 +357,6 @@ pub fn label(labels: &[u8], key: &str) -> Option<String> {
     })
 }
 
-/// One `metadata.ownerReferences` entry (kind 1, name 3, uid 4, apiVersion 5, controller 6).
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct OwnerReference {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    pub uid: String,
-    pub controller: Option<bool>,
-}
-
-/// The object's `metadata.ownerReferences` (13).
-pub fn owner_references(object: &[u8]) -> Result<Vec<OwnerReference>> {
-    let Some((meta, _)) = object_meta(object)? else {
-        return Ok(Vec::new());
-    };
-    let mut out = Vec::new();
-    for field in fields(meta) {
-        if let (13, Value::Bytes(v, _)) = field? {
-            let mut owner = OwnerReference::default();
-            for field in fields(v) {
-                match field? {
-                    (1, Value::Bytes(v, _)) => owner.kind = text(v, "an owner's kind")?,
-                    (3, Value::Bytes(v, _)) => owner.name = text(v, "an owner's name")?,
-                    (4, Value::Bytes(v, _)) => owner.uid = text(v, "an owner's uid")?,
-                    (5, Value::Bytes(v, _)) => {
-                        owner.api_version = text(v, "an owner's apiVersion")?
-                    }
-                    (6, Value::Varint(v)) => owner.controller = Some(v != 0),
-                    _ => {}
-                }
-            }
-            out.push(owner);
-        }
-    }
-    Ok(out)
-}
-
 /// Writes messages in the encoding, for tests and for the loopback servers of the benchmarks.
 pub mod encode {
     use super::MAGIC;
@@ -527,7 +490,7 @@ mod tests {
     }
 
     #[test]
-    fn labels_owners_and_the_initial_events_end_are_read() {
+    fn labels_and_the_initial_events_end_are_read() {
         let mut owner = Vec::new();
         encode::bytes(&mut owner, 1, b"ReplicaSet");
         encode::bytes(&mut owner, 3, b"web-1");
@@ -556,17 +519,6 @@ mod tests {
         assert_eq!(label(labels, "tier").as_deref(), Some("front"));
         assert_eq!(label(labels, "app").as_deref(), Some("web"));
         assert_eq!(label(labels, "zone"), None);
-        let owners = owner_references(&object).unwrap();
-        assert_eq!(
-            owners,
-            vec![OwnerReference {
-                api_version: "apps/v1".into(),
-                kind: "ReplicaSet".into(),
-                name: "web-1".into(),
-                uid: "u-rs".into(),
-                controller: Some(true),
-            }]
-        );
     }
 
     #[test]

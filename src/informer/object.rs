@@ -41,9 +41,14 @@ struct Inner {
 /// The object's bytes in the encoding the server answered with.
 enum Body {
     Json(Box<RawValue>),
-    /// An object message of the Kubernetes protobuf encoding, without its envelope; its
-    /// identity strings were checked to be UTF-8.
-    Protobuf(Box<[u8]>),
+    /// An object that came in the Kubernetes protobuf encoding, which nothing here can print:
+    /// kept as its identity (in `Inner::extra`), its labels' entries (for label indexes) and a
+    /// 64-bit digest of its bytes (for comparing two versions at the same resourceVersion),
+    /// not as the object.
+    Protobuf {
+        digest: u64,
+        labels: Box<[u8]>,
+    },
 }
 
 /// The encoding an object arrived in.
@@ -80,11 +85,7 @@ impl Inner {
                 Some(at) => &self.extra[at..at + len],
                 None => &json.get()[start..start + len],
             },
-            Body::Protobuf(bytes) => match start.checked_sub(bytes.len()) {
-                Some(at) => &self.extra[at..at + len],
-                // Checked at decoding: identity strings are UTF-8.
-                None => std::str::from_utf8(&bytes[start..start + len]).unwrap_or_default(),
-            },
+            Body::Protobuf { .. } => &self.extra[start..start + len],
         }
     }
 
@@ -93,7 +94,7 @@ impl Inner {
         let (start, len) = (span.start as usize, span.len as usize);
         let body = match &self.body {
             Body::Json(json) => json.get().as_bytes(),
-            Body::Protobuf(bytes) => bytes,
+            Body::Protobuf { labels, .. } => labels,
         };
         body.get(start..start + len).unwrap_or_default()
     }
@@ -347,38 +348,58 @@ impl RawObject {
     }
 
     /// An object message of the protobuf encoding (a LIST item, or a watch event's object out
-    /// of its envelope), copied once; its kind and apiVersion are `type_meta`.
+    /// of its envelope) whose kind and apiVersion are `type_meta`: its identity and labels are
+    /// copied, and its bytes digested (see [`Body::Protobuf`]).
     pub fn from_protobuf(
         object: &[u8],
         (kind, api_version): (&str, &str),
     ) -> Result<Self, protobuf::DecodeError> {
         let meta = protobuf::meta(object)?;
-        if object.len() > u32::MAX as usize / 2 {
-            return Err(protobuf::DecodeError::from("object larger than 2 GiB"));
-        }
-        let span = |range: Option<std::ops::Range<usize>>| {
-            range.map_or(Span::default(), |r| Span {
-                start: r.start as u32,
-                len: r.len() as u32,
-            })
+        let mut extra = String::new();
+        let mut span = |text: &str| {
+            let start = extra.len();
+            extra.push_str(text);
+            Span {
+                start: start as u32,
+                len: text.len() as u32,
+            }
         };
-        let base = object.len();
+        // Checked by `protobuf::meta`: identity strings are UTF-8.
+        let text = |range: &Option<std::ops::Range<usize>>| {
+            range
+                .clone()
+                .and_then(|r| std::str::from_utf8(&object[r]).ok())
+                .unwrap_or_default()
+        };
+        let kind = span(kind);
+        let api_version = span(api_version);
+        let name = span(text(&meta.name));
+        let namespace = span(text(&meta.namespace));
+        let uid = span(text(&meta.uid));
+        let resource_version = span(text(&meta.resource_version));
+        if extra.len() > u32::MAX as usize / 2 {
+            return Err(protobuf::DecodeError::from("identity larger than 2 GiB"));
+        }
+        let labels: Box<[u8]> = meta
+            .labels
+            .clone()
+            .map_or(Box::default(), |r| object[r].into());
         let inner = Inner {
-            body: Body::Protobuf(object.into()),
-            extra: format!("{kind}{api_version}").into_boxed_str(),
-            kind: Span {
-                start: base as u32,
-                len: kind.len() as u32,
+            labels: Span {
+                start: 0,
+                len: labels.len() as u32,
             },
-            api_version: Span {
-                start: (base + kind.len()) as u32,
-                len: api_version.len() as u32,
+            body: Body::Protobuf {
+                digest: digest(object),
+                labels,
             },
-            name: span(meta.name),
-            namespace: span(meta.namespace),
-            uid: span(meta.uid),
-            resource_version: span(meta.resource_version),
-            labels: span(meta.labels),
+            extra: extra.into_boxed_str(),
+            kind,
+            api_version,
+            name,
+            namespace,
+            uid,
+            resource_version,
             generation: meta.generation.unwrap_or(NO_GENERATION),
             initial_events_end: meta.initial_events_end,
         };
@@ -390,7 +411,7 @@ impl RawObject {
     pub fn json(&self) -> Option<&str> {
         match &self.0.body {
             Body::Json(json) => Some(json.get()),
-            Body::Protobuf(_) => None,
+            Body::Protobuf { .. } => None,
         }
     }
 
@@ -398,7 +419,7 @@ impl RawObject {
     pub fn raw(&self) -> Option<&RawValue> {
         match &self.0.body {
             Body::Json(json) => Some(json),
-            Body::Protobuf(_) => None,
+            Body::Protobuf { .. } => None,
         }
     }
 
@@ -406,15 +427,15 @@ impl RawObject {
     pub fn encoding(&self) -> Encoding {
         match &self.0.body {
             Body::Json(_) => Encoding::Json,
-            Body::Protobuf(_) => Encoding::Protobuf,
+            Body::Protobuf { .. } => Encoding::Protobuf,
         }
     }
 
     /// Whether `self` and `other` are the same content: the same JSON ignoring key order (the
     /// same object may be serialized by the watch cache and by etcd's path), or the same
-    /// protobuf bytes (the server's encoder writes fields in number order and map entries
-    /// sorted, so the same object is the same bytes). Objects in different encodings are
-    /// never compared: `None`.
+    /// digest of their protobuf bytes (the server's encoder writes fields in number order and
+    /// map entries sorted, so the same object is the same bytes). Objects in different
+    /// encodings are never compared: `None`.
     pub fn same_content(&self, other: &RawObject) -> Option<bool> {
         match (&self.0.body, &other.0.body) {
             (Body::Json(a), Body::Json(b)) => Some(
@@ -422,7 +443,7 @@ impl RawObject {
                     || serde_json::from_str::<serde_json::Value>(a.get()).ok()
                         == serde_json::from_str::<serde_json::Value>(b.get()).ok(),
             ),
-            (Body::Protobuf(a), Body::Protobuf(b)) => Some(a == b),
+            (Body::Protobuf { digest: a, .. }, Body::Protobuf { digest: b, .. }) => Some(a == b),
             _ => None,
         }
     }
@@ -463,7 +484,7 @@ impl RawObject {
 
     /// The value of label `key`.
     pub fn label(&self, key: &str) -> Option<String> {
-        if let Body::Protobuf(_) = self.0.body {
+        if let Body::Protobuf { .. } = self.0.body {
             return protobuf::label(self.0.bytes(self.0.labels), key);
         }
         let text = self.0.get(self.0.labels);
@@ -480,8 +501,9 @@ impl RawObject {
         self.0.bytes(self.0.labels) == other.0.bytes(other.0.labels)
     }
 
-    /// `metadata.ownerReferences`, parsed when asked (only `tail --follow-owned` reads them);
-    /// none when absent or malformed.
+    /// `metadata.ownerReferences`, parsed when asked (only `tail --follow-owned` and `bench
+    /// --react owned:` read them, in JSON); none when absent or malformed, and none for an
+    /// object read in protobuf, which keeps only its identity.
     pub fn owner_references(&self) -> Vec<OwnerReference> {
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
@@ -495,21 +517,8 @@ impl RawObject {
             #[serde(default)]
             owner_references: Option<Vec<OwnerReference>>,
         }
-        let json = match &self.0.body {
-            Body::Json(json) => json.get(),
-            Body::Protobuf(bytes) => {
-                return protobuf::owner_references(bytes)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|o| OwnerReference {
-                        api_version: o.api_version,
-                        kind: o.kind,
-                        name: o.name,
-                        uid: o.uid,
-                        controller: o.controller,
-                    })
-                    .collect()
-            }
+        let Some(json) = self.json() else {
+            return Vec::new();
         };
         serde_json::from_str::<Head>(json)
             .ok()
@@ -582,6 +591,18 @@ pub struct OwnerReference {
     /// Whether the owner is the managing controller (at most one owner is).
     #[serde(default)]
     pub controller: Option<bool>,
+}
+
+/// A 64-bit digest of `bytes`: SipHash-1-3 (std's hasher). diff compares the digests of two
+/// versions of one object only when uid and resourceVersion already match (content drift, a
+/// server's bug), so a false "same" has a chance of 2^-64 per such pair; nobody chooses the
+/// bytes to collide (they are the server's encoding of objects it validated), so a
+/// cryptographic hash would buy nothing but time.
+fn digest(bytes: &[u8]) -> u64 {
+    use std::hash::{DefaultHasher, Hasher};
+    let mut hasher = DefaultHasher::new();
+    hasher.write(bytes);
+    hasher.finish()
 }
 
 /// kubectl apply keeps the whole applied manifest here, Secret data included.
@@ -718,6 +739,48 @@ mod tests {
         .unwrap();
         assert_eq!(obj.json().unwrap(), text);
         assert_eq!(obj.key(), "n1");
+    }
+
+    #[test]
+    fn an_object_read_in_protobuf_keeps_its_identity_and_a_digest_not_its_bytes() {
+        use crate::cluster::protobuf::encode;
+        let data = |value: &str| {
+            let mut entry = Vec::new();
+            encode::bytes(&mut entry, 1, b"k");
+            encode::bytes(&mut entry, 2, value.as_bytes());
+            let mut rest = Vec::new();
+            encode::bytes(&mut rest, 2, &entry);
+            rest
+        };
+        let bytes = |value: &str, labels: &[(&str, &str)]| {
+            encode::object("web", "ns", "u-1", "10", labels, &data(&value.repeat(900)))
+        };
+        let read = |b: &[u8]| RawObject::from_protobuf(b, ("ConfigMap", "v1")).unwrap();
+        let o = read(&bytes("x", &[("app", "web")]));
+        assert_eq!(
+            (o.kind(), o.api_version(), o.name(), o.namespace()),
+            ("ConfigMap", "v1", "web", Some("ns"))
+        );
+        assert_eq!((o.uid(), o.resource_version()), ("u-1", "10"));
+        assert_eq!(o.label("app").as_deref(), Some("web"));
+        assert_eq!((o.json(), o.encoding()), (None, Encoding::Protobuf));
+        // The 900 bytes of data are not kept: the identity strings are.
+        assert_eq!(o.extra_len(), "ConfigMapv1webnsu-110".len());
+        assert_eq!(
+            o.same_content(&read(&bytes("x", &[("app", "web")]))),
+            Some(true)
+        );
+        assert_eq!(
+            o.same_content(&read(&bytes("y", &[("app", "web")]))),
+            Some(false)
+        );
+        assert!(o.same_labels(&read(&bytes("y", &[("app", "web")]))));
+        assert!(!o.same_labels(&read(&bytes("x", &[("app", "api")]))));
+        let json = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"web"}}"#;
+        let json = RawObject::parse(RawValue::from_string(json.into()).unwrap(), None).unwrap();
+        assert_eq!(o.same_content(&json), None);
+        assert!(o.owner_references().is_empty());
+        assert!(o.redacted().is_err());
     }
 
     #[test]

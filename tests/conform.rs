@@ -503,6 +503,13 @@ async fn tail_and_diff_behind_a_proxy_that_drops_the_end_bookmark_fall_back_inst
         "{}",
         out.stderr
     );
+    // diff asks for protobuf; this proxy, which edits JSON, answers in JSON, and diff reads it.
+    assert!(
+        out.stderr
+            .contains("list configmaps: the server answered in JSON (application/json)"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// diff with a watch-list behind `kubeconfig`, within conform's limit.
@@ -517,6 +524,7 @@ fn conform_diff(namespace: &str, kubeconfig: &str) -> Output {
         "watch-list",
         "--initial-events-timeout",
         "2s",
+        "-v=1",
         "--kubeconfig",
         kubeconfig,
     ]);

@@ -27,6 +27,14 @@ const MAX_RESPONSE_BYTES: usize = 2 << 30;
 enum Refused {
     Stalled(Duration),
     TooLarge,
+    /// What a [`Sink`] made of the body was wrong.
+    Undecodable(String),
+}
+
+/// Where [`Cluster::get_into`] pours a response body, piece by piece as it arrives.
+pub trait Sink {
+    /// Takes the next piece; an error ends the request with it (the body could not be read).
+    fn push(&mut self, piece: &[u8]) -> Result<(), String>;
 }
 
 /// Legacy discovery's requests in flight at once (client-go sends them all at once).
@@ -231,29 +239,15 @@ impl Cluster {
         accept: &str,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
-        self.get_typed(path_and_query, accept, op)
-            .await
-            .map(|(_, body)| body)
-    }
-
-    /// `get`, with the media type the server answered in (its `Content-Type`, parameters
-    /// included; empty when it sent none): what `accept` offered more than one of needs it.
-    pub async fn get_typed(
-        &self,
-        path_and_query: &str,
-        accept: &str,
-        op: &Operation,
-    ) -> Result<(String, Vec<u8>), ClusterError> {
-        let request = http::Request::get(path_and_query)
-            .header(http::header::ACCEPT, accept)
-            .body(Vec::new())
-            .map_err(|e| ClusterError::Transport {
-                what: op.describe(),
-                reason: e.to_string(),
-            })?;
-        let response = self.checked(request, op).await?;
-        let content_type = content_type(&response);
-        Ok((content_type, self.body(response.into_body(), op).await?))
+        self.request(
+            http::Method::GET,
+            path_and_query,
+            accept,
+            None,
+            Vec::new(),
+            op,
+        )
+        .await
     }
 
     /// A write (POST, PUT, PATCH, DELETE) with a JSON body of `content_type`; returns the
@@ -313,21 +307,61 @@ impl Cluster {
         let stall_limit = self.transport.stall_limit();
         self.bounded(op, collect(body, stall_limit, MAX_RESPONSE_BYTES))
             .await?
-            .map_err(|refused| match refused {
-                Refused::Stalled(after) => ClusterError::Stalled {
-                    what: op.describe(),
-                    server: self.server.clone(),
-                    after,
-                },
-                Refused::TooLarge => ClusterError::Transport {
-                    what: op.describe(),
-                    reason: format!(
-                        "the response grew past {} GiB and was refused by size: page the LIST \
+            .map_err(|refused| self.refused(refused, op))
+    }
+
+    /// A GET whose body goes to the sink `make` builds from the response's media type, piece
+    /// by piece, within the limits of [`Cluster::get`]: for a body read as it arrives.
+    pub async fn get_into<S: Sink>(
+        &self,
+        path_and_query: &str,
+        accept: &str,
+        op: &Operation,
+        make: impl FnOnce(&str) -> S,
+    ) -> Result<S, ClusterError> {
+        let request = http::Request::get(path_and_query)
+            .header(http::header::ACCEPT, accept)
+            .body(Vec::new())
+            .map_err(|e| ClusterError::Transport {
+                what: op.describe(),
+                reason: e.to_string(),
+            })?;
+        let response = self.checked(request, op).await?;
+        let mut sink = make(&content_type(&response));
+        let stall_limit = self.transport.stall_limit();
+        let poured = pour(
+            response.into_body(),
+            stall_limit,
+            MAX_RESPONSE_BYTES,
+            |piece| sink.push(piece),
+        );
+        self.bounded(op, poured)
+            .await?
+            .map_err(|refused| self.refused(refused, op))?;
+        Ok(sink)
+    }
+
+    /// The error a refused body becomes.
+    fn refused(&self, refused: Refused, op: &Operation) -> ClusterError {
+        match refused {
+            Refused::Stalled(after) => ClusterError::Stalled {
+                what: op.describe(),
+                server: self.server.clone(),
+                after,
+            },
+            Refused::TooLarge => ClusterError::Transport {
+                what: op.describe(),
+                reason: format!(
+                    "the response grew past {} GiB and was refused by size: page the LIST \
                      (--chunk-size) or narrow it with a selector",
-                        MAX_RESPONSE_BYTES >> 30
-                    ),
-                },
-            })
+                    MAX_RESPONSE_BYTES >> 30
+                ),
+            },
+            Refused::Undecodable(reason) => ClusterError::Decode {
+                what: op.describe(),
+                reason,
+            },
+        }
     }
 
     /// Sends `request` and returns the response once its status is a success. An error status
@@ -576,7 +610,7 @@ fn protobuf_status(body: &[u8]) -> Option<kube::core::Status> {
 }
 
 async fn collect<B>(
-    mut body: B,
+    body: B,
     stall_limit: Option<Duration>,
     max_bytes: usize,
 ) -> Result<Result<Vec<u8>, Refused>, kube::Error>
@@ -584,6 +618,26 @@ where
     B: http_body::Body<Data = bytes::Bytes, Error = kube::Error> + Unpin,
 {
     let mut out = Vec::new();
+    let poured = pour(body, stall_limit, max_bytes, |piece| {
+        out.extend_from_slice(piece);
+        Ok(())
+    })
+    .await?;
+    Ok(poured.map(|()| out))
+}
+
+/// Hands `body` to `sink` piece by piece, abandoned when it stops moving for `stall_limit` or
+/// grows past `max_bytes`.
+async fn pour<B>(
+    mut body: B,
+    stall_limit: Option<Duration>,
+    max_bytes: usize,
+    mut sink: impl FnMut(&[u8]) -> Result<(), String>,
+) -> Result<Result<(), Refused>, kube::Error>
+where
+    B: http_body::Body<Data = bytes::Bytes, Error = kube::Error> + Unpin,
+{
+    let mut poured = 0usize;
     loop {
         let frame = match stall_limit {
             Some(limit) => match tokio::time::timeout(limit, body.frame()).await {
@@ -593,13 +647,16 @@ where
             None => body.frame().await,
         };
         let Some(frame) = frame else {
-            return Ok(Ok(out));
+            return Ok(Ok(()));
         };
         if let Ok(data) = frame?.into_data() {
-            if out.len() + data.len() > max_bytes {
+            poured += data.len();
+            if poured > max_bytes {
                 return Ok(Err(Refused::TooLarge));
             }
-            out.extend_from_slice(&data);
+            if let Err(reason) = sink(&data) {
+                return Ok(Err(Refused::Undecodable(reason)));
+            }
         }
     }
 }

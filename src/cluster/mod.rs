@@ -11,7 +11,7 @@ pub mod resolve;
 pub mod selector;
 mod transport;
 
-pub use client::{innermost, Cluster, Operation, REQUEST_LEVEL};
+pub use client::{innermost, Cluster, Operation, Sink, REQUEST_LEVEL};
 pub use error::ClusterError;
 pub use kubeconfig::{KubeconfigSelection, Overrides};
 pub use resolve::{resolve, ApiResource};

@@ -181,25 +181,166 @@ pub fn list(raw: &[u8]) -> Result<List<'_>> {
     let mut out = List::default();
     for field in fields(raw) {
         match field? {
-            (1, Value::Bytes(meta, _)) => {
-                for field in fields(meta) {
-                    match field? {
-                        (2, Value::Bytes(v, _)) => {
-                            out.resource_version = text(v, "resourceVersion")?
-                        }
-                        (3, Value::Bytes(v, _)) if !v.is_empty() => {
-                            out.continue_token = Some(text(v, "continue")?)
-                        }
-                        (4, Value::Varint(v)) => out.remaining_item_count = Some(v as i64),
-                        _ => {}
-                    }
-                }
-            }
+            (1, Value::Bytes(meta, _)) => list_meta(meta, &mut out)?,
             (2, Value::Bytes(item, _)) => out.items.push(item),
             _ => {}
         }
     }
     Ok(out)
+}
+
+/// A LIST response read as it arrives: each item is handed over as soon as its bytes are in,
+/// so that what is held is one item and one piece of the body, never the whole page. Reads what
+/// [`envelope`] and [`list`] read.
+#[derive(Debug, Default)]
+pub struct ListReader {
+    /// Bytes received and not yet read.
+    pending: Vec<u8>,
+    state: ListState,
+    /// The `ListMeta` once read (`items` stays empty: they went to the callback).
+    pub meta: List<'static>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum ListState {
+    /// Before the magic.
+    #[default]
+    Magic,
+    /// Among the envelope's fields.
+    Envelope,
+    /// Inside the envelope's `raw` (the list message), this many bytes of it still to read.
+    Raw(usize),
+}
+
+/// A field's key and length-or-value at `at` of `buf`, and the bytes the header takes; `None`
+/// while they have not all arrived.
+fn header(buf: &[u8]) -> Result<Option<(u64, u64, u64, usize)>> {
+    let mut fields = fields(buf);
+    let key = match fields.varint() {
+        Ok(key) => key,
+        Err(_) if buf.len() < 10 => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let value = match key & 7 {
+        0 | 2 => match fields.varint() {
+            Ok(v) => v,
+            Err(_) if buf.len() < fields.at + 10 => return Ok(None),
+            Err(e) => return Err(e),
+        },
+        1 => 8,
+        5 => 4,
+        wire => return Err(DecodeError::new(format!("wire type {wire} is not read"))),
+    };
+    Ok(Some((key >> 3, key & 7, value, fields.at)))
+}
+
+impl ListReader {
+    /// Takes the next piece of the body; calls `item` with each whole item it completes.
+    pub fn push(
+        &mut self,
+        piece: &[u8],
+        item: &mut dyn FnMut(&[u8]) -> std::result::Result<(), String>,
+    ) -> std::result::Result<(), String> {
+        self.pending.extend_from_slice(piece);
+        let mut at = 0;
+        let result = self.read(&mut at, item);
+        self.pending.drain(..at);
+        result
+    }
+
+    fn read(
+        &mut self,
+        at: &mut usize,
+        item: &mut dyn FnMut(&[u8]) -> std::result::Result<(), String>,
+    ) -> std::result::Result<(), String> {
+        loop {
+            let buf = &self.pending[*at..];
+            match self.state {
+                ListState::Magic => {
+                    if buf.len() < MAGIC.len() {
+                        return Ok(());
+                    }
+                    if &buf[..MAGIC.len()] != MAGIC.as_slice() {
+                        return Err("the body does not start with the protobuf magic k8s\\0".into());
+                    }
+                    *at += MAGIC.len();
+                    self.state = ListState::Envelope;
+                }
+                ListState::Envelope | ListState::Raw(_) => {
+                    if let ListState::Raw(0) = self.state {
+                        self.state = ListState::Envelope;
+                        continue;
+                    }
+                    let Some((field, wire, value, header_len)) =
+                        header(buf).map_err(|e| e.to_string())?
+                    else {
+                        return Ok(());
+                    };
+                    let body_len = if wire == 2 || wire == 1 || wire == 5 {
+                        usize::try_from(value).map_err(|_| "a length past the address space")?
+                    } else {
+                        0
+                    };
+                    let whole = header_len.saturating_add(body_len);
+                    if let ListState::Raw(left) = self.state {
+                        if whole > left {
+                            return Err("an item runs past the end of its list".into());
+                        }
+                    } else if field == 2 && wire == 2 {
+                        // The list message itself: read field by field, not whole.
+                        *at += header_len;
+                        self.state = ListState::Raw(body_len);
+                        continue;
+                    }
+                    if buf.len() < whole {
+                        return Ok(());
+                    }
+                    let bytes = &buf[header_len..whole];
+                    match (self.state, field, wire) {
+                        (ListState::Raw(_), 1, 2) => {
+                            list_meta(bytes, &mut self.meta).map_err(|e| e.to_string())?
+                        }
+                        (ListState::Raw(_), 2, 2) => item(bytes)?,
+                        (ListState::Envelope, 3, 2) if !bytes.is_empty() => {
+                            return Err(format!(
+                                "content encoding {} is not read",
+                                String::from_utf8_lossy(bytes)
+                            ))
+                        }
+                        _ => {}
+                    }
+                    *at += whole;
+                    if let ListState::Raw(left) = &mut self.state {
+                        *left -= whole;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The end of the body: refused unless it ended between the envelope's fields.
+    pub fn finish(&self) -> std::result::Result<(), String> {
+        if self.state == ListState::Envelope && self.pending.is_empty() {
+            Ok(())
+        } else {
+            Err("the LIST response ended in the middle of a message".into())
+        }
+    }
+}
+
+/// Reads a `ListMeta` (resourceVersion 2, continue 3, remainingItemCount 4) into `out`.
+fn list_meta(meta: &[u8], out: &mut List<'_>) -> Result<()> {
+    for field in fields(meta) {
+        match field? {
+            (2, Value::Bytes(v, _)) => out.resource_version = text(v, "resourceVersion")?,
+            (3, Value::Bytes(v, _)) if !v.is_empty() => {
+                out.continue_token = Some(text(v, "continue")?)
+            }
+            (4, Value::Varint(v)) => out.remaining_item_count = Some(v as i64),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// One frame of a watch: the event's type and its object, still enveloped.
@@ -487,6 +628,58 @@ mod tests {
         assert_eq!(get(meta.resource_version.clone()), "293");
         assert_eq!(meta.generation, Some(0));
         assert_eq!(meta.labels, None);
+    }
+
+    #[test]
+    fn a_list_read_as_it_arrives_gives_what_a_whole_read_gives_wherever_it_is_cut() {
+        let items: Vec<Vec<u8>> = (0..3)
+            .map(|i| encode::object(&format!("o{i}"), "ns", "u", "7", &[("a", "b")], b""))
+            .collect();
+        let body = encode::list("v1", "ConfigMapList", "42", "next", &items);
+        let whole = list(envelope(&body).unwrap().raw).unwrap();
+        for cut in 0..=body.len() {
+            let mut reader = ListReader::default();
+            let mut got = Vec::new();
+            for piece in [&body[..cut], &body[cut..]] {
+                reader
+                    .push(piece, &mut |item| {
+                        got.push(item.to_vec());
+                        Ok(())
+                    })
+                    .unwrap();
+            }
+            reader.finish().unwrap();
+            assert_eq!(got, whole.items, "cut at {cut}");
+            assert_eq!(reader.meta.resource_version, "42");
+            assert_eq!(reader.meta.continue_token.as_deref(), Some("next"));
+        }
+        let mut reader = ListReader::default();
+        reader
+            .push(&body[..body.len() - 1], &mut |_| Ok(()))
+            .unwrap();
+        assert!(reader.finish().unwrap_err().contains("middle"));
+        let mut reader = ListReader::default();
+        let err = reader
+            .push(b"{\"kind\":\"Status\"}", &mut |_| Ok(()))
+            .unwrap_err();
+        assert!(err.contains("magic"), "{err}");
+        // The real server's LIST, one byte at a time.
+        let mut reader = ListReader::default();
+        let mut names = Vec::new();
+        for byte in LIST {
+            reader
+                .push(std::slice::from_ref(byte), &mut |item| {
+                    let m = meta(item).map_err(|e| e.to_string())?;
+                    names.push(String::from_utf8(item[m.name.unwrap()].to_vec()).unwrap());
+                    Ok(())
+                })
+                .unwrap();
+        }
+        reader.finish().unwrap();
+        assert_eq!(
+            (names, reader.meta.resource_version.as_str()),
+            (vec!["pb-a".to_string()], "293")
+        );
     }
 
     #[test]

@@ -45,6 +45,37 @@ pub struct ListWatch {
     pub encoding: Encoding,
 }
 
+/// A LIST page's body as it arrives: JSON, collected whole (serde reads a document), or
+/// protobuf, whose items are made into objects as soon as each is in, so that neither the
+/// whole body nor its items' bytes are ever held.
+enum PageBody<'a> {
+    Json(Vec<u8>),
+    Protobuf {
+        reader: protobuf::ListReader,
+        type_meta: (&'a str, &'a str),
+        items: Vec<RawObject>,
+    },
+}
+
+impl crate::cluster::Sink for PageBody<'_> {
+    fn push(&mut self, piece: &[u8]) -> Result<(), String> {
+        match self {
+            PageBody::Json(body) => {
+                body.extend_from_slice(piece);
+                Ok(())
+            }
+            PageBody::Protobuf {
+                reader,
+                type_meta,
+                items,
+            } => reader.push(piece, &mut |item| {
+                items.push(RawObject::from_protobuf(item, *type_meta).map_err(|e| e.to_string())?);
+                Ok(())
+            }),
+        }
+    }
+}
+
 /// Objects per LIST page unless `--chunk-size` says otherwise: 5000, not kubectl's 500. Measured
 /// on 100,000 ConfigMaps of kube-apiserver v1.34 (BENCHMARKS.md, "Page size"): a consistent
 /// paginated LIST in pages of 500 made the server allocate 1.9-2.6 GB and took 2.7-4.8 s to
@@ -279,36 +310,41 @@ impl ListWatch {
     /// Fetches one LIST page.
     pub async fn list_page(&self, opts: &ListOptions) -> Result<ListPage, ClusterError> {
         let op = self.operation("list");
-        let (content_type, body) = self
+        let api_version = self.resource.api_version();
+        let type_meta = (self.resource.kind.as_str(), api_version.as_str());
+        let page = self
             .cluster
-            .get_typed(&self.list_url(opts), self.accept(), &op)
+            .get_into(&self.list_url(opts), self.accept(), &op, |content_type| {
+                if opts.continue_token.is_none() {
+                    self.said("list", content_type);
+                }
+                if content_type.starts_with(protobuf::MEDIA_TYPE) {
+                    PageBody::Protobuf {
+                        reader: protobuf::ListReader::default(),
+                        type_meta,
+                        items: Vec::new(),
+                    }
+                } else {
+                    PageBody::Json(Vec::new())
+                }
+            })
             .await?;
         let decode = |e: &dyn std::fmt::Display| ClusterError::Decode {
             what: format!("list {}", self.resource.qualified_name()),
             reason: one_line(&e.to_string(), REASON_CHARS),
         };
-        let api_version = self.resource.api_version();
-        if opts.continue_token.is_none() {
-            self.said("list", &content_type);
-        }
-        if content_type.starts_with(protobuf::MEDIA_TYPE) {
-            let list = protobuf::envelope(&body)
-                .and_then(|envelope| protobuf::list(envelope.raw))
-                .map_err(|e| decode(&e))?;
-            let type_meta = (self.resource.kind.as_str(), api_version.as_str());
-            let items = list
-                .items
-                .into_iter()
-                .map(|item| RawObject::from_protobuf(item, type_meta))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| decode(&e))?;
-            return Ok(ListPage {
-                items,
-                resource_version: list.resource_version,
-                continue_token: list.continue_token,
-                remaining_item_count: list.remaining_item_count,
-            });
-        }
+        let body = match page {
+            PageBody::Json(body) => body,
+            PageBody::Protobuf { reader, items, .. } => {
+                reader.finish().map_err(|e| decode(&e))?;
+                return Ok(ListPage {
+                    items,
+                    resource_version: reader.meta.resource_version,
+                    continue_token: reader.meta.continue_token,
+                    remaining_item_count: reader.meta.remaining_item_count,
+                });
+            }
+        };
         let decode = |e: serde_json::Error| decode(&e);
         let list: WireList = serde_json::from_slice(&body).map_err(decode)?;
         let hint = if self.metadata_only {

@@ -3,8 +3,8 @@
 //! admin client, TLS and credentials included), forwarding every request and changing the
 //! answers in one way: dropping the initial-events-end BOOKMARK, dropping every BOOKMARK,
 //! holding every piece of a watch stream back, answering every LIST with the RV of the first, or
-//! losing the watch events of some objects. The bends that rewrite JSON speak only JSON: they ask
-//! the server for JSON whatever the client accepts, as a proxy that edits bodies must (and so
+//! losing the watch events of some objects. The bends that rewrite JSON speak only JSON: where the
+//! client offers protobuf they ask the server for JSON, as a proxy that edits bodies must (and so
 //! stand for a server that does not offer protobuf); the others forward what the client accepts.
 
 use bytes::Bytes;
@@ -116,7 +116,11 @@ async fn forward(
         .uri(&target);
     for name in [http::header::ACCEPT, http::header::CONTENT_TYPE] {
         if let Some(value) = parts.headers.get(&name) {
-            if name == http::header::ACCEPT && bend.json_only() {
+            let offers_protobuf = value
+                .as_bytes()
+                .windows(b"protobuf".len())
+                .any(|w| w == b"protobuf");
+            if name == http::header::ACCEPT && bend.json_only() && offers_protobuf {
                 up = up.header(name, "application/json");
             } else {
                 up = up.header(name, value);

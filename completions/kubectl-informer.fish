@@ -106,7 +106,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s l -l selector -d 'Label selector, e.g. `app=web`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l field-selector -d 'Field selector, e.g. `metadata.name=foo`' -r
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l initial -d 'How the informer gets its initial state' -r -f -a "list\t'Paginated LIST, then WATCH'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l initial -d 'How the informer gets its initial state: `watch-list`, as client-go v1.35 and later do (one consistent WATCH that streams it; falls back to `list` where the server refuses it), or `list`' -r -f -a "list\t'Paginated LIST, then WATCH'
 watch-list\t'One WATCH with sendInitialEvents (falls back to `list` when refused)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l initial-events-timeout -d 'With --initial watch-list: how long the end of the initial events (the k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial event, before falling back to LIST + WATCH (default 10s)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l settle -d 'Keep the informer watching this long (with its reconnects and relists) before comparing' -r

@@ -117,7 +117,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Label selector, e.g. `app=web`')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Label selector, e.g. `app=web`')
             [CompletionResult]::new('--field-selector', '--field-selector', [CompletionResultType]::ParameterName, 'Field selector, e.g. `metadata.name=foo`')
-            [CompletionResult]::new('--initial', '--initial', [CompletionResultType]::ParameterName, 'How the informer gets its initial state')
+            [CompletionResult]::new('--initial', '--initial', [CompletionResultType]::ParameterName, 'How the informer gets its initial state: `watch-list`, as client-go v1.35 and later do (one consistent WATCH that streams it; falls back to `list` where the server refuses it), or `list`')
             [CompletionResult]::new('--initial-events-timeout', '--initial-events-timeout', [CompletionResultType]::ParameterName, 'With --initial watch-list: how long the end of the initial events (the k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial event, before falling back to LIST + WATCH (default 10s)')
             [CompletionResult]::new('--settle', '--settle', [CompletionResultType]::ParameterName, 'Keep the informer watching this long (with its reconnects and relists) before comparing')
             [CompletionResult]::new('--every', '--every', [CompletionResultType]::ParameterName, 'Compare again at this interval while the informer keeps running (a drift watchdog); stop with Ctrl-C or --for')

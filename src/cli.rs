@@ -498,8 +498,10 @@ pub struct DiffArgs {
     /// Field selector, e.g. `metadata.name=foo`.
     #[arg(long, value_name = "SELECTOR")]
     pub field_selector: Option<String>,
-    /// How the informer gets its initial state.
-    #[arg(long, value_enum, default_value_t = CacheInitial::List)]
+    /// How the informer gets its initial state: `watch-list`, as client-go v1.35 and later do
+    /// (one consistent WATCH that streams it; falls back to `list` where the server refuses
+    /// it), or `list`.
+    #[arg(long, value_enum, default_value_t = CacheInitial::WatchList)]
     pub initial: CacheInitial,
     /// With --initial watch-list: how long the end of the initial events (the
     /// k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial

@@ -22,7 +22,8 @@
 //!                    RunningInformer to await; merge runs several reflectors as one stream
 //!             │
 //!             ▼
-//!         cluster/   kubeconfig, client, discovery, resource names, selectors, errors
+//!         cluster/   kubeconfig, client, discovery, resource names, selectors, the protobuf
+//!                    encoding of built-in types (read without their schemas), errors
 //! ```
 //!
 //! `output/` and `recording/` are only imported by `commands/` (and by each other: the text

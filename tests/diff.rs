@@ -322,7 +322,20 @@ async fn diff_errors_are_one_line_with_exit_2() {
     ]);
     assert_one_line_error(&out, &["recorded with --metadata-only"]);
 
+    // A watch-list (the default) is refused with the watch's 403, once: no fallback to a LIST
+    // whose WATCH would be refused the same way.
     let out = run(&["diff", "cm", "-n", &ns.name, "--context", "nobody"]);
+    assert_one_line_error(&out, &["cannot watch configmaps", "as user \"nobody\""]);
+    let out = run(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--context",
+        "nobody",
+        "--initial",
+        "list",
+    ]);
     assert_one_line_error(&out, &["cannot list configmaps", "as user \"nobody\""]);
 }
 

@@ -68,7 +68,7 @@ pub async fn run_live(
 ) -> Result<LiveFinished> {
     let mut informer = SharedInformer::new(
         lw.clone(),
-        ReflectorConfig::informer(Start::List, DEFAULT_CHUNK_SIZE),
+        ReflectorConfig::informer(Start::WatchList, DEFAULT_CHUNK_SIZE),
     );
     let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
     let mut running = informer.run();
@@ -87,7 +87,7 @@ pub async fn run_live(
             };
             let informer = SharedInformer::new(
                 owned_lw,
-                ReflectorConfig::informer(Start::List, DEFAULT_CHUNK_SIZE),
+                ReflectorConfig::informer(Start::WatchList, DEFAULT_CHUNK_SIZE),
             );
             let mut running = informer.run();
             collect_owned(&running, signals.clone(), receipts.clone());

@@ -368,8 +368,10 @@ impl<L: ListerWatcher> Reflector<L> {
                     dead: Box::pin(tokio::time::sleep_until(opened + asked + DEAD_WATCH_GRACE)),
                 })
             }
-            Err(e) if watch_list => {
-                // client-go falls back to LIST + WATCH on any error of a watch-list.
+            // client-go falls back to LIST + WATCH on any error of a watch-list; not here on
+            // 401 and 403, which the WATCH after a LIST would meet as well: the user hears the
+            // refusal once, not a fallback and then the same refusal.
+            Err(e) if watch_list && !matches!(e.status_code(), Some(401 | 403)) => {
                 self.initial_events = None;
                 self.pending.push_back(ReflectorEvent::Fallback {
                     reason: format!("the server refused the watch-list ({e})"),

@@ -396,12 +396,14 @@ async fn a_timeout_too_short_to_sync_exits_124_and_a_long_one_changes_nothing() 
     for i in 0..100 {
         ns.create_configmap(&format!("c{i}"), &[]).await;
     }
-    // One object per page: 100 round trips to sync, far more than 20 ms.
+    // A LIST of one object per page: 100 round trips to sync, far more than 20 ms.
     let out = run(&[
         "diff",
         "cm",
         "-n",
         &ns.name,
+        "--initial",
+        "list",
         "--chunk-size",
         "1",
         "--timeout",

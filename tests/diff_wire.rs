@@ -27,6 +27,11 @@ fn diff(fake: &FakeServer, extra: &[&str]) -> Output {
         "--kubeconfig",
         kc.to_str().unwrap(),
     ];
+    // The scripted server serves LIST + WATCH; it does not speak the watch-list (a cache file
+    // has no informer to start).
+    if !extra.contains(&"--cache-file") {
+        args.extend(["--initial", "list"]);
+    }
     args.extend_from_slice(extra);
     run(&args)
 }
@@ -192,6 +197,9 @@ fn every_stops_with_exit_0_when_the_reader_of_stdout_goes_away() {
         "cm",
         "-n",
         "ns",
+        // The scripted server serves LIST + WATCH; it does not speak the watch-list.
+        "--initial",
+        "list",
         "-o",
         "json",
         "--kubeconfig",

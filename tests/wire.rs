@@ -738,7 +738,15 @@ fn a_watch_list_whose_end_bookmark_never_comes_falls_back_to_a_relist_instead_of
 fn initial_events_timeout_is_refused_without_a_watch_list() {
     for args in [
         vec!["tail", "cm", "--initial-events-timeout", "5s"],
-        vec!["diff", "cm", "--initial-events-timeout", "5s"],
+        // diff's default is a watch-list: refused only with --initial list.
+        vec![
+            "diff",
+            "cm",
+            "--initial",
+            "list",
+            "--initial-events-timeout",
+            "5s",
+        ],
     ] {
         let out = run(&args);
         assert_one_line_error(&out, &["--initial-events-timeout 5s: only a watch-list"]);

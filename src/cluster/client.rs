@@ -319,14 +319,9 @@ impl Cluster {
         op: &Operation,
         make: impl FnOnce(&str) -> S,
     ) -> Result<S, ClusterError> {
-        let request = http::Request::get(path_and_query)
-            .header(http::header::ACCEPT, accept)
-            .body(Vec::new())
-            .map_err(|e| ClusterError::Transport {
-                what: op.describe(),
-                reason: e.to_string(),
-            })?;
-        let response = self.checked(request, op).await?;
+        let response = self
+            .checked(get_request(path_and_query, accept, op)?, op)
+            .await?;
         let mut sink = make(&content_type(&response));
         let stall_limit = self.transport.stall_limit();
         let poured = pour(
@@ -419,14 +414,9 @@ impl Cluster {
         accept: &str,
         op: &Operation,
     ) -> Result<(String, impl AsyncBufRead + Unpin + Send + use<>), ClusterError> {
-        let request = http::Request::get(path_and_query)
-            .header(http::header::ACCEPT, accept)
-            .body(Vec::new())
-            .map_err(|e| ClusterError::Transport {
-                what: op.describe(),
-                reason: e.to_string(),
-            })?;
-        let response = self.checked(request, op).await?;
+        let response = self
+            .checked(get_request(path_and_query, accept, op)?, op)
+            .await?;
         let content_type = content_type(&response);
         let transport = self.transport;
         let mut last_frame = std::time::Instant::now();
@@ -581,6 +571,21 @@ impl Cluster {
 }
 
 /// A body, whole, unless a frame takes longer than `stall_limit` or it grows past `max_bytes`.
+/// A GET of `path_and_query` that accepts `accept`.
+fn get_request(
+    path_and_query: &str,
+    accept: &str,
+    op: &Operation,
+) -> Result<http::Request<Vec<u8>>, ClusterError> {
+    http::Request::get(path_and_query)
+        .header(http::header::ACCEPT, accept)
+        .body(Vec::new())
+        .map_err(|e| ClusterError::Transport {
+            what: op.describe(),
+            reason: e.to_string(),
+        })
+}
+
 /// A response's `Content-Type`, empty when absent or not text.
 fn content_type<B>(response: &http::Response<B>) -> String {
     response

@@ -167,38 +167,25 @@ pub fn envelope(bytes: &[u8]) -> Result<Envelope<'_>> {
     Ok(out)
 }
 
-/// A LIST response: its `ListMeta` and each item's bytes (no envelope: items carry no kind).
+/// A LIST response's `ListMeta`.
 #[derive(Debug, Default)]
-pub struct List<'a> {
+pub struct ListMeta {
     pub resource_version: String,
     pub continue_token: Option<String>,
     pub remaining_item_count: Option<i64>,
-    pub items: Vec<&'a [u8]>,
-}
-
-/// Reads a `...List` message: `metadata` (1) and `items` (2), as every built-in list has them.
-pub fn list(raw: &[u8]) -> Result<List<'_>> {
-    let mut out = List::default();
-    for field in fields(raw) {
-        match field? {
-            (1, Value::Bytes(meta, _)) => list_meta(meta, &mut out)?,
-            (2, Value::Bytes(item, _)) => out.items.push(item),
-            _ => {}
-        }
-    }
-    Ok(out)
 }
 
 /// A LIST response read as it arrives: each item is handed over as soon as its bytes are in,
-/// so that what is held is one item and one piece of the body, never the whole page. Reads what
-/// [`envelope`] and [`list`] read.
+/// so that what is held is one item and one piece of the body, never the whole page. The body is
+/// an envelope whose `raw` is a `...List` message: `metadata` (1) and `items` (2), as every
+/// built-in list has them.
 #[derive(Debug, Default)]
 pub struct ListReader {
     /// Bytes received and not yet read.
     pending: Vec<u8>,
     state: ListState,
-    /// The `ListMeta` once read (`items` stays empty: they went to the callback).
-    pub meta: List<'static>,
+    /// The `ListMeta`, once read.
+    pub meta: ListMeta,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -329,7 +316,7 @@ impl ListReader {
 }
 
 /// Reads a `ListMeta` (resourceVersion 2, continue 3, remainingItemCount 4) into `out`.
-fn list_meta(meta: &[u8], out: &mut List<'_>) -> Result<()> {
+fn list_meta(meta: &[u8], out: &mut ListMeta) -> Result<()> {
     for field in fields(meta) {
         match field? {
             (2, Value::Bytes(v, _)) => out.resource_version = text(v, "resourceVersion")?,
@@ -498,104 +485,8 @@ pub fn label(labels: &[u8], key: &str) -> Option<String> {
     })
 }
 
-/// Writes messages in the encoding, for tests and for the loopback servers of the benchmarks.
-pub mod encode {
-    use super::MAGIC;
-
-    /// Appends `value` as a varint.
-    pub fn varint(out: &mut Vec<u8>, mut value: u64) {
-        while value >= 0x80 {
-            out.push((value as u8) | 0x80);
-            value >>= 7;
-        }
-        out.push(value as u8);
-    }
-
-    /// Appends a length-delimited field.
-    pub fn bytes(out: &mut Vec<u8>, field: u64, value: &[u8]) {
-        varint(out, field << 3 | 2);
-        varint(out, value.len() as u64);
-        out.extend_from_slice(value);
-    }
-
-    /// Appends a varint field.
-    pub fn number(out: &mut Vec<u8>, field: u64, value: u64) {
-        varint(out, field << 3);
-        varint(out, value);
-    }
-
-    /// `raw` in an envelope of type `api_version`/`kind`.
-    pub fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
-        let mut type_meta = Vec::new();
-        bytes(&mut type_meta, 1, api_version.as_bytes());
-        bytes(&mut type_meta, 2, kind.as_bytes());
-        let mut out = MAGIC.to_vec();
-        bytes(&mut out, 1, &type_meta);
-        bytes(&mut out, 2, raw);
-        bytes(&mut out, 3, b"");
-        bytes(&mut out, 4, b"");
-        out
-    }
-
-    /// An object message with an `ObjectMeta` of these fields and `rest` after it.
-    pub fn object(
-        name: &str,
-        namespace: &str,
-        uid: &str,
-        resource_version: &str,
-        labels: &[(&str, &str)],
-        rest: &[u8],
-    ) -> Vec<u8> {
-        let mut meta = Vec::new();
-        bytes(&mut meta, 1, name.as_bytes());
-        bytes(&mut meta, 3, namespace.as_bytes());
-        bytes(&mut meta, 5, uid.as_bytes());
-        bytes(&mut meta, 6, resource_version.as_bytes());
-        for (k, v) in labels {
-            let mut entry = Vec::new();
-            bytes(&mut entry, 1, k.as_bytes());
-            bytes(&mut entry, 2, v.as_bytes());
-            bytes(&mut meta, 11, &entry);
-        }
-        let mut out = Vec::new();
-        bytes(&mut out, 1, &meta);
-        out.extend_from_slice(rest);
-        out
-    }
-
-    /// One watch frame: the length, then a `WatchEvent` of `event_type` around `object`
-    /// (enveloped).
-    pub fn frame(event_type: &str, object: &[u8]) -> Vec<u8> {
-        let mut extension = Vec::new();
-        bytes(&mut extension, 1, object);
-        let mut event = Vec::new();
-        bytes(&mut event, 1, event_type.as_bytes());
-        bytes(&mut event, 2, &extension);
-        let mut out = (event.len() as u32).to_be_bytes().to_vec();
-        out.extend_from_slice(&event);
-        out
-    }
-
-    /// A LIST body: `items` (object messages) with a `ListMeta` of `resource_version` and
-    /// `continue_token`, enveloped as `kind`.
-    pub fn list(
-        api_version: &str,
-        kind: &str,
-        resource_version: &str,
-        continue_token: &str,
-        items: &[Vec<u8>],
-    ) -> Vec<u8> {
-        let mut meta = Vec::new();
-        bytes(&mut meta, 2, resource_version.as_bytes());
-        bytes(&mut meta, 3, continue_token.as_bytes());
-        let mut raw = Vec::new();
-        bytes(&mut raw, 1, &meta);
-        for item in items {
-            bytes(&mut raw, 2, item);
-        }
-        envelope(api_version, kind, &raw)
-    }
-}
+#[cfg(test)]
+pub(crate) mod encode;
 
 #[cfg(test)]
 mod tests {
@@ -612,11 +503,19 @@ mod tests {
             (env.api_version.as_str(), env.kind.as_str()),
             ("v1", "ConfigMapList")
         );
-        let list = list(env.raw).unwrap();
-        assert_eq!(list.resource_version, "293");
-        assert_eq!(list.continue_token, None);
-        assert_eq!(list.items.len(), 1);
-        let item = list.items[0];
+        let mut reader = ListReader::default();
+        let mut items = Vec::new();
+        reader
+            .push(LIST, &mut |item| {
+                items.push(item.to_vec());
+                Ok(())
+            })
+            .unwrap();
+        reader.finish().unwrap();
+        assert_eq!(reader.meta.resource_version, "293");
+        assert_eq!(reader.meta.continue_token, None);
+        assert_eq!(items.len(), 1);
+        let item = &items[0][..];
         let meta = meta(item).unwrap();
         let get = |r: Option<Range<usize>>| std::str::from_utf8(&item[r.unwrap()]).unwrap();
         assert_eq!(get(meta.name.clone()), "pb-a");
@@ -631,12 +530,11 @@ mod tests {
     }
 
     #[test]
-    fn a_list_read_as_it_arrives_gives_what_a_whole_read_gives_wherever_it_is_cut() {
+    fn a_list_read_as_it_arrives_gives_its_items_wherever_it_is_cut() {
         let items: Vec<Vec<u8>> = (0..3)
             .map(|i| encode::object(&format!("o{i}"), "ns", "u", "7", &[("a", "b")], b""))
             .collect();
         let body = encode::list("v1", "ConfigMapList", "42", "next", &items);
-        let whole = list(envelope(&body).unwrap().raw).unwrap();
         for cut in 0..=body.len() {
             let mut reader = ListReader::default();
             let mut got = Vec::new();
@@ -649,7 +547,7 @@ mod tests {
                     .unwrap();
             }
             reader.finish().unwrap();
-            assert_eq!(got, whole.items, "cut at {cut}");
+            assert_eq!(got, items, "cut at {cut}");
             assert_eq!(reader.meta.resource_version, "42");
             assert_eq!(reader.meta.continue_token.as_deref(), Some("next"));
         }
@@ -749,7 +647,13 @@ mod tests {
             .contains("magic"));
         for cut in 5..LIST.len() - 1 {
             // Every cut either fails or yields fewer fields; none panics.
-            let _ = envelope(&LIST[..cut]).and_then(|e| list(e.raw).map(|l| l.items.len()));
+            let _ = envelope(&LIST[..cut]);
+            let mut reader = ListReader::default();
+            let _ = reader
+                .push(&LIST[..cut], &mut |item| {
+                    meta(item).map(|_| ()).map_err(|e| e.0)
+                })
+                .and_then(|()| reader.finish());
         }
         let cut = &LIST[..LIST.len() - 3];
         assert!(envelope(cut).is_err());

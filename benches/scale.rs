@@ -14,6 +14,18 @@
 //!   # defaults: 100000 objects, as many Pods, pages of --chunk-size's default
 //!
 //! Needs GNU time at /usr/bin/time, kubectl and Go on PATH. Figures go to BENCHMARKS.md.
+//!
+//! Without a control plane, up to a million objects (a 5,000-node cluster's Pods), our side
+//! only (see scale/generated.rs):
+//!
+//!   cargo bench --bench scale -- --generated [N,N,...]   # default 10000,100000,1000000
+//!
+//! For each N: the child informer synced in protobuf from a loopback server that generates the
+//! N Pods page by page, then relisting them; and `kubectl-informer bench --from-file` replaying
+//! a generated recording of the same N Pods in JSON.
+
+#[path = "scale/generated.rs"]
+mod generated;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
@@ -359,6 +371,18 @@ async fn bench_main(args: Vec<String>) {
         .find_map(|a| a.parse().ok())
         .unwrap_or(100_000);
     let pods = value("--pods").map_or(n, |p| p as usize);
+    if let Some(at) = args.iter().position(|a| a == "--generated") {
+        let sizes = args
+            .get(at + 1)
+            .filter(|a| !a.starts_with("--"))
+            .map_or("10000,100000,1000000", |a| a.as_str());
+        let sizes: Vec<usize> = sizes
+            .split(',')
+            .map(|n| n.parse().expect("--generated N,N,...: numbers of objects"))
+            .collect();
+        generated_runs(&sizes, chunk);
+        return;
+    }
     ensure_objects(Kind::ConfigMaps, n).await;
     if pods > 0 {
         ensure_objects(Kind::Pods, pods).await;
@@ -528,5 +552,107 @@ async fn bench_main(args: Vec<String>) {
             mib(relist["afterRelistKiB"].as_u64().unwrap_or(0)),
             relist["relistMaxFifo"]
         );
+    }
+}
+
+/// Figures of `--generated`: per size, the child informer against the generated server and
+/// `bench --from-file` on the generated recording.
+fn generated_runs(sizes: &[usize], chunk: u32) {
+    let dir = root().join("target/scale-generated");
+    let (protobuf, json) = generated::sizes(0);
+    println!(
+        "Generated running Pods in {}: {protobuf} bytes each in protobuf, {json} in JSON; LIST pages of {chunk}\n",
+        generated::NAMESPACE
+    );
+    println!("| objects | sync s | µs per object | RSS before MiB | RSS synced MiB | KiB per object | KiB per added object | relist s | relist peak / steady | FIFO max |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    // (objects, synced RSS KiB) of the size before: KiB per object added since, which leaves
+    // out what does not grow with the objects.
+    let mut previous: Option<(usize, f64)> = None;
+    for &n in sizes {
+        let (server, kubeconfig) = generated::serve(n, &dir.join(n.to_string()));
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--child-informer",
+                "pods",
+                generated::NAMESPACE,
+                "protobuf",
+                &chunk.to_string(),
+            ])
+            .env("KUBECONFIG", &kubeconfig)
+            .output()
+            .unwrap();
+        let line = String::from_utf8_lossy(&out.stdout);
+        let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_else(|e| {
+            panic!(
+                "child: {e}: {line} {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        assert_eq!(
+            v["objects"].as_u64(),
+            Some(n as u64),
+            "the informer synced every Pod"
+        );
+        let number = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+        let (before, after) = (number("rssBeforeKiB"), number("rssAfterKiB"));
+        println!(
+            "| {n} | {:.2} | {:.2} | {:.1} | {:.1} | {:.3} | {} | {:.2} | {:.2} | {} |",
+            number("syncSeconds"),
+            number("syncSeconds") * 1e6 / n as f64,
+            before / 1024.0,
+            after / 1024.0,
+            (after - before) / n as f64,
+            added(previous, n, after),
+            number("relistSeconds"),
+            number("relistPeakKiB") / after,
+            v["relistMaxFifo"]
+        );
+        drop(server);
+        previous = Some((n, after));
+    }
+    let informer = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-informer"));
+    println!("\n`kubectl-informer bench --from-file REC --work-time 0 -o json`, REC: N ADDED Pods in JSON\n");
+    println!("| objects | recording MB | wall s | window s | events/s | peak RSS MiB | KiB per object (peak / N) | KiB per added object |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut previous = None;
+    for &n in sizes {
+        let path = dir.join(format!("pods-{n}.jsonl"));
+        let size = generated::recording(n, &path);
+        let (wall, rss, out) = timed(
+            &informer,
+            &[
+                "bench",
+                "--from-file",
+                path.to_str().unwrap(),
+                "--work-time",
+                "0",
+                "-o",
+                "json",
+            ],
+        );
+        let report: serde_json::Value = serde_json::from_str(out.trim())
+            .unwrap_or_else(|e| panic!("bench --from-file: {e}: {out}"));
+        assert_eq!(report["counters"]["events"].as_u64(), Some(n as u64));
+        println!(
+            "| {n} | {:.0} | {wall:.2} | {:.2} | {:.0} | {:.1} | {:.3} | {} |",
+            size as f64 / 1e6,
+            report["windowSeconds"].as_f64().unwrap_or(f64::NAN),
+            report["counters"]["eventsPerSecond"]
+                .as_f64()
+                .unwrap_or(f64::NAN),
+            mib(rss),
+            rss as f64 / n as f64,
+            added(previous, n, rss as f64)
+        );
+        previous = Some((n, rss as f64));
+    }
+}
+
+/// KiB per object between the size before (`previous`: objects, KiB) and `n` objects at `kib`.
+fn added(previous: Option<(usize, f64)>, n: usize, kib: f64) -> String {
+    match previous {
+        Some((m, before)) if n > m => format!("{:.3}", (kib - before) / (n - m) as f64),
+        _ => "-".into(),
     }
 }

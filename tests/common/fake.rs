@@ -27,6 +27,8 @@ pub enum Reply {
     Json(u16, String),
     /// A body with its own content type (aggregated discovery needs its media type).
     Typed(u16, &'static str, String),
+    /// A binary body with its content type (the protobuf encoding).
+    Bytes(u16, &'static str, Vec<u8>),
     /// A 200 chunked stream; ends cleanly after the last step unless a step is `Reset`.
     Stream(Vec<Step>),
     /// A plain-text body with extra headers (`Name: value` lines), as a proxy or the API
@@ -99,19 +101,20 @@ fn serve(conn: TcpStream, handler: &Handler, recorded: &Mutex<Vec<String>>) {
             n
         };
         let reply = match handler(&target, n) {
-            Reply::Json(code, body) => Reply::Typed(code, "application/json", body),
+            Reply::Json(code, body) => Reply::Bytes(code, "application/json", body.into_bytes()),
+            Reply::Typed(code, content_type, body) => {
+                Reply::Bytes(code, content_type, body.into_bytes())
+            }
             other => other,
         };
         match reply {
-            Reply::Json(..) => unreachable!(),
-            Reply::Typed(code, content_type, body) => {
+            Reply::Json(..) | Reply::Typed(..) => unreachable!(),
+            Reply::Bytes(code, content_type, body) => {
                 let head = format!(
                     "HTTP/1.1 {code} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
                     body.len()
                 );
-                if conn.write_all(head.as_bytes()).is_err()
-                    || conn.write_all(body.as_bytes()).is_err()
-                {
+                if conn.write_all(head.as_bytes()).is_err() || conn.write_all(&body).is_err() {
                     return;
                 }
             }

@@ -91,6 +91,13 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     assert_eq!(doc["schemaVersion"], 2);
     assert_eq!(doc["source"]["kind"], "live");
     assert_eq!(doc["source"]["namespace"], ns.as_str());
+    // ConfigMaps are a built-in type: read in protobuf, and the table says so.
+    assert_eq!(doc["source"]["encoding"], "protobuf");
+    assert!(
+        out.stdout.contains("40 writes/s, read in protobuf;"),
+        "{}",
+        out.stdout
+    );
     let writes = doc["counters"]["writes"].as_u64().unwrap();
     // 3 s at 40/s after the warm-up: about 120 writes, creates, updates and deletes (more when
     // a slow machine made the generator late during the warm-up: it never skips a write).

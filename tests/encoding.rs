@@ -314,6 +314,13 @@ async fn bench_counts_the_same_in_protobuf_and_in_json_on_a_built_in_and_a_crd()
             "{}",
             subject.0
         );
+        // The report says what the wire said, in --encoding's spelling.
+        assert_eq!(
+            (&protobuf["source"]["encoding"], &json["source"]["encoding"]),
+            (&Value::from(expected.to_lowercase()), &Value::from("json")),
+            "{}: source.encoding",
+            subject.0
+        );
     }
     common::crd::delete(&client, &subjects[1].0).await;
 }

@@ -11,6 +11,7 @@ use super::snapshot::WatchTransitions;
 use crate::cluster::ApiResource;
 use crate::error::{Error, Result};
 use crate::informer::listwatch::{ListWatch, DEFAULT_CHUNK_SIZE};
+use crate::informer::object::{Encoding, RawObject};
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{ReflectorCounters, RunningInformer, SharedInformer};
 use crate::informer::store::Store;
@@ -53,6 +54,10 @@ pub struct LiveFinished {
     pub relists: u64,
     /// With `--react`: the writes of the window matched with the controller's reactions.
     pub reactions: Option<Matched>,
+    /// The encoding the cached objects arrived in at the end of the window (the server's
+    /// answer to what was asked: protobuf is asked for and custom resources come in JSON);
+    /// `None` when the cache was empty.
+    pub encoding: Option<Encoding>,
 }
 
 /// Runs the informer on `lw` with the simulated controller; with `churn`, the generator makes
@@ -226,6 +231,7 @@ pub async fn run_live(
     if let Some(owned) = owned.take() {
         owned.stop().await?;
     }
+    let encoding = running.read(|store| store.iter().next().map(RawObject::encoding));
     let drain_start = Instant::now();
     running.stop().await?;
     let watch_latency = generated.as_ref().map(|_| {
@@ -267,6 +273,7 @@ pub async fn run_live(
         reconnects,
         relists,
         reactions,
+        encoding,
     })
 }
 

@@ -121,6 +121,9 @@ pub enum Source {
         namespace: Option<String>,
         /// Whether bench made the load (false with `--no-churn`).
         churn: bool,
+        /// `protobuf` or `json`: what the server answered the informer in (the cached objects'
+        /// encoding at the end of the window); `None` when nothing was cached.
+        encoding: Option<&'static str>,
     },
     File {
         path: String,

@@ -19,6 +19,7 @@ use crate::bench::snapshot::PipelineSnapshot;
 use crate::cli::ReportFormat;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
+use crate::informer::object::Encoding;
 use crate::output::{bench as print, stderr_is_terminal, tolerate_closed_pipe};
 use std::future::Future;
 use std::io::Write;
@@ -214,6 +215,7 @@ async fn live(
         resource: target.resource.qualified_name(),
         namespace,
         churn: churn.is_some(),
+        encoding: live.encoding.map(Encoding::value),
     };
     let report = BenchReport::live(source, config.settings(), &live);
     Ok(Some((report, live.finished.measured.snapshot)))

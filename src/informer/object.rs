@@ -65,6 +65,14 @@ impl Encoding {
             Encoding::Protobuf => "protobuf",
         }
     }
+
+    /// As `--encoding` spells it, and the JSON reports.
+    pub fn value(self) -> &'static str {
+        match self {
+            Encoding::Json => "json",
+            Encoding::Protobuf => "protobuf",
+        }
+    }
 }
 
 /// `Inner::generation` of an object without one (the server never sets a negative one).

@@ -85,6 +85,11 @@ fn gauge_line(f: &GaugeFigures) -> String {
     )
 }
 
+/// `, read in protobuf`: the wire encoding of a live run, when known.
+fn read_in(encoding: Option<&str>) -> String {
+    encoding.map_or_else(String::new, |e| format!(", read in {e}"))
+}
+
 pub(crate) fn source_line(report: &BenchReport) -> String {
     let c = &report.config;
     let source = match &report.source {
@@ -92,22 +97,28 @@ pub(crate) fn source_line(report: &BenchReport) -> String {
             resource,
             namespace,
             churn: true,
+            encoding,
         } => format!(
-            "{resource} in namespace {}, {} objects, {} writes/s",
+            "{resource} in namespace {}, {} objects, {} writes/s{}",
             namespace.as_deref().unwrap_or_default(),
             c.objects.unwrap_or(0),
-            format_number(c.rate.unwrap_or(0.0))
+            format_number(c.rate.unwrap_or(0.0)),
+            read_in(*encoding)
         ),
         Source::Live {
             resource,
             namespace,
             churn: false,
+            encoding,
         } => {
             let scope = match namespace {
                 Some(namespace) => format!("namespace {namespace}"),
                 None => "all namespaces".to_string(),
             };
-            format!("{resource} in {scope}, its own traffic")
+            format!(
+                "{resource} in {scope}, its own traffic{}",
+                read_in(*encoding)
+            )
         }
         Source::File { path, speed } => format!("replay of {path} at speed {speed}"),
     };

@@ -61,7 +61,9 @@ enum Step {
     Bookmark(String),
 }
 
-/// A recording, parsed, with each event's offset from the first.
+/// A recording, parsed, with each event's offset from the first. Its objects are kept
+/// [`RawObject::compact`]: the simulated controller reads their keys, never their JSON, so a
+/// recording of a million Pods is held in about 0.4 KiB per event, not in its JSON.
 #[derive(Debug, Default)]
 pub struct Replay {
     /// The resources of its `start` notices (see `recording::reader::one_resource`).
@@ -102,14 +104,14 @@ impl Replay {
                         } else {
                             DeltaType::Added
                         },
-                        object,
+                        object.compact(),
                     ),
                 ),
                 RecordLine::Deleted {
                     object: Some(object),
                     time,
                     ..
-                } => (at(time), Step::Object(DeltaType::Deleted, object)),
+                } => (at(time), Step::Object(DeltaType::Deleted, object.compact())),
                 RecordLine::Deleted {
                     namespace, name, ..
                 } => {

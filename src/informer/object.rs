@@ -41,13 +41,15 @@ struct Inner {
 /// The object's bytes in the encoding the server answered with.
 enum Body {
     Json(Box<RawValue>),
-    /// An object that came in the Kubernetes protobuf encoding, which nothing here can print:
-    /// kept as its identity (in `Inner::extra`), its labels' entries (for label indexes) and a
-    /// 64-bit digest of its bytes (for comparing two versions at the same resourceVersion),
-    /// not as the object.
-    Protobuf {
+    /// An object kept as its identity (in `Inner::extra`), its labels (for label indexes: the
+    /// protobuf map entries or the JSON text, as they came) and a 64-bit digest of its bytes
+    /// (for comparing two versions at the same resourceVersion), not as the object: one that
+    /// came in the Kubernetes protobuf encoding, which nothing here can print, or one made
+    /// [`RawObject::compact`] because nothing will print it.
+    Digest {
         digest: u64,
         labels: Box<[u8]>,
+        encoding: Encoding,
     },
 }
 
@@ -93,7 +95,7 @@ impl Inner {
                 Some(at) => &self.extra[at..at + len],
                 None => &json.get()[start..start + len],
             },
-            Body::Protobuf { .. } => &self.extra[start..start + len],
+            Body::Digest { .. } => &self.extra[start..start + len],
         }
     }
 
@@ -102,7 +104,7 @@ impl Inner {
         let (start, len) = (span.start as usize, span.len as usize);
         let body = match &self.body {
             Body::Json(json) => json.get().as_bytes(),
-            Body::Protobuf { labels, .. } => labels,
+            Body::Digest { labels, .. } => labels,
         };
         body.get(start..start + len).unwrap_or_default()
     }
@@ -357,21 +359,12 @@ impl RawObject {
 
     /// An object message of the protobuf encoding (a LIST item, or a watch event's object out
     /// of its envelope) whose kind and apiVersion are `type_meta`: its identity and labels are
-    /// copied, and its bytes digested (see [`Body::Protobuf`]).
+    /// copied, and its bytes digested (see [`Body::Digest`]).
     pub fn from_protobuf(
         object: &[u8],
         (kind, api_version): (&str, &str),
     ) -> Result<Self, protobuf::DecodeError> {
         let meta = protobuf::meta(object)?;
-        let mut extra = String::new();
-        let mut span = |text: &str| {
-            let start = extra.len();
-            extra.push_str(text);
-            Span {
-                start: start as u32,
-                len: text.len() as u32,
-            }
-        };
         // Checked by `protobuf::meta`: identity strings are UTF-8.
         let text = |range: &Option<std::ops::Range<usize>>| {
             range
@@ -379,27 +372,59 @@ impl RawObject {
                 .and_then(|r| std::str::from_utf8(&object[r]).ok())
                 .unwrap_or_default()
         };
-        let kind = span(kind);
-        let api_version = span(api_version);
-        let name = span(text(&meta.name));
-        let namespace = span(text(&meta.namespace));
-        let uid = span(text(&meta.uid));
-        let resource_version = span(text(&meta.resource_version));
-        if extra.len() > u32::MAX as usize / 2 {
+        let identity = [
+            kind,
+            api_version,
+            text(&meta.name),
+            text(&meta.namespace),
+            text(&meta.uid),
+            text(&meta.resource_version),
+        ];
+        if identity.iter().map(|t| t.len()).sum::<usize>() > u32::MAX as usize / 2 {
             return Err(protobuf::DecodeError::from("identity larger than 2 GiB"));
         }
         let labels: Box<[u8]> = meta
             .labels
             .clone()
             .map_or(Box::default(), |r| object[r].into());
-        let inner = Inner {
-            labels: Span {
-                start: 0,
-                len: labels.len() as u32,
-            },
-            body: Body::Protobuf {
-                digest: digest(object),
+        Ok(RawObject::kept(
+            identity,
+            labels,
+            (digest(object), Encoding::Protobuf),
+            meta.generation.unwrap_or(NO_GENERATION),
+            meta.initial_events_end,
+        ))
+    }
+
+    /// An object kept as a digest (see [`Body::Digest`]): `identity` (kind, apiVersion, name,
+    /// namespace, uid, resourceVersion) copied, `labels` as they came, the digest of the bytes
+    /// and the encoding they were in.
+    fn kept(
+        identity: [&str; 6],
+        labels: Box<[u8]>,
+        (digest, encoding): (u64, Encoding),
+        generation: i64,
+        initial_events_end: bool,
+    ) -> RawObject {
+        let mut extra = String::with_capacity(identity.iter().map(|t| t.len()).sum());
+        let [kind, api_version, name, namespace, uid, resource_version] = identity.map(|text| {
+            let start = extra.len();
+            extra.push_str(text);
+            Span {
+                start: start as u32,
+                len: text.len() as u32,
+            }
+        });
+        let labels_span = Span {
+            start: 0,
+            len: labels.len() as u32,
+        };
+        RawObject(Arc::new(Inner {
+            labels: labels_span,
+            body: Body::Digest {
+                digest,
                 labels,
+                encoding,
             },
             extra: extra.into_boxed_str(),
             kind,
@@ -408,18 +433,43 @@ impl RawObject {
             namespace,
             uid,
             resource_version,
-            generation: meta.generation.unwrap_or(NO_GENERATION),
-            initial_events_end: meta.initial_events_end,
-        };
-        Ok(RawObject(Arc::new(inner)))
+            generation,
+            initial_events_end,
+        }))
     }
 
-    /// The JSON text of the object, as the server sent it; `None` for an object that arrived
-    /// in protobuf.
+    /// The object without its JSON text: its identity, generation, labels and a digest of the
+    /// text, as an object read in protobuf is kept (see [`Body::Digest`]); for what never
+    /// prints, indexes by anything but labels or reads owner references (`bench`'s replay). An
+    /// object already kept so is returned as it is.
+    pub fn compact(&self) -> RawObject {
+        let Body::Json(json) = &self.0.body else {
+            return self.clone();
+        };
+        let inner = &self.0;
+        RawObject::kept(
+            [
+                inner.kind,
+                inner.api_version,
+                inner.name,
+                inner.namespace,
+                inner.uid,
+                inner.resource_version,
+            ]
+            .map(|span| inner.get(span)),
+            inner.bytes(inner.labels).into(),
+            (digest(json.get().as_bytes()), Encoding::Json),
+            inner.generation,
+            inner.initial_events_end,
+        )
+    }
+
+    /// The JSON text of the object, as the server sent it; `None` for an object kept as a
+    /// digest (it arrived in protobuf, or was made [`RawObject::compact`]).
     pub fn json(&self) -> Option<&str> {
         match &self.0.body {
             Body::Json(json) => Some(json.get()),
-            Body::Protobuf { .. } => None,
+            Body::Digest { .. } => None,
         }
     }
 
@@ -427,7 +477,7 @@ impl RawObject {
     pub fn raw(&self) -> Option<&RawValue> {
         match &self.0.body {
             Body::Json(json) => Some(json),
-            Body::Protobuf { .. } => None,
+            Body::Digest { .. } => None,
         }
     }
 
@@ -435,15 +485,16 @@ impl RawObject {
     pub fn encoding(&self) -> Encoding {
         match &self.0.body {
             Body::Json(_) => Encoding::Json,
-            Body::Protobuf { .. } => Encoding::Protobuf,
+            Body::Digest { encoding, .. } => *encoding,
         }
     }
 
     /// Whether `self` and `other` are the same content: the same JSON ignoring key order (the
     /// same object may be serialized by the watch cache and by etcd's path), or the same
     /// digest of their protobuf bytes (the server's encoder writes fields in number order and
-    /// map entries sorted, so the same object is the same bytes). Objects in different
-    /// encodings are never compared: `None`.
+    /// map entries sorted, so the same object is the same bytes), or of two compacted JSON
+    /// texts (the same bytes). Objects in different encodings, or a JSON object against a
+    /// compacted one, are never compared: `None`.
     pub fn same_content(&self, other: &RawObject) -> Option<bool> {
         match (&self.0.body, &other.0.body) {
             (Body::Json(a), Body::Json(b)) => Some(
@@ -451,7 +502,18 @@ impl RawObject {
                     || serde_json::from_str::<serde_json::Value>(a.get()).ok()
                         == serde_json::from_str::<serde_json::Value>(b.get()).ok(),
             ),
-            (Body::Protobuf { digest: a, .. }, Body::Protobuf { digest: b, .. }) => Some(a == b),
+            (
+                Body::Digest {
+                    digest: a,
+                    encoding: x,
+                    ..
+                },
+                Body::Digest {
+                    digest: b,
+                    encoding: y,
+                    ..
+                },
+            ) if x == y => Some(a == b),
             _ => None,
         }
     }
@@ -492,10 +554,14 @@ impl RawObject {
 
     /// The value of label `key`.
     pub fn label(&self, key: &str) -> Option<String> {
-        if let Body::Protobuf { .. } = self.0.body {
-            return protobuf::label(self.0.bytes(self.0.labels), key);
-        }
-        let text = self.0.get(self.0.labels);
+        let text = match self.0.body {
+            Body::Digest {
+                encoding: Encoding::Protobuf,
+                ..
+            } => return protobuf::label(self.0.bytes(self.0.labels), key),
+            Body::Digest { .. } => std::str::from_utf8(self.0.bytes(self.0.labels)).ok()?,
+            Body::Json(_) => self.0.get(self.0.labels),
+        };
         if text.is_empty() {
             return None;
         }
@@ -674,221 +740,4 @@ fn with_type_meta(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn owner_references_are_read_when_asked_and_none_when_absent_or_malformed() {
-        let parse = |text: &str| {
-            RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap()
-        };
-        let pod = parse(
-            r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","uid":"u","ownerReferences":[
-                {"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-1","uid":"rs-1","controller":true},
-                {"apiVersion":"v1","kind":"ConfigMap","name":"c","uid":"cm-1"}]}}"#,
-        );
-        let owners = pod.owner_references();
-        assert_eq!(owners.len(), 2);
-        assert_eq!(
-            (owners[0].kind.as_str(), owners[0].uid.as_str()),
-            ("ReplicaSet", "rs-1")
-        );
-        assert_eq!(owners[0].controller, Some(true));
-        assert_eq!(owners[1].controller, None);
-        assert!(parse(r#"{"metadata":{"name":"a"}}"#)
-            .owner_references()
-            .is_empty());
-        assert!(parse(r#"{"metadata":{"name":"a","ownerReferences":"x"}}"#)
-            .owner_references()
-            .is_empty());
-    }
-
-    #[test]
-    fn list_items_get_kind_and_api_version_spliced_in() {
-        let raw = RawValue::from_string(
-            r#"{"metadata":{"name":"a","namespace":"ns","resourceVersion":"7","uid":"u"}}"#.into(),
-        )
-        .unwrap();
-        let obj = RawObject::parse(raw, Some(("ConfigMap", "v1"))).unwrap();
-        assert_eq!(obj.kind(), "ConfigMap");
-        assert_eq!(obj.key(), "ns/a");
-        let v: serde_json::Value = serde_json::from_str(obj.json().unwrap()).unwrap();
-        assert_eq!(v["kind"], "ConfigMap");
-        assert_eq!(v["apiVersion"], "v1");
-        assert_eq!(v["metadata"]["resourceVersion"], "7");
-    }
-
-    #[test]
-    fn plain_identity_strings_are_positions_in_the_json_not_copies() {
-        let text = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","uid":"u-1","resourceVersion":"7","annotations":{"x":"y","k8s.io/initial-events-end":"true"}}}"#;
-        let owned = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
-        let page: Box<RawValue> = RawValue::from_string(text.into()).unwrap();
-        let borrowed = RawObject::parse_borrowed(&page, None).unwrap();
-        let listed = RawObject::parse(
-            RawValue::from_string(r#"{"metadata":{"name":"a","namespace":"ns"}}"#.into()).unwrap(),
-            Some(("ConfigMap", "v1")),
-        )
-        .unwrap();
-        for obj in [&owned, &borrowed, &listed] {
-            assert_eq!(obj.extra_len(), 0, "{obj:?}");
-            assert_eq!((obj.kind(), obj.key().as_str()), ("ConfigMap", "ns/a"));
-        }
-        assert!(owned.initial_events_end());
-        assert_eq!((owned.uid(), owned.resource_version()), ("u-1", "7"));
-    }
-
-    #[test]
-    fn objects_that_carry_their_kind_are_left_verbatim() {
-        let text = r#"{"kind":"Node","apiVersion":"v1","metadata":{"name":"n1"}}"#;
-        let obj = RawObject::parse(
-            RawValue::from_string(text.into()).unwrap(),
-            Some(("X", "y")),
-        )
-        .unwrap();
-        assert_eq!(obj.json().unwrap(), text);
-        assert_eq!(obj.key(), "n1");
-    }
-
-    #[test]
-    fn an_object_read_in_protobuf_keeps_its_identity_and_a_digest_not_its_bytes() {
-        use crate::cluster::protobuf::encode;
-        let data = |value: &str| {
-            let mut entry = Vec::new();
-            encode::bytes(&mut entry, 1, b"k");
-            encode::bytes(&mut entry, 2, value.as_bytes());
-            let mut rest = Vec::new();
-            encode::bytes(&mut rest, 2, &entry);
-            rest
-        };
-        let bytes = |value: &str, labels: &[(&str, &str)]| {
-            encode::object("web", "ns", "u-1", "10", labels, &data(&value.repeat(900)))
-        };
-        let read = |b: &[u8]| RawObject::from_protobuf(b, ("ConfigMap", "v1")).unwrap();
-        let o = read(&bytes("x", &[("app", "web")]));
-        assert_eq!(
-            (o.kind(), o.api_version(), o.name(), o.namespace()),
-            ("ConfigMap", "v1", "web", Some("ns"))
-        );
-        assert_eq!((o.uid(), o.resource_version()), ("u-1", "10"));
-        assert_eq!(o.label("app").as_deref(), Some("web"));
-        assert_eq!((o.json(), o.encoding()), (None, Encoding::Protobuf));
-        // The 900 bytes of data are not kept: the identity strings are.
-        assert_eq!(o.extra_len(), "ConfigMapv1webnsu-110".len());
-        assert_eq!(
-            o.same_content(&read(&bytes("x", &[("app", "web")]))),
-            Some(true)
-        );
-        assert_eq!(
-            o.same_content(&read(&bytes("y", &[("app", "web")]))),
-            Some(false)
-        );
-        assert!(o.same_labels(&read(&bytes("y", &[("app", "web")]))));
-        assert!(!o.same_labels(&read(&bytes("x", &[("app", "api")]))));
-        let json = r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"web"}}"#;
-        let json = RawObject::parse(RawValue::from_string(json.into()).unwrap(), None).unwrap();
-        assert_eq!(o.same_content(&json), None);
-        assert!(o.owner_references().is_empty());
-        assert!(o.redacted().is_err());
-    }
-
-    #[test]
-    fn secret_values_and_last_applied_are_redacted_but_keys_stay() {
-        let text = r#"{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"password\":\"aHVudGVyMg==\"}}","other":"x"}},"data":{"password":"aHVudGVyMg=="},"stringData":{"token":"hunter2"}}"#;
-        let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
-        let red = obj.redacted().unwrap();
-        let out = red.json().unwrap();
-        assert!(
-            !out.contains("aHVudGVyMg") && !out.contains("hunter2"),
-            "{out}"
-        );
-        let v: serde_json::Value = serde_json::from_str(out).unwrap();
-        assert_eq!(v["data"]["password"], "<redacted: 7 bytes>");
-        assert_eq!(v["stringData"]["token"], "<redacted: 7 bytes>");
-        let last =
-            &v["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"];
-        assert!(last.as_str().unwrap().starts_with("<redacted: "), "{last}");
-        assert_eq!(v["metadata"]["annotations"]["other"], "x");
-        assert_eq!(red.key(), "s");
-    }
-
-    #[test]
-    fn empty_object_splice_stays_valid_json() {
-        let obj = RawObject::parse(
-            RawValue::from_string("{}".into()).unwrap(),
-            Some(("K", "v1")),
-        )
-        .unwrap();
-        assert_eq!(obj.json().unwrap(), r#"{"kind":"K","apiVersion":"v1"}"#);
-    }
-
-    #[test]
-    fn identity_is_read_from_spliced_list_items() {
-        let raw = RawValue::from_string(
-            r#"  { "metadata":{"name":"a","namespace":"ns","uid":"u-1","resourceVersion":"7","generation":3,"labels":{"app":"web","tier":"db"}},"data":{"k":"v"}}"#.into(),
-        )
-        .unwrap();
-        let obj = RawObject::parse(raw, Some(("ConfigMap", "v1"))).unwrap();
-        assert_eq!(
-            (obj.kind(), obj.api_version(), obj.name(), obj.namespace()),
-            ("ConfigMap", "v1", "a", Some("ns"))
-        );
-        assert_eq!((obj.uid(), obj.resource_version()), ("u-1", "7"));
-        assert_eq!(obj.generation(), Some(3));
-        assert_eq!(obj.label("tier").as_deref(), Some("db"));
-        assert_eq!(obj.label("nope"), None);
-        let v: serde_json::Value = serde_json::from_str(obj.json().unwrap()).unwrap();
-        assert_eq!(v["data"]["k"], "v");
-    }
-
-    #[test]
-    fn escaped_identity_strings_are_unescaped_and_the_json_stays_verbatim() {
-        let text = r#"{"kind":"Con\u0066igMap","apiVersion":"v1","metadata":{"name":"a\u002db","namespace":"ns","resourceVersion":"1","annotations":{"k8s.io/initial-events-end":"true"}}}"#;
-        let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
-        assert_eq!(obj.json().unwrap(), text);
-        assert_eq!(obj.kind(), "ConfigMap");
-        assert_eq!(obj.key(), "ns/a-b");
-        assert_eq!(obj.extra_len(), "ConfigMap".len() + "a-b".len());
-        assert!(obj.initial_events_end());
-        assert_eq!(obj.uid(), "");
-    }
-
-    #[test]
-    fn a_hinted_kind_that_needs_escapes_is_still_read_back() {
-        let raw = RawValue::from_string(r#"{"metadata":{"name":"a"}}"#.into()).unwrap();
-        let obj = RawObject::parse(raw, Some(("We\"ird", "v1"))).unwrap();
-        assert_eq!(obj.kind(), "We\"ird");
-        let v: serde_json::Value = serde_json::from_str(obj.json().unwrap()).unwrap();
-        assert_eq!(v["kind"], "We\"ird");
-        assert_eq!(obj.name(), "a");
-    }
-
-    #[test]
-    fn cluster_scoped_and_empty_namespaces_key_by_name() {
-        for text in [
-            r#"{"metadata":{"name":"n1"}}"#,
-            r#"{"metadata":{"name":"n1","namespace":""}}"#,
-        ] {
-            let obj = RawObject::parse(RawValue::from_string(text.into()).unwrap(), None).unwrap();
-            assert_eq!((obj.namespace(), obj.key().as_str()), (None, "n1"));
-        }
-        assert_eq!(split_key("ns/a"), ("ns", "a"));
-        assert_eq!(split_key("n1"), ("", "n1"));
-    }
-
-    #[test]
-    fn labels_compare_by_their_text() {
-        let a = |labels: &str| {
-            let text = format!(r#"{{"metadata":{{"name":"a","labels":{labels}}}}}"#);
-            RawObject::parse(RawValue::from_string(text).unwrap(), None).unwrap()
-        };
-        assert!(a(r#"{"x":"1"}"#).same_labels(&a(r#"{"x":"1"}"#)));
-        assert!(!a(r#"{"x":"1"}"#).same_labels(&a(r#"{"x":"2"}"#)));
-        assert!(a("null").same_labels(
-            &RawObject::parse(
-                RawValue::from_string(r#"{"metadata":{"name":"a"}}"#.into()).unwrap(),
-                None
-            )
-            .unwrap()
-        ));
-    }
-}
+mod tests;

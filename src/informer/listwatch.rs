@@ -2,11 +2,14 @@
 //! and the watch stream's JSON lines (or protobuf frames, in `frames`) decoded into events.
 
 mod frames;
+mod lines;
+
+use lines::{Lines, Read};
 
 use super::object::{Encoding, RawObject};
 use crate::cluster::protobuf;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
-use futures::{AsyncBufRead, AsyncBufReadExt, Stream, StreamExt};
+use futures::{AsyncBufRead, Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -452,106 +455,30 @@ enum Body {
     Events(Pin<Box<dyn Stream<Item = Result<WatchEvent, StreamError>> + Send>>),
 }
 
-/// The lines of a watch body, each held whole but never more than `limit` bytes of one.
-struct Lines {
-    reader: Pin<Box<dyn AsyncBufRead + Send>>,
-    line: Vec<u8>,
-    limit: usize,
-    /// The rest of a line refused by size is still to be skipped.
-    skipping: bool,
-    /// What the reader failed with when `has_line` looked: `read` returns it.
-    failed: Option<std::io::Error>,
-}
-
-/// What reading one line found.
-enum Read {
-    /// A whole line, newline included, is in `Lines::line`.
-    Line,
-    /// The stream ended cleanly, between lines.
-    End,
-    /// The stream ended inside a line.
-    Cut,
-    /// The line passed the limit; what was read of it is dropped.
-    TooLarge,
-}
-
 /// A line buffer grown past this by one big event is not kept for the next ones: real objects
 /// stay under etcd's 1.5 MiB request limit, so only an outsized event pays for a new buffer.
 const KEEP_CAPACITY: usize = 2 << 20;
 
-impl Lines {
-    async fn read(&mut self) -> Result<Read, StreamError> {
-        self.line.clear();
-        if self.line.capacity() > KEEP_CAPACITY {
-            self.line = Vec::with_capacity(4096);
-        }
-        if let Some(e) = self.failed.take() {
-            return Err(StreamError::Io(io_reason(&e)));
-        }
-        loop {
-            let available = self
-                .reader
-                .fill_buf()
-                .await
-                .map_err(|e| StreamError::Io(io_reason(&e)))?;
-            if available.is_empty() {
-                let cut = self.skipping || !self.line.iter().all(u8::is_ascii_whitespace);
-                self.skipping = false;
-                return Ok(if cut { Read::Cut } else { Read::End });
-            }
-            let newline = available.iter().position(|b| *b == b'\n');
-            let take = newline.map_or(available.len(), |at| at + 1);
-            if self.skipping {
-                self.skipping = newline.is_none();
-                self.reader.consume_unpin(take);
-                continue;
-            }
-            // The line's length without its newline, were this piece added.
-            let length = self.line.len() + take - usize::from(newline.is_some());
-            if length > self.limit {
-                self.line.clear();
-                self.skipping = newline.is_none();
-                self.reader.consume_unpin(take);
-                return Ok(Read::TooLarge);
-            }
-            // Grow by doubling, as `extend` would, but never past the limit.
-            let wanted = self.line.len() + take;
-            if wanted > self.line.capacity() {
-                let target = wanted
-                    .max(self.line.capacity() * 2)
-                    .min(self.limit.saturating_add(1));
-                self.line.reserve_exact(target - self.line.len());
-            }
-            self.line.extend_from_slice(&available[..take]);
-            self.reader.consume_unpin(take);
-            if newline.is_some() {
-                return Ok(Read::Line);
-            }
-        }
+/// Whether the bytes `reader` already holds make a whole item by `complete`: what the next
+/// read returns without waiting. Polls the reader once without a task to wake: what it did not
+/// have is asked for again, with the task's waker, by the next read. An error is kept in
+/// `failed` (a reader returns its error once) for that read to report.
+fn buffered_holds(
+    reader: &mut Pin<Box<dyn AsyncBufRead + Send>>,
+    failed: &mut Option<std::io::Error>,
+    complete: impl Fn(&[u8]) -> bool,
+) -> bool {
+    if failed.is_some() {
+        return false;
     }
-}
-
-impl Lines {
-    /// Whether a whole line that is not blank has already arrived: what `read` returns without
-    /// waiting. Polls the reader once without a task to wake: what it did not have is asked for
-    /// again, with the task's waker, by the next `read`.
-    fn has_line(&mut self) -> bool {
-        if self.skipping || self.failed.is_some() {
-            return false;
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match reader.as_mut().poll_fill_buf(&mut cx) {
+        std::task::Poll::Ready(Ok(available)) => complete(available),
+        std::task::Poll::Ready(Err(e)) => {
+            *failed = Some(e);
+            false
         }
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match self.reader.as_mut().poll_fill_buf(&mut cx) {
-            std::task::Poll::Ready(Ok(available)) => available
-                .iter()
-                .position(|b| *b == b'\n')
-                .is_some_and(|at| !available[..at].iter().all(u8::is_ascii_whitespace)),
-            // A reader returns its error once: kept for `read`, which reports it.
-            std::task::Poll::Ready(Err(e)) => {
-                self.failed = Some(e);
-                false
-            }
-            std::task::Poll::Pending => false,
-        }
+        std::task::Poll::Pending => false,
     }
 }
 
@@ -728,117 +655,4 @@ fn status(object: &RawValue) -> serde_json::Result<ApiStatus> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_empty_metadata_list_s_null_items_are_no_items() {
-        // What kube-apiserver v1.34 sends for an empty namespace with
-        // `Accept: ...;as=PartialObjectMetadataList`.
-        let body = br#"{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"812"},"items":null}"#;
-        let list: WireList = serde_json::from_slice(body).unwrap();
-        assert_eq!(list.metadata.resource_version, "812");
-        assert!(list.items.unwrap_or_default().is_empty());
-    }
-
-    #[test]
-    fn bookmark_with_initial_events_end_is_decoded() {
-        let line = br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"42","annotations":{"k8s.io/initial-events-end":"true"}}}}
-"#;
-        match decode_event(line).unwrap() {
-            WatchEvent::Bookmark {
-                resource_version,
-                initial_events_end,
-            } => {
-                assert_eq!(resource_version, "42");
-                assert!(initial_events_end);
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-    }
-
-    #[test]
-    fn error_event_carries_the_status() {
-        let line = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 5 (90)","reason":"Expired","code":410}}"#;
-        match decode_event(line).unwrap() {
-            WatchEvent::Error(s) => {
-                assert_eq!(s.code, 410);
-                assert_eq!(s.reason, "Expired");
-                assert!(s.message.contains("too old"));
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-    }
-
-    #[test]
-    fn malformed_and_unknown_events_are_errors_with_a_snippet() {
-        let err = decode_event(b"{\"type\":\"ADDED\",\"object\":{").unwrap_err();
-        assert!(err.to_string().contains("cannot be decoded"), "{err}");
-        let err = decode_event(br#"{"type":"WHAT","object":{}}"#).unwrap_err();
-        assert!(err.to_string().contains("unknown event type"), "{err}");
-    }
-
-    #[tokio::test]
-    async fn stream_reassembles_events_split_across_chunks_and_reports_a_cut() {
-        let chunks: Vec<std::io::Result<Vec<u8>>> = vec![
-            Ok(br#"{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}}"#[..50].to_vec()),
-            Ok(br#"{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}}"#[50..].to_vec()),
-            Ok(b"\n{\"type\":\"MODIFIED\",\"obj".to_vec()),
-        ];
-        let reader = futures::stream::iter(chunks).into_async_read();
-        let mut stream = WatchStream::new(Box::pin(reader));
-        match stream.next().await.unwrap() {
-            Some(WatchEvent::Added(o)) => assert_eq!(o.key(), "n/a"),
-            other => panic!("unexpected {other:?}"),
-        }
-        assert!(matches!(stream.next().await, Err(StreamError::Io(_))));
-    }
-
-    #[tokio::test]
-    async fn has_event_says_whether_next_returns_without_waiting() {
-        let line = |name: &str| {
-            format!(
-                r#"{{"type":"ADDED","object":{{"kind":"ConfigMap","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"n","resourceVersion":"1"}}}}}}"#
-            )
-        };
-        let chunks: Vec<std::io::Result<Vec<u8>>> = vec![Ok(format!(
-            "{}\n{}\n{{\"type\":\"MODIFIED\"",
-            line("a"),
-            line("b")
-        )
-        .into_bytes())];
-        // The rest of the third event has not arrived (and never does).
-        let body = futures::stream::iter(chunks).chain(futures::stream::pending());
-        let mut stream = WatchStream::new(Box::pin(body.into_async_read()));
-        for name in ["a", "b"] {
-            assert!(stream.has_event(), "{name}");
-            match stream.next().await.unwrap() {
-                Some(WatchEvent::Added(o)) => assert_eq!(o.name(), name),
-                other => panic!("unexpected {other:?}"),
-            }
-        }
-        assert!(!stream.has_event());
-        // Blank lines are skipped by `next`, which would wait for what follows them.
-        let blank: Vec<std::io::Result<Vec<u8>>> = vec![Ok(b"\n \n".to_vec())];
-        let body = futures::stream::iter(blank).chain(futures::stream::pending());
-        let mut stream = WatchStream::new(Box::pin(body.into_async_read()));
-        assert!(!stream.has_event());
-        // An error the look found is not lost: the next read reports it.
-        let cut: Vec<std::io::Result<Vec<u8>>> = vec![
-            Ok(format!("{}\n", line("c")).into_bytes()),
-            Err(std::io::Error::new(
-                std::io::ErrorKind::ConnectionReset,
-                "reset",
-            )),
-        ];
-        let mut stream = WatchStream::new(Box::pin(futures::stream::iter(cut).into_async_read()));
-        assert!(matches!(
-            stream.next().await,
-            Ok(Some(WatchEvent::Added(_)))
-        ));
-        assert!(!stream.has_event());
-        assert!(matches!(stream.next().await, Err(StreamError::Io(_))));
-    }
-
-    use futures::TryStreamExt;
-}
+mod tests;

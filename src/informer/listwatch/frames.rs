@@ -1,7 +1,9 @@
 //! A watch body in the protobuf encoding: each event a 4-byte big-endian length and a
 //! `metav1.WatchEvent` of that many bytes, whose object is enveloped.
 
-use super::{checked_event, io_reason, ApiStatus, StreamError, WatchEvent, KEEP_CAPACITY};
+use super::{
+    buffered_holds, checked_event, io_reason, ApiStatus, StreamError, WatchEvent, KEEP_CAPACITY,
+};
 use crate::cluster::protobuf;
 use crate::informer::object::RawObject;
 use futures::{AsyncBufRead, AsyncBufReadExt};
@@ -85,23 +87,15 @@ impl Frames {
     }
 
     /// Whether a whole frame has already arrived in the reader's buffer: what `next` returns
-    /// without waiting. Polls the reader once without a task to wake, as `Lines::has_line`.
+    /// without waiting (see [`buffered_holds`]).
     pub(super) fn has_frame(&mut self) -> bool {
-        if self.skipping > 0 || self.failed.is_some() {
-            return false;
-        }
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match self.reader.as_mut().poll_fill_buf(&mut cx) {
-            std::task::Poll::Ready(Ok(available)) => available
-                .get(..4)
-                .map(|h| u32::from_be_bytes([h[0], h[1], h[2], h[3]]) as usize)
-                .is_some_and(|len| available.len() >= 4 + len),
-            std::task::Poll::Ready(Err(e)) => {
-                self.failed = Some(e);
-                false
-            }
-            std::task::Poll::Pending => false,
-        }
+        self.skipping == 0
+            && buffered_holds(&mut self.reader, &mut self.failed, |available| {
+                available
+                    .get(..4)
+                    .map(|h| u32::from_be_bytes([h[0], h[1], h[2], h[3]]) as usize)
+                    .is_some_and(|len| available.len() >= 4 + len)
+            })
     }
 }
 

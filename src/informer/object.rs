@@ -1,5 +1,9 @@
-//! Objects as the server sent them (raw JSON, or protobuf bytes for built-in types, kept
-//! verbatim) with the metadata the pipeline reads.
+//! Objects as the server sent them, with the metadata the pipeline reads: the JSON kept
+//! verbatim, or (read in protobuf, or compacted) only the identity, labels and a digest.
+
+mod redact;
+#[cfg(test)]
+mod tests;
 
 use crate::cluster::protobuf;
 use serde::Deserialize;
@@ -8,6 +12,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 pub use crate::cluster::protobuf::INITIAL_EVENTS_END;
+pub use redact::redaction_marker;
 
 /// An object exactly as the server sent it, with its parsed identity. The identity is kept as
 /// positions in the JSON text rather than as copies, so an object costs one allocation for its
@@ -617,40 +622,6 @@ impl RawObject {
     }
 }
 
-impl RawObject {
-    /// This object with each value of `data` and `stringData` (and kubectl's
-    /// last-applied-configuration, which repeats them) replaced by a marker with its length in
-    /// bytes; keys stay, so users still see which keys changed.
-    pub fn redacted(&self) -> serde_json::Result<RawObject> {
-        use serde_json::Value;
-        let Some(json) = self.json() else {
-            return Err(serde::de::Error::custom(
-                "an object received in protobuf cannot be redacted",
-            ));
-        };
-        let mut value: Value = serde_json::from_str(json)?;
-        for (field, decoded_len) in [
-            ("data", base64_len as fn(&str) -> usize),
-            ("stringData", str::len),
-        ] {
-            if let Some(map) = value.get_mut(field).and_then(Value::as_object_mut) {
-                for v in map.values_mut() {
-                    let len = v.as_str().map(decoded_len).unwrap_or(0);
-                    *v = Value::String(redaction_marker(len));
-                }
-            }
-        }
-        if let Some(v) = value.pointer_mut(&format!(
-            "/metadata/annotations/{}",
-            LAST_APPLIED.replace('/', "~1")
-        )) {
-            *v = Value::String(redaction_marker(v.as_str().map(str::len).unwrap_or(0)));
-        }
-        let hint = Some((self.kind(), self.api_version())).filter(|(kind, _)| !kind.is_empty());
-        RawObject::parse(RawValue::from_string(serde_json::to_string(&value)?)?, hint)
-    }
-}
-
 /// One entry of `metadata.ownerReferences`: the object that owns this one.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -677,21 +648,6 @@ fn digest(bytes: &[u8]) -> u64 {
     let mut hasher = DefaultHasher::new();
     hasher.write(bytes);
     hasher.finish()
-}
-
-/// kubectl apply keeps the whole applied manifest here, Secret data included.
-const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
-
-/// The marker that replaces a secret value of `bytes` bytes.
-pub fn redaction_marker(bytes: usize) -> String {
-    format!("<redacted: {bytes} bytes>")
-}
-
-/// The decoded length of base64 text, without decoding it.
-fn base64_len(text: &str) -> usize {
-    let text = text.trim_end();
-    let padding = text.bytes().rev().take_while(|b| *b == b'=').count();
-    (text.len() / 4 * 3).saturating_sub(padding)
 }
 
 /// client-go's `MetaNamespaceKeyFunc`.
@@ -738,6 +694,3 @@ fn with_type_meta(
     let to = prefix.len();
     Ok((prefix + rest, from, to))
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,6 +1,8 @@
 //! The connection to one cluster: kube's HTTP client plus the names that errors refer to, and
 //! the raw requests every command is made of (discovery, LIST pages, WATCH streams).
 
+mod body;
+
 use super::discovery::{self, GroupVersion, Root};
 use super::error::Forbidden;
 use super::kubeconfig::{self, KubeconfigSelection};
@@ -12,31 +14,14 @@ use futures::{AsyncBufRead, StreamExt, TryStreamExt};
 use http_body_util::BodyExt;
 use std::time::Duration;
 
+pub use body::Sink;
+use body::{collect, content_type, pour, protobuf_status, Refused, MAX_RESPONSE_BYTES};
+
 /// The `-v` level from which every request is logged: kubectl's `-v=6`.
 pub const REQUEST_LEVEL: u8 = 6;
 
 /// kubectl's dial timeout, used when `--request-timeout` is 0 (no limit on the request itself).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// The largest response body read whole (a LIST page, a discovery document): memory stays
-/// bounded whatever a server sends. Pages of 500 objects are far smaller; an unpaginated LIST
-/// (`--chunk-size 0`) of a huge collection may not be.
-const MAX_RESPONSE_BYTES: usize = 2 << 30;
-
-/// Why a response body was abandoned.
-#[derive(Debug, PartialEq)]
-enum Refused {
-    Stalled(Duration),
-    TooLarge,
-    /// What a [`Sink`] made of the body was wrong.
-    Undecodable(String),
-}
-
-/// Where [`Cluster::get_into`] pours a response body, piece by piece as it arrives.
-pub trait Sink {
-    /// Takes the next piece; an error ends the request with it (the body could not be read).
-    fn push(&mut self, piece: &[u8]) -> Result<(), String>;
-}
-
 /// Legacy discovery's requests in flight at once (client-go sends them all at once).
 const LEGACY_DISCOVERY_CONCURRENCY: usize = 8;
 
@@ -584,86 +569,6 @@ fn get_request(
             what: op.describe(),
             reason: e.to_string(),
         })
-}
-
-/// A response's `Content-Type`, empty when absent or not text.
-fn content_type<B>(response: &http::Response<B>) -> String {
-    response
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// A `Status` error body in the protobuf encoding (what a server sends for an error when the
-/// request accepted protobuf).
-fn protobuf_status(body: &[u8]) -> Option<kube::core::Status> {
-    let envelope = protobuf::envelope(body).ok()?;
-    let status = protobuf::status(envelope.raw).ok()?;
-    Some(kube::core::Status {
-        status: Some(if status.status == "Success" {
-            kube::core::response::StatusSummary::Success
-        } else {
-            kube::core::response::StatusSummary::Failure
-        }),
-        code: status.code,
-        message: status.message,
-        reason: status.reason,
-        ..Default::default()
-    })
-}
-
-async fn collect<B>(
-    body: B,
-    stall_limit: Option<Duration>,
-    max_bytes: usize,
-) -> Result<Result<Vec<u8>, Refused>, kube::Error>
-where
-    B: http_body::Body<Data = bytes::Bytes, Error = kube::Error> + Unpin,
-{
-    let mut out = Vec::new();
-    let poured = pour(body, stall_limit, max_bytes, |piece| {
-        out.extend_from_slice(piece);
-        Ok(())
-    })
-    .await?;
-    Ok(poured.map(|()| out))
-}
-
-/// Hands `body` to `sink` piece by piece, abandoned when it stops moving for `stall_limit` or
-/// grows past `max_bytes`.
-async fn pour<B>(
-    mut body: B,
-    stall_limit: Option<Duration>,
-    max_bytes: usize,
-    mut sink: impl FnMut(&[u8]) -> Result<(), String>,
-) -> Result<Result<(), Refused>, kube::Error>
-where
-    B: http_body::Body<Data = bytes::Bytes, Error = kube::Error> + Unpin,
-{
-    let mut poured = 0usize;
-    loop {
-        let frame = match stall_limit {
-            Some(limit) => match tokio::time::timeout(limit, body.frame()).await {
-                Ok(frame) => frame,
-                Err(_) => return Ok(Err(Refused::Stalled(limit))),
-            },
-            None => body.frame().await,
-        };
-        let Some(frame) = frame else {
-            return Ok(Ok(()));
-        };
-        if let Ok(data) = frame?.into_data() {
-            poured += data.len();
-            if poured > max_bytes {
-                return Ok(Err(Refused::TooLarge));
-            }
-            if let Err(reason) = sink(&data) {
-                return Ok(Err(Refused::Undecodable(reason)));
-            }
-        }
-    }
 }
 
 /// The user a 403 message names: `... User "nobody" cannot list ...`.

@@ -1,0 +1,73 @@
+//! The command line's unit tests: worker threads, -v's forms, --insecure-skip-tls-verify's forms.
+
+use super::*;
+
+#[test]
+fn only_a_replay_runs_on_one_worker() {
+    let workers = |args: &[&str]| {
+        let cli =
+            Cli::try_parse_from(std::iter::once("kubectl-informer").chain(args.iter().copied()))
+                .unwrap();
+        worker_threads(&cli)
+    };
+    assert_eq!(workers(&["bench", "--from-file", "rec.jsonl"]), Some(1));
+    assert_eq!(workers(&["bench", "--objects", "10"]), None);
+    assert_eq!(workers(&["tail", "cm"]), None);
+    assert_eq!(workers(&["diff", "cm"]), None);
+}
+
+#[test]
+fn verbosity_is_written_as_kubectl_writes_it() {
+    let parse = |args: &[&str]| {
+        Cli::try_parse_from(std::iter::once("kubectl-informer").chain(args.iter().copied()))
+    };
+    for args in [
+        &["tail", "pods", "-v=6"][..],
+        &["tail", "pods", "--v=6"],
+        &["tail", "pods", "-v", "6"],
+        &["tail", "pods", "--v", "6"],
+        &["tail", "pods", "-v6"],
+        &["-v=6", "tail", "pods"],
+        &["tail", "pods", "-vv"],
+    ] {
+        let cli = parse(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        assert_eq!(cli.global.verbose, 6, "{args:?}");
+        let Command::Tail(tail) = cli.command else {
+            panic!("{args:?}: not tail")
+        };
+        // `-v 6` is a level, never the object name of `tail RESOURCE [NAME]`.
+        assert_eq!(
+            (tail.resource.as_str(), tail.name.as_deref()),
+            ("pods", None)
+        );
+    }
+    assert_eq!(parse(&["tail", "pods"]).unwrap().global.verbose, 0);
+    assert_eq!(parse(&["tail", "pods", "-v=1"]).unwrap().global.verbose, 1);
+    assert!(parse(&["tail", "pods", "-v=x"]).is_err());
+    assert!(parse(&["tail", "pods", "-v"]).is_err());
+}
+
+#[test]
+fn insecure_skip_tls_verify_takes_kubectls_forms() {
+    let parse = |args: &[&str]| {
+        Cli::try_parse_from(std::iter::once("kubectl-informer").chain(args.iter().copied()))
+            .map(|cli| cli.global.insecure_skip_tls_verify)
+    };
+    assert!(!parse(&["tail", "cm"]).unwrap());
+    assert!(parse(&["tail", "cm", "--insecure-skip-tls-verify"]).unwrap());
+    assert!(parse(&["tail", "cm", "--insecure-skip-tls-verify=true"]).unwrap());
+    assert!(!parse(&["tail", "cm", "--insecure-skip-tls-verify=false"]).unwrap());
+    // The flag takes no separate value: `cm2` stays tail's NAME.
+    let cli = Cli::try_parse_from([
+        "kubectl-informer",
+        "tail",
+        "cm",
+        "--insecure-skip-tls-verify",
+        "cm2",
+    ])
+    .unwrap();
+    let Command::Tail(tail) = cli.command else {
+        panic!()
+    };
+    assert_eq!(tail.name.as_deref(), Some("cm2"));
+}

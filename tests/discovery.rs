@@ -349,7 +349,7 @@ async fn names_resolve_alike_on_v1_34_v2_v1_29_v2beta1_and_legacy_discovery() {
         let first = &seen.iter().find(|(n, _, _)| n == name).unwrap().2;
         assert_eq!(
             what, first,
-            "{name} on server {i} differs from the v1.34 server"
+            "{name} on server {i} differs from the current server"
         );
     }
     let hpa = &seen.iter().find(|(n, _, _)| n == "hpa").unwrap().2;

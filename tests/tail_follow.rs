@@ -391,6 +391,31 @@ async fn owned_kinds_narrows_the_resources_watched() {
     require_controllers();
     let ns = TestNamespace::new("follow-kinds").await;
     create_deployment(&ns, "web", 1).await;
+    // Until the rollout is over the deployment controller keeps updating the Deployment's
+    // status, and those events could take both of the --max-events 2 before the ReplicaSet's.
+    // Rolled out, the two events are the Deployment and its ReplicaSet, whatever the timing.
+    let deployments = Api::<Deployment>::namespaced(ns.client.clone(), &ns.name);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let d = deployments.get("web").await.unwrap();
+        let status = d.status.clone().unwrap_or_default();
+        if status.observed_generation == d.metadata.generation
+            && status.available_replicas == Some(1)
+            && status.updated_replicas == Some(1)
+            && status.replicas == Some(1)
+            && status.conditions.iter().flatten().any(|c| {
+                c.type_.as_deref() == Some("Progressing")
+                    && c.reason.as_deref() == Some("NewReplicaSetAvailable")
+            })
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "deployment web not rolled out within 120 s: {status:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     let out = run(&[
         "tail",
         "deploy/web",

@@ -36,7 +36,7 @@ root=$(cd "$here/../.." && pwd)
 bin="$root/target/controlplane/bin"
 run="${KUBECTL_INFORMER_CONTROLPLANE_RUN:-$root/target/controlplane/run}"
 
-k8s_version=v1.34.10
+k8s_version=v1.37.2
 # The oldest minor that still builds with the Go here: it serves aggregated discovery only as
 # apidiscovery.k8s.io/v2beta1, and can be told to serve none (legacy discovery only).
 old_k8s_version=v1.29.15

@@ -7,6 +7,7 @@
 use super::dist::Rng;
 use super::react;
 use super::template::{Mutation, Template};
+use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use crate::error::Error;
 use crate::format::rfc3339_millis;
@@ -445,9 +446,15 @@ impl Generator {
                             self.resource.qualified_name()
                         )));
                     }
-                    if let (Some(generation), Ok(rv)) =
-                        (answer.generation, answer.resource_version.parse::<u64>())
-                    {
+                    // Reactions are matched by comparing resourceVersions: one that is not a
+                    // number would leave this write unmatched for no reason the user could see.
+                    let rv = ResourceVersion::parse(&answer.resource_version).map_err(|e| {
+                        Error::Watch(format!(
+                            "--react orders writes and reactions by resourceVersion, and the \
+                             server answered the write of {name} with a {e}"
+                        ))
+                    })?;
+                    if let Some(generation) = answer.generation {
                         self.reacted_to.push(react::Write {
                             name: name.clone(),
                             sent,

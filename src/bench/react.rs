@@ -17,6 +17,7 @@
 //! send time, generation and resourceVersion; every signal with its arrival time), so the order
 //! in which a write's answer and its reaction arrive does not matter.
 
+use crate::cluster::resource_version::ResourceVersion;
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
@@ -84,7 +85,7 @@ pub struct Write {
     /// `metadata.generation` after the write.
     pub generation: i64,
     /// `metadata.resourceVersion` after the write.
-    pub resource_version: u64,
+    pub resource_version: ResourceVersion,
 }
 
 /// An event that shows a reaction of the controller to the object `name`.
@@ -96,21 +97,21 @@ pub struct Signal {
 }
 
 /// Which writes a signal is the reaction to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Covers {
     /// Writes that gave the object this generation or an older one.
     Generation(i64),
     /// Writes whose resourceVersion is older than this one (an owned object's change, or a
     /// condition's change, made after them). resourceVersions of one etcd grow with every
     /// write, across resources.
-    OlderThan(u64),
+    OlderThan(ResourceVersion),
 }
 
 impl Covers {
-    fn covers(self, write: &Write) -> bool {
+    fn covers(&self, write: &Write) -> bool {
         match self {
-            Covers::Generation(g) => write.generation <= g,
-            Covers::OlderThan(rv) => write.resource_version < rv,
+            Covers::Generation(g) => write.generation <= *g,
+            Covers::OlderThan(rv) => write.resource_version < *rv,
         }
     }
 }
@@ -218,7 +219,7 @@ impl Signals {
             meta["name"].as_str(),
             meta["resourceVersion"]
                 .as_str()
-                .and_then(|rv| rv.parse::<u64>().ok()),
+                .and_then(|rv| ResourceVersion::parse(rv).ok()),
         ) else {
             return;
         };
@@ -234,7 +235,7 @@ impl Signals {
                     name: name.to_string(),
                     sent: at,
                     generation,
-                    resource_version: rv,
+                    resource_version: rv.clone(),
                 });
             }
         }
@@ -282,7 +283,7 @@ impl Signals {
     pub fn owned(&mut self, object: &serde_json::Value, at: SystemTime) {
         let Some(rv) = object["metadata"]["resourceVersion"]
             .as_str()
-            .and_then(|rv| rv.parse::<u64>().ok())
+            .and_then(|rv| ResourceVersion::parse(rv).ok())
         else {
             return;
         };
@@ -295,7 +296,7 @@ impl Signals {
                 self.signals.push(Signal {
                     name: name.clone(),
                     at,
-                    covers: Covers::OlderThan(rv),
+                    covers: Covers::OlderThan(rv.clone()),
                 });
             }
         }
@@ -310,12 +311,16 @@ mod tests {
         SystemTime::UNIX_EPOCH + Duration::from_millis(ms)
     }
 
-    fn write(name: &str, sent: u64, generation: i64, rv: u64) -> Write {
+    fn rv(text: &str) -> ResourceVersion {
+        ResourceVersion::parse(text).unwrap()
+    }
+
+    fn write(name: &str, sent: u64, generation: i64, resource_version: u64) -> Write {
         Write {
             name: name.into(),
             sent: t(sent),
             generation,
-            resource_version: rv,
+            resource_version: rv(&resource_version.to_string()),
         }
     }
 
@@ -416,13 +421,13 @@ mod tests {
         // The write's answer may come after its reaction: matching is on send time, so the
         // order of collection does not matter; a signal before a write never covers it.
         let writes = [write("a", 50, 2, 30)];
-        let early = [signal("a", 40, Covers::OlderThan(99))];
+        let early = [signal("a", 40, Covers::OlderThan(rv("99")))];
         let m = match_reactions(&writes, &early, TIMEOUT, t(60));
         assert!(m.reactions.is_empty());
         assert_eq!((m.without_reaction, m.waiting), (1, 1));
         let owned = [
-            signal("a", 70, Covers::OlderThan(29)),
-            signal("a", 80, Covers::OlderThan(31)),
+            signal("a", 70, Covers::OlderThan(rv("29"))),
+            signal("a", 80, Covers::OlderThan(rv("31"))),
         ];
         let m = match_reactions(&writes, &owned, TIMEOUT, t(90));
         assert_eq!(m.reactions, [Duration::from_millis(30)]);
@@ -463,7 +468,10 @@ mod tests {
             &json!({"metadata": {"name": "x", "resourceVersion": "10"}}),
             t(4),
         );
-        assert_eq!(owned.signals, [signal("web", 3, Covers::OlderThan(9))]);
+        assert_eq!(
+            owned.signals,
+            [signal("web", 3, Covers::OlderThan(rv("9")))]
+        );
 
         let cond = |s: &str, og: Option<i64>| {
             let mut c = json!({"type": "Available", "status": s});
@@ -482,14 +490,14 @@ mod tests {
         assert_eq!(
             available.signals,
             [
-                signal("web", 3, Covers::OlderThan(7)),
+                signal("web", 3, Covers::OlderThan(rv("7"))),
                 signal("web", 5, Covers::Generation(4))
             ]
         );
         let mut any = Signals::new(Reaction::parse("condition:Available").unwrap());
         any.written(&obj("5", cond("True", None)), t(1));
         any.written(&obj("6", cond("False", None)), t(2));
-        assert_eq!(any.signals, [signal("web", 2, Covers::OlderThan(6))]);
+        assert_eq!(any.signals, [signal("web", 2, Covers::OlderThan(rv("6")))]);
     }
 
     #[test]

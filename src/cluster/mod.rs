@@ -1,5 +1,6 @@
 //! Everything about reaching a cluster: kubeconfig, client, discovery and resource names,
-//! selectors, the protobuf encoding of built-in types, and the errors of each.
+//! selectors, resourceVersions as comparable numbers, the protobuf encoding of built-in types, and
+//! the errors of each.
 
 mod client;
 pub mod discovery;
@@ -8,6 +9,7 @@ pub mod kubeconfig;
 pub mod openapi;
 pub mod protobuf;
 pub mod resolve;
+pub mod resource_version;
 pub mod selector;
 mod transport;
 

@@ -2,6 +2,7 @@
 //! the writer of conform's own objects, and the verdicts.
 
 use crate::bench::template::Template;
+use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use crate::informer::listwatch::{
     ListOptions, ListPage, ListWatch, StreamError, WatchEvent, WatchOptions, WatchStream,
@@ -37,13 +38,8 @@ pub fn refused(e: ClusterError) -> Verdict {
 }
 
 /// A resourceVersion as the integer KEP-5504 makes it.
-pub fn rv_number(rv: &str) -> Result<u64, Verdict> {
-    rv.parse().map_err(|_| {
-        Verdict::Skip(format!(
-            "resourceVersion {rv:?} is not an integer, so it cannot be compared (see \
-             watch-rv-order)"
-        ))
-    })
+pub fn rv_number(rv: &str) -> Result<ResourceVersion, Verdict> {
+    ResourceVersion::parse(rv).map_err(|e| Verdict::Skip(format!("{e} (see watch-rv-order)")))
 }
 
 /// The evidence of one check: a line per request and per answer.

@@ -4,11 +4,12 @@
 
 use super::drift::{Comparison, Drift, FieldDetail};
 use super::report::{report, DiffReport, Method};
+use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::ClusterError;
 use crate::error::{Error, Result};
 use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::RawObject;
-use crate::informer::shared::RunningInformer;
+use crate::informer::shared::{NotReached, RunningInformer};
 use crate::informer::store::{Objects, Store};
 use crate::recording::{self, Scope};
 use std::path::{Path, PathBuf};
@@ -268,13 +269,15 @@ async fn catch_up(lw: &ListWatch, running: &RunningInformer, rv: &str) -> Result
         "kubectl-informer: the cache's RV {rv} can no longer be listed exactly (410 Gone); \
          waiting for the cache to reach the server's newest RV {newest} and comparing there"
     );
-    let newest_n: u64 = newest.parse().unwrap_or(u64::MAX);
-    match tokio::time::timeout(CATCH_UP_DEADLINE, running.reached(newest_n)).await {
+    let newest_rv = ResourceVersion::parse(&newest)
+        .map_err(|e| Error::Watch(format!("the server's LIST answered with a {e}")))?;
+    match tokio::time::timeout(CATCH_UP_DEADLINE, running.reached(&newest_rv)).await {
         Ok(Ok(())) => Ok(()),
+        Ok(Err(NotReached::NotComparable(e))) => Err(Error::Watch(format!(
+            "the cache cannot be compared at the server's newest RV {newest}: the {e}"
+        ))),
         _ => {
-            let current: u64 = running
-                .read(|store| store.resource_version().parse())
-                .unwrap_or(0);
+            let current = running.read(|store| store.resource_version().to_string());
             Err(Error::Watch(format!(
                 "the cache did not reach RV {newest} within {}s (it is at {current}): no events \
                  or bookmarks arrived; compare again, or with --cache-file",

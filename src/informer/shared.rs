@@ -9,6 +9,7 @@ use super::processor::{Handler, ListenerStats, Processor};
 use super::reflector::{Reflector, ReflectorConfig, ReflectorError};
 use super::store::Store;
 use super::transition::ReflectorEvent;
+use crate::cluster::resource_version::{NotComparable, ResourceVersion};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -80,6 +81,16 @@ pub struct RunningInformer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the informer's watch ended")]
 pub struct Stopped;
+
+/// Why a wait for a resourceVersion ended without it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotReached {
+    #[error(transparent)]
+    Stopped(Stopped),
+    /// The cache's resourceVersion cannot be compared with the one awaited.
+    #[error("the cache's {0}")]
+    NotComparable(NotComparable),
+}
 
 /// Marks the state `stopped` when the reflector's task ends, however it ends (also aborted).
 struct MarkStopped(Arc<watch::Sender<InformerState>>);
@@ -204,19 +215,21 @@ impl RunningInformer {
     }
 
     /// Waits until the cache is synced to `resource_version` or later (events and bookmarks
-    /// advance it).
-    pub async fn reached(&self, resource_version: u64) -> Result<(), Stopped> {
+    /// advance it), compared as KEP-5504 orders resourceVersions. A cache RV that is not a
+    /// number ends the wait at once with that RV named: no later event would make it comparable.
+    pub async fn reached(&self, resource_version: &ResourceVersion) -> Result<(), NotReached> {
         let mut state = self.state.clone();
+        let at = |rv: &str| ResourceVersion::parse(rv).map(|rv| rv >= *resource_version);
         let reached = state
-            .wait_for(|s| {
-                s.stopped || s.resource_version.parse::<u64>().unwrap_or(0) >= resource_version
-            })
+            .wait_for(|s| s.stopped || !matches!(at(&s.resource_version), Ok(false)))
             .await
-            .map_err(|_| Stopped)?;
-        if reached.resource_version.parse::<u64>().unwrap_or(0) >= resource_version {
-            Ok(())
-        } else {
-            Err(Stopped)
+            .map_err(|_| NotReached::Stopped(Stopped))?;
+        match at(&reached.resource_version) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(NotReached::Stopped(Stopped)),
+            // An empty RV is a cache that never synced, then stopped.
+            Err(_) if reached.resource_version.is_empty() => Err(NotReached::Stopped(Stopped)),
+            Err(e) => Err(NotReached::NotComparable(e)),
         }
     }
 
@@ -305,6 +318,10 @@ mod tests {
             ])
     }
 
+    fn rv(text: &str) -> ResourceVersion {
+        ResourceVersion::parse(text).unwrap()
+    }
+
     fn informer(script: Script) -> RunningInformer {
         SharedInformer::new(script, ReflectorConfig::informer(Start::List, 500)).run()
     }
@@ -314,7 +331,7 @@ mod tests {
         let mut running = informer(one_page());
         running.synced().await.unwrap();
         // On the paused clock a wait that nothing wakes times out at once instead of hanging.
-        tokio::time::timeout(Duration::from_secs(60), running.reached(9))
+        tokio::time::timeout(Duration::from_secs(60), running.reached(&rv("9")))
             .await
             .expect("the bookmark's RV is published")
             .unwrap();
@@ -344,7 +361,35 @@ mod tests {
         let err = running.synced().await.unwrap_err();
         assert!(err.to_string().contains("403"), "{err}");
         running.finished().await;
-        assert_eq!(running.reached(1).await, Err(Stopped));
+        assert_eq!(
+            running.reached(&rv("1")).await,
+            Err(NotReached::Stopped(Stopped))
+        );
         assert!(running.reflector_finished());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_resource_version_that_is_not_a_number_ends_the_wait_naming_it() {
+        let script = Script::default()
+            .list(vec![cm("ns", "a", 5, &[])], "5", None)
+            .watch(vec![
+                Step::Event(WatchEvent::Bookmark {
+                    resource_version: "v9".into(),
+                    initial_events_end: false,
+                }),
+                Step::Hang,
+            ]);
+        let mut running = informer(script);
+        running.synced().await.unwrap();
+        let err = tokio::time::timeout(Duration::from_secs(60), running.reached(&rv("9")))
+            .await
+            .expect("the wait ends when the RV arrives, not at a timeout")
+            .unwrap_err();
+        assert_eq!(
+            err,
+            NotReached::NotComparable(NotComparable("v9".to_string()))
+        );
+        assert!(err.to_string().contains("\"v9\""), "{err}");
+        running.stop().await.unwrap();
     }
 }

@@ -4,6 +4,7 @@
 
 use super::super::parse_optional_duration;
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
+use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result};
 use crate::informer::patch::DiffFields;
@@ -26,7 +27,7 @@ pub struct TailConfig {
     pub initial_events_timeout: Duration,
     pub from_rv: Option<String>,
     pub relist_if_replay_expired: bool,
-    pub until_rv: Option<u64>,
+    pub until_rv: Option<ResourceVersion>,
     pub chunk_size: u32,
     pub bookmarks: bool,
     pub reconnect: bool,
@@ -130,7 +131,7 @@ impl TailConfig {
             }
         }
         let until_rv = match &args.until_rv {
-            Some(rv) => Some(rv.parse::<u64>().map_err(|_| {
+            Some(rv) => Some(ResourceVersion::parse(rv).map_err(|_| {
                 Error::Usage(format!(
                     "--until-rv \"{rv}\" is not a resourceVersion number (the values tail prints)"
                 ))
@@ -139,7 +140,7 @@ impl TailConfig {
         };
         let run_for = parse_optional_duration(args.run_for.as_deref(), "--for")?;
         let timeout = parse_optional_duration(args.timeout.as_deref(), "--timeout")?;
-        if let (Some(t), None, None) = (timeout, until_rv, args.max_events) {
+        if let (Some(t), None, None) = (timeout, &until_rv, args.max_events) {
             let t = crate::format::duration(t);
             return Err(Error::Usage(format!(
                 "--timeout {t} limits the wait for --until-rv or --max-events, and neither is \

@@ -6,6 +6,7 @@ use super::follow::Follow;
 use super::stats::Stats;
 use super::TailConfig;
 use crate::cli::{InitialMode, OutputFormat};
+use crate::cluster::resource_version::ResourceVersion;
 use crate::commands::sleep_until;
 use crate::error::{Error, Result};
 use crate::informer::core::{fifo_item, Cache};
@@ -48,7 +49,7 @@ pub(super) struct Feed {
     pub(super) listed: bool,
     /// The newest resourceVersion of a watch event, bookmark or LIST (what `--until-rv` is
     /// compared with).
-    pub(super) newest_rv: Option<u64>,
+    pub(super) newest_rv: Option<ResourceVersion>,
 }
 
 /// The state of one `tail` run: the resources' feeds, and what they share: the printer, the
@@ -172,7 +173,7 @@ impl Session<'_> {
                     self.print_revealed(feed, notifications, SystemTime::now())?;
                 }
                 self.feeds[feed].listed = true;
-                self.check_until(feed, resource_version);
+                self.check_until(feed, resource_version)?;
             }
             ReflectorEvent::Watched {
                 event_type,
@@ -203,7 +204,7 @@ impl Session<'_> {
             } => {
                 self.feeds[feed].stats.bookmarks += 1;
                 self.feeds[feed].stats.saw_rv(resource_version);
-                self.check_until(feed, resource_version);
+                self.check_until(feed, resource_version)?;
                 if self.config.bookmarks {
                     self.printer
                         .bookmark(&BookmarkEvent {
@@ -367,7 +368,7 @@ impl Session<'_> {
             .count(event_type, object.resource_version());
         // A LIST's objects come in no RV order: a LIST reaches --until-rv at its end, by its RV.
         if origin == Origin::Watch {
-            self.check_until(feed, object.resource_version());
+            self.check_until(feed, object.resource_version())?;
         }
         let changes = match old {
             Some(old) if self.config.output != OutputFormat::Json => {
@@ -420,6 +421,7 @@ impl Session<'_> {
         let limit = crate::format::duration(config.timeout.unwrap_or_default());
         let rv = config
             .until_rv
+            .as_ref()
             .map(|rv| format!("resourceVersion {rv} was seen"));
         let events = config
             .max_events
@@ -437,7 +439,12 @@ impl Session<'_> {
 
     /// Why an --until-rv run ended without reaching it.
     fn watch_ended_early(&self) -> String {
-        let until = self.config.until_rv.unwrap_or_default();
+        let until = self
+            .config
+            .until_rv
+            .as_ref()
+            .map(ResourceVersion::to_string)
+            .unwrap_or_default();
         format!(
             "the watch ended (--no-reconnect) before resourceVersion {until} was seen; {}: \
              drop --no-reconnect to resume the watch until it is",
@@ -448,14 +455,14 @@ impl Session<'_> {
     /// The newest resourceVersion seen, for an error line: of each resource when several.
     fn newest(&self) -> String {
         match self.feeds.as_slice() {
-            [one] => match one.newest_rv {
+            [one] => match &one.newest_rv {
                 Some(rv) => format!("the newest resourceVersion seen was {rv}"),
                 None => "no resourceVersion was seen".to_string(),
             },
             several => {
                 let each: Vec<String> = several
                     .iter()
-                    .map(|f| match f.newest_rv {
+                    .map(|f| match &f.newest_rv {
                         Some(rv) => format!("{} {rv}", f.watch.resource),
                         None => format!("{} none", f.watch.resource),
                     })
@@ -465,12 +472,28 @@ impl Session<'_> {
         }
     }
 
-    fn check_until(&mut self, feed: usize, rv: &str) {
-        let Ok(rv) = rv.parse::<u64>() else { return };
-        let newest = &mut self.feeds[feed].newest_rv;
-        *newest = (*newest).max(Some(rv));
-        if let Some(until) = self.config.until_rv {
-            self.until_reached |= rv >= until;
+    /// Keeps the newest resourceVersion seen, and whether --until-rv is reached. With
+    /// --until-rv, an RV that is not a number ends the run naming it: it can never be compared.
+    fn check_until(&mut self, feed: usize, rv: &str) -> Result<()> {
+        let rv = match ResourceVersion::parse(rv) {
+            Ok(rv) => rv,
+            Err(e) => {
+                return match &self.config.until_rv {
+                    Some(until) => Err(Error::Watch(format!(
+                        "--until-rv {until} cannot be reached: {} sent {e}",
+                        self.feeds[feed].watch.resource
+                    ))),
+                    None => Ok(()),
+                }
+            }
+        };
+        if let Some(until) = &self.config.until_rv {
+            self.until_reached |= rv >= *until;
         }
+        let newest = &mut self.feeds[feed].newest_rv;
+        if newest.as_ref().is_none_or(|n| rv > *n) {
+            *newest = Some(rv);
+        }
+        Ok(())
     }
 }

@@ -2,7 +2,9 @@
 //! and, with several, of all.
 
 use super::Feed;
+use crate::cluster::resource_version::compare;
 use crate::informer::transition::EventType;
+use std::cmp::Ordering;
 use std::time::Duration;
 
 /// Counters for the exit summary, of one resource or of all.
@@ -32,11 +34,19 @@ impl Stats {
         self.saw_rv(rv);
     }
 
+    /// Widens the range of resourceVersions seen. A LIST's objects come in no RV order, so the
+    /// range is the oldest and the newest (KEP-5504's order), not the first and the last; RVs
+    /// that are not numbers keep the first and the last seen.
     pub(super) fn saw_rv(&mut self, rv: &str) {
-        if self.first_rv.is_none() {
-            self.first_rv = Some(rv.to_string());
+        let older = |a: &str, b: &str| compare(a, b).ok();
+        match &self.first_rv {
+            Some(first) if older(rv, first) != Some(Ordering::Less) => {}
+            _ => self.first_rv = Some(rv.to_string()),
         }
-        self.last_rv = Some(rv.to_string());
+        match &self.last_rv {
+            Some(last) if older(rv, last).is_some_and(|o| o != Ordering::Greater) => {}
+            _ => self.last_rv = Some(rv.to_string()),
+        }
     }
 
     /// The counts of several resources added up (resourceVersions are per resource: none).
@@ -169,5 +179,26 @@ mod tests {
             "{lines:?}"
         );
         assert!(!lines[2].contains("RV"), "{lines:?}");
+    }
+
+    #[test]
+    fn the_rv_range_is_the_oldest_to_the_newest_whatever_order_they_came_in() {
+        let mut stats = Stats::default();
+        for rv in ["15096", "15087", "15100", "9999", "15099"] {
+            stats.count(EventType::Added, rv);
+        }
+        assert_eq!(
+            (stats.first_rv.as_deref(), stats.last_rv.as_deref()),
+            (Some("9999"), Some("15100"))
+        );
+        let mut opaque = Stats::default();
+        for rv in ["b", "a", "c"] {
+            opaque.saw_rv(rv);
+        }
+        assert_eq!(
+            (opaque.first_rv.as_deref(), opaque.last_rv.as_deref()),
+            (Some("b"), Some("c")),
+            "RVs that are not numbers: the first and the last seen"
+        );
     }
 }

@@ -10,6 +10,7 @@ use super::probe::{
     EVENT_LIMIT,
 };
 use super::{Check, CheckResult, Status, Subject};
+use crate::cluster::resource_version::ResourceVersion;
 use crate::informer::listwatch::{ListOptions, WatchEvent, WatchOptions, ACCEPT_METADATA_LIST};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;

@@ -104,12 +104,12 @@ pub(super) async fn watch_rv_order(subject: &mut Subject, ev: &mut Evidence) -> 
             }
         }
     }
-    let mut last: Option<(u64, String)> = None;
+    let mut last: Option<(ResourceVersion, String)> = None;
     for e in &events {
         let rv = object_of(e)
             .map(|o| o.resource_version())
             .unwrap_or_default();
-        let Ok(n) = rv.parse::<u64>() else {
+        let Ok(n) = ResourceVersion::parse(rv) else {
             return Ok(Verdict::Fail(format!(
                 "{} has resourceVersion {rv:?}, not an integer: KEP-5504 makes RVs comparable \
                  integers, and informers that compare them misorder this server's events",

@@ -9,23 +9,6 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// A token the test control plane accepts (`admin` or `nobody`), read from beside its kubeconfig.
-fn token(user: &str) -> String {
-    let path = kubeconfig_path()
-        .parent()
-        .unwrap()
-        .join(format!("{user}.token"));
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| {
-            panic!(
-                "no {} ({e}): start the test control plane with `{START_COMMAND}`",
-                path.display()
-            )
-        })
-        .trim()
-        .to_string()
-}
-
 /// Writes the control plane's CA to a file (for --certificate-authority).
 fn ca_file(dir: &Path) -> PathBuf {
     let (_, ca) = server_and_ca();

@@ -87,6 +87,7 @@ impl Cluster {
         let client = transport
             .client(
                 &config,
+                loaded.proxy.as_ref(),
                 transport.request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
             )
             .map_err(|reason| ClusterError::KubeconfigUnusable {

@@ -3,6 +3,7 @@
 //! Precedence: `--kubeconfig` > `$KUBECONFIG` (a colon-separated list, merged, missing files
 //! skipped) > `~/.kube/config` > in-cluster service account.
 
+use super::proxy::{self, Proxy};
 use super::ClusterError;
 use kube::config::{
     Context, KubeConfigOptions, Kubeconfig, NamedAuthInfo, NamedCluster, NamedContext,
@@ -154,6 +155,8 @@ pub struct LoadedConfig {
     pub context: String,
     /// The user name as the kubeconfig calls it (not a credential).
     pub user: String,
+    /// The proxy the connections go through (client-go's rules: `proxy::choose`).
+    pub proxy: Option<Proxy>,
 }
 
 /// Where the kubeconfig comes from.
@@ -242,13 +245,17 @@ pub async fn load(selection: &KubeconfigSelection) -> Result<LoadedConfig, Clust
     };
     match source {
         Source::InCluster => {
-            let config = kube::Config::incluster().map_err(|e| ClusterError::InCluster {
+            let mut config = kube::Config::incluster().map_err(|e| ClusterError::InCluster {
                 reason: e.to_string(),
             })?;
+            let proxy = proxy::choose(&config.cluster_url, "in-cluster", None, &env_var)
+                .map_err(|reason| ClusterError::InCluster { reason })?;
+            config.proxy_url = None;
             Ok(LoadedConfig {
                 config,
                 context: "in-cluster".to_string(),
                 user: "service account".to_string(),
+                proxy,
             })
         }
         Source::Files(ref paths) => {
@@ -262,9 +269,11 @@ pub async fn load(selection: &KubeconfigSelection) -> Result<LoadedConfig, Clust
 pub fn read_merged(paths: &[PathBuf]) -> Result<Kubeconfig, ClusterError> {
     let mut merged: Option<Kubeconfig> = None;
     for path in paths {
+        // The parser's first line says what and where; the lines after it quote the file,
+        // which may hold a token.
         let next = Kubeconfig::read_from(path).map_err(|e| ClusterError::KubeconfigInvalid {
             path: path.display().to_string(),
-            reason: innermost(&e),
+            reason: innermost(&e).lines().next().unwrap_or_default().to_string(),
         })?;
         merged = Some(match merged {
             None => next,
@@ -360,22 +369,44 @@ pub async fn from_kubeconfig(
         let user = user_entry.get_or_insert_with(|| FLAGS_CONTEXT.to_string());
         overrides.apply(&mut kubeconfig, &cluster_name, user);
     }
+    // The proxy is chosen here, with client-go's rules (kube would take HTTPS_PROXY without
+    // NO_PROXY, and refuses any proxy without its proxy features).
+    let proxy_url = kubeconfig
+        .clusters
+        .iter_mut()
+        .find(|c| c.name == cluster_name)
+        .and_then(|c| c.cluster.as_mut())
+        .and_then(|c| c.proxy_url.take());
     let options = KubeConfigOptions {
         context: Some(context_name.clone()),
-        cluster: Some(cluster_name),
+        cluster: Some(cluster_name.clone()),
         user: user_entry,
     };
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    let unusable = |reason: String| ClusterError::KubeconfigUnusable {
+        source_desc: source_desc.to_string(),
+        reason,
+    };
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .map_err(|e| ClusterError::KubeconfigUnusable {
-            source_desc: source_desc.to_string(),
-            reason: innermost(&e),
-        })?;
+        .map_err(|e| unusable(innermost(&e)))?;
+    let proxy = proxy::choose(
+        &config.cluster_url,
+        &cluster_name,
+        proxy_url.as_deref(),
+        &env_var,
+    )
+    .map_err(unusable)?;
+    config.proxy_url = None;
     Ok(LoadedConfig {
         config,
         context: context_name,
         user: user_name,
+        proxy,
     })
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
 }
 
 /// The context names of a kubeconfig found as kubectl would find it (for completion).
@@ -414,6 +445,23 @@ fn innermost(err: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kubeconfig_that_is_not_yaml_is_one_line_without_the_files_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config");
+        std::fs::write(
+            &path,
+            "users:\n- name: u\n  user:\n    token: s3cret-token\\ncontexts: x\n",
+        )
+        .unwrap();
+        let err = read_merged(std::slice::from_ref(&path))
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains('\n'), "one line: {err}");
+        assert!(!err.contains("s3cret"), "no token: {err}");
+        assert!(err.contains("line 4"), "says where: {err}");
+    }
 
     #[test]
     fn explicit_kubeconfig_wins_over_env_and_home() {

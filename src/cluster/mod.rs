@@ -3,11 +3,13 @@
 //! the errors of each.
 
 mod client;
+mod credentials;
 pub mod discovery;
 mod error;
 pub mod kubeconfig;
 pub mod openapi;
 pub mod protobuf;
+pub mod proxy;
 pub mod resolve;
 pub mod resource_version;
 pub mod selector;

@@ -17,7 +17,11 @@
 //! kube's layers are reused as they are: the base URI, the credentials (tokens, exec plugins,
 //! client certificates in the TLS config) and the impersonation headers.
 
+use super::credentials;
+use super::proxy::{Proxy, ProxyScheme};
+use hyper_util::client::legacy::connect::proxy::{SocksV5, Tunnel};
 use kube::client::ConfigExt;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long the PONG may take before the connection is presumed dead (client-go's
@@ -91,19 +95,15 @@ impl Transport {
         })
     }
 
-    /// kube's client over this transport's HTTP stack; the error is the reason the
-    /// configuration cannot be used.
+    /// kube's client over this transport's HTTP stack, through `proxy` when one is chosen
+    /// (see `proxy::choose`); the error is the reason the configuration cannot be used.
     pub fn client(
         &self,
         config: &kube::Config,
+        proxy: Option<&Proxy>,
         connect_timeout: Duration,
     ) -> Result<kube::Client, String> {
         let reason = |e: kube::Error| super::innermost(&e);
-        // kube's stack refuses a proxy-url without its proxy features; so does this one, through
-        // kube, with kube's message.
-        if config.proxy_url.is_some() {
-            return kube::Client::try_from(config.clone()).map_err(reason);
-        }
         let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
@@ -114,6 +114,10 @@ impl Transport {
             tcp.set_keepalive_retries(Some(KEEPALIVE_PROBES));
         }
         let tls = config.rustls_client_config().map_err(reason)?;
+        let dial = match proxy {
+            None => Dial::Direct(tcp),
+            Some(proxy) => Dial::through(proxy, tcp, tls.clone())?,
+        };
         let mut https = hyper_rustls::HttpsConnectorBuilder::new()
             .with_tls_config(tls)
             .https_or_http();
@@ -123,7 +127,7 @@ impl Transport {
             https =
                 https.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name));
         }
-        let https = https.enable_all_versions().wrap_connector(tcp);
+        let https = https.enable_all_versions().wrap_connector(dial);
 
         let mut builder =
             hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new());
@@ -136,14 +140,135 @@ impl Transport {
                 .http2_keep_alive_while_idle(true);
         }
         let http = builder.build::<_, kube::client::Body>(https);
+        let auth = credentials::auth_layer(config)?;
         let service = tower::ServiceBuilder::new()
             .layer(config.base_uri_layer())
-            .option_layer(config.auth_layer().map_err(reason)?)
+            .option_layer(auth)
             .layer(config.extra_headers_layer().map_err(reason)?)
             .map_err(|e| -> Box<dyn std::error::Error + Send + Sync> { Box::new(e) })
             .service(http);
         Ok(kube::Client::new(service, config.default_namespace.clone()))
     }
+}
+
+type Tcp = hyper_util::client::legacy::connect::HttpConnector;
+type TcpStream = hyper_util::rt::TokioIo<tokio::net::TcpStream>;
+/// What every way of dialing yields: a TCP stream, or a TLS stream to an `https://` proxy
+/// carrying the tunnel.
+type Stream = hyper_rustls::MaybeHttpsStream<TcpStream>;
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// How a connection to the API server is opened, before its own TLS: directly, through an HTTP
+/// CONNECT tunnel (the proxy reached over TCP or TLS), or through SOCKS5.
+#[derive(Clone)]
+enum Dial {
+    Direct(Tcp),
+    Tunnel(Tunnel<hyper_rustls::HttpsConnector<Tcp>>, Arc<str>),
+    Socks(SocksV5<Tcp>, Arc<str>),
+}
+
+impl Dial {
+    fn through(proxy: &Proxy, tcp: Tcp, tls: rustls::ClientConfig) -> Result<Dial, String> {
+        Ok(match proxy.scheme {
+            ProxyScheme::Http | ProxyScheme::Https => {
+                // TLS to an https:// proxy is verified as client-go's is: with the cluster's TLS
+                // settings, over HTTP/1.1 (CONNECT is an HTTP/1.1 request here).
+                let to_proxy = hyper_rustls::HttpsConnectorBuilder::new()
+                    .with_tls_config(tls)
+                    .https_or_http()
+                    .enable_http1()
+                    .wrap_connector(tcp);
+                let mut tunnel = Tunnel::new(proxy.uri.clone(), to_proxy);
+                if let Some((user, pass)) = &proxy.credentials {
+                    tunnel = tunnel.with_auth(basic_auth(user, pass).map_err(|_| {
+                        format!(
+                            "the user name or password of {} cannot be sent in a header",
+                            proxy
+                        )
+                    })?);
+                }
+                Dial::Tunnel(tunnel, proxy.to_string().into())
+            }
+            ProxyScheme::Socks5 => {
+                let mut socks = SocksV5::new(proxy.uri.clone(), tcp).local_dns(false);
+                if let Some((user, pass)) = &proxy.credentials {
+                    socks = socks.with_auth(user.clone(), pass.clone());
+                }
+                Dial::Socks(socks, proxy.to_string().into())
+            }
+        })
+    }
+}
+
+impl tower::Service<http::Uri> for Dial {
+    type Response = Stream;
+    type Error = BoxError;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Stream, BoxError>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), BoxError>> {
+        match self {
+            Dial::Direct(tcp) => tcp.poll_ready(cx).map_err(Into::into),
+            Dial::Tunnel(tunnel, _) => tunnel.poll_ready(cx).map_err(Into::into),
+            Dial::Socks(socks, _) => socks.poll_ready(cx).map_err(Into::into),
+        }
+    }
+
+    fn call(&mut self, dst: http::Uri) -> Self::Future {
+        match self {
+            Dial::Direct(tcp) => {
+                let connecting = tcp.call(dst);
+                Box::pin(async move { Ok(Stream::Http(connecting.await?)) })
+            }
+            Dial::Tunnel(tunnel, proxy) => {
+                let (connecting, proxy) = (tunnel.call(dst), proxy.clone());
+                Box::pin(async move { connecting.await.map_err(|e| through_proxy(&proxy, &e)) })
+            }
+            Dial::Socks(socks, proxy) => {
+                let (connecting, proxy) = (socks.call(dst), proxy.clone());
+                Box::pin(async move {
+                    let stream = connecting.await.map_err(|e| through_proxy(&proxy, &e))?;
+                    Ok(Stream::Http(stream))
+                })
+            }
+        }
+    }
+}
+
+/// A proxy's failure in the user's terms, naming the proxy (hyper-util's words are terse, and
+/// its innermost cause alone would read as if the API server were unreachable).
+fn through_proxy(proxy: &str, e: &(dyn std::error::Error + 'static)) -> BoxError {
+    let outer = e.to_string();
+    let inner = super::innermost(e);
+    let what = if outer.contains("proxy authorization required") {
+        "it asks for credentials (407 Proxy Authentication Required): put them in the proxy URL \
+         as http://USER:PASSWORD@HOST:PORT"
+            .to_string()
+    } else if outer.contains("unsuccessful") {
+        "it refused to open a tunnel to the API server (its answer to CONNECT was not 200)"
+            .to_string()
+    } else if outer.contains("underlying connection") {
+        format!("cannot connect to it: {inner}")
+    } else if inner != outer {
+        format!("{outer}: {inner}")
+    } else {
+        outer
+    };
+    format!("through {proxy}: {what}").into()
+}
+
+fn basic_auth(
+    user: &str,
+    pass: &str,
+) -> Result<http::HeaderValue, http::header::InvalidHeaderValue> {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}"));
+    let mut value = http::HeaderValue::try_from(format!("Basic {encoded}"))?;
+    value.set_sensitive(true);
+    Ok(value)
 }
 
 /// Whether hyper closed the connection because a PING went unanswered: its error chain holds

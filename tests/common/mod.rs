@@ -99,7 +99,22 @@ pub fn legacy_kubeconfig_path() -> PathBuf {
     }
 }
 
-fn run_dir() -> PathBuf {
+/// A token the test control plane accepts (`admin` or `nobody`), read from beside its kubeconfig.
+pub fn token(user: &str) -> String {
+    let path = run_dir().join(format!("{user}.token"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| {
+            panic!(
+                "no {} ({e}): start the test control plane with `{START_COMMAND}`",
+                path.display()
+            )
+        })
+        .trim()
+        .to_string()
+}
+
+/// The directory of the running test control plane: its kubeconfig, tokens and certificates.
+pub fn run_dir() -> PathBuf {
     let path = kubeconfig_path();
     path.parent().map(Path::to_path_buf).unwrap_or_default()
 }

@@ -1,0 +1,248 @@
+//! The `Authorization` header, from the kubeconfig user's credentials, made safe to send.
+//!
+//! kube builds it, with three gaps closed here:
+//! - a token file is read as client-go reads it: surrounding whitespace trimmed (a file written
+//!   with `echo $TOKEN > file` ends in a newline) and read again at most a minute later, keeping
+//!   the last token when the file has gone;
+//! - an inline token is trimmed the same way;
+//! - a token that still holds a line break or another control character cannot be a header
+//!   value: it is refused in one line naming where it came from, where kube's layer would panic
+//!   (an inline or exec-plugin token) or fail every request with "failed to parse header value".
+
+use http::{HeaderValue, Request};
+use kube::client::ConfigExt;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tower::util::Either;
+
+/// How often a token file is read again (client-go and kube: once a minute).
+const TOKEN_FILE_REFRESH: Duration = Duration::from_secs(60);
+
+/// The layer that sets `Authorization` for `config`'s user, or `None` when it has no
+/// credentials in headers (client certificates are in the TLS configuration). The error says
+/// which credential cannot be used and why.
+pub fn auth_layer(
+    config: &kube::Config,
+) -> Result<Option<Either<kube::client::middleware::AuthLayer, TokenFileLayer>>, String> {
+    let auth = &config.auth_info;
+    // kube's order of precedence: an auth provider, a user name and password, a token, a token
+    // file, an exec plugin. Only a token file that would be used is taken over.
+    let basic = auth.username.is_some() && auth.password.is_some();
+    if auth.auth_provider.is_none() && !basic && auth.token.is_none() {
+        if let Some(path) = &auth.token_file {
+            let file = TokenFile::read(PathBuf::from(path))?;
+            return Ok(Some(Either::Right(TokenFileLayer(Arc::new(Mutex::new(
+                file,
+            ))))));
+        }
+    }
+    let mut config = config.clone();
+    if auth.auth_provider.is_none() && !basic {
+        if let Some(token) = &auth.token {
+            use secrecy::ExposeSecret;
+            let trimmed = bearer(token.expose_secret().trim(), || {
+                "the user's token (users[].user.token in the kubeconfig)".to_string()
+            })
+            .map(|_| token.expose_secret().trim().to_string())?;
+            config.auth_info.token = Some(trimmed.into());
+        }
+    }
+    let what = || match &auth.exec {
+        Some(exec) if auth.auth_provider.is_none() && !basic && auth.token.is_none() => format!(
+            "the token that the exec plugin {:?} (users[].user.exec) printed",
+            exec.command.as_deref().unwrap_or_default()
+        ),
+        _ => "the user's credentials".to_string(),
+    };
+    // kube's layer for a token without an expiry (an exec plugin's, typically) panics on a
+    // token that is not a header value; the panic is caught here and said in one line.
+    let built = without_panic_message(|| config.auth_layer());
+    match built {
+        Ok(Ok(layer)) => Ok(layer.map(Either::Left)),
+        Ok(Err(e)) => Err(format!("{}: {}", what(), super::innermost(&e))),
+        Err(()) => Err(format!(
+            "{} contains a line break or another control character, so it cannot be sent in an \
+             Authorization header: fix the plugin or its configuration",
+            what()
+        )),
+    }
+}
+
+/// Runs `f`, turning a panic into `Err(())` without the panic's message on stderr.
+fn without_panic_message<T>(f: impl FnOnce() -> T) -> Result<T, ()> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    result.map_err(|_| ())
+}
+
+/// `Bearer TOKEN` as a header value, or why `what()` cannot be one.
+fn bearer(token: &str, what: impl Fn() -> String) -> Result<HeaderValue, String> {
+    if token.is_empty() {
+        return Err(format!("{} is empty", what()));
+    }
+    let mut value = HeaderValue::try_from(format!("Bearer {token}")).map_err(|_| {
+        format!(
+            "{} contains a line break or another control character, so it cannot be sent in an \
+             Authorization header",
+            what()
+        )
+    })?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+/// A token file's token, trimmed, and when it was read.
+struct TokenFile {
+    path: PathBuf,
+    header: HeaderValue,
+    read_at: Instant,
+}
+
+impl TokenFile {
+    fn read(path: PathBuf) -> Result<TokenFile, String> {
+        let header = Self::header(&path)?;
+        Ok(TokenFile {
+            path,
+            header,
+            read_at: Instant::now(),
+        })
+    }
+
+    fn header(path: &PathBuf) -> Result<HeaderValue, String> {
+        let what = || format!("the token file {} (users[].user.tokenFile)", path.display());
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", what()))?;
+        bearer(text.trim(), what)
+    }
+
+    /// The header to send now: the file is read again once a minute; when it cannot be read
+    /// (removed after start, as some set-ups do to limit exposure), the last token is kept.
+    fn current(&mut self) -> Result<HeaderValue, String> {
+        if self.read_at.elapsed() >= TOKEN_FILE_REFRESH {
+            self.read_at = Instant::now();
+            match Self::header(&self.path) {
+                Ok(header) => self.header = header,
+                Err(e) if std::fs::metadata(&self.path).is_ok() => return Err(e),
+                Err(_) => {}
+            }
+        }
+        Ok(self.header.clone())
+    }
+}
+
+/// Sets `Authorization: Bearer` from a token file on every request.
+#[derive(Clone)]
+pub struct TokenFileLayer(Arc<Mutex<TokenFile>>);
+
+impl<S> tower::Layer<S> for TokenFileLayer {
+    type Service = TokenFileService<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        TokenFileService {
+            file: self.0.clone(),
+            inner,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct TokenFileService<S> {
+    file: Arc<Mutex<TokenFile>>,
+    inner: S,
+}
+
+impl<S, B> tower::Service<Request<B>> for TokenFileService<S>
+where
+    S: tower::Service<Request<B>>,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+    type Future = futures::future::BoxFuture<'static, Result<S::Response, Self::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, mut request: Request<B>) -> Self::Future {
+        let header = self
+            .file
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .current();
+        match header {
+            Ok(header) => {
+                request
+                    .headers_mut()
+                    .insert(http::header::AUTHORIZATION, header);
+                let response = self.inner.call(request);
+                Box::pin(async move { response.await.map_err(Into::into) })
+            }
+            Err(e) => Box::pin(async move { Err(e.into()) }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_with(auth: kube::config::AuthInfo) -> kube::Config {
+        let mut config = kube::Config::new("https://127.0.0.1:6443".parse().unwrap());
+        config.auth_info = auth;
+        config
+    }
+
+    #[test]
+    fn a_token_file_ending_in_a_newline_is_trimmed_as_client_go_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "  abc123\n").unwrap();
+        let mut file = TokenFile::read(path.clone()).unwrap();
+        assert_eq!(file.current().unwrap(), "Bearer abc123");
+        // Read again after a minute; a removed file keeps the last token.
+        std::fs::write(&path, "def456\n").unwrap();
+        file.read_at -= TOKEN_FILE_REFRESH;
+        assert_eq!(file.current().unwrap(), "Bearer def456");
+        std::fs::remove_file(&path).unwrap();
+        file.read_at -= TOKEN_FILE_REFRESH;
+        assert_eq!(file.current().unwrap(), "Bearer def456");
+    }
+
+    #[test]
+    fn a_token_that_cannot_be_a_header_is_refused_in_one_line_naming_its_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "abc\n123\n").unwrap();
+        let err = auth_layer(&config_with(kube::config::AuthInfo {
+            token_file: Some(path.display().to_string()),
+            ..Default::default()
+        }))
+        .err()
+        .unwrap();
+        assert!(err.contains("users[].user.tokenFile"), "{err}");
+        assert!(err.contains("line break"), "{err}");
+        assert!(!err.contains("abc"), "no token in the message: {err}");
+
+        let err = auth_layer(&config_with(kube::config::AuthInfo {
+            token: Some("abc\n123".to_string().into()),
+            ..Default::default()
+        }))
+        .err()
+        .unwrap();
+        assert!(err.contains("users[].user.token "), "{err}");
+        assert!(!err.contains('\n'), "one line: {err}");
+
+        let ok = auth_layer(&config_with(kube::config::AuthInfo {
+            token: Some("abc123\n".to_string().into()),
+            ..Default::default()
+        }));
+        assert!(matches!(ok, Ok(Some(Either::Left(_)))));
+    }
+}

@@ -41,11 +41,11 @@ pub fn auth_layer(
     if auth.auth_provider.is_none() && !basic {
         if let Some(token) = &auth.token {
             use secrecy::ExposeSecret;
-            let trimmed = bearer(token.expose_secret().trim(), || {
+            let trimmed = token.expose_secret().trim();
+            bearer(trimmed, || {
                 "the user's token (users[].user.token in the kubeconfig)".to_string()
-            })
-            .map(|_| token.expose_secret().trim().to_string())?;
-            config.auth_info.token = Some(trimmed.into());
+            })?;
+            config.auth_info.token = Some(trimmed.to_string().into());
         }
     }
     let what = || match &auth.exec {

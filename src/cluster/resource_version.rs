@@ -31,17 +31,6 @@ impl ResourceVersion {
             Err(NotComparable(text.to_string()))
         }
     }
-
-    /// The text the server sent.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// The value when it fits 64 bits (for arithmetic such as a count of versions between two);
-    /// `None` for a longer number.
-    pub fn as_u64(&self) -> Option<u64> {
-        self.0.parse().ok()
-    }
 }
 
 impl Ord for ResourceVersion {
@@ -63,13 +52,6 @@ impl PartialOrd for ResourceVersion {
 impl fmt::Display for ResourceVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-impl std::str::FromStr for ResourceVersion {
-    type Err = NotComparable;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ResourceVersion::parse(s)
     }
 }
 
@@ -97,9 +79,6 @@ mod tests {
             "100000000000000000000000000000"
         ));
         assert!(less("0", "1"));
-        let big = ResourceVersion::parse("18446744073709551616").unwrap();
-        assert_eq!(big.as_u64(), None);
-        assert_eq!(ResourceVersion::parse("7").unwrap().as_u64(), Some(7));
     }
 
     #[test]

@@ -6,11 +6,11 @@
 
 use super::dist::Rng;
 use super::react;
-use super::template::{Mutation, Template};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use crate::error::Error;
 use crate::format::rfc3339_millis;
+use crate::template::{Mutation, Template};
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 use serde::Serialize;

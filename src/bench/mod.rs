@@ -12,5 +12,4 @@ pub mod report;
 pub mod run;
 pub mod scratch;
 pub mod snapshot;
-pub mod template;
 pub mod timeline;

@@ -3,7 +3,6 @@
 
 use super::{parse_duration, resolve_target, GlobalConfig};
 use crate::bench::scratch;
-use crate::bench::template::Template;
 use crate::cli::{ConformArgs, ReportFormat};
 use crate::conform::{
     self, CheckResult, Evidence, Limits, Report, Status, Subject, Writer, CHECKS,
@@ -12,6 +11,7 @@ use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
 use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::Encoding;
 use crate::output::{conform as print, tolerate_closed_pipe};
+use crate::template::Template;
 use std::io::Write;
 
 /// How many objects conform creates before the checks (check 2 pages through them).

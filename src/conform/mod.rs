@@ -11,8 +11,8 @@ mod probe;
 
 pub use probe::{Evidence, Verdict, Writer};
 
-use crate::bench::template::Template;
 use crate::informer::listwatch::ListWatch;
+use crate::template::Template;
 use serde::Serialize;
 use std::time::Duration;
 

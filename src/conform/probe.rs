@@ -1,13 +1,13 @@
 //! What the checks are made of: LISTs and WATCHes that note what they sent and got as evidence,
 //! the writer of conform's own objects, and the verdicts.
 
-use crate::bench::template::Template;
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use crate::informer::listwatch::{
     ListOptions, ListPage, ListWatch, StreamError, WatchEvent, WatchOptions, WatchStream,
 };
 use crate::informer::object::RawObject;
+use crate::template::Template;
 use std::time::Duration;
 use tokio::time::Instant;
 

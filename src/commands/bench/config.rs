@@ -11,11 +11,11 @@ use crate::bench::react::Reaction;
 use crate::bench::replay::Speed;
 use crate::bench::report::Settings;
 use crate::bench::run::RunOptions;
-use crate::bench::template::{Mutation, Template};
 use crate::cli::{BenchArgs, ReportFormat};
 use crate::error::{Error, Result};
 use crate::informer::object::Encoding;
 use crate::output::export::Exporter;
+use crate::template::{Mutation, Template};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

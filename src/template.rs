@@ -1,5 +1,6 @@
-//! `bench --template FILE --mutate PATH=GENERATOR`: the objects a live bench writes, of any
-//! resource (a CRD included), made from a manifest, and the spec change each update makes.
+//! Objects made from a manifest, of any resource (a CRD included), and the spec change each
+//! update makes: what a live bench writes (`bench --template FILE --mutate PATH=GENERATOR`) and
+//! what conform writes (`conform --template FILE`).
 
 use serde_json::{Map, Value};
 use std::path::Path;

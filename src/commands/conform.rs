@@ -238,10 +238,14 @@ impl Run<'_> {
         if self.text {
             print::write_header(
                 out,
-                self.cluster,
-                self.resource,
-                namespace.as_deref(),
-                scratch,
+                &print::Target {
+                    resource: &self.resource.qualified_name(),
+                    api_version: &self.resource.api_version(),
+                    server: &self.cluster.server,
+                    context: &self.cluster.context,
+                    namespace: namespace.as_deref(),
+                    scratch,
+                },
             )
             .map_err(Error::Output)?;
         }

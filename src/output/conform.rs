@@ -1,19 +1,25 @@
 //! conform's text output: a header, a line per check as it ends (FAIL with its evidence below
 //! it, every check's with `-v`), and the summary.
 
-use crate::cluster::{ApiResource, Cluster};
 use crate::conform::{CheckResult, Report, Status};
 use std::io::{self, Write};
 
-/// `conform configmaps (v1) on https://...: context "admin", namespace "x" (scratch)`.
-pub fn write_header(
-    out: &mut impl Write,
-    cluster: &Cluster,
-    resource: &ApiResource,
-    namespace: Option<&str>,
-    scratch: bool,
-) -> io::Result<()> {
-    let scope = match (namespace, scratch) {
+/// What conform runs against, as its header names it.
+pub struct Target<'a> {
+    /// The resource's qualified name (`configmaps`, `widgets.example.com`).
+    pub resource: &'a str,
+    pub api_version: &'a str,
+    pub server: &'a str,
+    pub context: &'a str,
+    /// The namespace, `None` for all namespaces.
+    pub namespace: Option<&'a str>,
+    /// Whether the namespace is a scratch namespace conform made (else it only reads).
+    pub scratch: bool,
+}
+
+/// `conform configmaps (v1) at https://..., context "admin", scratch namespace x`.
+pub fn write_header(out: &mut impl Write, target: &Target) -> io::Result<()> {
+    let scope = match (target.namespace, target.scratch) {
         (Some(ns), true) => format!("scratch namespace {ns}"),
         (Some(ns), false) => format!("namespace {ns}, read-only"),
         (None, _) => "all namespaces, read-only".to_string(),
@@ -21,10 +27,7 @@ pub fn write_header(
     writeln!(
         out,
         "conform {} ({}) at {}, context \"{}\", {scope}",
-        resource.qualified_name(),
-        resource.api_version(),
-        cluster.server,
-        cluster.context
+        target.resource, target.api_version, target.server, target.context
     )
 }
 

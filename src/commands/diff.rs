@@ -5,7 +5,7 @@
 use super::{parse_optional_duration, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{CacheInitial, DiffArgs, ReportFormat};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
-use crate::diff::compare::{compare_cache_file, compare_live, when_settled, why_stopped};
+use crate::diff::compare::{compare_cache, compare_live, when_settled, why_stopped};
 use crate::diff::drift::FieldDetail;
 use crate::diff::report::{DiffReport, Watchdog};
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
@@ -13,13 +13,14 @@ use crate::informer::listwatch::ListWatch;
 use crate::informer::object::Encoding;
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
+use crate::informer::store::Objects;
 use crate::informer::transition::{CloseReason, ReflectorEvent};
 use crate::output::progress::ListProgress;
 use crate::output::text::describe_transition;
 use crate::output::{stderr_is_terminal, tolerate_closed_pipe};
-use crate::recording::{self, Transition};
+use crate::recording::{self, Scope, Transition};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// `diff`'s arguments, validated.
@@ -166,12 +167,16 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
     let progress = ListProgress::new(stderr_is_terminal());
     let gives_up = config.timeout.map(|t| tokio::time::Instant::now() + t);
     let result = match &config.cache_file {
-        Some(path) => tokio::select! {
-            r = compare_cache_file(&lw, config.chunk_size, detail, path, &progress) => {
-                r.map(|r| Outcome::Report(Box::new(r)))
+        Some(path) => {
+            let started = std::time::Instant::now();
+            let cache = read_cache_file(&lw, path)?;
+            tokio::select! {
+                r = compare_cache(&lw, config.chunk_size, detail, cache, started, &progress) => {
+                    r.map(|r| Outcome::Report(Box::new(r)))
+                }
+                _ = sleep_until(gives_up) => Err(timed_out(&config, "the LIST to compare with")),
             }
-            _ = sleep_until(gives_up) => Err(timed_out(&config, "the LIST to compare with")),
-        },
+        }
         None => run_informer(&lw, &config, detail, &progress, &mut out, gives_up).await,
     };
     match result {
@@ -187,6 +192,94 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
         Ok(Outcome::Code(code)) => Ok(code),
         Err(e) => Err(e),
     }
+}
+
+/// Reads `--cache-file`: a recording of `lw`'s resource, made in the same scope, holding a
+/// complete LIST; the cache it ends with (its RV and objects).
+fn read_cache_file(lw: &ListWatch, path: &Path) -> Result<(String, Objects)> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::File(format!("cannot open --cache-file {}: {e}", path.display())))?;
+    let rec = recording::read(std::io::BufReader::new(file)).map_err(|e| {
+        Error::Usage(format!(
+            "--cache-file {} is not a recording: {e}: pass a file made by `tail -o json`, \
+             `tail --record` or `diff --save-cache`",
+            path.display()
+        ))
+    })?;
+    let wanted = lw.resource.qualified_name();
+    let recorded = recording::reader::one_resource(&rec.resources)
+        .map_err(|e| Error::Usage(format!("--cache-file {} {e}", path.display())))?;
+    if let Some(recorded) = recorded.filter(|r| *r != wanted) {
+        return Err(Error::Usage(format!(
+            "--cache-file {} records {recorded}, not {wanted}: name the resource it was made for",
+            path.display()
+        )));
+    }
+    if let Some(scope) = &rec.scope {
+        check_scope(scope, lw, path)?;
+    }
+    if !rec.listed {
+        return Err(Error::Usage(format!(
+            "--cache-file {} holds no complete LIST (no list-complete line), so it is not a \
+             whole cache: record with `tail -o json` from its initial LIST, or `diff --save-cache`",
+            path.display()
+        )));
+    }
+    Ok(rec.store.frozen())
+}
+
+/// A cache file is compared with a LIST of the same namespace and selectors, of whole objects:
+/// anything else reports every object outside the overlap as drift.
+fn check_scope(scope: &Scope, lw: &ListWatch, path: &Path) -> Result<()> {
+    if scope.metadata_only {
+        return Err(Error::Usage(format!(
+            "--cache-file {} was recorded with --metadata-only: diff compares whole objects; \
+             record without --metadata-only",
+            path.display()
+        )));
+    }
+    let shown = |value: &Option<String>, none: &str| match value {
+        Some(v) => format!("\"{v}\""),
+        None => none.to_string(),
+    };
+    let mut differences = Vec::new();
+    for (what, recorded, here, none) in [
+        (
+            "namespace",
+            &scope.namespace,
+            &lw.namespace,
+            "all namespaces",
+        ),
+        (
+            "label selector",
+            &scope.label_selector,
+            &lw.label_selector,
+            "none",
+        ),
+        (
+            "field selector",
+            &scope.field_selector,
+            &lw.field_selector,
+            "none",
+        ),
+    ] {
+        if recorded != here {
+            differences.push(format!(
+                "{what} {} (this run: {})",
+                shown(recorded, none),
+                shown(here, none)
+            ));
+        }
+    }
+    if differences.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "--cache-file {} was recorded with {}: pass the -n/-A, -l and --field-selector it was \
+         made with",
+        path.display(),
+        differences.join(", ")
+    )))
 }
 
 enum Outcome {

@@ -11,8 +11,6 @@ use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::RawObject;
 use crate::informer::shared::{NotReached, RunningInformer};
 use crate::informer::store::{Objects, Store};
-use crate::recording::{self, Scope};
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How long the cache may take to catch up with the server's newest RV in a fallback.
@@ -76,43 +74,16 @@ async fn list_and_compare(
     }
 }
 
-pub async fn compare_cache_file(
+/// Compares a recorded cache (`cache`, synced at `cache_rv`) with a fresh LIST; `started` is
+/// when the run began (the report's duration counts from it).
+pub async fn compare_cache(
     lw: &ListWatch,
     chunk_size: u32,
     detail: FieldDetail,
-    path: &PathBuf,
+    (cache_rv, cache): (String, Objects),
+    started: Instant,
     progress: &dyn PageProgress,
 ) -> Result<DiffReport> {
-    let started = Instant::now();
-    let file = std::fs::File::open(path)
-        .map_err(|e| Error::File(format!("cannot open --cache-file {}: {e}", path.display())))?;
-    let rec = recording::read(std::io::BufReader::new(file)).map_err(|e| {
-        Error::Usage(format!(
-            "--cache-file {} is not a recording: {e}: pass a file made by `tail -o json`, \
-             `tail --record` or `diff --save-cache`",
-            path.display()
-        ))
-    })?;
-    let wanted = lw.resource.qualified_name();
-    let recorded = recording::reader::one_resource(&rec.resources)
-        .map_err(|e| Error::Usage(format!("--cache-file {} {e}", path.display())))?;
-    if let Some(recorded) = recorded.filter(|r| *r != wanted) {
-        return Err(Error::Usage(format!(
-            "--cache-file {} records {recorded}, not {wanted}: name the resource it was made for",
-            path.display()
-        )));
-    }
-    if let Some(scope) = &rec.scope {
-        check_scope(scope, lw, path)?;
-    }
-    if !rec.listed {
-        return Err(Error::Usage(format!(
-            "--cache-file {} holds no complete LIST (no list-complete line), so it is not a \
-             whole cache: record with `tail -o json` from its initial LIST, or `diff --save-cache`",
-            path.display()
-        )));
-    }
-    let (cache_rv, cache) = rec.store.frozen();
     // A recording made without --show-secret-data holds markers, not values: compare like with
     // like.
     let redact = lw.resource.is_secret()
@@ -140,60 +111,6 @@ pub async fn compare_cache_file(
     let mut r = report(lw, rv, Method::CacheFile, compared, drift, started);
     r.cache_resource_version = Some(cache_rv).filter(|v| !v.is_empty());
     Ok(r)
-}
-
-/// A cache file is compared with a LIST of the same namespace and selectors, of whole objects:
-/// anything else reports every object outside the overlap as drift.
-fn check_scope(scope: &Scope, lw: &ListWatch, path: &Path) -> Result<()> {
-    if scope.metadata_only {
-        return Err(Error::Usage(format!(
-            "--cache-file {} was recorded with --metadata-only: diff compares whole objects; \
-             record without --metadata-only",
-            path.display()
-        )));
-    }
-    let shown = |value: &Option<String>, none: &str| match value {
-        Some(v) => format!("\"{v}\""),
-        None => none.to_string(),
-    };
-    let mut differences = Vec::new();
-    for (what, recorded, here, none) in [
-        (
-            "namespace",
-            &scope.namespace,
-            &lw.namespace,
-            "all namespaces",
-        ),
-        (
-            "label selector",
-            &scope.label_selector,
-            &lw.label_selector,
-            "none",
-        ),
-        (
-            "field selector",
-            &scope.field_selector,
-            &lw.field_selector,
-            "none",
-        ),
-    ] {
-        if recorded != here {
-            differences.push(format!(
-                "{what} {} (this run: {})",
-                shown(recorded, none),
-                shown(here, none)
-            ));
-        }
-    }
-    if differences.is_empty() {
-        return Ok(());
-    }
-    Err(Error::Usage(format!(
-        "--cache-file {} was recorded with {}: pass the -n/-A, -l and --field-selector it was \
-         made with",
-        path.display(),
-        differences.join(", ")
-    )))
 }
 
 /// Freezes the cache at its synced RV R and compares it with a LIST at exactly R. When the

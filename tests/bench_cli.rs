@@ -286,7 +286,8 @@ fn assert_table_then_document(stdout: &str) {
     assert_eq!(doc["schemaVersion"], 2);
 }
 
-/// Issue 18: `--export-json /dev/stdout` replaced the target by a rename.
+/// `--export-json /dev/stdout` writes to the stream: a write by rename (as for a regular file)
+/// would replace the device or the pipe's target instead.
 #[test]
 fn an_export_to_dev_stdout_goes_after_the_table_on_a_pipe_and_in_a_file() {
     let dir = tempfile::tempdir().unwrap();

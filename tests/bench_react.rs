@@ -1,4 +1,4 @@
-//! `bench --react` (issue 16) against the real controllers of the test control plane
+//! `bench --react` against the real controllers of the test control plane
 //! (kube-controller-manager, kwok): a Deployment controller's reactions measured by
 //! observedGeneration and by the ReplicaSets it writes; a CRD with no controller reacts to
 //! nothing, and bench invents nothing; a paused kube-controller-manager shows as a slower

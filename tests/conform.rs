@@ -447,8 +447,8 @@ async fn what_conform_cannot_write_is_refused_in_one_line() {
 
 #[tokio::test]
 async fn tail_and_diff_behind_a_proxy_that_drops_the_end_bookmark_fall_back_instead_of_hanging() {
-    // Issue 17's "the informer itself does not hang there": client-go's informer never syncs
-    // behind this proxy; tail and diff say why and fall back to a LIST.
+    // Where conform finds the end bookmark missing, our own informer must not hang: client-go's
+    // informer never syncs behind this proxy; tail and diff say why and fall back to a LIST.
     let ns = TestNamespace::new("conform-hang").await;
     for name in ["a", "b"] {
         ns.create_configmap(name, &[]).await;

@@ -388,7 +388,7 @@ async fn a_saved_cache_of_secrets_holds_no_values_and_still_compares() {
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
 }
 
-/// Issue 18: diff's `--timeout` bounds the one comparison (sync, settle, compare): 124 when it
+/// diff's `--timeout` bounds the one comparison (sync, settle, compare): 124 when it
 /// runs out first, with the informer stopped as on any other end.
 #[tokio::test]
 async fn a_timeout_too_short_to_sync_exits_124_and_a_long_one_changes_nothing() {

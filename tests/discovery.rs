@@ -1,4 +1,4 @@
-//! The oldest supported API server, and every way of discovery (issue 18): `tail`, `diff` and
+//! The oldest supported API server, and every way of discovery: `tail`, `diff` and
 //! `bench` resolve built-ins and a CRD on a real kube-apiserver v1.29, which serves aggregated
 //! discovery only as `apidiscovery.k8s.io/v2beta1`, and on the same server with aggregated
 //! discovery turned off, which serves legacy discovery only (`/api`, `/apis`, one

@@ -1,11 +1,11 @@
-//! Issue 18: every JSON document the commands write follows one naming rule. Every key of ours
+//! Every JSON document the commands write follows one naming rule. Every key of ours
 //! (not those of the Kubernetes objects that records embed, which stay as the server sent them)
 //! is camelCase, `^[a-z][a-zA-Z0-9]*$`, as the Kubernetes API's; every document carries
 //! `schemaVersion` (tail's JSON Lines in its first line, the `start` notice); "all namespaces" is
 //! null. The documents come from real runs against the test control plane; the notices a run
 //! cannot provoke on demand (a failed LIST, an expired RV...) from the writer itself.
 //!
-//! Issue 20: each of those documents, and each line, also matches its JSON Schema (`schemas/`),
+//! Each of those documents, and each line, also matches its JSON Schema (`schemas/`),
 //! and the schemas are strict: a key added to an object of ours, or one the writer always writes
 //! removed, breaks them.
 
@@ -516,7 +516,7 @@ fn strictness_holes(schema: &str, doc: &Value, embedded: &dyn Fn(&str) -> bool) 
     holes
 }
 
-/// Issue 20: the schemas are strict, shown on real outputs: every line the recording writer can
+/// The schemas are strict, shown on real outputs: every line the recording writer can
 /// write, and a bench report of a replay (which needs no cluster: a recording is its source).
 #[test]
 fn a_key_added_to_or_removed_from_a_real_document_breaks_its_schema() {

@@ -1,4 +1,4 @@
-//! Issue 14: the API server or etcd restarting under a running tail, diff --every and bench. Each
+//! The API server or etcd restarting under a running tail, diff --every and bench. Each
 //! test runs its own etcd + kube-apiserver pair (`controlplane.sh pair`, the shared servers are
 //! never touched) while a writer creates, updates and deletes ConfigMaps, and kills, stops or
 //! restarts one of them. Afterwards tail's events, applied in order, rebuild exactly what a fresh

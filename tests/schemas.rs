@@ -1,4 +1,4 @@
-//! Issue 20: the JSON Schemas of `schemas/`, one per document the commands write, named by the
+//! The JSON Schemas of `schemas/`, one per document the commands write, named by the
 //! document's current version. Each is a valid draft 2020-12 schema and keeps what makes it
 //! strict and readable: every object of ours closed, every property described, no misspelt
 //! keyword (which a schema would silently ignore). That real outputs match them, and that a key

@@ -400,7 +400,7 @@ async fn metadata_only_watches_partial_object_metadata() {
     }
 }
 
-/// Issue 18: `--timeout` is a limit on the run's own end (`--until-rv`, `--max-events`); when it
+/// `--timeout` is a limit on the run's own end (`--until-rv`, `--max-events`); when it
 /// runs out first, tail stops as cleanly as on any other end and exits 124, so that a script can
 /// tell that the resourceVersion never came.
 #[tokio::test]

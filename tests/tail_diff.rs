@@ -1,4 +1,4 @@
-//! Issue 15, "what changed, as a diff": `tail --diff` against the real control plane. A
+//! What changed, as a diff: `tail --diff` against the real control plane. A
 //! ConfigMap edit shows as a unified diff of exactly the keys that changed, without the
 //! resourceVersion/managedFields noise; with `-o json` each MODIFIED's `patch` turns the previous
 //! object into the new one (noise left out; exactly with `--diff-all`), and the recording that

@@ -1,4 +1,4 @@
-//! `tail --follow-owned` (issue 15): a named object and, transitively, what it owns, in one
+//! `tail --follow-owned`: a named object and, transitively, what it owns, in one
 //! stream, on the test control plane with its controllers. A Deployment rollout shows the
 //! Deployment, its ReplicaSets and their Pods as they come and go, and nothing of another
 //! Deployment; text indents owned objects under their owner; a CRD's hand-made children join,

@@ -1,4 +1,4 @@
-//! `tail deploy,rs,pods` (issue 15): several resources in one stream, one reflector each, merged
+//! `tail deploy,rs,pods`: several resources in one stream, one reflector each, merged
 //! in arrival order, on the test control plane with its controllers. A rollout seen this way
 //! rebuilds every resource's state, also with the connection cut every few seconds; text names
 //! each object's kind as kubectl does; JSON names each line's resource; the stop conditions and

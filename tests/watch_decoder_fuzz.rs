@@ -1,4 +1,4 @@
-//! Hostile bytes on a watch stream never crash or wedge the decoder (issue 14). Property tests
+//! Hostile bytes on a watch stream never crash or wedge the decoder. Property tests
 //! feed mutated, arbitrary and structurally hostile JSON lines through `WatchStream` in random
 //! chunks and check each outcome against decoding the same lines one by one; each kind of
 //! hostility also has a stream of its own in `tests/fixtures/hostile-watch/` with its expected

@@ -512,7 +512,7 @@ fn a_malformed_event_is_reported_and_followed_by_a_relist() {
     );
 }
 
-/// Issue 14, end to end: a line of hostile bytes, then a line of 65 MiB (streamed by the fake
+/// End to end: a line of hostile bytes, then a line of 65 MiB (streamed by the fake
 /// server 1 MiB at a time), each close the watch with a one-line watch-closed notice naming the
 /// reason, and tail relists and goes on.
 #[test]

@@ -14,8 +14,13 @@
 //! no PING; TCP keep-alive probes after the same idle time, every 5 s, 3 times, notice a host
 //! that vanished (not a peer process that is alive but stuck: its kernel answers the probes).
 //!
-//! kube's layers are reused as they are: the base URI, the credentials (tokens, exec plugins,
-//! client certificates in the TLS config) and the impersonation headers.
+//! Under TLS, the connection is dialled directly or through the proxy `proxy::choose` picked:
+//! an HTTP CONNECT tunnel (to the proxy over TCP or TLS) or SOCKS5; the API server's TLS and
+//! HTTP/2 run inside it as on a direct connection.
+//!
+//! kube's layers are reused for the base URI, the TLS settings (client certificates included)
+//! and the impersonation headers; the `Authorization` header comes from `credentials`, which
+//! uses kube's layer where it is safe.
 
 use super::credentials;
 use super::proxy::{Proxy, ProxyScheme};

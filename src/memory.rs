@@ -10,13 +10,15 @@
 /// arena's free memory to another, so the resident size grew by up to 30% in a relist of
 /// 100,000 objects (benches/scale.rs), against 3% with one arena. The price, contention on the
 /// arena's lock, did not show in `benches/replay_peer.rs` (BENCHMARKS.md).
+///
+/// Elsewhere (musl, macOS, Windows) the allocator is another, and this does nothing.
 pub fn use_one_malloc_arena() {
-    let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
-    if !user_left_arenas_alone(std::env::var_os("MALLOC_ARENA_MAX").is_some(), &tunables) {
-        return;
-    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+        if !user_left_arenas_alone(std::env::var_os("MALLOC_ARENA_MAX").is_some(), &tunables) {
+            return;
+        }
         extern "C" {
             fn mallopt(param: i32, value: i32) -> i32;
         }
@@ -30,6 +32,7 @@ pub fn use_one_malloc_arena() {
     }
 }
 
+#[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
 /// Whether the environment leaves the number of arenas to us: neither `MALLOC_ARENA_MAX` nor
 /// a `glibc.malloc.arena_max` tunable (other tunables are about something else).
 fn user_left_arenas_alone(malloc_arena_max: bool, glibc_tunables: &str) -> bool {

@@ -93,8 +93,9 @@ fn sha256(path: &Path) -> String {
         .to_string()
 }
 
-/// The files each archive holds, from the workflow's `tar` line (in the order it lists them).
-fn workflow_archive_files(workflow: &str) -> Vec<String> {
+/// The files the archive of `os`/`arch` holds, from the workflow's `tar` line (in the order it
+/// lists them), with the platform's `matrix.exe` (`.exe` on windows) put in.
+fn workflow_archive_files(workflow: &str, os: &str, arch: &str) -> Vec<String> {
     let line = workflow
         .lines()
         .map(str::trim)
@@ -104,16 +105,30 @@ fn workflow_archive_files(workflow: &str) -> Vec<String> {
         .split(".tar.gz\"")
         .nth(1)
         .expect("tar writes a .tar.gz");
-    after.split_whitespace().map(str::to_string).collect()
+    let exe = workflow_matrix(workflow)
+        .into_iter()
+        .find(|p| p["os"] == os && p["arch"] == arch)
+        .and_then(|p| p["exe"].as_str().map(str::to_string))
+        .unwrap_or_else(|| panic!("the matrix has no exe for {os}/{arch}"));
+    after
+        .replace("${{ matrix.exe }}", &exe)
+        .split_whitespace()
+        .map(|f| f.trim_matches('"').to_string())
+        .collect()
+}
+
+/// The build job's matrix: one entry per platform.
+fn workflow_matrix(workflow: &str) -> Vec<Value> {
+    let doc: Value = serde_saphyr::from_str(workflow).expect("the workflow is YAML");
+    doc["jobs"]["build"]["strategy"]["matrix"]["include"]
+        .as_array()
+        .expect("the build job has a matrix of platforms")
+        .clone()
 }
 
 /// The (os, arch) pairs the workflow builds, from its matrix.
 fn workflow_platforms(workflow: &str) -> Vec<(String, String)> {
-    let doc: Value = serde_saphyr::from_str(workflow).expect("the workflow is YAML");
-    let include = &doc["jobs"]["build"]["strategy"]["matrix"]["include"];
-    include
-        .as_array()
-        .expect("the build job has a matrix of platforms")
+    workflow_matrix(workflow)
         .iter()
         .map(|p| {
             (
@@ -159,23 +174,25 @@ fn render_krew_template(template: &str, tag: &str, mirror: &str, dir: &Path) -> 
 }
 
 /// The archives of every platform the workflow builds, made as it makes them (this machine's
-/// binary in each: krew only unpacks and links it).
+/// binary in each, named as that platform names it: krew only unpacks and links it).
 fn make_archives(dir: &Path) -> Vec<(String, String)> {
     let workflow = read(".github/workflows/release.yml");
-    let files = workflow_archive_files(&workflow);
-    let staging = dir.join("staging");
-    std::fs::create_dir_all(&staging).unwrap();
-    for file in &files {
-        let from = match file.as_str() {
-            "kubectl-informer" => PathBuf::from(env!("CARGO_BIN_EXE_kubectl-informer")),
-            "kubectl_complete-informer" => root().join("completions/kubectl_complete-informer"),
-            other => root().join(other),
-        };
-        std::fs::copy(&from, staging.join(file))
-            .unwrap_or_else(|e| panic!("copying {} into the archive: {e}", from.display()));
-    }
     let platforms = workflow_platforms(&workflow);
     for (os, arch) in &platforms {
+        let files = workflow_archive_files(&workflow, os, arch);
+        let staging = dir.join(format!("staging-{os}-{arch}"));
+        std::fs::create_dir_all(&staging).unwrap();
+        for file in &files {
+            let from = match file.as_str() {
+                "kubectl-informer" | "kubectl-informer.exe" => {
+                    PathBuf::from(env!("CARGO_BIN_EXE_kubectl-informer"))
+                }
+                "kubectl_complete-informer" => root().join("completions/kubectl_complete-informer"),
+                other => root().join(other),
+            };
+            std::fs::copy(&from, staging.join(file))
+                .unwrap_or_else(|e| panic!("copying {} into the archive: {e}", from.display()));
+        }
         let archive = dir.join(format!("kubectl-informer-{os}-{arch}.tar.gz"));
         let out = Command::new("tar")
             .arg("-C")
@@ -253,16 +270,31 @@ fn the_krew_manifest_passes_krews_validation_and_installs_on_every_platform() {
         named, built,
         "krew's platforms and the release workflow's matrix differ"
     );
-    let files = workflow_archive_files(&read(".github/workflows/release.yml"));
+    let workflow = read(".github/workflows/release.yml");
     for p in doc["spec"]["platforms"].as_array().unwrap() {
+        let labels = &p["selector"]["matchLabels"];
+        let (os, arch) = (
+            labels["os"].as_str().unwrap(),
+            labels["arch"].as_str().unwrap(),
+        );
+        let files = workflow_archive_files(&workflow, os, arch);
         let from: Vec<&str> = p["files"]
             .as_array()
             .unwrap()
             .iter()
             .map(|f| f["from"].as_str().unwrap())
             .collect();
-        assert_eq!(from, files, "krew takes other files than the archives hold");
-        assert_eq!(p["bin"], "kubectl-informer");
+        assert_eq!(
+            from, files,
+            "{os}/{arch}: krew takes other files than the archive holds"
+        );
+        let bin = if os == "windows" {
+            "kubectl-informer.exe"
+        } else {
+            "kubectl-informer"
+        };
+        assert_eq!(p["bin"], bin, "{os}/{arch}");
+        assert!(files.iter().any(|f| f == bin), "{os}/{arch}: {files:?}");
     }
 }
 
@@ -270,7 +302,7 @@ fn the_krew_manifest_passes_krews_validation_and_installs_on_every_platform() {
 fn krews_validation_fails_when_an_archive_is_not_the_one_the_manifest_sums() {
     let dir = tempfile::tempdir().unwrap();
     let (manifest, platforms) = rendered_manifest(dir.path());
-    // The darwin/arm64 archive replaced after the sums were taken (a re-uploaded asset).
+    // The last platform's archive replaced after the sums were taken (a re-uploaded asset).
     let (os, arch) = platforms.last().unwrap();
     let archive = dir
         .path()

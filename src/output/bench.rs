@@ -143,9 +143,14 @@ pub(crate) fn events_rate(report: &BenchReport) -> String {
     format_number((report.counters.events_per_second * 10.0).round() / 10.0)
 }
 
-/// What the run cost in CPU: the bench process, and the load generator's part of it.
+/// What the run cost in CPU: the bench process, and the load generator's part of it. CPU time
+/// is read from Linux's /proc; on another system the line says it was not measured.
 fn cpu_line(report: &BenchReport) -> Option<String> {
-    let process = report.process_cpu_seconds?;
+    let Some(process) = report.process_cpu_seconds else {
+        return (!cfg!(target_os = "linux")).then(|| {
+            "cpu in the window: not measured (read from /proc, which only Linux has)".to_string()
+        });
+    };
     let window = report.window_seconds.max(1e-9);
     let share = |s: f64| format!("{s:.2}s, {:.1}% of one core", s / window * 100.0);
     let mut line = format!("cpu in the window: bench process {}", share(process));

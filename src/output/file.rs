@@ -71,6 +71,9 @@ fn write_through(path: &Path, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
+/// This process's own stream. Only Unix names them as paths (`/dev/stdout`, `/dev/fd/1`); on
+/// Windows no path is one, and every path is written as a file.
+#[cfg_attr(not(unix), allow(dead_code))]
 enum Stream {
     Stdout,
     Stderr,

@@ -539,7 +539,7 @@ fn exec_user(plugin: &Path, interactive: &str, cluster_info: bool) -> String {
 }
 
 #[tokio::test]
-async fn an_exec_plugin_gets_the_cluster_info_it_asks_for_and_its_token_is_used() {
+async fn an_exec_plugin_gets_the_cluster_info_and_interactive_mode_client_go_gives() {
     let ns = namespace_with_one_configmap("exec-info").await;
     let dir = tempfile::tempdir().unwrap();
     let info = dir.path().join("exec-info.json");
@@ -579,4 +579,30 @@ async fn an_exec_plugin_gets_the_cluster_info_it_asks_for_and_its_token_is_used(
     let sent: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&info).unwrap()).unwrap();
     assert!(sent["spec"]["cluster"].is_null(), "{sent}");
+
+    // The test's standard input is not a terminal: IfAvailable runs the plugin as not
+    // interactive, as client-go does, and Always is refused in one line before it runs.
+    let kc = kubeconfig(
+        dir.path(),
+        "127.0.0.1",
+        "",
+        &exec_user(&plugin, "IfAvailable", false),
+    );
+    assert_tailed_one(&tail_one(&kc, &ns.name, &[]));
+    let sent: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&info).unwrap()).unwrap();
+    assert_eq!(
+        sent["spec"]["interactive"], false,
+        "interactiveMode IfAvailable without a terminal: {sent}"
+    );
+    std::fs::remove_file(&info).unwrap();
+    let kc = kubeconfig(
+        dir.path(),
+        "127.0.0.1",
+        "",
+        &exec_user(&plugin, "Always", false),
+    );
+    let out = tail_one(&kc, &ns.name, &[]);
+    assert_one_line_error(&out, &["interactiveMode Always", "not a terminal"]);
+    assert!(!info.exists(), "the plugin was not run");
 }

@@ -1,16 +1,19 @@
 //! The `Authorization` header, from the kubeconfig user's credentials, made safe to send.
 //!
-//! kube builds it, with three gaps closed here:
+//! kube builds it, with four gaps closed here:
 //! - a token file is read as client-go reads it: surrounding whitespace trimmed (a file written
 //!   with `echo $TOKEN > file` ends in a newline) and read again at most a minute later, keeping
 //!   the last token when the file has gone;
 //! - an inline token is trimmed the same way;
+//! - an exec plugin's `interactiveMode` is applied as client-go applies it (see
+//!   [`interactive_mode`]);
 //! - a token that still holds a line break or another control character cannot be a header
 //!   value: it is refused in one line naming where it came from, where kube's layer would panic
 //!   (an inline or exec-plugin token) or fail every request with "failed to parse header value".
 
 use http::{HeaderValue, Request};
 use kube::client::ConfigExt;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -65,6 +68,39 @@ pub fn auth_layer(
             "{} contains a line break or another control character, so it cannot be sent in an \
              Authorization header: fix the plugin or its configuration",
             what()
+        )),
+    }
+}
+
+/// `config` with its exec plugin's interactive mode decided (see [`interactive_mode`]); what
+/// runs the plugin (the TLS settings, for a client certificate it may print, and
+/// [`auth_layer`]) takes this config.
+pub fn with_exec_decided(config: &kube::Config) -> Result<kube::Config, String> {
+    let mut config = config.clone();
+    if let Some(exec) = &mut config.auth_info.exec {
+        exec.interactive_mode = Some(interactive_mode(exec, std::io::stdin().is_terminal())?);
+    }
+    Ok(config)
+}
+
+/// The interactive mode an exec plugin runs in, decided as client-go decides it (kube would run
+/// `IfAvailable` as interactive whatever stdin is): `IfAvailable` (the default) is interactive
+/// only when standard input is a terminal, and `Always` without one is refused, so that a plugin
+/// is never told it may prompt where nobody can answer (in a pipeline, a CI job).
+fn interactive_mode(
+    exec: &kube::config::ExecConfig,
+    terminal: bool,
+) -> Result<kube::config::ExecInteractiveMode, String> {
+    use kube::config::ExecInteractiveMode::{Always, IfAvailable, Never};
+    match exec.interactive_mode.clone().unwrap_or(IfAvailable) {
+        Never => Ok(Never),
+        IfAvailable | Always if terminal => Ok(Always),
+        IfAvailable => Ok(Never),
+        Always => Err(format!(
+            "the exec plugin {:?} (users[].user.exec) has interactiveMode Always, but standard \
+             input is not a terminal: run the command in a terminal, or set interactiveMode to \
+             IfAvailable",
+            exec.command.as_deref().unwrap_or_default()
         )),
     }
 }
@@ -244,5 +280,31 @@ mod tests {
             ..Default::default()
         }));
         assert!(matches!(ok, Ok(Some(Either::Left(_)))));
+    }
+
+    #[test]
+    fn an_exec_plugin_is_interactive_as_client_go_decides() {
+        use kube::config::ExecInteractiveMode::{Always, IfAvailable, Never};
+        let exec = |mode| kube::config::ExecConfig {
+            command: Some("get-token".into()),
+            interactive_mode: mode,
+            ..serde_json::from_value(serde_json::json!({"apiVersion": "v1"})).unwrap()
+        };
+        let cases = [
+            (None, true, Ok(Always)),
+            (None, false, Ok(Never)),
+            (Some(IfAvailable), true, Ok(Always)),
+            (Some(IfAvailable), false, Ok(Never)),
+            (Some(Never), true, Ok(Never)),
+            (Some(Never), false, Ok(Never)),
+            (Some(Always), true, Ok(Always)),
+        ];
+        for (mode, terminal, want) in cases {
+            let got = interactive_mode(&exec(mode.clone()), terminal);
+            assert_eq!(got, want, "{mode:?}, terminal {terminal}");
+        }
+        let err = interactive_mode(&exec(Some(Always)), false).unwrap_err();
+        assert!(err.contains("\"get-token\""), "{err}");
+        assert!(err.contains("not a terminal"), "{err}");
     }
 }

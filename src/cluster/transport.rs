@@ -109,6 +109,7 @@ impl Transport {
         connect_timeout: Duration,
     ) -> Result<kube::Client, String> {
         let reason = |e: kube::Error| super::innermost(&e);
+        let config = &credentials::with_exec_decided(config)?;
         let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
         tcp.enforce_http(false);
         tcp.set_nodelay(true);

@@ -1,5 +1,6 @@
 //! The oldest supported API server, and every way of discovery: `tail`, `diff` and
-//! `bench` resolve built-ins and a CRD on a real kube-apiserver v1.29, which serves aggregated
+//! `bench` (its own load, a replay, `--react`) run, and resolve built-ins and a CRD, on a real
+//! kube-apiserver v1.29 (`conform` runs there in tests/conform.rs), which serves aggregated
 //! discovery only as `apidiscovery.k8s.io/v2beta1`, and on the same server with aggregated
 //! discovery turned off, which serves legacy discovery only (`/api`, `/apis`, one
 //! `APIResourceList` per group version). Both are started by `tests/controlplane/controlplane.sh
@@ -245,6 +246,180 @@ async fn v1_29_with_legacy_discovery_only_runs_tail_diff_and_bench_on_builtins_a
     every_command_resolves_and_runs(&server, "legacy", true).await;
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn v1_29_runs_bench_with_its_own_load_and_replays_a_recording_made_there() {
+    let server = OldServer::connect(
+        old_kubeconfig_path(),
+        "APIGroupDiscoveryList",
+        "apidiscovery.k8s.io/v2beta1",
+    )
+    .await;
+    // bench's own load: every write it makes arrives as a watch event of the v1.29 server.
+    let out = run(&server.args(&[
+        "bench",
+        "--objects",
+        "5",
+        "--rate",
+        "20",
+        "--duration",
+        "3s",
+        "-o",
+        "json",
+    ]));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert!(
+        report["generator"]["updates"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        out.stdout
+    );
+    assert_eq!(report["generator"]["errors"], 0, "{}", out.stdout);
+    assert_eq!(
+        report["counters"]["writesWithoutEvent"], 0,
+        "{}",
+        out.stdout
+    );
+
+    // A recording of the v1.29 server's events replays offline to the same count.
+    let ns = TestNamespace::with_client("old-replay", server.client.clone()).await;
+    for name in ["cm-1", "cm-2", "cm-3"] {
+        ns.create_configmap(name, &[]).await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let recording = dir.path().join("events.jsonl");
+    let out = run(&server.args(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--record",
+        recording.to_str().unwrap(),
+        "--max-events",
+        "3",
+    ]));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let out = run(&[
+        "bench",
+        "--from-file",
+        recording.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(report["counters"]["events"], 3, "{}", out.stdout);
+}
+
+/// kube-controller-manager with only its Deployment and ReplicaSet controllers, run against the
+/// v1.29 server (the binary is the control plane's own, v1.37: what `--react` measures is the
+/// server's watch, and these two controllers work against v1.29's apps/v1); killed on drop.
+struct DeploymentControllers(std::process::Child);
+
+impl DeploymentControllers {
+    fn start(kubeconfig: &Path) -> Self {
+        let run = run_dir();
+        let binary = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/controlplane/bin/kube-controller-manager");
+        let kubeconfig = kubeconfig.display();
+        let child = std::process::Command::new(&binary)
+            .args([
+                format!("--kubeconfig={kubeconfig}"),
+                format!("--authentication-kubeconfig={kubeconfig}"),
+                format!("--authorization-kubeconfig={kubeconfig}"),
+                "--authentication-skip-lookup".into(),
+                "--bind-address=127.0.0.1".into(),
+                "--secure-port=0".into(),
+                format!(
+                    "--tls-cert-file={}",
+                    run.join("pki/apiserver.crt").display()
+                ),
+                format!(
+                    "--tls-private-key-file={}",
+                    run.join("pki/apiserver.key").display()
+                ),
+                "--leader-elect=false".into(),
+                "--controllers=deployment,replicaset".into(),
+                "--profiling=false".into(),
+            ])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {}: {e}; build it with `{START_COMMAND}`",
+                    binary.display()
+                )
+            });
+        DeploymentControllers(child)
+    }
+}
+
+impl Drop for DeploymentControllers {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn v1_29_times_a_real_controller_s_reactions_with_bench_react() {
+    let server = OldServer::connect(
+        old_kubeconfig_path(),
+        "APIGroupDiscoveryList",
+        "apidiscovery.k8s.io/v2beta1",
+    )
+    .await;
+    let _controllers = DeploymentControllers::start(&server.kubeconfig);
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("deploy.yaml");
+    std::fs::write(
+        &template,
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: replaced\nspec:\n  replicas: 1\n  \
+         selector: {matchLabels: {app: bench}}\n  template:\n    metadata: {labels: {app: bench}}\n    \
+         spec:\n      containers: [{name: app, image: registry.invalid/app:1}]\n",
+    )
+    .unwrap();
+    // Every write is either reacted to (the controller's observedGeneration reached it) or
+    // superseded by the next write to the same object before the reaction came.
+    let out = run_with_limit(
+        {
+            let mut cmd = informer();
+            cmd.args(server.args(&[
+                "bench",
+                "--template",
+                template.to_str().unwrap(),
+                "--react",
+                "observed-generation",
+                "--objects",
+                "4",
+                "--rate",
+                "4",
+                "--for",
+                "6s",
+                "-o",
+                "json",
+            ]));
+            cmd
+        },
+        Duration::from_secs(180),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let counters = &report["counters"];
+    let reacted = report["metrics"]["reactionLatency"]["count"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(reacted > 0, "{}", out.stdout);
+    assert_eq!(counters["writesWithoutReaction"], 0, "{}", out.stdout);
+    assert_eq!(
+        reacted + counters["superseded"].as_u64().unwrap_or(0),
+        counters["writes"].as_u64().unwrap_or(0),
+        "{}",
+        out.stdout
+    );
+}
+
 /// The resource names completion offers: every preferred list+watch resource, from discovery.
 fn catalog(kubeconfig: &Path) -> Vec<String> {
     let out = run(&[
@@ -290,7 +465,7 @@ async fn aggregated_and_legacy_discovery_of_one_server_give_the_same_catalog() {
 }
 
 #[tokio::test]
-async fn names_resolve_alike_on_v1_34_v2_v1_29_v2beta1_and_legacy_discovery() {
+async fn names_resolve_alike_on_v1_37_v2_v1_29_v2beta1_and_legacy_discovery() {
     admin().await;
     admin_at(&old_kubeconfig_path()).await;
     admin_at(&legacy_kubeconfig_path()).await;

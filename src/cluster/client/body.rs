@@ -53,6 +53,7 @@ pub(super) fn protobuf_status(body: &[u8]) -> Option<kube::core::Status> {
     })
 }
 
+/// A body, whole, unless a frame takes longer than `stall_limit` or it grows past `max_bytes`.
 pub(super) async fn collect<B>(
     body: B,
     stall_limit: Option<Duration>,

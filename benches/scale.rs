@@ -15,6 +15,13 @@
 //!
 //! Needs GNU time at /usr/bin/time, kubectl and Go on PATH. Figures go to BENCHMARKS.md.
 //!
+//! Compression (`--compression loopback,MBIT,...`): the initial sync of our child informer with
+//! responses gzipped and not, in protobuf and JSON, by watch-list and by LIST, from the server
+//! directly (`loopback`) and through a link paced at MBIT Mbit/s (scale/link.rs).
+//!
+//! CBOR (`--cbor [N]`, default 10000): N custom objects (a CRD the bench creates) synced in CBOR
+//! and in JSON; the server needs KUBECTL_INFORMER_FEATURE_GATES=CBORServingAndStorage=true.
+//!
 //! Without a control plane, up to a million objects (a 5,000-node cluster's Pods), our side
 //! only (see scale/generated.rs):
 //!
@@ -26,6 +33,8 @@
 
 #[path = "scale/generated.rs"]
 mod generated;
+#[path = "scale/link.rs"]
+mod link;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod};
 use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
@@ -71,16 +80,32 @@ async fn child_informer(child: &[String]) {
     use kubectl_informer::informer::object::Encoding;
     use kubectl_informer::informer::reflector::{ReflectorConfig, Start};
     use kubectl_informer::informer::shared::SharedInformer;
+    // After the four: `identity` (no gzip), `server=URL` (through the throttled link) and
+    // `norelist` (the sync only: a relist over a slow link would outlast a short compaction
+    // interval).
+    let (child, extra) = child.split_at(child.len().min(4));
     let selection = KubeconfigSelection {
         path: Some(kubeconfig()),
+        overrides: kubectl_informer::cluster::Overrides {
+            disable_compression: extra.iter().any(|e| e == "identity"),
+            server: extra
+                .iter()
+                .find_map(|e| e.strip_prefix("server=").map(str::to_string)),
+            ..Default::default()
+        },
         ..Default::default()
     };
-    let cluster = Cluster::connect(&selection, Transport::default())
+    // `gzip` or `identity`: the watch-list too (by default it is not gzipped from a loopback
+    // server, which the link is); neither: the defaults.
+    let mut cluster = Cluster::connect(&selection, Transport::default())
         .await
         .expect("connect");
+    if extra.iter().any(|e| e == "gzip" || e == "identity") {
+        cluster = cluster.with_watch_list_gzip(!selection.overrides.disable_compression);
+    }
     let resources = cluster.discover().await.expect("discovery");
     let [resource, namespace, encoding, chunk] = child else {
-        panic!("--child-informer RESOURCE NAMESPACE ENCODING CHUNK")
+        panic!("--child-informer RESOURCE NAMESPACE ENCODING CHUNK [gzip|identity]")
     };
     // CHUNK `watch-list`: the initial state by one WATCH with sendInitialEvents (KEP-3157).
     let (start, chunk) = match chunk.as_str() {
@@ -96,7 +121,8 @@ async fn child_informer(child: &[String]) {
     let encoding = match encoding.as_str() {
         "json" => Encoding::Json,
         "protobuf" => Encoding::Protobuf,
-        other => panic!("ENCODING {other}: json or protobuf"),
+        "cbor" => Encoding::Cbor,
+        other => panic!("ENCODING {other}: json, protobuf or cbor"),
     };
     let resource = resolve(resource, &resources).expect("resource").clone();
     let before = rss_kib();
@@ -117,6 +143,12 @@ async fn child_informer(child: &[String]) {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let objects = running.read(|store| store.len());
     let steady = rss_kib();
+    if extra.iter().any(|e| e == "norelist") {
+        println!(
+            "{{\"objects\":{objects},\"rssBeforeKiB\":{before},\"rssAfterKiB\":{steady},\"syncSeconds\":{sync_seconds:.3},\"relistSeconds\":null}}"
+        );
+        return;
+    }
 
     // A relist, as the reflector does after a 410: LIST pages whose objects go into the FIFO as
     // Replaced deltas while the informer loop applies them, then ReplaceDone. The peak resident
@@ -237,15 +269,20 @@ impl Kind {
     }
 }
 
-/// Creates the namespace and whatever objects of the N are missing.
-async fn ensure_objects(kind: Kind, n: usize) {
+/// kube's client for the control plane of `kubeconfig()`, to create the objects.
+async fn admin_client() -> kube::Client {
     let config = kube::Config::from_custom_kubeconfig(
         kube::config::Kubeconfig::read_from(kubeconfig()).expect("kubeconfig of the control plane"),
         &Default::default(),
     )
     .await
     .unwrap();
-    let client = kube::Client::try_from(config).unwrap();
+    kube::Client::try_from(config).unwrap()
+}
+
+/// Creates the namespace and whatever objects of the N are missing.
+async fn ensure_objects(kind: Kind, n: usize) {
+    let client = admin_client().await;
     let ns: Namespace =
         serde_json::from_value(serde_json::json!({"metadata": {"name": kind.namespace()}}))
             .unwrap();
@@ -371,6 +408,15 @@ async fn bench_main(args: Vec<String>) {
         .find_map(|a| a.parse().ok())
         .unwrap_or(100_000);
     let pods = value("--pods").map_or(n, |p| p as usize);
+    if let Some(at) = args.iter().position(|a| a == "--cbor") {
+        let n = args
+            .get(at + 1)
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(10_000);
+        ensure_widgets(n).await;
+        cbor_runs(n, chunk);
+        return;
+    }
     if let Some(at) = args.iter().position(|a| a == "--generated") {
         let sizes = args
             .get(at + 1)
@@ -386,6 +432,25 @@ async fn bench_main(args: Vec<String>) {
     ensure_objects(Kind::ConfigMaps, n).await;
     if pods > 0 {
         ensure_objects(Kind::Pods, pods).await;
+    }
+    if let Some(at) = args.iter().position(|a| a == "--compression") {
+        // `--compression [MBIT,...]`: links of that many Mbit/s, `loopback` for none.
+        let links: Vec<Option<f64>> = args
+            .get(at + 1)
+            .filter(|a| !a.starts_with("--"))
+            .map_or("loopback", |a| a.as_str())
+            .split(',')
+            .map(|l| match l {
+                "loopback" => None,
+                mbit => Some(
+                    mbit.parse::<f64>()
+                        .expect("--compression loopback,MBIT,...")
+                        * 1e6,
+                ),
+            })
+            .collect();
+        compression_runs(n, pods, chunk, &links);
+        return;
     }
     let informer = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-informer"));
 
@@ -555,6 +620,277 @@ async fn bench_main(args: Vec<String>) {
     }
 }
 
+/// Runs this bench as `--child-informer ARGS` on the cluster of `kubeconfig`; its JSON line.
+fn child(args: &[&str], kubeconfig: &Path) -> serde_json::Value {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .arg("--child-informer")
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(line.trim()).unwrap_or_else(|e| {
+        panic!(
+            "child {args:?}: {e}: {line} {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// "watch-list", or "LIST pages of N" for a page size.
+fn start_label(start: &str) -> String {
+    if start == "watch-list" {
+        start.to_string()
+    } else {
+        format!("LIST pages of {start}")
+    }
+}
+
+/// The custom resource of `--cbor`: `widgets.bench.informer.test`, namespaced, any fields.
+const WIDGETS: &str = "widgets.bench.informer.test";
+const WIDGET_NAMESPACE: &str = "bench-cbor";
+
+/// A custom object of about 1.5 KB of JSON, shaped as controllers' objects are: a spec with
+/// nested settings and a list, a status with conditions.
+fn widget(i: usize) -> serde_json::Value {
+    let settings: serde_json::Map<String, serde_json::Value> = (0..10)
+        .map(|k| (format!("setting{k:02}"), format!("value-{i}-{k}").into()))
+        .collect();
+    serde_json::json!({
+        "apiVersion": "bench.informer.test/v1",
+        "kind": "Widget",
+        "metadata": {
+            "name": format!("widget-{i:06}"),
+            "labels": {"app": "bench", "shard": (i % 16).to_string()},
+            "annotations": {"bench.informer.test/owner": format!("team-{}", i % 7)}
+        },
+        "spec": {
+            "replicas": i % 5 + 1,
+            "image": format!("registry.example.com/widgets/widget:v1.{}.{}", i % 9, i % 31),
+            "settings": settings,
+            "ports": [{"name": "http", "port": 8080, "protocol": "TCP"},
+                      {"name": "metrics", "port": 9090, "protocol": "TCP"}],
+            "weight": 0.5 + (i % 10) as f64 / 10.0,
+            "paused": i.is_multiple_of(3)
+        },
+        "status": {
+            "observedGeneration": 1,
+            "readyReplicas": i % 5 + 1,
+            "conditions": [
+                {"type": "Ready", "status": "True", "reason": "AllReplicasReady",
+                 "lastTransitionTime": "2026-11-25T12:00:00Z", "message": "every replica is ready"},
+                {"type": "Progressing", "status": "False", "reason": "Complete",
+                 "lastTransitionTime": "2026-11-25T12:00:00Z", "message": "rollout complete"}
+            ]
+        }
+    })
+}
+
+/// Creates the Widget CRD and whatever of the N widgets are missing.
+async fn ensure_widgets(n: usize) {
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+    let client = admin_client().await;
+    let crd: CustomResourceDefinition = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": WIDGETS},
+        "spec": {
+            "group": "bench.informer.test",
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]
+        }
+    }))
+    .unwrap();
+    let _ = Api::<CustomResourceDefinition>::all(client.clone())
+        .create(&PostParams::default(), &crd)
+        .await;
+    let ns: Namespace =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": WIDGET_NAMESPACE}}))
+            .unwrap();
+    let _ = Api::<Namespace>::all(client.clone())
+        .create(&PostParams::default(), &ns)
+        .await;
+    let resource = ApiResource {
+        group: "bench.informer.test".into(),
+        version: "v1".into(),
+        api_version: "bench.informer.test/v1".into(),
+        kind: "Widget".into(),
+        plural: "widgets".into(),
+    };
+    let api: Api<DynamicObject> = Api::namespaced_with(client, WIDGET_NAMESPACE, &resource);
+    // The CRD's storage comes up a moment after its creation.
+    let existing = loop {
+        match api.list_metadata(&ListParams::default().limit(1)).await {
+            Ok(l) => break l.metadata.remaining_item_count.unwrap_or(0) as usize + l.items.len(),
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    };
+    if existing >= n {
+        return;
+    }
+    eprintln!(
+        "creating {} widgets in {WIDGET_NAMESPACE} (once)",
+        n - existing
+    );
+    let workers = 32;
+    let mut tasks = Vec::new();
+    for w in 0..workers {
+        let api = api.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in (w..n).step_by(workers) {
+                let object: DynamicObject = serde_json::from_value(widget(i)).unwrap();
+                // Already there from an earlier partial run: fine.
+                let _ = api.create(&PostParams::default(), &object).await;
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+}
+
+/// Figures of `--cbor`: the initial sync and the synced cache's memory of our child informer on
+/// the N widgets, read in CBOR and in JSON, by watch-list and by LIST pages (compression as by
+/// default: a gzipped LIST, a plain watch-list from the loopback server); five rounds, the
+/// configurations alternated within each. The server must serve CBOR
+/// (KUBECTL_INFORMER_FEATURE_GATES=CBORServingAndStorage=true for controlplane.sh): a child
+/// that asks for CBOR and is answered in JSON would measure JSON twice, so the first round
+/// checks with `-v=1`'s line of the binary's diff.
+fn cbor_runs(n: usize, chunk: u32) {
+    const ROUNDS: usize = 5;
+    let informer = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-informer"));
+    let out = Command::new(&informer)
+        .args([
+            "-v=1",
+            "diff",
+            WIDGETS,
+            "-n",
+            WIDGET_NAMESPACE,
+            "--encoding",
+            "cbor",
+        ])
+        .env("KUBECONFIG", kubeconfig())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the server answered in CBOR"),
+        "the server does not serve CBOR: start it with \
+         KUBECTL_INFORMER_FEATURE_GATES=CBORServingAndStorage=true; {stderr}"
+    );
+    let chunk_arg = chunk.to_string();
+    let configs: Vec<(&str, &str)> = ["cbor", "json"]
+        .into_iter()
+        .flat_map(|e| ["watch-list", chunk_arg.as_str()].map(move |s| (e, s)))
+        .collect();
+    let mut figures = vec![(Vec::new(), Vec::new()); configs.len()];
+    for _ in 0..ROUNDS {
+        for (i, (encoding, start)) in configs.iter().enumerate() {
+            let v = child(&[WIDGETS, WIDGET_NAMESPACE, encoding, start], &kubeconfig());
+            assert_eq!(v["objects"].as_u64(), Some(n as u64), "{v}");
+            figures[i]
+                .0
+                .push(v["syncSeconds"].as_f64().unwrap_or(f64::NAN));
+            let kib =
+                v["rssAfterKiB"].as_u64().unwrap_or(0) - v["rssBeforeKiB"].as_u64().unwrap_or(0);
+            figures[i].1.push(kib as f64 / n as f64);
+        }
+    }
+    println!("| {n} widgets | initial state | sync s (median of {ROUNDS}) | min | max | KiB per object (median) |");
+    println!("|---|---|---|---|---|---|");
+    for ((encoding, start), (mut sync, mut kib)) in configs.into_iter().zip(figures) {
+        sync.sort_by(f64::total_cmp);
+        kib.sort_by(f64::total_cmp);
+        let start = start_label(start);
+        println!(
+            "| {encoding} | {start} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            sync[ROUNDS / 2],
+            sync[0],
+            sync[ROUNDS - 1],
+            kib[ROUNDS / 2]
+        );
+    }
+}
+
+/// Figures of `--compression`: the initial sync (and the relist after it) of our child informer
+/// with responses gzipped (`Accept-Encoding: gzip`, what kubectl and client-go send) and not
+/// (`--disable-compression`), in protobuf and JSON, by watch-list and by LIST pages; five rounds,
+/// the configurations alternated within each round so that the host's drift spreads evenly.
+fn compression_runs(n: usize, pods: usize, chunk: u32, links: &[Option<f64>]) {
+    const ROUNDS: usize = 5;
+    let chunk_arg = chunk.to_string();
+    let kinds: &[(Kind, usize)] = &[(Kind::ConfigMaps, n), (Kind::Pods, pods)];
+    let parsed = kube::config::Kubeconfig::read_from(kubeconfig()).expect("kubeconfig");
+    let server = parsed.clusters[0]
+        .cluster
+        .as_ref()
+        .and_then(|c| c.server.clone())
+        .expect("the kubeconfig's server");
+    let upstream: std::net::SocketAddr = server
+        .trim_start_matches("https://")
+        .parse()
+        .expect("the server as https://IP:PORT");
+    println!("| link | objects | encoding | initial state | response | sync s (median of {ROUNDS}) | min | max | relist s (median) |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for link in links {
+        let (link_name, via) = match link {
+            None => ("loopback".to_string(), None),
+            Some(rate) => (
+                format!("{} Mbit/s", rate / 1e6),
+                Some(format!("server=https://{}", link::start(upstream, *rate))),
+            ),
+        };
+        for &(kind, count) in kinds.iter().filter(|(_, count)| *count > 0) {
+            let configs: Vec<(&str, &str, &str)> = ["protobuf", "json"]
+                .into_iter()
+                .flat_map(|e| ["watch-list", chunk_arg.as_str()].map(move |s| (e, s)))
+                .flat_map(|(e, s)| ["gzip", "identity"].map(move |c| (e, s, c)))
+                .collect();
+            let mut figures = vec![(Vec::new(), Vec::new()); configs.len()];
+            for _ in 0..ROUNDS {
+                for (i, (encoding, start, compression)) in configs.iter().enumerate() {
+                    let mut args = vec![
+                        kind.resource(),
+                        kind.namespace(),
+                        encoding,
+                        start,
+                        compression,
+                    ];
+                    if let Some(via) = &via {
+                        args.extend([via.as_str(), "norelist"]);
+                    }
+                    let v = child(&args, &kubeconfig());
+                    figures[i]
+                        .0
+                        .push(v["syncSeconds"].as_f64().unwrap_or(f64::NAN));
+                    figures[i]
+                        .1
+                        .push(v["relistSeconds"].as_f64().unwrap_or(f64::NAN));
+                }
+            }
+            for ((encoding, start, compression), (mut sync, mut relist)) in
+                configs.into_iter().zip(figures)
+            {
+                sync.sort_by(f64::total_cmp);
+                relist.sort_by(f64::total_cmp);
+                let start = if start == "watch-list" {
+                    "watch-list".to_string()
+                } else {
+                    format!("LIST pages of {start}")
+                };
+                println!(
+                "| {link_name} | {count} {} | {encoding} | {start} | {compression} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                kind.resource(),
+                sync[ROUNDS / 2],
+                sync[0],
+                sync[ROUNDS - 1],
+                relist[ROUNDS / 2],
+            );
+            }
+        }
+    }
+}
+
 /// Figures of `--generated`: per size, the child informer against the generated server and
 /// `bench --from-file` on the generated recording.
 fn generated_runs(sizes: &[usize], chunk: u32) {
@@ -571,24 +907,10 @@ fn generated_runs(sizes: &[usize], chunk: u32) {
     let mut previous: Option<(usize, f64)> = None;
     for &n in sizes {
         let (server, kubeconfig) = generated::serve(n, &dir.join(n.to_string()));
-        let out = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--child-informer",
-                "pods",
-                generated::NAMESPACE,
-                "protobuf",
-                &chunk.to_string(),
-            ])
-            .env("KUBECONFIG", &kubeconfig)
-            .output()
-            .unwrap();
-        let line = String::from_utf8_lossy(&out.stdout);
-        let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_else(|e| {
-            panic!(
-                "child: {e}: {line} {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
+        let v = child(
+            &["pods", generated::NAMESPACE, "protobuf", &chunk.to_string()],
+            &kubeconfig,
+        );
         assert_eq!(
             v["objects"].as_u64(),
             Some(n as u64),

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_informer_global_optspecs
-    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= health-check= v/v= s/server= token= as= as-group= as-uid= certificate-authority= client-certificate= client-key= insecure-skip-tls-verify= tls-server-name= h/help V/version
+    string join \n kubeconfig= context= cluster= user= n/namespace= A/all-namespaces request-timeout= health-check= v/v= s/server= token= as= as-group= as-uid= certificate-authority= client-certificate= client-key= insecure-skip-tls-verify= tls-server-name= disable-compression= h/help V/version
 end
 
 function __fish_kubectl_informer_needs_command
@@ -43,6 +43,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l clien
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -s V -l version -d 'Print version'
@@ -93,6 +95,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l follow-owned -d 'Also tail what the named object owns, transitively: every object whose ownerReferences point to it or to an object it owns (a Deployment\'s ReplicaSets and their Pods), as they appear and go, in one stream'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-bookmarks -d 'Do not request or print BOOKMARK events'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l no-reconnect -d 'Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of re-opening it from the last resourceVersion'
@@ -116,8 +120,9 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l chunk-size -d 'Objects per LIST page' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l cache-file -d 'Compare a saved cache (JSON Lines in tail\'s recording format) with a LIST taken now, instead of running an informer' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l save-cache -d 'Write the informer\'s cache to FILE (tail\'s recording format) once synced. FILE must not exist yet' -r -F
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l encoding -d 'The encoding to LIST and WATCH in: `protobuf` (kube-apiserver\'s built-in types; custom resources, which the server serves only in JSON, are read in JSON) or `json`. Default: protobuf, or JSON where objects are shown or recorded (--show-fields, --save-cache, --cache-file)' -r -f -a "protobuf\t'Kubernetes\' protobuf, where the server offers it (built-in types), else JSON'
-json\t'JSON'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l encoding -d 'The encoding to LIST and WATCH in: `protobuf` (kube-apiserver\'s built-in types; custom resources, which it does not serve in protobuf, are read in JSON), `json`, or `cbor` (where the server serves CBOR, else JSON). Default: protobuf, or JSON where objects are shown or recorded (--show-fields, --save-cache, --cache-file)' -r -f -a "protobuf\t'Kubernetes\' protobuf, where the server offers it (built-in types), else JSON'
+json\t'JSON'
+cbor\t'CBOR, where the server offers it (kube-apiserver with its alpha CBORServingAndStorage gate on), else JSON'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s o -l output -d 'Output format' -r -f -a "text\t'For people: a table and a verdict'
 json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
@@ -139,6 +144,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l show-fields -d 'For stale and content drift, say which fields differ'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -167,8 +174,9 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-markdown -d 'Write the figures as Markdown tables with Mermaid charts of backlog, depth and latency (for a pull-request comment or a job summary) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-html -d 'Write the figures as one self-contained HTML page (tables and SVG charts, nothing fetched) to FILE' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l export-prometheus -d 'Write the metrics in Prometheus text format, with client-go\'s workqueue_* names, to FILE' -r -F
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l encoding -d 'The encoding to LIST and WATCH in: `protobuf` (kube-apiserver\'s built-in types; custom resources, which the server serves only in JSON, are read in JSON) or `json`. Default: protobuf, or JSON with --react, whose reactions are read from the objects\' JSON' -r -f -a "protobuf\t'Kubernetes\' protobuf, where the server offers it (built-in types), else JSON'
-json\t'JSON'"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l encoding -d 'The encoding to LIST and WATCH in: `protobuf` (kube-apiserver\'s built-in types; custom resources, which it does not serve in protobuf, are read in JSON), `json`, or `cbor` (where the server serves CBOR, else JSON). Default: protobuf, or JSON with --react, whose reactions are read from the objects\' JSON' -r -f -a "protobuf\t'Kubernetes\' protobuf, where the server offers it (built-in types), else JSON'
+json\t'JSON'
+cbor\t'CBOR, where the server offers it (kube-apiserver with its alpha CBORServingAndStorage gate on), else JSON'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s o -l output -d 'Output format on stdout: the table, or the report\'s JSON document (as --export-json)' -r -f -a "text\t'For people: a table and a verdict'
 json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
@@ -190,6 +198,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l no-churn -d 'Make no load: measure the traffic of an existing namespace (-n) or of all (-A)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -218,6 +228,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand confor
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l read-only -d 'Write nothing: the checks run on the namespace of -n (or the context\'s) and those that need a write are SKIP. Without it conform writes only in a scratch namespace it creates and deletes, and only objects it created there'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -241,6 +253,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand comple
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s V -l version -d 'Print version'
@@ -263,6 +277,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand option
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -s V -l version -d 'Print version'
@@ -285,6 +301,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s V -l version -d 'Print version'

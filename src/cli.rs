@@ -95,6 +95,10 @@ pub struct GlobalArgs {
     /// server's address).
     #[arg(long, global = true, value_name = "NAME")]
     pub tls_server_name: Option<String>,
+    /// Do not ask the server to gzip its responses (as the kubeconfig's `disable-compression`).
+    #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
+        default_missing_value = "true", default_value = "false", value_parser = clap::value_parser!(bool))]
+    pub disable_compression: bool,
 }
 
 /// A `-v` level as kubectl writes it (`-v=6`, `--v=6`, `-v 6`); `-vv` (an earlier spelling of
@@ -345,8 +349,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub export_prometheus: Option<PathBuf>,
     /// The encoding to LIST and WATCH in: `protobuf` (kube-apiserver's built-in types; custom
-    /// resources, which the server serves only in JSON, are read in JSON) or `json`. Default:
-    /// protobuf, or JSON with --react, whose reactions are read from the objects' JSON.
+    /// resources, which it does not serve in protobuf, are read in JSON), `json`, or `cbor`
+    /// (where the server serves CBOR, else JSON). Default: protobuf, or JSON with --react, whose
+    /// reactions are read from the objects' JSON.
     #[arg(
         long,
         value_enum,
@@ -538,9 +543,9 @@ pub struct DiffArgs {
     #[arg(long)]
     pub show_fields: bool,
     /// The encoding to LIST and WATCH in: `protobuf` (kube-apiserver's built-in types; custom
-    /// resources, which the server serves only in JSON, are read in JSON) or `json`. Default:
-    /// protobuf, or JSON where objects are shown or recorded (--show-fields, --save-cache,
-    /// --cache-file).
+    /// resources, which it does not serve in protobuf, are read in JSON), `json`, or `cbor`
+    /// (where the server serves CBOR, else JSON). Default: protobuf, or JSON where objects are
+    /// shown or recorded (--show-fields, --save-cache, --cache-file).
     #[arg(long, value_enum, value_name = "ENCODING")]
     pub encoding: Option<WireEncoding>,
     /// Output format.
@@ -625,6 +630,9 @@ pub enum WireEncoding {
     Protobuf,
     /// JSON.
     Json,
+    /// CBOR, where the server offers it (kube-apiserver with its alpha CBORServingAndStorage
+    /// gate on), else JSON.
+    Cbor,
 }
 
 /// How `tail` obtains the initial state.

@@ -33,6 +33,10 @@ struct TestProxy {
     port: u16,
     /// `host:port` of each tunnel opened.
     tunnels: Arc<Mutex<Vec<String>>>,
+    /// Bytes the server sent through the tunnels, counted as each tunnel closes.
+    received: Arc<std::sync::atomic::AtomicU64>,
+    /// Connections handled to their end.
+    closed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl TestProxy {
@@ -43,6 +47,10 @@ impl TestProxy {
         let port = listener.local_addr().unwrap().port();
         let tunnels = Arc::new(Mutex::new(Vec::new()));
         let seen = tunnels.clone();
+        let received = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let counted = received.clone();
+        let closed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let ended = closed.clone();
         let credentials = credentials.map(|c| {
             use base64::Engine as _;
             format!(
@@ -63,6 +71,7 @@ impl TestProxy {
                         continue;
                     };
                     let (seen, credentials, tls) = (seen.clone(), credentials.clone(), tls.clone());
+                    let (counted, ended) = (counted.clone(), ended.clone());
                     tokio::spawn(async move {
                         let result = match (kind, tls) {
                             (Kind::Socks5, _) => socks5(client, &seen).await,
@@ -72,12 +81,34 @@ impl TestProxy {
                             },
                             (_, None) => connect(client, &seen, credentials.as_deref()).await,
                         };
-                        let _ = result;
+                        if let Ok(bytes) = result {
+                            counted.fetch_add(bytes, std::sync::atomic::Ordering::SeqCst);
+                        }
+                        ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     });
                 }
             });
         });
-        TestProxy { port, tunnels }
+        TestProxy {
+            port,
+            tunnels,
+            received,
+            closed,
+        }
+    }
+
+    /// Bytes the server sent through the tunnels, once every tunnel opened has closed (the
+    /// client has exited: its connections end), within 30 s.
+    fn received(&self) -> u64 {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while self.closed.load(std::sync::atomic::Ordering::SeqCst) < self.tunnels().len() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "tunnels still open after 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.received.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn url(&self, scheme: &str) -> String {
@@ -97,12 +128,12 @@ fn resolve(target: &str) -> String {
     }
 }
 
-/// An HTTP CONNECT proxy's side of one connection.
+/// An HTTP CONNECT proxy's side of one connection; the bytes the server sent through it.
 async fn connect<S>(
     mut client: S,
     seen: &Mutex<Vec<String>>,
     credentials: Option<&str>,
-) -> std::io::Result<()>
+) -> std::io::Result<u64>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
@@ -110,7 +141,7 @@ where
     while !head.ends_with(b"\r\n\r\n") {
         let mut byte = [0u8];
         if client.read(&mut byte).await? == 0 {
-            return Ok(());
+            return Ok(0);
         }
         head.push(byte[0]);
     }
@@ -130,7 +161,7 @@ where
             client
                 .write_all(b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\n\r\n")
                 .await?;
-            return Ok(());
+            return Ok(0);
         }
     }
     let mut server = match tokio::net::TcpStream::connect(resolve(&target)).await {
@@ -139,22 +170,23 @@ where
             client
                 .write_all(b"HTTP/1.1 502 Bad Gateway\r\n\r\n")
                 .await?;
-            return Ok(());
+            return Ok(0);
         }
     };
     seen.lock().unwrap().push(target);
     client
         .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
         .await?;
-    tokio::io::copy_bidirectional(&mut client, &mut server).await?;
-    Ok(())
+    let (_, from_server) = tokio::io::copy_bidirectional(&mut client, &mut server).await?;
+    Ok(from_server)
 }
 
-/// A SOCKS5 proxy's side of one connection (no authentication; CONNECT only).
+/// A SOCKS5 proxy's side of one connection (no authentication; CONNECT only); the bytes the
+/// server sent through it.
 async fn socks5(
     mut client: tokio::net::TcpStream,
     seen: &Mutex<Vec<String>>,
-) -> std::io::Result<()> {
+) -> std::io::Result<u64> {
     let mut greeting = [0u8; 2];
     client.read_exact(&mut greeting).await?;
     let mut methods = vec![0u8; greeting[1] as usize];
@@ -175,7 +207,7 @@ async fn socks5(
             client.read_exact(&mut name).await?;
             String::from_utf8_lossy(&name).to_string()
         }
-        _ => return Ok(()),
+        _ => return Ok(0),
     };
     let mut port = [0u8; 2];
     client.read_exact(&mut port).await?;
@@ -183,8 +215,8 @@ async fn socks5(
     let mut server = tokio::net::TcpStream::connect(resolve(&target)).await?;
     seen.lock().unwrap().push(target);
     client.write_all(&[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]).await?;
-    tokio::io::copy_bidirectional(&mut client, &mut server).await?;
-    Ok(())
+    let (_, from_server) = tokio::io::copy_bidirectional(&mut client, &mut server).await?;
+    Ok(from_server)
 }
 
 /// TLS for the https:// proxy, with the API server's own certificate (issued by the test CA,
@@ -380,6 +412,62 @@ async fn proxy_url_in_the_kubeconfig_tunnels_over_http_https_and_socks5_even_to_
             );
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn responses_come_gzipped_unless_compression_is_disabled_by_flag_or_kubeconfig() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    // 100 ConfigMaps of 8 KB of text that compresses well: a LIST or a watch-list of them is
+    // 800 KB as it is, and a small fraction of that gzipped.
+    let ns = TestNamespace::new("gzip").await;
+    let api = kube::Api::<ConfigMap>::namespaced(ns.client.clone(), &ns.name);
+    for i in 0..100 {
+        let cm: ConfigMap = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": format!("cm-{i:03}")},
+            "data": {"text": format!("line {i} of a configuration file\n").repeat(250)}
+        }))
+        .unwrap();
+        api.create(&Default::default(), &cm).await.unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // What the server sends for one `diff` (its sync and its comparison's LIST), through a
+    // proxy that counts it: a server behind a proxy is not on this host, so even the
+    // watch-list is asked for gzipped.
+    let sent = |initial: &str, cluster_extra: &str, flags: &[&str]| -> u64 {
+        let proxy = TestProxy::start(Kind::Http, None);
+        let extra = format!("    proxy-url: {}\n{cluster_extra}", proxy.url("http"));
+        let kc = kubeconfig(dir.path(), "127.0.0.1", &extra, &token_user());
+        let mut args = vec![
+            "--kubeconfig",
+            kc.to_str().unwrap(),
+            "diff",
+            "configmaps",
+            "-n",
+            &ns.name,
+            "--initial",
+            initial,
+        ];
+        args.extend_from_slice(flags);
+        let out = run(&args);
+        assert_eq!(out.code, Some(0), "{initial} {flags:?}: {}", out.stderr);
+        assert!(out.stdout.starts_with("no drift: "), "{}", out.stdout);
+        proxy.received()
+    };
+    let list_gzip = sent("list", "", &[]);
+    let list_plain = sent("list", "", &["--disable-compression"]);
+    let list_plain_by_kubeconfig = sent("list", "    disable-compression: true\n", &[]);
+    let watch_list_gzip = sent("watch-list", "", &[]);
+    let watch_list_plain = sent("watch-list", "", &["--disable-compression"]);
+    let figures = format!(
+        "LIST: {list_gzip} gzipped, {list_plain} with --disable-compression, \
+         {list_plain_by_kubeconfig} with the kubeconfig's disable-compression; watch-list: \
+         {watch_list_gzip} gzipped, {watch_list_plain} with --disable-compression"
+    );
+    eprintln!("{figures}");
+    assert!(list_plain > 1_600_000, "{figures}");
+    assert!(list_gzip * 3 < list_plain, "{figures}");
+    assert!(list_gzip * 3 < list_plain_by_kubeconfig, "{figures}");
+    assert!(watch_list_gzip * 3 < watch_list_plain, "{figures}");
 }
 
 #[tokio::test]

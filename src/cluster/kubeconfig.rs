@@ -29,6 +29,8 @@ pub struct Overrides {
     pub certificate_authority: Option<PathBuf>,
     pub insecure_skip_tls_verify: bool,
     pub tls_server_name: Option<String>,
+    /// `--disable-compression`: true sets the cluster's `disable-compression`.
+    pub disable_compression: bool,
     pub client_certificate: Option<PathBuf>,
     pub client_key: Option<PathBuf>,
     /// `--token`: a credential, never printed (see the `Debug` impl).
@@ -46,6 +48,7 @@ impl std::fmt::Debug for Overrides {
             .field("certificate_authority", &self.certificate_authority)
             .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
             .field("tls_server_name", &self.tls_server_name)
+            .field("disable_compression", &self.disable_compression)
             .field("client_certificate", &self.client_certificate)
             .field("client_key", &self.client_key)
             .field("token", &self.token.as_ref().map(|_| "<redacted>"))
@@ -106,6 +109,9 @@ impl Overrides {
         }
         if self.tls_server_name.is_some() || self.server.is_some() {
             c.tls_server_name = self.tls_server_name.clone();
+        }
+        if self.disable_compression {
+            c.disable_compression = Some(true);
         }
         let entry = match kubeconfig
             .auth_infos

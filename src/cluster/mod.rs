@@ -1,7 +1,8 @@
 //! Everything about reaching a cluster: kubeconfig, client, discovery and resource names,
-//! selectors, resourceVersions as comparable numbers, the protobuf encoding of built-in types, and
-//! the errors of each.
+//! selectors, resourceVersions as comparable numbers, the protobuf encoding of built-in types, the
+//! CBOR encoding of custom resources, and the errors of each.
 
+pub mod cbor;
 mod client;
 mod credentials;
 pub mod discovery;

@@ -104,19 +104,23 @@ pub fn choose(
     parse(&value, name, true).map(Some)
 }
 
+/// Whether `host` (a URL's host, IPv6 in brackets or not) is `localhost` or a loopback address.
+pub fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 /// Whether a request to `host:port` goes through the environment's proxy (Go's `useProxy`).
 fn use_proxy(host: &str, port: u16, no_proxy: &str) -> bool {
     let host = host
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_ascii_lowercase();
-    if host == "localhost" {
+    if is_loopback(&host) {
         return false;
     }
     let ip = host.parse::<IpAddr>().ok();
-    if ip.is_some_and(|ip| ip.is_loopback()) {
-        return false;
-    }
     let port = port.to_string();
     for entry in no_proxy.split(',') {
         let entry = entry.trim().to_ascii_lowercase();

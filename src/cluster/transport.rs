@@ -147,8 +147,14 @@ impl Transport {
         }
         let http = builder.build::<_, kube::client::Body>(https);
         let auth = credentials::auth_layer(config)?;
+        let decompression = tower_http::decompression::DecompressionLayer::new()
+            .no_br()
+            .no_deflate()
+            .no_zstd()
+            .gzip(!config.disable_compression);
         let service = tower::ServiceBuilder::new()
             .layer(config.base_uri_layer())
+            .layer(decompression)
             .option_layer(auth)
             .layer(config.extra_headers_layer().map_err(reason)?)
             .map_err(|e| -> Box<dyn std::error::Error + Send + Sync> { Box::new(e) })

@@ -135,6 +135,7 @@ fn overrides(args: &GlobalArgs) -> Result<Overrides> {
         certificate_authority: args.certificate_authority.clone(),
         insecure_skip_tls_verify: args.insecure_skip_tls_verify,
         tls_server_name: args.tls_server_name.clone().filter(|n| !n.is_empty()),
+        disable_compression: args.disable_compression,
         client_certificate: args.client_certificate.clone(),
         client_key: args.client_key.clone(),
         token: args.token.clone(),
@@ -288,22 +289,30 @@ pub fn parse_optional_duration(text: Option<&str>, flag: &str) -> Result<Option<
     }
 }
 
-/// `--initial-events-timeout`: only with a watch-list (`watch_list`), more than zero; the
-/// reflector's default without it.
 /// The encoding an informer asks for: `asked`, else protobuf unless `needs_json` names the flag
-/// that needs the objects' JSON (shown or recorded); asking for protobuf with that flag is an
-/// error.
+/// that needs the objects' JSON (shown or recorded); asking for protobuf or CBOR with that flag
+/// is an error.
 pub fn wire_encoding(asked: Option<WireEncoding>, needs_json: Option<&str>) -> Result<Encoding> {
     match (asked, needs_json) {
-        (Some(WireEncoding::Protobuf), Some(flag)) => Err(Error::Usage(format!(
-            "--encoding protobuf with {flag}: {flag} needs the objects' JSON, which protobuf \
-             does not carry; drop --encoding"
-        ))),
+        (Some(binary @ (WireEncoding::Protobuf | WireEncoding::Cbor)), Some(flag)) => {
+            let name = if binary == WireEncoding::Cbor {
+                "cbor"
+            } else {
+                "protobuf"
+            };
+            Err(Error::Usage(format!(
+                "--encoding {name} with {flag}: {flag} needs the objects' JSON, which is not \
+                 kept from {name}; drop --encoding"
+            )))
+        }
         (Some(WireEncoding::Json), _) | (None, Some(_)) => Ok(Encoding::Json),
+        (Some(WireEncoding::Cbor), None) => Ok(Encoding::Cbor),
         (Some(WireEncoding::Protobuf) | None, None) => Ok(Encoding::Protobuf),
     }
 }
 
+/// `--initial-events-timeout`: only with a watch-list (`watch_list`), more than zero; the
+/// reflector's default without it.
 pub fn initial_events_timeout(text: Option<&str>, watch_list: bool) -> Result<Duration> {
     let Some(text) = text else {
         return Ok(crate::informer::reflector::INITIAL_EVENTS_TIMEOUT);

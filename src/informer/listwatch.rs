@@ -1,13 +1,15 @@
 //! The wire protocol of LIST and WATCH for one resource: URLs and query parameters, LIST pages,
-//! and the watch stream's JSON lines (or protobuf frames, in `frames`) decoded into events.
+//! and the watch stream's JSON lines (or protobuf frames, in `frames`, or CBOR data items, in
+//! `items`) decoded into events.
 
 mod frames;
+mod items;
 mod lines;
 
 use lines::{Lines, Read};
 
 use super::object::{Encoding, RawObject};
-use crate::cluster::protobuf;
+use crate::cluster::{cbor, protobuf};
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use futures::{AsyncBufRead, Stream, StreamExt};
 use serde::Deserialize;
@@ -53,6 +55,8 @@ pub struct ListWatch {
 /// whole body nor its items' bytes are ever held.
 enum PageBody<'a> {
     Json(Vec<u8>),
+    /// CBOR, collected whole: a LIST is one data item.
+    Cbor(Vec<u8>),
     Protobuf {
         reader: protobuf::ListReader,
         type_meta: (&'a str, &'a str),
@@ -63,7 +67,7 @@ enum PageBody<'a> {
 impl crate::cluster::Sink for PageBody<'_> {
     fn push(&mut self, piece: &[u8]) -> Result<(), String> {
         match self {
-            PageBody::Json(body) => {
+            PageBody::Json(body) | PageBody::Cbor(body) => {
                 body.extend_from_slice(piece);
                 Ok(())
             }
@@ -91,6 +95,10 @@ pub const DEFAULT_CHUNK_SIZE: u32 = 5000;
 /// What a LIST or WATCH accepts when protobuf is wanted: the server picks protobuf where it can
 /// encode the type in it, and JSON otherwise.
 const ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.protobuf, application/json";
+
+/// What a LIST or WATCH accepts when CBOR is wanted: the server picks CBOR where it serves it
+/// (with its `CBORServingAndStorage` gate on), and JSON otherwise.
+const ACCEPT_CBOR: &str = "application/cbor, application/json";
 
 /// Accept headers for metadata-only LIST and WATCH (server-side conversion to meta.k8s.io/v1).
 pub const ACCEPT_METADATA_LIST: &str =
@@ -327,6 +335,8 @@ impl ListWatch {
                         type_meta,
                         items: Vec::new(),
                     }
+                } else if content_type.starts_with(cbor::MEDIA_TYPE) {
+                    PageBody::Cbor(Vec::new())
                 } else {
                     PageBody::Json(Vec::new())
                 }
@@ -338,6 +348,21 @@ impl ListWatch {
         };
         let body = match page {
             PageBody::Json(body) => body,
+            PageBody::Cbor(body) => {
+                let list = cbor::list(&body).map_err(|e| decode(&e))?;
+                let items = list
+                    .items
+                    .into_iter()
+                    .map(|item| RawObject::from_cbor(item, Some(type_meta)))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| decode(&e))?;
+                return Ok(ListPage {
+                    items,
+                    resource_version: list.meta.resource_version,
+                    continue_token: list.meta.continue_token,
+                    remaining_item_count: list.meta.remaining_item_count,
+                });
+            }
             PageBody::Protobuf { reader, items, .. } => {
                 reader.finish().map_err(|e| decode(&e))?;
                 return Ok(ListPage {
@@ -380,11 +405,14 @@ impl ListWatch {
         };
         let (content_type, reader) = self
             .cluster
-            .stream(&self.watch_url(opts), accept, &op)
+            .stream(&self.watch_url(opts), accept, opts.send_initial_events, &op)
             .await?;
         self.said("watch", &content_type);
         Ok(if content_type.starts_with(protobuf::MEDIA_TYPE) {
             WatchStream::frames(Box::pin(reader), MAX_EVENT_BYTES)
+        } else if content_type.starts_with(cbor::MEDIA_TYPE) {
+            // `application/cbor-seq`, or `application/cbor` from a server that names it so.
+            WatchStream::items(Box::pin(reader), MAX_EVENT_BYTES)
         } else {
             WatchStream::new(Box::pin(reader))
         })
@@ -396,6 +424,7 @@ impl ListWatch {
             (true, _) => ACCEPT_METADATA_LIST,
             (false, Encoding::Json) => "application/json",
             (false, Encoding::Protobuf) => ACCEPT_PROTOBUF,
+            (false, Encoding::Cbor) => ACCEPT_CBOR,
         }
     }
 
@@ -404,6 +433,8 @@ impl ListWatch {
         if self.cluster.verbosity() >= 1 {
             let encoding = if content_type.starts_with(protobuf::MEDIA_TYPE) {
                 Encoding::Protobuf
+            } else if content_type.starts_with(cbor::MEDIA_TYPE) {
+                Encoding::Cbor
             } else {
                 Encoding::Json
             };
@@ -452,6 +483,7 @@ pub struct WatchStream {
 enum Body {
     Lines(Lines),
     Frames(frames::Frames),
+    Items(items::Items),
     Events(Pin<Box<dyn Stream<Item = Result<WatchEvent, StreamError>> + Send>>),
 }
 
@@ -511,6 +543,14 @@ impl WatchStream {
         }
     }
 
+    /// A watch body in CBOR: a sequence of data items, one a `WatchEvent` (RFC 8742), those
+    /// over `limit` bytes refused with [`StreamError::TooLarge`].
+    pub fn items(reader: Pin<Box<dyn AsyncBufRead + Send>>, limit: usize) -> Self {
+        WatchStream {
+            source: Body::Items(items::Items::new(reader, limit)),
+        }
+    }
+
     /// A watch whose events are already decoded (a scripted source); the stream's end is the
     /// server's clean close.
     pub fn from_events(
@@ -527,6 +567,7 @@ impl WatchStream {
         match &mut self.source {
             Body::Lines(lines) => lines.has_line(),
             Body::Frames(frames) => frames.has_frame(),
+            Body::Items(items) => items.has_item(),
             Body::Events(_) => false,
         }
     }
@@ -537,6 +578,7 @@ impl WatchStream {
         let lines = match &mut self.source {
             Body::Lines(lines) => lines,
             Body::Frames(frames) => return frames.next().await,
+            Body::Items(items) => return items.next().await,
             Body::Events(events) => return events.next().await.transpose(),
         };
         loop {
@@ -561,6 +603,7 @@ impl WatchStream {
         match &self.source {
             Body::Lines(lines) => lines.line.capacity(),
             Body::Frames(frames) => frames.capacity(),
+            Body::Items(items) => items.capacity(),
             Body::Events(_) => 0,
         }
     }

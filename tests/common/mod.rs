@@ -1035,6 +1035,11 @@ pub struct PrivatePair {
 impl PrivatePair {
     /// Starts etcd, then kube-apiserver, and waits until the API server is ready.
     pub async fn start() -> Self {
+        Self::start_with_feature_gates(&[]).await
+    }
+
+    /// `start`, with more of kube-apiserver's feature gates turned on or off (`Gate=true`).
+    pub async fn start_with_feature_gates(gates: &[&str]) -> Self {
         let dir = tempfile::Builder::new()
             .prefix("informer-pair-")
             .tempdir()
@@ -1060,10 +1065,19 @@ impl PrivatePair {
                 .map(str::to_string)
                 .collect()
         };
+        let mut apiserver_args = args("apiserver.args");
+        if !gates.is_empty() {
+            let flag = apiserver_args
+                .iter_mut()
+                .find(|a| a.starts_with("--feature-gates="))
+                .expect("controlplane.sh pair gives kube-apiserver --feature-gates");
+            flag.push(',');
+            flag.push_str(&gates.join(","));
+        }
         let mut pair = PrivatePair {
             kubeconfig: dir.path().join("kubeconfig"),
             etcd_args: args("etcd.args"),
-            apiserver_args: args("apiserver.args"),
+            apiserver_args,
             dir,
             etcd: None,
             apiserver: None,

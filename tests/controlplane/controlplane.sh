@@ -22,6 +22,9 @@
 # KUBECTL_INFORMER_CONTROLLERS=0 starts the bare API server instead (no controller writes);
 # KUBECTL_INFORMER_NODES=N sets the number of kwok nodes (default 3; 0: no kwok).
 #
+# KUBECTL_INFORMER_FEATURE_GATES=GATE=true,... turns on more of the current API server's feature
+# gates (beside WatchList), e.g. CBORServingAndStorage=true for benches/scale.rs's CBOR figures.
+#
 # KUBECTL_INFORMER_OLD_SERVERS=0 leaves the older servers out (neither built nor started): the
 # demo needs only the current one; the tests (tests/run.sh) need both.
 #
@@ -88,7 +91,16 @@ nodes() {
 }
 # What `up` starts, so that an `up` asking for something else restarts rather than reuses.
 mode() {
-  if controllers_wanted; then printf 'controllers, %s nodes\n' "$(nodes)"; else printf 'bare\n'; fi
+  if controllers_wanted; then printf 'controllers, %s nodes' "$(nodes)"; else printf 'bare'; fi
+  printf '%s\n' "${KUBECTL_INFORMER_FEATURE_GATES:+, feature gates $KUBECTL_INFORMER_FEATURE_GATES}"
+}
+# The current API server's feature gates: WatchList and the extra ones asked for (`up` and `pair`
+# check them first: a die inside the command line's substitution would not stop the script).
+feature_gates() {
+  local gates=${KUBECTL_INFORMER_FEATURE_GATES:-}
+  [[ -z "$gates" || "$gates" =~ ^[A-Za-z0-9]+=(true|false)(,[A-Za-z0-9]+=(true|false))*$ ]] \
+    || die "KUBECTL_INFORMER_FEATURE_GATES=$gates: GATE=true|false, comma-separated"
+  printf 'WatchList=true%s\n' "${gates:+,$gates}"
 }
 
 # Whether the older servers are wanted (see KUBECTL_INFORMER_OLD_SERVERS above).
@@ -295,7 +307,7 @@ apiserver_args() {
     --authorization-mode=RBAC --service-cluster-ip-range=10.0.0.0/24 \
     --disable-admission-plugins=ServiceAccount --allow-privileged=true \
     --endpoint-reconciler-type=none --profiling=false \
-    --feature-gates=WatchList=true \
+    --feature-gates="$(feature_gates)" \
     --watch-cache-sizes=podtemplates#0 \
     --etcd-compaction-interval="${KUBECTL_INFORMER_ETCD_COMPACTION_INTERVAL:-10s}"
 }
@@ -309,6 +321,7 @@ apiserver_args() {
 pair() {
   local dir=${1:-}
   [[ -n "$dir" ]] || die "usage: $0 pair DIR"
+  feature_gates >/dev/null
   [[ -x "$bin/etcd" && -x "$bin/kube-apiserver" ]] \
     || die "no etcd or kube-apiserver in $bin: build them and start the control plane with \`$0 up\`"
   [[ -f "$run/pki/ca.crt" && -f "$run/tokens.csv" && -f "$run/admin.token" ]] \
@@ -324,6 +337,7 @@ pair() {
 }
 
 up() {
+  feature_gates >/dev/null
   local want_mode; want_mode=$(mode)
   if ready && [[ "$(cat "$run/mode" 2>/dev/null)" != "$want_mode" ]]; then
     log "running with $(cat "$run/mode" 2>/dev/null || echo "an unknown set-up"), $want_mode wanted: restarting"

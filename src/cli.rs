@@ -229,7 +229,7 @@ pub enum SchemaDocument {
     kubectl informer bench --from-file events.jsonl --fail-if 'queueDuration.p99 > 50ms'\n  \
     kubectl informer bench --from-file events.jsonl --baseline main.json --tolerance 10\n\n\
     Exit status: 0 all gates passed, 1 a gate failed or a figure regressed against --baseline, \
-    2 error, 130 interrupted (the scratch namespace is deleted first).",
+    2 error, 130 interrupted by Ctrl-C, 143 by SIGTERM (the scratch namespace is deleted first).",
     after_help = "Gates: --fail-if '<metric>.<stat> <op> <value>'\n  \
     latencies (a duration: 50ms, 1.5s, 250us): watchLatency, deliveryLag, handlerTime,\n    \
     queueDuration, workDuration; stats p50 p90 p99 p999 max mean count\n  \
@@ -382,7 +382,8 @@ pub struct BenchArgs {
     kubectl informer tail cm -A --record events.jsonl --for 10m\n\n\
     Exit status: 0 done (--until-rv or --max-events reached, --for over, the watch closed with \
     --no-reconnect, or the reader of stdout went away), 2 error (also an expired --from-rv), 124 \
-    --timeout reached before --until-rv or --max-events, 130 interrupted.")]
+    --timeout reached before --until-rv or --max-events, 130 interrupted by Ctrl-C, 143 by \
+    SIGTERM.")]
 pub struct TailArgs {
     /// The resource, as kubectl names it: `configmaps`, `cm`, `deployments.apps`, a CRD; or
     /// several separated by commas (`deploy,rs,pods`), merged in one stream; or one object as
@@ -492,7 +493,7 @@ pub struct TailArgs {
     # a drift watchdog: compare every minute for an hour\n  \
     kubectl informer diff pods -n app --every 1m --for 1h\n\n\
     Exit status: 0 no drift, 1 drift found, 2 error (like kubectl diff), 124 --timeout reached \
-    before the comparison finished, 130 interrupted.")]
+    before the comparison finished, 130 interrupted by Ctrl-C, 143 by SIGTERM.")]
 pub struct DiffArgs {
     /// The resource, as kubectl names it.
     #[arg(value_name = "RESOURCE")]
@@ -564,7 +565,8 @@ pub struct DiffArgs {
     # through a proxy, writing nothing: the checks that need a write are SKIP\n  \
     kubectl informer conform pods -n prod --read-only --kubeconfig proxy.kubeconfig\n\n\
     Exit status: 0 every check that ran passed, 1 a check failed, 2 error (also a resource that \
-    cannot be listed), 130 interrupted (the scratch namespace is deleted first).",
+    cannot be listed), 130 interrupted by Ctrl-C, 143 by SIGTERM (the scratch namespace is \
+    deleted first).",
     after_help = "Checks:\n  \
     1 list-consistent   a LIST at RV \"\" is not older than a write made just before\n  \
     2 list-pagination   limit is honoured, continue tokens work, every page has the first's RV\n  \

@@ -13,6 +13,8 @@ pub const EXIT_ERROR: u8 = 2;
 pub const EXIT_TIMED_OUT: u8 = 124;
 /// Interrupted by Ctrl-C (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
+/// Stopped by SIGTERM (128 + SIGTERM), as gracefully as by Ctrl-C.
+pub const EXIT_TERMINATED: u8 = 143;
 
 /// A failure of any command, printed once by `main` as `error: {self}`.
 #[derive(Debug, thiserror::Error)]

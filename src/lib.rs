@@ -30,7 +30,8 @@
 //! printer renders the recording's records); `informer/` imports neither, and `bench/` and
 //! `diff/` compute without rendering. Leaves anyone may use: `duration` (the one parser of
 //! every duration flag and gate value), `format` (numbers and times for people), `metrics`
-//! (histograms, gauges, CPU time), `rng`, `signal` (await a condition), `memory`, `error`,
+//! (histograms, gauges, CPU time), `rng`, `signal` (await a condition), `stop` (Ctrl-C and
+//! SIGTERM), `memory`, `error`,
 //! `template` (objects made from a manifest, for bench and conform to write).
 
 pub mod bench;
@@ -49,6 +50,7 @@ pub mod output;
 pub mod recording;
 pub mod rng;
 pub mod signal;
+pub mod stop;
 pub mod template;
 
 use cli::{Cli, Command};

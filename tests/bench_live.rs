@@ -14,12 +14,18 @@ use std::time::Duration;
 /// Sends SIGINT to the running bench and asserts exit 130 with its scratch namespace `ns`
 /// deleted.
 async fn interrupt_and_expect_cleanup(bench: &mut Spawned, ns: &str) {
+    signal_and_expect_cleanup(bench, ns, "-INT", 130).await;
+}
+
+/// Sends `signal` (`-INT`, `-TERM`) to the running bench and asserts exit `code` with its
+/// scratch namespace `ns` deleted.
+async fn signal_and_expect_cleanup(bench: &mut Spawned, ns: &str, signal: &str, code: i32) {
     let status = std::process::Command::new("kill")
-        .args(["-INT", &bench.child.id().to_string()])
+        .args([signal, &bench.child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(bench.wait(Duration::from_secs(30)), Some(130));
+    assert_eq!(bench.wait(Duration::from_secs(30)), Some(code));
     assert!(
         bench
             .seen
@@ -147,6 +153,16 @@ async fn an_interrupted_live_run_still_removes_its_namespace() {
     bench.wait_for("the clock starts now");
     let ns = scratch_namespace(&bench.seen.join("\n"));
     interrupt_and_expect_cleanup(&mut bench, &ns).await;
+}
+
+#[tokio::test]
+async fn a_sigterm_ends_a_live_run_as_ctrl_c_does_with_exit_143() {
+    admin().await;
+    // What `timeout`, CI runners and Kubernetes send: the namespace goes as on Ctrl-C.
+    let mut bench = Spawned::start(&["bench", "--objects", "10", "--rate", "20", "--for", "5m"]);
+    bench.wait_for("the clock starts now");
+    let ns = scratch_namespace(&bench.seen.join("\n"));
+    signal_and_expect_cleanup(&mut bench, &ns, "-TERM", 143).await;
 }
 
 #[tokio::test]

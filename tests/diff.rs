@@ -356,6 +356,30 @@ async fn ctrl_c_during_an_every_watchdog_exits_130() {
 }
 
 #[tokio::test]
+async fn sigterm_during_an_every_watchdog_exits_143_and_a_gone_reader_ends_it_at_once() {
+    let ns = TestNamespace::new("diffterm").await;
+    let mut diff = Streaming::start(&["diff", "cm", "-n", &ns.name, "--every", "1s"]);
+    diff.wait_for("the first comparison", Duration::from_secs(60), |l| {
+        l.contains("no drift: 0 objects compared")
+    });
+    std::process::Command::new("kill")
+        .args(["-TERM", &diff.pid().to_string()])
+        .status()
+        .unwrap();
+    let out = diff.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(143), "{}\n{}", out.stdout, out.stderr);
+
+    // Comparing every 10 minutes: the reader going away after the first report ends the
+    // watchdog then, not at the next comparison's write.
+    let out = close_stdout_after(
+        &["diff", "cm", "-n", &ns.name, "--every", "10m"],
+        |line| line.contains("no drift: 0 objects compared"),
+        Duration::from_secs(30),
+    );
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+}
+
+#[tokio::test]
 async fn a_saved_cache_of_secrets_holds_no_values_and_still_compares() {
     let ns = TestNamespace::new("savesecret").await;
     ns.create_secret("s", "password", "hunter2-plaintext").await;

@@ -261,6 +261,54 @@ async fn a_closed_stdout_ends_tail_with_exit_0() {
 }
 
 #[tokio::test]
+async fn a_reader_that_goes_away_while_the_watch_is_quiet_ends_tail_at_once() {
+    // Nothing is written after the watch opens (no objects, no bookmarks): only noticing the
+    // closed pipe itself ends the run before --for's 300 s.
+    let ns = TestNamespace::new("quiet-pipe").await;
+    let out = close_stdout_after(
+        &[
+            "tail",
+            "cm",
+            "-n",
+            &ns.name,
+            "-o",
+            "json",
+            "--initial",
+            "none",
+            "--no-bookmarks",
+            "--for",
+            "300s",
+        ],
+        |line| line.contains("\"notice\":\"watch-opened\""),
+        Duration::from_secs(30),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stderr.contains("error"), "{}", out.stderr);
+}
+
+#[tokio::test]
+async fn sigterm_ends_tail_like_ctrl_c_with_its_summary_and_exit_143() {
+    let ns = TestNamespace::new("sigterm").await;
+    ns.create_configmap("t", &[]).await;
+    let mut tail = Streaming::start(&[
+        "tail", "cm", "-n", &ns.name, "-o", "json", "--stats", "--for", "300s",
+    ]);
+    tail.wait_for_notice("watch-opened");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &tail.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = tail.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(143), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("summary: 1 events (ADDED 1"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test]
 async fn ctrl_c_ends_tail_with_exit_130() {
     let ns = TestNamespace::new("sigint").await;
     let mut tail = Streaming::start(&["tail", "cm", "-n", &ns.name, "-o", "json", "--for", "60s"]);

@@ -123,7 +123,7 @@ pub async fn around<T, F: Future<Output = T>>(
     Ok(result)
 }
 
-/// Deletes the scratch namespace within `DELETE_LIMIT`; a second Ctrl-C, a failure or the limit
+/// Deletes the scratch namespace within `DELETE_LIMIT`; a second Ctrl-C (or SIGTERM), a failure or the limit
 /// leave a line that says how to delete it by hand. With `quiet_if_absent` (a Ctrl-C came during
 /// its create, which may not have happened) a 404 says nothing.
 async fn remove(
@@ -135,7 +135,7 @@ async fn remove(
     let by_hand = format!("delete it with `kubectl delete namespace {}`", ns.name);
     let result = tokio::select! {
         r = tokio::time::timeout(DELETE_LIMIT, ns.delete(cluster)) => r,
-        _ = tokio::signal::ctrl_c() => {
+        _ = crate::stop::requested() => {
             notice(format!("interrupted while deleting namespace {}: {by_hand}", ns.name));
             return;
         }

@@ -17,7 +17,7 @@ use crate::bench::run::{run_replay, Tick};
 use crate::bench::scratch;
 use crate::bench::snapshot::PipelineSnapshot;
 use crate::cli::ReportFormat;
-use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
+use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::Encoding;
 use crate::output::{bench as print, stderr_is_terminal, tolerate_closed_pipe};
@@ -38,9 +38,9 @@ impl Drop for Spinner {
 
 /// Runs `bench` and returns the exit code.
 pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
-    // Ctrl-C is ours from here on (the handler is registered at the first poll): the scratch
-    // namespace is cleaned up whenever it comes.
-    let interrupt = tokio::signal::ctrl_c();
+    // Ctrl-C and SIGTERM are ours from here on (see `stop::requested`): the scratch namespace
+    // is cleaned up whenever one comes.
+    let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
     let _ = futures::FutureExt::now_or_never(&mut interrupt);
     let spinner = Spinner(stderr_is_terminal().then(crate::output::progress::bench_bar));
@@ -82,7 +82,7 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
     };
     drop(spinner);
     let Some((mut report, snapshot)) = outcome else {
-        return Ok(EXIT_INTERRUPTED);
+        return Ok(crate::stop::exit_code());
     };
     judge(&mut report, &config);
     // The figures first: an export that cannot be written must not hide them.

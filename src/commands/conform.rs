@@ -7,7 +7,7 @@ use crate::cli::{ConformArgs, ReportFormat};
 use crate::conform::{
     self, CheckResult, Evidence, Limits, Report, Status, Subject, Writer, CHECKS,
 };
-use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
+use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::Encoding;
 use crate::output::{conform as print, tolerate_closed_pipe};
@@ -79,12 +79,12 @@ impl ConformConfig {
 
 /// Runs `conform` and returns the exit code.
 pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
-    let interrupt = tokio::signal::ctrl_c();
+    let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
     let _ = futures::FutureExt::now_or_never(&mut interrupt);
     let target = tokio::select! {
         t = resolve_target(global, &config.resource, &["list", "watch"]) => t?,
-        _ = &mut interrupt => return Ok(EXIT_INTERRUPTED),
+        _ = &mut interrupt => return Ok(crate::stop::exit_code()),
     };
     let resource = target.resource.clone();
     let template = match (&config.template, config.read_only) {
@@ -160,7 +160,7 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
         }
     };
     let Some(report) = outcome else {
-        return Ok(EXIT_INTERRUPTED);
+        return Ok(crate::stop::exit_code());
     };
     let report = report?;
     let written = match config.output {

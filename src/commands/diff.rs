@@ -8,7 +8,7 @@ use crate::cluster::selector::{validate_field_selector, validate_label_selector}
 use crate::diff::compare::{compare_cache, compare_live, when_settled, why_stopped};
 use crate::diff::drift::FieldDetail;
 use crate::diff::report::{DiffReport, Watchdog};
-use crate::error::{Error, Result, EXIT_FINDING, EXIT_INTERRUPTED, EXIT_OK};
+use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::Encoding;
 use crate::informer::reflector::{ReflectorConfig, Start};
@@ -348,8 +348,10 @@ async fn run_informer(
     // Before the sync: a watch-list that fell back to a LIST (a proxy dropping its end
     // bookmark) is said then.
     let troubles = print_watch_troubles(&running);
-    let interrupt = tokio::signal::ctrl_c();
+    let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
+    let closed = crate::output::stdout_closed();
+    tokio::pin!(closed);
     let ends = config.run_for.map(|t| tokio::time::Instant::now() + t);
     // What --timeout ran out before: the informer stops as on any other end first.
     let give_up = |running: RunningInformer, stage: &'static str| async move {
@@ -359,7 +361,7 @@ async fn run_informer(
 
     tokio::select! {
         synced = running.synced() => synced?,
-        _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+        _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
         _ = sleep_until(gives_up) => return give_up(running, "the informer's cache to sync").await,
     }
     if let Some(path) = &config.save_cache {
@@ -368,14 +370,14 @@ async fn run_informer(
     if let Some(settle) = config.settle {
         tokio::select! {
             _ = tokio::time::sleep(settle) => {}
-            _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+            _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
             _ = sleep_until(gives_up) => return give_up(running, "--settle to end").await,
         }
     }
     let Some(every) = config.every else {
         let report = tokio::select! {
             r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
-            _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+            _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
             _ = sleep_until(gives_up) => {
                 return give_up(running, "the LIST to compare the cache with").await
             }
@@ -399,7 +401,7 @@ async fn run_informer(
         }
         let report = tokio::select! {
             r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
-            _ = &mut interrupt => return Ok(Outcome::Code(EXIT_INTERRUPTED)),
+            _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
         };
         // A comparison that fails while the informer goes on (the server restarting, a network
         // outage) is said and tried again at the next interval: a watchdog outlives the outage.
@@ -433,7 +435,9 @@ async fn run_informer(
                     ));
                 }
             },
-            _ = &mut interrupt => break EXIT_INTERRUPTED,
+            _ = &mut interrupt => break crate::stop::exit_code(),
+            // The reader of the reports has gone (`| head -1`): done, as when a write finds it.
+            _ = &mut closed => break EXIT_OK,
         }
     };
     troubles.abort();

@@ -16,7 +16,7 @@ use stats::{summary, Stats};
 use super::{connect_and_discover, resolve_in, resolve_targets, GlobalConfig, Target};
 use crate::cli::{InitialMode, OutputFormat};
 use crate::cluster::ApiResource;
-use crate::error::{Error, Result, EXIT_INTERRUPTED, EXIT_OK};
+use crate::error::{Error, Result, EXIT_OK};
 use crate::informer::core::Cache;
 use crate::informer::listwatch::ListWatch;
 use crate::informer::merge::Merged;
@@ -114,7 +114,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     match outcome {
         Ok(Stop::Done) => Ok(EXIT_OK),
         Ok(Stop::TimedOut) => Err(Error::TimedOut(missed_end.unwrap_or_default())),
-        Ok(Stop::Interrupted) => Ok(EXIT_INTERRUPTED),
+        Ok(Stop::Interrupted) => Ok(crate::stop::exit_code()),
         Err(e) => Err(e),
     }
 }

@@ -26,6 +26,37 @@ pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
 }
 
+/// Resolves when the reader of stdout has gone away (the read end of a pipe closed, as `| head`
+/// closes it once it has its lines), so that a command that streams ends then, not at its next
+/// write, which may be minutes away on a quiet watch. Never resolves where that cannot be told:
+/// stdout a file (which cannot be watched, and never goes away) or off Unix.
+pub async fn stdout_closed() {
+    #[cfg(unix)]
+    {
+        use tokio::io::{unix::AsyncFd, Interest};
+        /// Standard output, watched, not owned: never closed here.
+        struct Stdout;
+        impl std::os::fd::AsRawFd for Stdout {
+            fn as_raw_fd(&self) -> std::os::fd::RawFd {
+                1
+            }
+        }
+        // A pipe whose reader has gone reports an error to its writer (EPOLLERR).
+        // SAFETY: fd 1 stays open, the same stdout, for the process's lifetime: nothing here
+        // closes or replaces it.
+        let registered = unsafe { AsyncFd::register_with_interest(Stdout, Interest::ERROR) };
+        if let Ok(stdout) = registered {
+            while let Ok(mut ready) = stdout.ready(Interest::ERROR).await {
+                if ready.ready().is_error() {
+                    return;
+                }
+                ready.clear_ready();
+            }
+        }
+    }
+    std::future::pending::<()>().await
+}
+
 /// A command's one result written to stdout (diff's report, bench's table): a reader that went
 /// away is not a failure, and the command's exit code (drift, a failed gate) still stands.
 pub fn tolerate_closed_pipe(written: std::io::Result<()>) -> std::io::Result<()> {

@@ -356,6 +356,55 @@ pub fn informer() -> Command {
     cmd
 }
 
+/// Runs the binary with `args` until a line of its stdout satisfies `ready`, then closes the
+/// read end of its stdout, as `| head` does once it has its lines, and waits up to `limit` for
+/// it to exit (killed and failed after). The stdout read up to then is in the result.
+pub fn close_stdout_after(args: &[&str], ready: impl Fn(&str) -> bool, limit: Duration) -> Output {
+    use std::io::BufRead;
+    let mut child = informer()
+        .args(args)
+        .spawn()
+        .expect("spawn kubectl-informer");
+    let mut stderr = child.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let mut stdout = String::new();
+    {
+        // Dropped at the end of this block: the pipe's only read end closes.
+        let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                let _ = child.kill();
+                panic!("stdout ended before the line awaited: {stdout}");
+            }
+            stdout.push_str(&line);
+            if ready(&line) {
+                break;
+            }
+        }
+    }
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("still running {limit:?} after its stdout was closed: {stdout}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        code: status.code(),
+        stdout,
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
 /// Runs `cmd` to completion; kills it and fails the test if it takes longer than `limit`
 /// (a hang is a bug, reported as one).
 pub fn run_with_limit(mut cmd: Command, limit: Duration) -> Output {

@@ -71,8 +71,10 @@ impl Session<'_> {
         let now = tokio::time::Instant::now();
         let ends = self.config.run_for.map(|t| now + t);
         let gives_up = self.config.timeout.map(|t| now + t);
-        let interrupt = tokio::signal::ctrl_c();
+        let interrupt = crate::stop::requested();
         tokio::pin!(interrupt);
+        let closed = crate::output::stdout_closed();
+        tokio::pin!(closed);
         loop {
             if self.until_reached
                 || self
@@ -85,6 +87,8 @@ impl Session<'_> {
             let next = tokio::select! {
                 biased;
                 _ = &mut interrupt => return Ok(Stop::Interrupted),
+                // `| head` has its lines: done, at once, however quiet the watch is.
+                _ = &mut closed => return Ok(Stop::Done),
                 // --for first: when both end at once, the time box wins (exit 0).
                 _ = sleep_until(ends) => return Ok(Stop::Done),
                 _ = sleep_until(gives_up) => return Ok(Stop::TimedOut),

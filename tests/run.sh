@@ -29,7 +29,8 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
     || { echo "run.sh: installing gcc-mingw-w64-x86-64 (for the Windows check) failed" >&2; exit 2; }
 fi
 cargo clippy --locked --target x86_64-pc-windows-gnu -- -D warnings
-# Unit, integration and doc tests; benches are only built (by clippy above), not run.
-cargo test --locked
+# Unit, integration and doc tests; benches are only built (by clippy above), not run. Every test
+# binary runs even when one fails, so that one failure does not hide others; the run still fails.
+cargo test --locked --no-fail-fast
 # The crate as `cargo package` ships it (Cargo.toml's include list) builds on its own.
 cargo package --locked --allow-dirty --quiet

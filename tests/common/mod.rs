@@ -754,7 +754,6 @@ impl Streaming {
         }
     }
 
-    /// Closes the read end of stdout, as `| head -1` does.
     /// Takes in the lines that arrive until none has for `quiet`.
     pub fn drain_for(&mut self, quiet: Duration) {
         while let Ok(line) = self.lines.recv_timeout(quiet) {
@@ -762,6 +761,10 @@ impl Streaming {
         }
     }
 
+    /// Stops reading stdout, as `| head -1` does once it has its line. The read end of the pipe
+    /// closes when the child writes its next line (the thread blocked reading it drops the pipe
+    /// then: a blocked read cannot be cut short); to close it while the child writes nothing,
+    /// use [`close_stdout_after`].
     pub fn close_stdout(&mut self) {
         let (_, rx) = std::sync::mpsc::channel();
         self.lines = rx;

@@ -17,6 +17,7 @@ use std::hash::{DefaultHasher, Hasher};
 use std::ops::Range;
 
 use super::protobuf::INITIAL_EVENTS_END;
+pub use super::protobuf::{ListMeta, Status};
 
 /// The media type of one data item (a LIST's body, or what a client asks a watch for).
 pub const MEDIA_TYPE: &str = "application/cbor";
@@ -451,15 +452,6 @@ pub fn watch_event(item: &[u8]) -> Result<Event<'_>> {
     })
 }
 
-/// A LIST response's `ListMeta`.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct ListMeta {
-    pub resource_version: String,
-    /// `None` when the server sent none, or an empty one (the last page).
-    pub continue_token: Option<String>,
-    pub remaining_item_count: Option<i64>,
-}
-
 /// A LIST response: its `ListMeta`, and each item's bytes (one whole item each).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct List<'a> {
@@ -513,15 +505,6 @@ fn list_meta(body: &[u8], at: usize) -> Result<ListMeta> {
         }
     }
     Ok(out)
-}
-
-/// The fields of a `metav1.Status` a client reads.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub status: String,
-    pub message: String,
-    pub reason: String,
-    pub code: u16,
 }
 
 /// Reads a `metav1.Status` map (an ERROR event's object). A `kind` other than `Status` is an

@@ -167,8 +167,8 @@ pub fn envelope(bytes: &[u8]) -> Result<Envelope<'_>> {
     Ok(out)
 }
 
-/// A LIST response's `ListMeta`.
-#[derive(Debug, Default)]
+/// A LIST response's `ListMeta` (read from protobuf here, and from CBOR by `cbor::list`).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct ListMeta {
     pub resource_version: String,
     pub continue_token: Option<String>,
@@ -359,7 +359,8 @@ pub fn watch_event(frame: &[u8]) -> Result<Event<'_>> {
     Ok(out)
 }
 
-/// The fields of a `metav1.Status` a client reads.
+/// The fields of a `metav1.Status` a client reads (from protobuf here, and from CBOR by
+/// `cbor::status`).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Status {
     pub status: String,

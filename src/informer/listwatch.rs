@@ -150,6 +150,17 @@ pub enum WatchEvent {
     Error(ApiStatus),
 }
 
+impl From<crate::cluster::protobuf::Status> for ApiStatus {
+    /// A Status read from protobuf or CBOR.
+    fn from(status: crate::cluster::protobuf::Status) -> Self {
+        ApiStatus {
+            code: status.code,
+            reason: status.reason,
+            message: status.message,
+        }
+    }
+}
+
 /// The fields of a `metav1.Status` that matter to a reflector.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 pub struct ApiStatus {

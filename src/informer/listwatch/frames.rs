@@ -128,12 +128,9 @@ pub fn decode_frame(frame: &[u8]) -> Result<WatchEvent, StreamError> {
                     envelope.kind
                 ));
             }
-            let status = protobuf::status(envelope.raw).map_err(|e| e.to_string())?;
-            Ok(ApiStatus {
-                code: status.code,
-                reason: status.reason,
-                message: status.message,
-            })
+            protobuf::status(envelope.raw)
+                .map(ApiStatus::from)
+                .map_err(|e| e.to_string())
         },
         &malformed,
     )

@@ -108,12 +108,9 @@ pub fn decode_item(item: &[u8]) -> Result<WatchEvent, StreamError> {
         &event.event_type,
         || RawObject::from_cbor(event.object, None).map_err(|e| e.to_string()),
         || {
-            let status = cbor::status(event.object).map_err(|e| e.to_string())?;
-            Ok(ApiStatus {
-                code: status.code,
-                reason: status.reason,
-                message: status.message,
-            })
+            cbor::status(event.object)
+                .map(ApiStatus::from)
+                .map_err(|e| e.to_string())
         },
         &malformed,
     )

@@ -110,8 +110,39 @@ async fn bad_token_is_401_and_the_token_is_never_printed() {
     assert!(!out.stderr.contains(secret) && !out.stdout.contains(secret));
 }
 
+/// Runs the `kubectl auth can-i ...` an error suggests, with the real kubectl in a shell with
+/// `env`, and returns its answer (`yes`/`no`) and exit code.
+fn run_can_i_hint(stderr: &str, env: &[(&str, &std::path::Path)]) -> (String, Option<i32>) {
+    let hint = stderr
+        .split("(check with `")
+        .nth(1)
+        .and_then(|rest| rest.split("`)").next())
+        .unwrap_or_else(|| panic!("no `kubectl auth can-i` hint in: {stderr}"));
+    let command = hint
+        .strip_prefix("kubectl ")
+        .unwrap_or_else(|| panic!("the hint is not a kubectl command: {hint}"));
+    let kubectl = tool("kubectl");
+    let mut sh = std::process::Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("\"$KUBECTL\" {command}"))
+        .env("KUBECTL", &kubectl)
+        .env_remove("KUBECONFIG")
+        .env("HOME", "/nonexistent");
+    for (name, value) in env {
+        sh.env(name, value);
+    }
+    let out = sh.output().expect("running sh");
+    (
+        String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        out.status.code(),
+    )
+}
+
+/// The suggested `kubectl auth can-i` asks as the identity that was refused: run as it is with
+/// the real kubectl, it answers "no" (the same command without `--context nobody` would ask
+/// for the admin, who may).
 #[tokio::test]
-async fn rbac_denied_list_names_verb_resource_and_user() {
+async fn rbac_denied_list_names_verb_resource_and_user_and_the_hint_asks_for_that_user() {
     let ns = TestNamespace::new("forbid").await;
     let out = run(&["tail", "configmaps", "-n", &ns.name, "--context", "nobody"]);
     assert_one_line_error(
@@ -120,8 +151,35 @@ async fn rbac_denied_list_names_verb_resource_and_user() {
             "cannot list configmaps in namespace",
             "as user \"nobody\"",
             "kubectl auth can-i list configmaps -n",
+            "--context nobody",
         ],
     );
+    let kubeconfig = kubeconfig_path();
+    let answer = run_can_i_hint(&out.stderr, &[("KUBECONFIG", &kubeconfig)]);
+    assert_eq!(answer, ("no".to_string(), Some(1)), "{}", out.stderr);
+}
+
+/// A kubeconfig named by `--kubeconfig` (none in KUBECONFIG) is named in the hint too, so the
+/// hint runs in a shell that has no kubeconfig of its own.
+#[tokio::test]
+async fn the_can_i_hint_names_the_kubeconfig_it_was_given() {
+    let ns = TestNamespace::new("forbid-kc").await;
+    let kubeconfig = kubeconfig_path();
+    let mut cmd = informer();
+    cmd.env_remove("KUBECONFIG").args([
+        "tail",
+        "configmaps",
+        "-n",
+        &ns.name,
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "--context",
+        "nobody",
+    ]);
+    let out = run_with_limit(cmd, std::time::Duration::from_secs(60));
+    assert_one_line_error(&out, &["cannot list configmaps", "--kubeconfig "]);
+    let answer = run_can_i_hint(&out.stderr, &[]);
+    assert_eq!(answer, ("no".to_string(), Some(1)), "{}", out.stderr);
 }
 
 #[tokio::test]

@@ -487,8 +487,7 @@ impl Cluster {
                             Some(ns) => (format!(" in namespace \"{ns}\""), format!(" -n {ns}")),
                             None => (String::new(), String::new()),
                         };
-                        let can_i_scope =
-                            can_i_scope + &self.selection.overrides.impersonation_flags();
+                        let can_i_scope = can_i_scope + &self.selection.kubectl_flags();
                         ClusterError::Forbidden(Box::new(Forbidden {
                             verb: op.verb.to_string(),
                             resource: op.resource.clone(),

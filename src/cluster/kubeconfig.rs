@@ -10,6 +10,8 @@ use kube::config::{
 };
 use std::path::{Path, PathBuf};
 
+mod flags;
+
 /// Which kubeconfig, which parts of it, and which of its values the user overrode with flags.
 #[derive(Debug, Clone, Default)]
 pub struct KubeconfigSelection {
@@ -60,21 +62,6 @@ impl std::fmt::Debug for Overrides {
 }
 
 impl Overrides {
-    /// The `--as ...` flags to repeat in a suggested kubectl command (`kubectl auth can-i`).
-    pub fn impersonation_flags(&self) -> String {
-        let mut flags = String::new();
-        if let Some(user) = &self.impersonate {
-            flags.push_str(&format!(" --as {user}"));
-        }
-        for group in &self.impersonate_groups {
-            flags.push_str(&format!(" --as-group {group}"));
-        }
-        if let Some(uid) = &self.impersonate_uid {
-            flags.push_str(&format!(" --as-uid {uid}"));
-        }
-        flags
-    }
-
     /// Writes the flags' values into the kubeconfig's entries for `cluster` and `user`
     /// (creating them when the kubeconfig has none), as clientcmd's DirectClientConfig does: a
     /// CA or --insecure-skip-tls-verify flag replaces the file's CA settings together, --server

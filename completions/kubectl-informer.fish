@@ -147,6 +147,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l show-fields -d 'For stale and content drift, say which fields differ'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -l allow-empty -d 'Pass when there is nothing to compare (no object in the scope, or a namespace that does not exist); without it that exits 2, since a check of nothing is not a pass. With --every, the first comparison is checked'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand diff" -s V -l version -d 'Print version'
@@ -201,6 +202,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l no-churn -d 'Make no load: measure the traffic of an existing namespace (-n) or of all (-A)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l allow-empty -d 'With --no-churn: measure a namespace that does not exist (yet), whose traffic starts when it is created; without it that exits 2, since a measure of nothing is not a pass'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s V -l version -d 'Print version'

@@ -273,6 +273,10 @@ pub struct BenchArgs {
     /// Make no load: measure the traffic of an existing namespace (-n) or of all (-A).
     #[arg(long, conflicts_with_all = ["objects", "rate"])]
     pub no_churn: bool,
+    /// With --no-churn: measure a namespace that does not exist (yet), whose traffic starts
+    /// when it is created; without it that exits 2, since a measure of nothing is not a pass.
+    #[arg(long, requires = "no_churn")]
+    pub allow_empty: bool,
     /// Make the load with objects of this manifest (YAML or JSON of one object of RESOURCE, a
     /// CRD's included): created with generated names, then only updated by --mutate.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["from_file", "no_churn"])]
@@ -543,6 +547,11 @@ pub struct DiffArgs {
     /// For stale and content drift, say which fields differ.
     #[arg(long)]
     pub show_fields: bool,
+    /// Pass when there is nothing to compare (no object in the scope, or a namespace that does
+    /// not exist); without it that exits 2, since a check of nothing is not a pass. With
+    /// --every, the first comparison is checked.
+    #[arg(long)]
+    pub allow_empty: bool,
     /// The encoding to LIST and WATCH in: `protobuf` (kube-apiserver's built-in types; custom
     /// resources, which it does not serve in protobuf, are read in JSON), `json`, or `cbor`
     /// (where the server serves CBOR, else JSON). Default: protobuf, or JSON where objects are

@@ -28,6 +28,10 @@ pub enum Error {
     /// The watch failed in a way the reflector does not retry (e.g. an expired `--from-rv`).
     #[error("{0}")]
     Watch(String),
+    /// A check found nothing to check (a namespace that does not exist, a selector that
+    /// matches nothing): not a pass, unless the user said an empty scope is expected.
+    #[error("{0}")]
+    NothingChecked(String),
     /// A file named on the command line could not be opened, read, created or written.
     #[error("{0}")]
     File(String),

@@ -223,6 +223,37 @@ async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
     assert!(doc["counters"]["writes"].is_null());
 }
 
+/// A typo in -n must not measure nothing and pass its gates: a namespace that does not exist
+/// exits 2 before the run, unless --allow-empty says it may be created during it.
+#[tokio::test]
+async fn no_churn_in_a_namespace_that_does_not_exist_exits_2_unless_allowed() {
+    let missing = common::unique("no-such-ns");
+    let out = run(&["bench", "cm", "-n", &missing, "--no-churn", "--for", "1s"]);
+    assert_one_line_error(
+        &out,
+        &[
+            "nothing to measure",
+            &format!("namespace \"{missing}\" does not exist"),
+            "--allow-empty",
+        ],
+    );
+    let out = run(&[
+        "bench",
+        "cm",
+        "-n",
+        &missing,
+        "--no-churn",
+        "--for",
+        "1s",
+        "--allow-empty",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["source"]["namespace"], missing.as_str());
+}
+
 #[tokio::test]
 async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
     admin().await;

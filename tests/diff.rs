@@ -339,10 +339,67 @@ async fn diff_errors_are_one_line_with_exit_2() {
     assert_one_line_error(&out, &["cannot list configmaps", "as user \"nobody\""]);
 }
 
+/// A typo in -n or -l must not turn a drift check into a pass: nothing compared exits 2 and
+/// names the scope that holds nothing, unless --allow-empty says an empty scope is expected.
+#[tokio::test]
+async fn nothing_to_compare_exits_2_naming_the_scope_unless_an_empty_scope_is_allowed() {
+    let missing = unique("no-such-ns");
+    let out = run(&["diff", "deployments", "-n", &missing]);
+    assert_one_line_error(
+        &out,
+        &[
+            "nothing to compare",
+            &format!("namespace \"{missing}\" does not exist"),
+            "--allow-empty",
+        ],
+    );
+    assert_eq!(out.stdout, "", "no verdict on stdout");
+
+    let ns = TestNamespace::new("diffempty").await;
+    ns.create_configmap("web-1", &[("app", "web")]).await;
+    let out = run(&["diff", "cm", "-n", &ns.name, "-l", "app=wbe"]);
+    assert_one_line_error(
+        &out,
+        &[&format!(
+            "no configmaps in namespace \"{}\" with label selector \"app=wbe\"",
+            ns.name
+        )],
+    );
+    // A watchdog checks its first comparison.
+    let out = run(&[
+        "diff", "cm", "-n", &ns.name, "-l", "app=wbe", "--every", "1s", "--for", "1m",
+    ]);
+    assert_one_line_error(&out, &["nothing to compare", "app=wbe"]);
+    // The same scope with a match compares, and an empty one passes when allowed.
+    let out = run(&["diff", "cm", "-n", &ns.name, "-l", "app=web"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("no drift: 1 objects compared")
+            || out.stdout.starts_with("no drift: 1 object compared"),
+        "{}",
+        out.stdout
+    );
+    let out = run(&["diff", "deployments", "-n", &missing, "--allow-empty"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("no drift: 0 objects compared"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[tokio::test]
 async fn ctrl_c_during_an_every_watchdog_exits_130() {
     let ns = TestNamespace::new("diffint").await;
-    let mut diff = Streaming::start(&["diff", "cm", "-n", &ns.name, "--every", "1s"]);
+    let mut diff = Streaming::start(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--every",
+        "1s",
+        "--allow-empty",
+    ]);
     // Interrupted once the watchdog has compared at least once, not after a guessed time.
     diff.wait_for("the first comparison", Duration::from_secs(60), |l| {
         l.contains("no drift: 0 objects compared")
@@ -358,7 +415,15 @@ async fn ctrl_c_during_an_every_watchdog_exits_130() {
 #[tokio::test]
 async fn sigterm_during_an_every_watchdog_exits_143_and_a_gone_reader_ends_it_at_once() {
     let ns = TestNamespace::new("diffterm").await;
-    let mut diff = Streaming::start(&["diff", "cm", "-n", &ns.name, "--every", "1s"]);
+    let mut diff = Streaming::start(&[
+        "diff",
+        "cm",
+        "-n",
+        &ns.name,
+        "--every",
+        "1s",
+        "--allow-empty",
+    ]);
     diff.wait_for("the first comparison", Duration::from_secs(60), |l| {
         l.contains("no drift: 0 objects compared")
     });
@@ -372,7 +437,15 @@ async fn sigterm_during_an_every_watchdog_exits_143_and_a_gone_reader_ends_it_at
     // Comparing every 10 minutes: the reader going away after the first report ends the
     // watchdog then, not at the next comparison's write.
     let out = close_stdout_after(
-        &["diff", "cm", "-n", &ns.name, "--every", "10m"],
+        &[
+            "diff",
+            "cm",
+            "-n",
+            &ns.name,
+            "--every",
+            "10m",
+            "--allow-empty",
+        ],
         |line| line.contains("no drift: 0 objects compared"),
         Duration::from_secs(30),
     );

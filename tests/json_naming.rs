@@ -17,7 +17,8 @@ use kubectl_informer::informer::object::RawObject;
 use kubectl_informer::informer::patch::{DiffFields, ObjectDiff};
 use kubectl_informer::informer::transition::{CloseReason, EventType, ReflectorEvent};
 use kubectl_informer::recording::{
-    BookmarkEvent, EventPrinter, JsonPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
+    BookmarkEvent, EventPrinter, JsonPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice,
+    Transition,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -391,9 +392,21 @@ fn every_line_the_writer_can_write() -> (String, Vec<&'static str>) {
         )
         .unwrap();
     }
+    // Not a transition of the reflector: what tail found missing after an empty first LIST.
+    for missing in [Missing::Namespace, Missing::Object { name: "web" }] {
+        p.notice(
+            Notice::NotFound {
+                watch: &watch,
+                missing,
+            },
+            at,
+        )
+        .unwrap();
+    }
     p.flush().unwrap();
     let notices = std::iter::once("start")
         .chain(events.iter().map(covered))
+        .chain(["not-found", "not-found"])
         .collect();
     (String::from_utf8(buf).unwrap(), notices)
 }

@@ -116,6 +116,52 @@ async fn a_name_and_a_label_selector_narrow_the_events() {
     assert_eq!(names, vec!["\"web-1\""], "{}", out.stderr);
 }
 
+/// A namespace that does not exist is said after the empty LIST (kubectl says "No resources
+/// found in ... namespace"), and the watch goes on: created, its objects come as ADDED.
+#[tokio::test]
+async fn a_namespace_that_does_not_exist_is_a_notice_and_the_watch_goes_on() {
+    let name = unique("not-yet");
+    let mut tail = Streaming::start(&["tail", "cm", "-n", &name, "-o", "json"]);
+    let notice = tail.wait_for_notice("not-found");
+    assert_eq!(notice["missing"], "namespace", "{notice}");
+    assert_eq!(notice["namespace"], name.as_str(), "{notice}");
+    assert_eq!(notice["name"], serde_json::Value::Null, "{notice}");
+    tail.wait_for_notice("watch-opened");
+    let ns = TestNamespace::named(name, admin().await).await;
+    ns.create_configmap("late", &[]).await;
+    let added = tail.wait_for(
+        "the ADDED of the new ConfigMap",
+        Duration::from_secs(60),
+        |l| l.contains("\"ADDED\"") && l.contains("\"late\""),
+    );
+    assert!(added.contains("\"origin\":\"watch\""), "{added}");
+}
+
+/// An object named that is not there is said (in text, as the server's NotFound names it), in
+/// a namespace that exists; an empty namespace, with no name, is only an empty LIST.
+#[tokio::test]
+async fn an_object_named_that_is_not_there_is_a_notice_and_an_empty_namespace_is_not() {
+    let ns = TestNamespace::new("no-such-obj").await;
+    let mut tail = Streaming::start(&["tail", "cm", "web", "-n", &ns.name, "-o", "json"]);
+    let notice = tail.wait_for_notice("not-found");
+    assert_eq!(notice["missing"], "object", "{notice}");
+    assert_eq!(notice["name"], "web", "{notice}");
+    let out = run(&["tail", "cm", "web", "-n", &ns.name, "--for", "1s"]);
+    assert!(
+        out.stderr.contains(&format!(
+            "configmaps \"web\" not found in namespace \"{}\": watching for it to appear",
+            ns.name
+        )),
+        "{}",
+        out.stderr
+    );
+    // The namespace exists and nothing was named: nothing is missing.
+    let out = run(&["tail", "cm", "-n", &ns.name, "-o", "json", "--for", "1s"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("\"list-complete\""), "{}", out.stdout);
+    assert!(!out.stdout.contains("not-found"), "{}", out.stdout);
+}
+
 #[tokio::test]
 async fn server_side_close_is_reported_and_the_watch_resumes_from_the_last_rv() {
     let ns = TestNamespace::new("reconnect").await;

@@ -161,6 +161,15 @@ async fn live(
         t = resolve(global, config, churn) => t?,
         _ = &mut *interrupt => return Ok(None),
     };
+    if let (None, Some(ns), false) = (churn, &target.namespace, config.allow_empty) {
+        if super::namespace_exists(&target.cluster, ns).await == Some(false) {
+            return Err(Error::NothingChecked(format!(
+                "nothing to measure: namespace \"{ns}\" does not exist (kubectl get namespaces \
+                 lists those that do); a measure of nothing is not a pass: check -n, or pass \
+                 --allow-empty to measure it from its creation"
+            )));
+        }
+    }
     let run = |namespace: Option<String>| {
         let lw = ListWatch {
             cluster: target.cluster.clone(),

@@ -41,6 +41,8 @@ pub struct DiffConfig {
     pub cache_file: Option<PathBuf>,
     pub save_cache: Option<PathBuf>,
     pub show_fields: bool,
+    /// `--allow-empty`: nothing to compare is a pass.
+    pub allow_empty: bool,
     pub encoding: Encoding,
     pub output: ReportFormat,
 }
@@ -126,6 +128,7 @@ impl DiffConfig {
             cache_file: args.cache_file.clone(),
             save_cache: args.save_cache.clone(),
             show_fields: args.show_fields,
+            allow_empty: args.allow_empty,
             encoding: super::wire_encoding(
                 args.encoding,
                 [
@@ -180,6 +183,9 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
         None => run_informer(&lw, &config, detail, &progress, &mut out, gives_up).await,
     };
     match result {
+        Ok(Outcome::Report(report)) if report.compared == 0 && !config.allow_empty => {
+            Err(nothing_to_compare(&lw).await)
+        }
         Ok(Outcome::Report(report)) => {
             tolerate_closed_pipe(print_report(&report, &config, &mut out))
                 .map_err(Error::Output)?;
@@ -287,6 +293,11 @@ enum Outcome {
     Report(Box<DiffReport>),
     /// Reports were printed as they came (`--every`); the exit code.
     Code(u8),
+}
+
+/// A comparison of no objects: exit 2, naming the scope that holds none.
+async fn nothing_to_compare(lw: &ListWatch) -> Error {
+    super::nothing_checked(lw, "nothing to compare", "--allow-empty").await
 }
 
 /// Prints one report.
@@ -405,7 +416,13 @@ async fn run_informer(
         };
         // A comparison that fails while the informer goes on (the server restarting, a network
         // outage) is said and tried again at the next interval: a watchdog outlives the outage.
+        let first = watchdog.comparisons == 0;
         let drifted = match report {
+            Ok(report) if first && report.compared == 0 && !config.allow_empty => {
+                troubles.abort();
+                let _ = running.stop().await;
+                return Err(nothing_to_compare(lw).await);
+            }
             Ok(mut report) => {
                 watchdog.observe(report.drifted(), SystemTime::now());
                 report.watchdog = Some(watchdog.clone());

@@ -13,6 +13,7 @@ use crate::cluster::{
     self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Overrides, Transport,
 };
 use crate::error::{Error, Result};
+use crate::informer::listwatch::ListWatch;
 use crate::informer::object::Encoding;
 use std::time::Duration;
 
@@ -347,6 +348,56 @@ pub fn validate_dns_label(name: &str) -> std::result::Result<(), String> {
         return Err("must start and end with a letter or digit".into());
     }
     Ok(())
+}
+
+/// Whether `namespace` exists, as far as the server says: `Some(false)` on a 404; `None` when
+/// it cannot tell (the user may not get namespaces, or the request failed), which callers treat
+/// as "maybe".
+pub(crate) async fn namespace_exists(cluster: &Cluster, namespace: &str) -> Option<bool> {
+    let op = cluster::Operation::new("get", "namespaces", None);
+    let path = format!("/api/v1/namespaces/{namespace}");
+    match cluster.get(&path, "application/json", &op).await {
+        Ok(_) => Some(true),
+        Err(e) if e.status_code() == Some(404) => Some(false),
+        Err(_) => None,
+    }
+}
+
+/// Why a check of `lw`'s scope found nothing, for `Error::NothingChecked`: the namespace does
+/// not exist (when the server says so), or no object matches; `what` is what did not happen
+/// (`nothing to compare`), `flag` the flag that says an empty scope is expected.
+pub(crate) async fn nothing_checked(lw: &ListWatch, what: &str, flag: &str) -> Error {
+    let resource = lw.resource.qualified_name();
+    let missing = match &lw.namespace {
+        Some(ns) => namespace_exists(&lw.cluster, ns).await == Some(false),
+        None => false,
+    };
+    let why = match &lw.namespace {
+        Some(ns) if missing => format!(
+            "namespace \"{ns}\" does not exist (kubectl get namespaces lists those that do)"
+        ),
+        scope => {
+            let mut why = format!("no {resource}");
+            match scope {
+                Some(ns) => why.push_str(&format!(" in namespace \"{ns}\"")),
+                None if lw.resource.namespaced => why.push_str(" in any namespace"),
+                None => {}
+            }
+            for (name, selector) in [
+                ("label selector", &lw.label_selector),
+                ("field selector", &lw.field_selector),
+            ] {
+                if let Some(selector) = selector {
+                    why.push_str(&format!(" with {name} \"{selector}\""));
+                }
+            }
+            why
+        }
+    };
+    Error::NothingChecked(format!(
+        "{what}: {why}; a check of nothing is not a pass: check -n and the selectors, or pass \
+         {flag} if an empty scope is expected"
+    ))
 }
 
 #[cfg(test)]

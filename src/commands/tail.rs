@@ -10,7 +10,7 @@ mod session;
 mod stats;
 
 pub use config::TailConfig;
-use session::{Feed, Session, Stop};
+use session::{Feed, Lookup, Session, Stop};
 use stats::{summary, Stats};
 
 use super::{connect_and_discover, resolve_in, resolve_targets, GlobalConfig, Target};
@@ -48,7 +48,18 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     };
     let mut feeds = Vec::with_capacity(watches.len());
     let mut reflectors = Vec::with_capacity(watches.len());
-    for lw in watches {
+    for (i, lw) in watches.into_iter().enumerate() {
+        // The name selects the first watch's objects, unless it is an owner whose whole kind
+        // is watched (`--follow-owned` of an object that owns others of its kind).
+        let by_name = i == 0
+            && lw
+                .field_selector
+                .as_deref()
+                .is_some_and(|f| f.starts_with("metadata.name="));
+        let lookup = (lw.namespace.is_some() || by_name).then(|| Lookup {
+            cluster: lw.cluster.clone(),
+            name: config.name.clone().filter(|_| by_name),
+        });
         feeds.push(Feed {
             kind: qualified_kind(&lw.resource.kind, &lw.resource.api_version()),
             watch: start_notice(&lw),
@@ -58,6 +69,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
             cache: Cache::new(),
             listed: config.from_rv.is_some(),
             newest_rv: None,
+            lookup,
         });
         reflectors.push(Reflector::new(lw, reflector_config(&config)));
     }

@@ -5,7 +5,7 @@ use crate::format::local_time;
 use crate::format::wait;
 use crate::informer::transition::ReflectorEvent;
 use crate::recording::{
-    BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
+    BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
 };
 use std::io::Write;
 use std::time::SystemTime;
@@ -120,6 +120,28 @@ pub fn describe_notice(notice: Notice<'_>) -> String {
             None => format!("tailing {resource} on {server}"),
         },
         Notice::Transition { transition, .. } => describe_transition(transition),
+        Notice::NotFound { watch, missing } => {
+            let ns = watch.namespace.as_deref().unwrap_or_default();
+            match missing {
+                Missing::Namespace => format!(
+                    "namespace \"{ns}\" not found: nothing to list; watching in case it is \
+                     created (kubectl get namespaces lists those that exist)"
+                ),
+                // As the server names it in its NotFound: `deployments.apps "web" not found`.
+                Missing::Object { name } => {
+                    let resource = &watch.resource;
+                    match &watch.namespace {
+                        Some(ns) => format!(
+                            "{resource} \"{name}\" not found in namespace \"{ns}\": watching \
+                             for it to appear"
+                        ),
+                        None => {
+                            format!("{resource} \"{name}\" not found: watching for it to appear")
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -91,13 +91,31 @@ pub enum Notice<'a> {
         watch: &'a StartNotice,
         transition: Transition<'a>,
     },
+    /// The first LIST found nothing, because what is watched does not exist (yet); the watch
+    /// goes on, as `kubectl get -w` does, since it may be created.
+    NotFound {
+        watch: &'a StartNotice,
+        missing: Missing<'a>,
+    },
+}
+
+/// What a watch that found nothing watches in vain, until it is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing<'a> {
+    /// The namespace (the watch's) does not exist.
+    Namespace,
+    /// The object named (`tail deploy web`) is not there, in a namespace that exists (or one
+    /// the user may not look up).
+    Object { name: &'a str },
 }
 
 impl<'a> Notice<'a> {
     /// The watch the notice is about.
     pub fn watch(&self) -> &'a StartNotice {
         match self {
-            Notice::Start(watch) | Notice::Transition { watch, .. } => watch,
+            Notice::Start(watch)
+            | Notice::Transition { watch, .. }
+            | Notice::NotFound { watch, .. } => watch,
         }
     }
 }

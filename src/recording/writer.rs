@@ -2,7 +2,7 @@
 //! notice that heads it, and a whole cache as a snapshot (`diff --save-cache`).
 
 use super::{
-    BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
+    BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
     SCHEMA_VERSION,
 };
 use crate::format::rfc3339_millis;
@@ -73,6 +73,18 @@ struct StartLine<'a> {
     notice: &'static str,
     #[serde(flatten)]
     start: &'a StartNotice,
+}
+
+#[derive(Serialize)]
+struct NotFoundLine<'a> {
+    #[serde(rename = "type")]
+    event_type: &'static str,
+    time: String,
+    resource: &'a str,
+    notice: &'static str,
+    missing: &'static str,
+    namespace: Option<&'a str>,
+    name: Option<&'a str>,
 }
 
 /// A transition's notice line: `type`, `time`, `resource`, `notice` (its kebab-case name), then
@@ -216,6 +228,21 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
                 time,
                 resource: &watch.resource,
                 transition,
+            }),
+            Notice::NotFound { watch, missing } => self.line(&NotFoundLine {
+                event_type: "NOTICE",
+                time,
+                resource: &watch.resource,
+                notice: "not-found",
+                missing: match missing {
+                    Missing::Namespace => "namespace",
+                    Missing::Object { .. } => "object",
+                },
+                namespace: watch.namespace.as_deref(),
+                name: match missing {
+                    Missing::Namespace => None,
+                    Missing::Object { name } => Some(name),
+                },
             }),
         }
     }

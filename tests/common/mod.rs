@@ -185,7 +185,11 @@ impl TestNamespace {
 
     /// A namespace on the server `client` talks to.
     pub async fn with_client(prefix: &str, client: kube::Client) -> Self {
-        let name = unique(prefix);
+        Self::named(unique(prefix), client).await
+    }
+
+    /// The namespace `name` (a name from [`unique`], chosen before it exists).
+    pub async fn named(name: String, client: kube::Client) -> Self {
         let ns: Namespace = serde_json::from_value(serde_json::json!({
             "metadata": {"name": name}
         }))

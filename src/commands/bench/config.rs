@@ -49,6 +49,8 @@ pub struct BenchConfig {
     pub react: Option<(Reaction, Duration)>,
     /// The encoding a live run's informers ask for.
     pub encoding: Encoding,
+    /// `--allow-empty`: a `--no-churn` run of a namespace that does not exist goes ahead.
+    pub allow_empty: bool,
 }
 
 impl BenchConfig {
@@ -259,6 +261,7 @@ impl BenchConfig {
             tolerance: args.tolerance,
             exports,
             output: args.output,
+            allow_empty: args.allow_empty,
             encoding: super::super::wire_encoding(
                 args.encoding,
                 args.react.is_some().then_some("--react"),

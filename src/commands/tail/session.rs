@@ -7,6 +7,7 @@ use super::stats::Stats;
 use super::TailConfig;
 use crate::cli::{InitialMode, OutputFormat};
 use crate::cluster::resource_version::ResourceVersion;
+use crate::cluster::Cluster;
 use crate::commands::sleep_until;
 use crate::error::{Error, Result};
 use crate::informer::core::{fifo_item, Cache};
@@ -17,7 +18,7 @@ use crate::informer::patch::ObjectDiff;
 use crate::informer::processor::NotificationKind;
 use crate::informer::transition::{EventType, ReflectorEvent};
 use crate::recording::{
-    BookmarkEvent, EventPrinter, Notice, ObjectEvent, Origin, StartNotice, Transition,
+    BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
 };
 use std::time::SystemTime;
 
@@ -50,6 +51,16 @@ pub(super) struct Feed {
     /// The newest resourceVersion of a watch event, bookmark or LIST (what `--until-rv` is
     /// compared with).
     pub(super) newest_rv: Option<ResourceVersion>,
+    /// Where to ask, when the first LIST finds nothing, whether the namespace (and the named
+    /// object) exists, to say so: a typo in `-n` is not a quiet, empty tail.
+    pub(super) lookup: Option<Lookup>,
+}
+
+/// What a feed looks up when its first LIST is empty.
+pub(super) struct Lookup {
+    pub(super) cluster: Cluster,
+    /// The object the feed is of (`tail deploy web`), if one was named.
+    pub(super) name: Option<String>,
 }
 
 /// The state of one `tail` run: the resources' feeds, and what they share: the printer, the
@@ -120,11 +131,45 @@ impl Session<'_> {
                     .notice(Notice::Start(&self.feeds[feed].watch), SystemTime::now())
                     .map_err(Error::Output)?;
             }
+            let first_empty = !self.feeds[feed].listed
+                && matches!(
+                    event,
+                    ReflectorEvent::ListComplete {
+                        objects: 0,
+                        relist: false,
+                        ..
+                    }
+                );
             self.handle(feed, event)?;
+            if first_empty {
+                self.say_what_is_missing(feed).await?;
+            }
             if !merged.has_pending() {
                 self.printer.flush().map_err(Error::Output)?;
             }
         }
+    }
+
+    /// After a first LIST that found nothing: a notice when the namespace does not exist, or
+    /// the object named is not there. Nothing when the server cannot say (no right to get the
+    /// namespace): an empty LIST of a namespace that exists is a plain empty result.
+    async fn say_what_is_missing(&mut self, feed: usize) -> Result<()> {
+        let Some(lookup) = &self.feeds[feed].lookup else {
+            return Ok(());
+        };
+        let watch = &self.feeds[feed].watch;
+        let namespace_missing = match &watch.namespace {
+            Some(ns) => super::super::namespace_exists(&lookup.cluster, ns).await == Some(false),
+            None => false,
+        };
+        let missing = match (&lookup.name, namespace_missing) {
+            (_, true) => Missing::Namespace,
+            (Some(name), false) => Missing::Object { name },
+            (None, false) => return Ok(()),
+        };
+        self.printer
+            .notice(Notice::NotFound { watch, missing }, SystemTime::now())
+            .map_err(Error::Output)
     }
 
     /// Applies `event` to its resource's cache and prints it: an object event as the server

@@ -158,6 +158,7 @@ mod tests {
                 cache: Cache::new(),
                 listed: true,
                 newest_rv: None,
+                lookup: None,
             }
         };
         let one = summary(&[feed("pods", "7")], Duration::from_secs(1));

@@ -71,9 +71,8 @@ fn a_replay_prints_the_table_and_writes_every_export() {
         out.stdout
     );
     assert!(out.stdout.contains("events: 500 in"), "{}", out.stdout);
-    assert!(out
-        .stdout
-        .contains("PASS queueDuration.p99 > 10s (measured"));
+    assert!(out.stdout.contains("PASS queueDuration.p99 = "));
+    assert!(out.stdout.contains(" (fails if > 10s)\n"), "{}", out.stdout);
     assert!(out.stderr.is_empty(), "{}", out.stderr);
 
     let doc: serde_json::Value =
@@ -99,7 +98,8 @@ fn a_replay_prints_the_table_and_writes_every_export() {
     assert!(markdown.contains("| METRIC | p50 | p90 | p99 | p999 | max | mean | count |"));
     assert!(markdown.contains("| queueDuration |"), "{markdown}");
     assert!(
-        markdown.contains("✅ pass `queueDuration.p99 > 10s`"),
+        markdown.contains("✅ PASS queueDuration.p99 = ")
+            && markdown.contains(" (fails if > 10s)\n"),
         "{markdown}"
     );
 
@@ -143,19 +143,21 @@ fn a_failing_gate_exits_1_and_prints_the_measured_value() {
     ]);
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
     assert!(
-        out.stdout.contains("FAIL events >= 100 (measured 100)"),
+        out.stdout.contains("FAIL events = 100 (fails if >= 100)\n"),
         "{}",
         out.stdout
     );
     assert!(
-        out.stdout.contains("PASS retries > 0 (measured 0)"),
+        out.stdout.contains("PASS retries = 0 (fails if > 0)\n"),
         "{}",
         out.stdout
     );
     // A gate in the deprecated snake_case of report schema version 1 still works, with a warning.
     assert!(
         out.stdout
-            .contains("FAIL watch_latency.p99 > 1s (not measured in this run)"),
+            .contains(
+                "FAIL watch_latency.p99: not measured in this run (fails if > 1s, or when not measured)"
+            ),
         "{}",
         out.stdout
     );

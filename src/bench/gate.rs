@@ -66,6 +66,16 @@ pub enum Op {
 }
 
 impl Op {
+    /// As written in a gate: `>`, `>=`, `<`, `<=`.
+    fn as_str(self) -> &'static str {
+        match self {
+            Op::Gt => ">",
+            Op::Ge => ">=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+        }
+    }
+
     fn holds(self, measured: f64, threshold: f64) -> bool {
         match self {
             Op::Gt => measured > threshold,
@@ -109,18 +119,13 @@ impl Gate {
     /// Parses `<metric>[.<stat>] <op> <value>`; the error says what is wrong and what is valid.
     pub fn parse(text: &str) -> Result<Gate, String> {
         let bad = |why: String| format!("invalid --fail-if '{text}': {why}");
-        let (pos, op_text, op) = [(">=", Op::Ge), ("<=", Op::Le), (">", Op::Gt), ("<", Op::Lt)]
-            .into_iter()
-            .find_map(|(s, op)| text.find(s).map(|p| (p, s, op)))
-            .ok_or_else(|| {
-                bad(
-                    "no comparison: write <metric>.<stat> <op> <value> with op one of > >= < <=, \
-                     e.g. 'queueDuration.p99 > 50ms'"
-                        .into(),
-                )
-            })?;
-        let left = text[..pos].trim();
-        let right = text[pos + op_text.len()..].trim();
+        let (left, op, right) = split(text).ok_or_else(|| {
+            bad(
+                "no comparison: write <metric>.<stat> <op> <value> with op one of > >= < <=, \
+                 e.g. 'queueDuration.p99 > 50ms'"
+                    .into(),
+            )
+        })?;
         let (metric, stat) = match left.split_once('.') {
             Some((m, s)) => (m, Some(s)),
             None => (left, None),
@@ -145,7 +150,8 @@ impl Gate {
         match (stat, stats.is_empty()) {
             (Some(s), true) => {
                 return Err(bad(format!(
-                    "{metric} is a single number: write '{metric} {op_text} {right}' without .{s}"
+                    "{metric} is a single number: write '{metric} {} {right}' without .{s}",
+                    op.as_str()
                 )))
             }
             (None, false) => {
@@ -222,6 +228,42 @@ impl Gate {
                 Some(m) => format_number(m),
                 None => "not measured in this run".to_string(),
             },
+        }
+    }
+}
+
+/// A gate expression's three parts, trimmed: what it reads, the comparison, and the threshold
+/// as written (`queueDuration.p99`, `>`, `50ms`).
+fn split(text: &str) -> Option<(&str, Op, &str)> {
+    let (pos, op_text, op) = [(">=", Op::Ge), ("<=", Op::Le), (">", Op::Gt), ("<", Op::Lt)]
+        .into_iter()
+        .find_map(|(s, op)| text.find(s).map(|p| (p, s, op)))?;
+    Some((text[..pos].trim(), op, text[pos + op_text.len()..].trim()))
+}
+
+impl GateResult {
+    /// The result as one line that reads the right way round: the verdict, then [`reading`].
+    ///
+    /// [`reading`]: GateResult::reading
+    pub fn line(&self) -> String {
+        let verdict = if self.failed { "FAIL" } else { "PASS" };
+        format!("{verdict} {}", self.reading())
+    }
+
+    /// The figure, then what would fail it (`queueDuration.p99 = 88µs (fails if > 50ms)`), as
+    /// k6 and hyperfine show a threshold beside the value rather than the condition alone,
+    /// which reads as if the condition held.
+    pub fn reading(&self) -> String {
+        let Some((figure, op, threshold)) = split(&self.expr) else {
+            return format!("{} ({})", self.expr, self.display);
+        };
+        let op = op.as_str();
+        match self.measured {
+            Some(_) => format!("{figure} = {} (fails if {op} {threshold})", self.display),
+            None => format!(
+                "{figure}: {} (fails if {op} {threshold}, or when not measured)",
+                self.display
+            ),
         }
     }
 }
@@ -341,6 +383,29 @@ mod tests {
         let le = Gate::parse("retries<=0").unwrap();
         assert!(le.evaluate(&report(0.0, 0, 0)).failed);
         assert!(!le.evaluate(&report(0.0, 0, 1)).failed);
+    }
+
+    #[test]
+    fn a_result_reads_as_the_figure_then_what_would_fail_it() {
+        let gate = Gate::parse("queueDuration.p99 > 50ms").unwrap();
+        assert_eq!(
+            gate.evaluate(&report(0.000088, 0, 0)).line(),
+            "PASS queueDuration.p99 = 88µs (fails if > 50ms)"
+        );
+        assert_eq!(
+            gate.evaluate(&report(0.0732, 0, 0)).line(),
+            "FAIL queueDuration.p99 = 73.2ms (fails if > 50ms)"
+        );
+        let counter = Gate::parse("retries<=0").unwrap();
+        assert_eq!(
+            counter.evaluate(&report(0.0, 0, 0)).line(),
+            "FAIL retries = 0 (fails if <= 0)"
+        );
+        let lacking = Gate::parse("watchLatency.p99 > 1s").unwrap();
+        assert_eq!(
+            lacking.evaluate(&report(0.0, 0, 0)).line(),
+            "FAIL watchLatency.p99: not measured in this run (fails if > 1s, or when not measured)"
+        );
     }
 
     #[test]

@@ -224,11 +224,7 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
         format_seconds(report.drain_seconds)
     )?;
     for g in &report.gates {
-        let verdict = if g.failed { "FAIL" } else { "PASS" };
-        match g.measured {
-            Some(_) => writeln!(out, "{verdict} {} (measured {})", g.expr, g.display)?,
-            None => writeln!(out, "{verdict} {} ({})", g.expr, g.display)?,
-        }
+        writeln!(out, "{}", g.line())?;
     }
     if let Some(b) = &report.baseline {
         for d in &b.config_differences {

@@ -98,13 +98,12 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
             let (class, verdict) = if g.failed {
                 ("fail", "FAIL")
             } else {
-                ("pass", "pass")
+                ("pass", "PASS")
             };
             let _ = writeln!(
                 page,
-                "<li class=\"{class}\">{verdict} <code>{}</code>: {}</li>",
-                escape(&g.expr),
-                escape(&g.display)
+                "<li class=\"{class}\">{verdict} {}</li>",
+                escape(&g.reading())
             );
         }
         page.push_str("</ul>\n");

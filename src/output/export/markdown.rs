@@ -58,10 +58,9 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
         for g in &report.gates {
             writeln!(
                 out,
-                "- {} `{}`: {}",
-                if g.failed { "❌ FAIL" } else { "✅ pass" },
-                g.expr,
-                g.display
+                "- {} {}",
+                if g.failed { "❌ FAIL" } else { "✅ PASS" },
+                g.reading()
             )?;
         }
     }

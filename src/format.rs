@@ -79,6 +79,15 @@ pub fn format_number(v: f64) -> String {
     }
 }
 
+/// `n` and the noun, plural unless `n` is 1: `1 object`, `0 objects`, `3 pages`.
+pub fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +113,12 @@ mod tests {
             rfc3339_millis(SystemTime::UNIX_EPOCH),
             "1970-01-01T00:00:00.000Z"
         );
+    }
+
+    #[test]
+    fn a_count_is_plural_unless_it_is_one() {
+        assert_eq!(count(1, "object"), "1 object");
+        assert_eq!(count(0, "object"), "0 objects");
+        assert_eq!(count(3, "page"), "3 pages");
     }
 }

@@ -374,8 +374,7 @@ async fn nothing_to_compare_exits_2_naming_the_scope_unless_an_empty_scope_is_al
     let out = run(&["diff", "cm", "-n", &ns.name, "-l", "app=web"]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(
-        out.stdout.starts_with("no drift: 1 objects compared")
-            || out.stdout.starts_with("no drift: 1 object compared"),
+        out.stdout.starts_with("no drift: 1 object compared"),
         "{}",
         out.stdout
     );
@@ -401,9 +400,19 @@ async fn ctrl_c_during_an_every_watchdog_exits_130() {
         "--allow-empty",
     ]);
     // Interrupted once the watchdog has compared at least once, not after a guessed time.
-    diff.wait_for("the first comparison", Duration::from_secs(60), |l| {
+    let verdict = diff.wait_for("the first comparison", Duration::from_secs(60), |l| {
         l.contains("no drift: 0 objects compared")
     });
+    // Each of a watchdog's verdicts says when it was reached: `HH:MM:SS.mmm  no drift: ...`.
+    let (time, rest) = verdict.split_once("  ").unwrap_or_default();
+    assert!(
+        rest.starts_with("no drift")
+            && time.len() == 12
+            && time
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ':' || c == '.'),
+        "{verdict}"
+    );
     std::process::Command::new("kill")
         .args(["-INT", &diff.pid().to_string()])
         .status()
@@ -535,7 +544,7 @@ async fn every_with_for_runs_the_watchdog_that_long_and_exits_0() {
     let reports = out
         .stdout
         .lines()
-        .filter(|l| l.starts_with("no drift"))
+        .filter(|l| l.contains("  no drift: 1 object compared"))
         .count();
     assert!(reports >= 2, "compared every second: {}", out.stdout);
     assert!(

@@ -279,12 +279,12 @@ async fn text_output_and_stats_summary() {
         "{line}"
     );
     assert!(
-        out.stderr.contains("listed 1 objects in 1 page(s)"),
+        out.stderr.contains("listed 1 object in 1 page"),
         "{}",
         out.stderr
     );
     assert!(
-        out.stderr.contains("summary: 1 events (ADDED 1"),
+        out.stderr.contains("summary: 1 event (ADDED 1"),
         "{}",
         out.stderr
     );
@@ -348,7 +348,7 @@ async fn sigterm_ends_tail_like_ctrl_c_with_its_summary_and_exit_143() {
     let out = tail.finish(Duration::from_secs(30));
     assert_eq!(out.code, Some(143), "{}", out.stderr);
     assert!(
-        out.stderr.contains("summary: 1 events (ADDED 1"),
+        out.stderr.contains("summary: 1 event (ADDED 1"),
         "{}",
         out.stderr
     );
@@ -536,7 +536,7 @@ async fn until_rv_never_seen_within_timeout_exits_124_with_the_recording_complet
         .parse()
         .unwrap();
     assert!(newest >= rv, "the LIST's RV counts: {}", out.stderr);
-    assert!(out.stderr.contains("summary: 1 events"), "{}", out.stderr);
+    assert!(out.stderr.contains("summary: 1 event"), "{}", out.stderr);
     // Both streams are whole JSON Lines: the ADDED, and the LIST's end.
     let recorded = std::fs::read_to_string(&file).unwrap();
     assert!(recorded.ends_with('\n'), "{recorded}");

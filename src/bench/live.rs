@@ -134,8 +134,8 @@ pub async fn run_live(
                 wait_for_reactions(r, signals, &receipts, &populated.reacted_to, notice).await;
             }
             notice(format!(
-                "created {} objects in {:.1}s; the clock starts now",
-                populated.writes.len(),
+                "created {} in {:.1}s; the clock starts now",
+                crate::format::count(populated.writes.len() as u64, "object"),
                 started.elapsed().as_secs_f64()
             ));
             Some(load)
@@ -145,7 +145,8 @@ pub async fn run_live(
             wait_for_quiet(&running, &pipeline, &receipts, &[], notice).await;
             let cached = running.read(Store::len);
             notice(format!(
-                "the informer holds {cached} objects; measuring their own traffic for {} from now",
+                "the informer holds {}; measuring their own traffic for {} from now",
+                crate::format::count(cached as u64, "object"),
                 humantime::format_duration(options.warmup + duration)
             ));
             None

@@ -311,8 +311,13 @@ fn print_report(
             .map_err(std::io::Error::other)
             .and_then(|_| out.write_all(b"\n")),
         ReportFormat::Text => {
+            // A watchdog's verdicts, one per comparison, each say when.
+            let when = match config.every {
+                Some(_) => format!("{}  ", crate::format::local_time(SystemTime::now())),
+                None => String::new(),
+            };
             crate::output::table::write_drift(out, &report.objects, config.show_fields)
-                .and_then(|_| writeln!(out, "{}", report.verdict()))
+                .and_then(|_| writeln!(out, "{when}{}", report.verdict()))
                 .and_then(
                     |_| match report.watchdog.as_ref().and_then(Watchdog::describe) {
                         Some(line) => writeln!(out, "{line}"),

@@ -116,10 +116,9 @@ pub fn describe_page(page: &ListPage) -> String {
         ""
     };
     format!(
-        "RV {}, {} item{}{more}",
+        "RV {}, {}{more}",
         page.resource_version,
-        page.items.len(),
-        if page.items.len() == 1 { "" } else { "s" }
+        crate::format::count(page.items.len() as u64, "item")
     )
 }
 

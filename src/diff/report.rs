@@ -145,8 +145,8 @@ impl DiffReport {
     /// The one-line verdict.
     pub fn verdict(&self) -> String {
         let at = format!(
-            "{} objects compared at RV {} ({}), {:.2}s",
-            self.compared,
+            "{} compared at RV {} ({}), {:.2}s",
+            crate::format::count(self.compared as u64, "object"),
             self.resource_version,
             self.method.describe(),
             self.duration_seconds

@@ -1,8 +1,8 @@
 //! Human text: one aligned line per event on stdout, notices on stderr.
 
 use super::diff::write_unified;
-use crate::format::local_time;
 use crate::format::wait;
+use crate::format::{count, local_time};
 use crate::informer::transition::ReflectorEvent;
 use crate::recording::{
     BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
@@ -154,7 +154,8 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
             pages: 0,
             ..
         } => format!(
-            "received {objects} initial events by watch-list, synced at RV {resource_version}"
+            "received {} by watch-list, synced at RV {resource_version}",
+            count(*objects as u64, "initial event")
         ),
         ReflectorEvent::Fallback { reason } => {
             format!("{reason}; falling back to LIST + WATCH, as client-go does")
@@ -165,12 +166,20 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
             pages,
             relist,
         } => format!(
-            "{} {objects} objects in {pages} page(s) at RV {resource_version}",
-            if *relist { "relisted" } else { "listed" }
+            "{} {} in {} at RV {resource_version}",
+            if *relist { "relisted" } else { "listed" },
+            count(*objects as u64, "object"),
+            count(*pages as u64, "page")
         ),
         ReflectorEvent::ListRestarted { reason, objects } => format!(
-            "the LIST was cut short after {objects} objects ({reason}); listing again to find what changed"
+            "the LIST was cut short after {} ({reason}); listing again to find what changed",
+            count(*objects as u64, "object")
         ),
+        // A watch-list names no RV: the server starts from its current state.
+        ReflectorEvent::WatchOpened { resource_version } if resource_version.is_empty() => {
+            "watch-list opened: the current state comes first, as initial events, then changes"
+                .to_string()
+        }
         ReflectorEvent::WatchOpened { resource_version } => {
             format!("watch opened from RV {resource_version}")
         }
@@ -366,6 +375,33 @@ mod tests {
             String::from_utf8(out).unwrap(),
             String::from_utf8(err).unwrap(),
         )
+    }
+
+    #[test]
+    fn notices_count_in_words_and_a_watch_list_says_it_has_no_rv() {
+        let say = |event: ReflectorEvent| describe_transition(Transition::of(&event).unwrap());
+        let listed = |objects, pages| ReflectorEvent::ListComplete {
+            resource_version: "5".into(),
+            objects,
+            pages,
+            relist: false,
+        };
+        assert_eq!(say(listed(1, 1)), "listed 1 object in 1 page at RV 5");
+        assert_eq!(say(listed(0, 1)), "listed 0 objects in 1 page at RV 5");
+        assert_eq!(say(listed(2, 3)), "listed 2 objects in 3 pages at RV 5");
+        assert_eq!(
+            say(listed(1, 0)),
+            "received 1 initial event by watch-list, synced at RV 5"
+        );
+        let opened = |rv: &str| ReflectorEvent::WatchOpened {
+            resource_version: rv.into(),
+        };
+        assert_eq!(say(opened("13")), "watch opened from RV 13");
+        assert!(
+            say(opened("")).starts_with("watch-list opened: the current state comes first"),
+            "{}",
+            say(opened(""))
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use super::Feed;
 use crate::cluster::resource_version::compare;
+use crate::format::count;
 use crate::informer::transition::EventType;
 use std::cmp::Ordering;
 use std::time::Duration;
@@ -82,15 +83,14 @@ impl Stats {
             String::new()
         };
         format!(
-            "{} events (ADDED {}, MODIFIED {}, DELETED {}), {} bookmarks, {} reconnects, \
-             {} relists, {rvs}{:.1}s, {:.1} events/s",
-            self.objects(),
+            "{} (ADDED {}, MODIFIED {}, DELETED {}), {}, {}, {}, {rvs}{:.1}s, {:.1} events/s",
+            count(self.objects(), "event"),
             self.added,
             self.modified,
             self.deleted,
-            self.bookmarks,
-            self.reconnects,
-            self.relists,
+            count(self.bookmarks, "bookmark"),
+            count(self.reconnects, "reconnect"),
+            count(self.relists, "relist"),
             secs,
             rate
         )
@@ -163,18 +163,18 @@ mod tests {
         };
         let one = summary(&[feed("pods", "7")], Duration::from_secs(1));
         assert_eq!(one.len(), 1);
-        assert!(one[0].starts_with("summary: 1 events (ADDED 1"), "{one:?}");
+        assert!(one[0].starts_with("summary: 1 event (ADDED 1"), "{one:?}");
         let lines = summary(
             &[feed("deployments.apps", "5"), feed("pods", "7")],
             Duration::from_secs(1),
         );
         assert_eq!(lines.len(), 3);
         assert!(
-            lines[0].starts_with("summary deployments.apps: 1 events"),
+            lines[0].starts_with("summary deployments.apps: 1 event"),
             "{lines:?}"
         );
         assert!(lines[0].contains("RV 5 to 5"), "{lines:?}");
-        assert!(lines[1].starts_with("summary pods: 1 events"), "{lines:?}");
+        assert!(lines[1].starts_with("summary pods: 1 event"), "{lines:?}");
         assert!(
             lines[2].starts_with("summary: total of 2 resources: 2 events (ADDED 2,"),
             "{lines:?}"

@@ -96,9 +96,8 @@ pub(super) async fn watch_rv_order(subject: &mut Subject, ev: &mut Evidence) -> 
             }
             if events.len() < 2 {
                 return Ok(Verdict::Skip(format!(
-                    "{} event{} in {}s to compare, and --read-only makes none",
-                    events.len(),
-                    if events.len() == 1 { "" } else { "s" },
+                    "{} in {}s to compare, and --read-only makes none",
+                    crate::format::count(events.len() as u64, "event"),
                     PASSIVE_LIMIT.as_secs()
                 )));
             }

@@ -1521,7 +1521,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__tail)
-            opts="-l -o -n -A -v -s -h -V --follow-owned --owned-kinds --selector --field-selector --initial --initial-events-timeout --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --diff --diff-all --metadata-only --show-secret-data --stats --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --disable-compression --help --version"
+            opts="-l -o -w -n -A -v -s -h -V --follow-owned --owned-kinds --selector --field-selector --initial --initial-events-timeout --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --diff --diff-all --metadata-only --show-secret-data --stats --output --show-managed-fields --watch --watch-only --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --disable-compression --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1599,11 +1599,11 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --output)
-                    COMPREPLY=($(compgen -W "text wide json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 -o)
-                    COMPREPLY=($(compgen -W "text wide json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text wide json yaml name" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

@@ -75,7 +75,9 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l record -d 'Also write the events as JSON Lines (the recording format) to FILE, whatever -o says. FILE must not exist yet' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event; MODIFIED lines say which fields changed'
 wide\t'Text plus kind, uid, generation, and the delay between the event\'s arrival and its print'
-json\t'JSON Lines, one event per line (schema: `kubectl informer schema`)'"
+json\t'JSON Lines, one event per line (schema: `kubectl informer schema`)'
+yaml\t'Each object as a YAML document, `---` between them, as `kubectl get -w -o yaml` prints'
+name\t'`KIND.GROUP/NAME` per event, as `kubectl get -w -o name` prints'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
@@ -105,6 +107,9 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l metadata-only -d 'Watch metadata only (PartialObjectMetadata): much less data for large objects'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l show-secret-data -d 'Print the values of Secret `data` and `stringData` (redacted by default)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l stats -d 'Print a summary on stderr at exit (on by default when stderr is a terminal)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l show-managed-fields -d 'With -o yaml: keep metadata.managedFields, which are left out as kubectl leaves them out'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s w -l watch -d 'kubectl\'s `get -w`, taken so that it can be answered: tail always watches'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l watch-only -d 'kubectl\'s `get --watch-only`, taken so that it can be answered: `--initial none`'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s V -l version -d 'Print version'

@@ -485,6 +485,16 @@ pub struct TailArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    /// With -o yaml: keep metadata.managedFields, which are left out as kubectl leaves them
+    /// out.
+    #[arg(long)]
+    pub show_managed_fields: bool,
+    /// kubectl's `get -w`, taken so that it can be answered: tail always watches.
+    #[arg(short = 'w', long, hide = true)]
+    pub watch: bool,
+    /// kubectl's `get --watch-only`, taken so that it can be answered: `--initial none`.
+    #[arg(long, hide = true)]
+    pub watch_only: bool,
 }
 
 /// `kubectl informer diff RESOURCE`.
@@ -675,6 +685,10 @@ pub enum OutputFormat {
     Wide,
     /// JSON Lines, one event per line (schema: `kubectl informer schema`).
     Json,
+    /// Each object as a YAML document, `---` between them, as `kubectl get -w -o yaml` prints.
+    Yaml,
+    /// `KIND.GROUP/NAME` per event, as `kubectl get -w -o name` prints.
+    Name,
 }
 
 #[derive(Debug, Clone, Args)]

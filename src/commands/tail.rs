@@ -22,6 +22,7 @@ use crate::informer::listwatch::ListWatch;
 use crate::informer::merge::Merged;
 use crate::informer::object::Encoding;
 use crate::informer::reflector::{Reflector, ReflectorConfig, Start};
+use crate::output::kubectl::{Form, KubectlPrinter};
 use crate::output::stderr_is_terminal;
 use crate::output::text::qualified_kind;
 use crate::output::text::TextPrinter;
@@ -90,6 +91,20 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
             }
         }
         OutputFormat::Json => Box::new(JsonPrinter::new(stdout)),
+        OutputFormat::Yaml | OutputFormat::Name => {
+            let form = match config.output {
+                OutputFormat::Yaml => Form::Yaml {
+                    managed_fields: config.show_managed_fields,
+                },
+                _ => Form::Name,
+            };
+            Box::new(KubectlPrinter::new(
+                stdout,
+                std::io::stderr(),
+                form,
+                several,
+            ))
+        }
     };
     if let Some(path) = &config.record {
         let file = std::fs::OpenOptions::new()

@@ -1,5 +1,6 @@
 //! Rendering for people, separated from what computes: tail's text printer (`text`) and its
-//! `--diff` of two versions of an object (`diff`) as YAML (`yaml`), diff's
+//! `--diff` of two versions of an object (`diff`) as YAML (`yaml`), the formats of `kubectl get
+//! -w` (`kubectl`: `-o yaml`, `-o name`), diff's
 //! drift table (`table`), bench's table (`bench`), bench's exports, one file per format
 //! (`export`), and the writing of them to a path (`file`), progress bars (`progress`), and when
 //! to color or show progress.
@@ -9,6 +10,7 @@ pub mod conform;
 pub mod diff;
 pub mod export;
 pub mod file;
+pub mod kubectl;
 pub mod progress;
 pub mod table;
 pub mod text;

@@ -107,6 +107,22 @@ pub fn qualified_kind(kind: &str, api_version: &str) -> String {
     }
 }
 
+/// A notice as a line of stderr: `TIME  NOTICE    [RESOURCE: ]SENTENCE`, the resource named
+/// when the stream merges several; `label` is `NOTICE  `, colored or not.
+pub fn notice_line(notice: Notice<'_>, at: SystemTime, label: &str, several: bool) -> String {
+    let resource = match notice {
+        Notice::Transition { watch, .. } | Notice::NotFound { watch, .. } if several => {
+            format!("{}: ", watch.resource)
+        }
+        _ => String::new(),
+    };
+    format!(
+        "{}  {label}  {resource}{}",
+        local_time(at),
+        describe_notice(notice)
+    )
+}
+
 /// The sentence a notice reads as in text output.
 pub fn describe_notice(notice: Notice<'_>) -> String {
     match notice {
@@ -302,15 +318,10 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
     fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()> {
         self.out.flush()?;
         let label = self.paint("NOTICE  ", "\x1b[35m");
-        let resource = match notice {
-            Notice::Transition { watch, .. } if self.several => format!("{}: ", watch.resource),
-            _ => String::new(),
-        };
         writeln!(
             self.err,
-            "{}  {label}  {resource}{}",
-            local_time(at),
-            describe_notice(notice)
+            "{}",
+            notice_line(notice, at, &label, self.several)
         )
     }
 

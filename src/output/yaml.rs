@@ -1,9 +1,11 @@
-//! JSON values as YAML text laid out as `kubectl get -o yaml` does (block mappings, a sequence
-//! under a key not indented), for `tail --diff`: a string is plain only when YAML reads it back
-//! as the same string, double-quoted otherwise, and a multi-line one is a literal block, so a
-//! diff of a ConfigMap's file shows the lines of it that changed.
+//! JSON values as YAML text laid out as `kubectl get -o yaml` does (keys in its order, block
+//! mappings, a sequence under a key not indented), for `tail -o yaml` and `tail --diff`: a
+//! string is plain only when YAML reads it back as the same string, double-quoted otherwise,
+//! and a multi-line one is a literal block, so a diff of a ConfigMap's file shows the lines of it
+//! that changed.
 
 use serde_json::{Map, Value};
+use std::cmp::Ordering;
 
 /// `value` as a YAML document, ending with a line break.
 pub fn to_yaml(value: &Value) -> String {
@@ -16,8 +18,11 @@ pub fn to_yaml(value: &Value) -> String {
     out
 }
 
+/// A mapping at `indent`, its keys in kubectl's order (see [`key_order`]).
 fn mapping(map: &Map<String, Value>, indent: usize, out: &mut String) {
-    for (key, value) in map {
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    merge_sort(&mut entries, &|a, b| key_order(a.0, b.0));
+    for (key, value) in entries {
         pad(indent, out);
         if plain(key) {
             out.push_str(key);
@@ -94,25 +99,116 @@ fn scalar(value: &Value, indent: usize, out: &mut String) {
     out.push('\n');
 }
 
+/// The order kubectl prints a mapping's keys in: `kubectl get -o yaml` turns the object into
+/// YAML with go-yaml v2, which sorts keys rune by rune, a non-letter before a letter and runs of
+/// digits by their value (`a2` before `a10`; of two equal values, the shorter run first), and a
+/// key before the longer keys it starts.
+pub fn key_order(a: &str, b: &str) -> Ordering {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    for i in 0..a.len().min(b.len()) {
+        if a[i] == b[i] {
+            continue;
+        }
+        let (al, bl) = (a[i].is_alphabetic(), b[i].is_alphabetic());
+        if al && bl {
+            return a[i].cmp(&b[i]);
+        }
+        if al || bl {
+            return if bl {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+        }
+        // Digits (or other non-letters): the runs of digits from here, by value. A zero inside
+        // a number whose earlier digits are not all zeros counts as part of it.
+        let (mut an, mut bn) = (0i64, 0i64);
+        if (a[i] == '0' || b[i] == '0')
+            && a[..i]
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_digit())
+                .any(|c| *c != '0')
+        {
+            (an, bn) = (1, 1);
+        }
+        let run = |s: &[char], mut n: i64| {
+            let digits = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            for c in &s[i..i + digits] {
+                n = n.wrapping_mul(10).wrapping_add(i64::from(*c as u8 - b'0'));
+            }
+            (n, i + digits)
+        };
+        let ((an, ai), (bn, bi)) = (run(&a, an), run(&b, bn));
+        if an != bn {
+            return an.cmp(&bn);
+        }
+        if ai != bi {
+            return ai.cmp(&bi);
+        }
+        return a[i].cmp(&b[i]);
+    }
+    a.len().cmp(&b.len())
+}
+
+/// A stable merge sort by `less`, which need not be a total order: the standard library's sort
+/// may panic on one that is not, and go-yaml's key order is not one everywhere.
+fn merge_sort<T: Copy>(items: &mut [T], order: &dyn Fn(&T, &T) -> Ordering) {
+    if items.len() < 2 {
+        return;
+    }
+    let mid = items.len() / 2;
+    merge_sort(&mut items[..mid], order);
+    merge_sort(&mut items[mid..], order);
+    let mut merged = Vec::with_capacity(items.len());
+    let (mut l, mut r) = (0, mid);
+    while l < mid && r < items.len() {
+        if order(&items[r], &items[l]) == Ordering::Less {
+            merged.push(items[r]);
+            r += 1;
+        } else {
+            merged.push(items[l]);
+            l += 1;
+        }
+    }
+    merged.extend_from_slice(&items[l..mid]);
+    merged.extend_from_slice(&items[r..]);
+    items.copy_from_slice(&merged);
+}
+
 fn pad(indent: usize, out: &mut String) {
     out.extend(std::iter::repeat_n(' ', indent));
 }
 
 /// Whether `s` reads back as the same string written plain, by YAML 1.1 and 1.2 parsers alike:
-/// it starts with a letter, `/` or `_` (no number, timestamp, indicator or `.inf`), holds only
+/// it starts with a letter, `/` or `_` (no number, timestamp, indicator or `.inf`), or with a
+/// digit where it cannot be a number (see [`not_a_number`]), holds only
 /// ASCII letters, digits and `-_./:=@+,()` and inner spaces, no `: ` and no final `:`, and is
 /// none of the words read as booleans or null.
 fn plain(s: &str) -> bool {
     const WORDS: [&str; 9] = ["true", "false", "yes", "no", "on", "off", "y", "n", "null"];
     let mut chars = s.chars();
-    chars
+    (chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '/' || c == '_')
+        || not_a_number(s))
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./:=@+,() ".contains(c))
         && !s.ends_with([' ', ':'])
         && !s.contains(": ")
         && !WORDS.iter().any(|w| w.eq_ignore_ascii_case(s))
+}
+
+/// Whether `s`, which starts with a digit (a uid, `6h`, `3d2c`), cannot be read as a number
+/// or a timestamp by YAML 1.1 or 1.2: it holds a letter no number has (any but `e`, which
+/// exponents use), no `:` (times and 1.1's sexagesimal numbers), and no `0x`, `0o` or `0b`
+/// prefix.
+fn not_a_number(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_digit())
+        && !["0x", "0o", "0b"].iter().any(|p| s.starts_with(p))
+        && !s.contains(':')
+        && s.chars()
+            .any(|c| c.is_ascii_alphabetic() && !c.eq_ignore_ascii_case(&'e'))
 }
 
 /// Whether `s` can be a literal block: several lines of printable text (no carriage return),
@@ -159,7 +255,28 @@ fn double_quoted(s: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use serde_json::json;
+
+    #[test]
+    fn keys_come_in_go_yamls_order() {
+        let mut keys = vec!["k10", "k9", "b", "_x", "K", "a2", "a02", "a", "ab", "-d", "k1"];
+        merge_sort(&mut keys, &|a, b| key_order(a, b));
+        assert_eq!(
+            keys,
+            ["-d", "_x", "K", "a", "a2", "a02", "ab", "b", "k1", "k9", "k10"]
+        );
+    }
+
+    #[test]
+    fn a_string_that_starts_with_a_digit_is_plain_only_where_it_cannot_be_a_number() {
+        for s in ["9bedb5df-497e-446b-8369-c1bca0fba69b", "6h", "3d2c"] {
+            assert!(plain(s), "{s:?} may stay plain");
+        }
+        for s in ["10.0.0.1", "1e5", "0x1f", "0b1", "12:30", "2026-11-25", "42"] {
+            assert!(!plain(s), "{s:?} must be quoted");
+        }
+    }
 
     #[test]
     fn an_object_reads_as_kubectl_prints_it() {
@@ -179,23 +296,23 @@ mod tests {
             "apiVersion: v1\n\
              kind: Pod\n\
              metadata:\n  \
-               name: web\n  \
+               annotations: {}\n  \
                labels:\n    \
                  app: web\n  \
-               annotations: {}\n\
+               name: web\n\
              spec:\n  \
                containers:\n  \
-               - name: c\n    \
+               - args: []\n    \
                  image: nginx:1.27\n    \
+                 name: c\n    \
                  ports:\n    \
-                 - containerPort: 80\n    \
-                 args: []\n  \
-               nodeSelector: null\n  \
+                 - containerPort: 80\n  \
+               hostNetwork: false\n  \
                matrix:\n  \
                - - 1\n    \
                  - 2\n  \
                - []\n  \
-               hostNetwork: false\n"
+               nodeSelector: null\n"
         );
     }
 
@@ -273,13 +390,13 @@ mod tests {
             "data:\n  \
                clip: |\n    \
                  a: 1\n      b: 2\n  \
-               strip: |-\n    \
-                 x\n\n    \
-                 y\n  \
+               cr: \"a\\r\\nb\"\n  \
                keep: |+\n    \
                  x\n\n  \
                lead: \"  indented\\nfirst\"\n  \
-               cr: \"a\\r\\nb\"\n\
+               strip: |-\n    \
+                 x\n\n    \
+                 y\n\
              list:\n\
              - |-\n  \
                one\n  \

@@ -347,6 +347,18 @@ impl Output {
     }
 }
 
+/// The real kubectl (built by `tests/tools/tools.sh`), with the test kubeconfig, its output
+/// piped.
+pub fn kubectl() -> Command {
+    let mut cmd = Command::new(tool("kubectl"));
+    cmd.env("KUBECONFIG", kubeconfig_path())
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
 /// The binary, with the test kubeconfig in `KUBECONFIG` and nothing inherited that could
 /// change what it reads.
 pub fn informer() -> Command {
@@ -662,7 +674,12 @@ impl Streaming {
     pub fn start(args: &[&str]) -> Self {
         let mut cmd = informer();
         cmd.args(args);
-        let mut child = cmd.spawn().expect("spawn kubectl-informer");
+        Self::spawn(cmd)
+    }
+
+    /// Any command whose stdout and stderr are piped (kubectl, as an oracle).
+    pub fn spawn(mut cmd: Command) -> Self {
+        let mut child = cmd.spawn().expect("spawn the command");
         let stdout = child.stdout.take().unwrap();
         let mut stderr = child.stderr.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();

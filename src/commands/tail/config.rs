@@ -42,12 +42,52 @@ pub struct TailConfig {
     pub metadata_only: bool,
     pub show_secret_data: bool,
     pub output: OutputFormat,
+    /// `--show-managed-fields`: -o yaml keeps `metadata.managedFields`.
+    pub show_managed_fields: bool,
     /// `--diff` (`Content`) or `--diff-all` (`All`): each MODIFIED against its previous version.
     pub diff: Option<DiffFields>,
 }
 
 impl TailConfig {
     pub fn from_args(args: &TailArgs) -> Result<Self> {
+        if args.watch {
+            return Err(Error::Usage(
+                "-w/--watch: tail always watches, as kubectl get -w does; drop the flag \
+                 (--initial none prints only the changes, as kubectl's --watch-only)"
+                    .into(),
+            ));
+        }
+        if args.watch_only {
+            return Err(Error::Usage(
+                "--watch-only: tail always watches; for only the changes, without the objects \
+                 that exist, use --initial none"
+                    .into(),
+            ));
+        }
+        let kubectl_form = matches!(args.output, OutputFormat::Yaml | OutputFormat::Name);
+        if kubectl_form && (args.diff || args.diff_all) {
+            let flag = if args.diff_all {
+                "--diff-all"
+            } else {
+                "--diff"
+            };
+            return Err(Error::Usage(format!(
+                "{flag} with -o {}: a diff is shown in text (-o text or wide) or as a JSON Patch \
+                 (-o json)",
+                if args.output == OutputFormat::Yaml {
+                    "yaml"
+                } else {
+                    "name"
+                }
+            )));
+        }
+        if args.show_managed_fields && args.output != OutputFormat::Yaml {
+            return Err(Error::Usage(
+                "--show-managed-fields is for -o yaml (-o json prints objects whole, their \
+                 managedFields included)"
+                    .into(),
+            ));
+        }
         let (resource, name) = split_type_name(args)?;
         let resources = resource_list(resource)?;
         if args.follow_owned {
@@ -180,6 +220,7 @@ impl TailConfig {
             metadata_only: args.metadata_only,
             show_secret_data: args.show_secret_data,
             output: args.output,
+            show_managed_fields: args.show_managed_fields,
             diff: match (args.diff_all, args.diff) {
                 (true, _) => Some(DiffFields::All),
                 (false, true) => Some(DiffFields::Content),

@@ -53,6 +53,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "d
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "conform" -d 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "version" -d 'Print the client\'s version and commit, and the server\'s version (as `kubectl version`)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "schema" -d 'Print the documentation of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports), or one document\'s JSON Schema'
 complete -c kubectl-informer -n "__fish_kubectl_informer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -265,6 +266,31 @@ false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s h -l help -d 'Print help'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l user -d 'The kubeconfig user to use (overrides the context\'s)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -s n -l namespace -d 'Namespace to work in (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l request-timeout -d 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l health-check -d 'Check a connection that has received nothing for this long, e.g. `30s` (0: never): an HTTP/2 PING whose answer is due within 15 s, as client-go does; on HTTP/1.1, TCP keep-alive probes. A dead peer is then noticed within this plus 15 s, and a response body that stops for as long is abandoned. Costs one 17-byte PING and its answer per quiet connection per period' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -s v -l v -d 'Log level on stderr, as kubectl\'s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -s s -l server -d 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig\'s cluster; `https://` is assumed without a scheme)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l token -d 'Bearer token for authentication to the API server (overrides the kubeconfig user\'s credentials). Prefer a kubeconfig: a flag\'s value is visible to other local users in `ps`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l as -d 'Username to impersonate, e.g. a controller\'s service account: `system:serviceaccount:NAMESPACE:NAME`' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l as-group -d 'Group to impersonate (repeatable); needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l as-uid -d 'UID to impersonate; needs --as' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l certificate-authority -d 'Path to a certificate file for the certificate authority (overrides the kubeconfig\'s)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l client-certificate -d 'Path to a client certificate file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l client-key -d 'Path to a client key file for TLS' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l insecure-skip-tls-verify -d 'Do not check the server\'s certificate: the connection is then open to interception' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -l client -d 'Print the client\'s version only, without asking the server'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -s A -l all-namespaces -d 'Work across all namespaces'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand version" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand options" -l cluster -d 'The kubeconfig cluster to use (overrides the context\'s)' -r
@@ -313,11 +339,12 @@ false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand schema" -s V -l version -d 'Print version'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "conform" -d 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "completion" -d 'Print a shell completion script'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "schema" -d 'Print the documentation of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports), or one document\'s JSON Schema'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion options schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "tail" -d 'Stream the watch events of a resource with their resourceVersions and bookmarks'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "diff" -d 'Compare an informer cache with a fresh LIST at one resourceVersion and report drift'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "bench" -d 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "conform" -d 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "completion" -d 'Print a shell completion script'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "version" -d 'Print the client\'s version and commit, and the server\'s version (as `kubectl version`)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "options" -d 'Print the global options, which every command takes (as `kubectl options`)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "schema" -d 'Print the documentation of the JSON outputs (tail\'s JSON Lines, diff\'s, bench\'s and conform\'s reports), or one document\'s JSON Schema'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand help; and not __fish_seen_subcommand_from tail diff bench conform completion version options schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

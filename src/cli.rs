@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[command(
     name = "kubectl-informer",
     bin_name = "kubectl informer",
-    version,
+    version = crate::VERSION,
     propagate_version = true,
     args_override_self = true,
     help_template = ROOT_HELP,
@@ -184,11 +184,26 @@ pub enum Command {
     Conform(Box<ConformArgs>),
     /// Print a shell completion script.
     Completion(CompletionArgs),
+    /// Print the client's version and commit, and the server's version (as `kubectl version`).
+    Version(VersionArgs),
     /// Print the global options, which every command takes (as `kubectl options`).
     Options,
     /// Print the documentation of the JSON outputs (tail's JSON Lines, diff's, bench's and
     /// conform's reports), or one document's JSON Schema.
     Schema(SchemaArgs),
+}
+
+/// `kubectl informer version`.
+#[derive(Debug, Clone, Args)]
+#[command(before_help = "Examples:\n  \
+    kubectl informer version\n  \
+    kubectl informer version --client\n\n\
+    Exit status: 0 printed, 2 the server could not be asked (the client's lines are printed \
+    first).")]
+pub struct VersionArgs {
+    /// Print the client's version only, without asking the server.
+    #[arg(long)]
+    pub client: bool,
 }
 
 /// `kubectl informer schema [DOCUMENT]`.

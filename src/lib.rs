@@ -54,6 +54,15 @@ pub mod stop;
 pub mod template;
 
 use cli::{Cli, Command};
+
+/// The version `--version` prints: the crate's and the commit it was built from (`unknown` for
+/// a build without the repository's history).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("KUBECTL_INFORMER_COMMIT"),
+    ")"
+);
 use error::{Error, Result, EXIT_OK};
 
 /// Runs a parsed command line and returns the exit code (errors are returned, not printed). A
@@ -84,6 +93,7 @@ async fn exec(cli: Cli) -> Result<u8> {
             let config = commands::conform::ConformConfig::from_args(&args, &global)?;
             commands::conform::exec(&global, config).await
         }
+        Command::Version(args) => commands::version::exec(&global, &args).await,
         Command::Options => {
             use std::io::Write;
             let mut out = std::io::stdout().lock();

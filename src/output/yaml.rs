@@ -260,7 +260,9 @@ mod tests {
 
     #[test]
     fn keys_come_in_go_yamls_order() {
-        let mut keys = vec!["k10", "k9", "b", "_x", "K", "a2", "a02", "a", "ab", "-d", "k1"];
+        let mut keys = vec![
+            "k10", "k9", "b", "_x", "K", "a2", "a02", "a", "ab", "-d", "k1",
+        ];
         merge_sort(&mut keys, &|a, b| key_order(a, b));
         assert_eq!(
             keys,
@@ -273,7 +275,15 @@ mod tests {
         for s in ["9bedb5df-497e-446b-8369-c1bca0fba69b", "6h", "3d2c"] {
             assert!(plain(s), "{s:?} may stay plain");
         }
-        for s in ["10.0.0.1", "1e5", "0x1f", "0b1", "12:30", "2026-11-25", "42"] {
+        for s in [
+            "10.0.0.1",
+            "1e5",
+            "0x1f",
+            "0b1",
+            "12:30",
+            "2026-11-25",
+            "42",
+        ] {
             assert!(!plain(s), "{s:?} must be quoted");
         }
     }

@@ -207,7 +207,7 @@ false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
 false\t''"
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l no-churn -d 'Make no load: measure the traffic of an existing namespace (-n) or of all (-A)'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l no-churn -d 'Make no load: measure the traffic of an existing namespace (-n) or of all (-A). Without it, the load goes into a scratch namespace bench creates and deletes, or with -n into that namespace, each object labelled with the run and deleted at the end'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -l allow-empty -d 'With --no-churn: measure a namespace that does not exist (yet), whose traffic starts when it is created; without it that exits 2, since a measure of nothing is not a pass'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand bench" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -238,7 +238,7 @@ false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
 false\t''"
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l read-only -d 'Write nothing: the checks run on the namespace of -n (or the context\'s) and those that need a write are SKIP. Without it conform writes only in a scratch namespace it creates and deletes, and only objects it created there'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l read-only -d 'Write nothing: the checks run on the namespace of -n (or the context\'s) and those that need a write are SKIP. Without it conform writes only objects of its own: in a scratch namespace it creates and deletes, or with -n in that namespace, labelled with the run and deleted at the end'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s V -l version -d 'Print version'

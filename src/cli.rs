@@ -285,7 +285,9 @@ pub struct BenchArgs {
     /// Time at the start excluded from the figures.
     #[arg(long, value_name = "DURATION", default_value = "0s")]
     pub warmup: String,
-    /// Make no load: measure the traffic of an existing namespace (-n) or of all (-A).
+    /// Make no load: measure the traffic of an existing namespace (-n) or of all (-A). Without
+    /// it, the load goes into a scratch namespace bench creates and deletes, or with -n into
+    /// that namespace, each object labelled with the run and deleted at the end.
     #[arg(long, conflicts_with_all = ["objects", "rate"])]
     pub no_churn: bool,
     /// With --no-churn: measure a namespace that does not exist (yet), whose traffic starts
@@ -620,8 +622,9 @@ pub struct ConformArgs {
     #[arg(value_name = "RESOURCE")]
     pub resource: String,
     /// Write nothing: the checks run on the namespace of -n (or the context's) and those that
-    /// need a write are SKIP. Without it conform writes only in a scratch namespace it creates
-    /// and deletes, and only objects it created there.
+    /// need a write are SKIP. Without it conform writes only objects of its own: in a scratch
+    /// namespace it creates and deletes, or with -n in that namespace, labelled with the run
+    /// and deleted at the end.
     #[arg(long)]
     pub read_only: bool,
     /// A manifest (YAML or JSON) of one object of RESOURCE, which conform creates copies of:

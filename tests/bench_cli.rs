@@ -465,10 +465,7 @@ fn bad_input_is_one_line_before_anything_runs() {
             ],
             vec!["--export-json", "does not exist"],
         ),
-        (
-            vec!["-n", "default"],
-            vec!["--no-churn", "scratch namespace"],
-        ),
+        (vec!["-A"], vec!["-A with load", "--no-churn"]),
         (vec!["--rate", "lots"], vec!["--rate", "100/s"]),
         (
             vec!["cm", "--from-file", &rec],

@@ -223,11 +223,136 @@ async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
     assert!(doc["counters"]["writes"].is_null());
 }
 
+/// Someone whose rights end at their own namespace makes the load there: `nobody`, granted
+/// only configmaps in one namespace, runs a live bench in it; bench's objects carry the run's
+/// label, its informer sees only them, every write is accounted, and at the end they are gone
+/// while the namespace's own ConfigMap was never touched and no namespace was created.
+#[tokio::test]
+async fn load_in_a_namespace_of_ones_own_touches_only_benchs_objects_and_removes_them() {
+    let ns = TestNamespace::new("bench-own").await;
+    let theirs_rv = ns.create_configmap("theirs", &[("app", "web")]).await;
+    ns.grant_nobody_and_wait(
+        "bench-cm",
+        &["configmaps"],
+        &["create", "patch", "delete", "list", "watch"],
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("own.json");
+    let out = run(&[
+        "bench",
+        "-n",
+        &ns.name,
+        "--context",
+        "nobody",
+        "--objects",
+        "20",
+        "--rate",
+        "20",
+        "--for",
+        "3s",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stderr.contains("creating namespace"), "{}", out.stderr);
+    let run_label = out
+        .stderr
+        .split("labelled ")
+        .nth(1)
+        .and_then(|rest| rest.split([' ', ',']).next())
+        .unwrap_or_else(|| panic!("no run label named: {}", out.stderr));
+    assert!(
+        run_label.starts_with("kubectl-informer/run=bench-"),
+        "{run_label}"
+    );
+    let removal = format!("labelled {run_label} in namespace {}", ns.name);
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l.starts_with("bench: deleted ") && l.ends_with(&removal)),
+        "{}",
+        out.stderr
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["source"]["namespace"], ns.name.as_str());
+    assert_eq!(doc["source"]["churn"], true);
+    assert_eq!(
+        doc["counters"]["writesWithoutEvent"], 0,
+        "{}",
+        doc["counters"]
+    );
+    // The informer saw bench's objects only: the 20 creates first, then the window's writes;
+    // "theirs" never came as an event.
+    let writes = doc["counters"]["writes"].as_u64().unwrap();
+    assert!(writes > 0, "{}", doc["counters"]);
+    // kube-controller-manager publishes kube-root-ca.crt in every namespace: not bench's.
+    let versions = ns.configmap_versions().await;
+    assert_eq!(
+        versions
+            .into_iter()
+            .filter(|(name, _)| name != "kube-root-ca.crt")
+            .collect::<Vec<_>>(),
+        vec![("theirs".to_string(), theirs_rv)],
+        "bench's objects are gone and the namespace's own is as it was"
+    );
+}
+
+/// A SIGTERM in the middle of a run in a namespace of one's own still removes bench's objects
+/// (exit 143), and only them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sigterm_during_a_run_in_ones_own_namespace_still_removes_benchs_objects() {
+    let ns = TestNamespace::new("bench-own-term").await;
+    ns.create_configmap("theirs", &[]).await;
+    let mut bench = Spawned::start(&[
+        "bench",
+        "-n",
+        &ns.name,
+        "--objects",
+        "10",
+        "--rate",
+        "10",
+        "--for",
+        "5m",
+    ]);
+    bench.wait_for("the clock starts now");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &bench.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = tokio::task::block_in_place(|| bench.wait(Duration::from_secs(60)));
+    assert_eq!(code, Some(143), "{:?}", bench.seen);
+    assert!(
+        bench.seen.iter().any(|l| l.starts_with("bench: deleted ")
+            && l.contains("labelled kubectl-informer/run=bench-")),
+        "{:?}",
+        bench.seen
+    );
+    let left: Vec<String> = ns
+        .configmap_versions()
+        .await
+        .into_keys()
+        .filter(|name| name != "kube-root-ca.crt")
+        .collect();
+    assert_eq!(left, ["theirs"]);
+}
+
 /// A typo in -n must not measure nothing and pass its gates: a namespace that does not exist
 /// exits 2 before the run, unless --allow-empty says it may be created during it.
 #[tokio::test]
 async fn no_churn_in_a_namespace_that_does_not_exist_exits_2_unless_allowed() {
     let missing = common::unique("no-such-ns");
+    // With load too: bench writes only in a namespace that exists, or in its own scratch one.
+    let out = run(&["bench", "-n", &missing, "--for", "1s"]);
+    assert_one_line_error(
+        &out,
+        &[
+            &format!("namespace \"{missing}\" does not exist"),
+            "scratch namespace",
+        ],
+    );
     let out = run(&["bench", "cm", "-n", &missing, "--no-churn", "--for", "1s"]);
     assert_one_line_error(
         &out,

@@ -109,6 +109,59 @@ async fn every_check_passes_on_configmaps_in_a_scratch_namespace_it_removes() {
     assert_scratch_removed_of("conform", &out.stderr).await;
 }
 
+/// Someone whose rights end at their own namespace runs every check there: conform's objects
+/// carry the run's label, which its LISTs and watches select, so the namespace's own objects
+/// change nothing; at the end conform's are gone and the others untouched.
+#[tokio::test]
+async fn every_check_passes_in_a_namespace_of_ones_own_and_only_conforms_objects_are_written() {
+    let ns = TestNamespace::new("conform-own").await;
+    let mut theirs = Vec::new();
+    for name in ["theirs-1", "theirs-2"] {
+        theirs.push((name.to_string(), ns.create_configmap(name, &[]).await));
+    }
+    ns.grant_nobody_and_wait(
+        "conform-cm",
+        &["configmaps"],
+        &["create", "patch", "delete", "list", "watch"],
+    )
+    .await;
+    let out = conform(
+        &[
+            "configmaps",
+            "-n",
+            &ns.name,
+            "--context",
+            "nobody",
+            "-o",
+            "json",
+        ],
+        None,
+    );
+    assert_all_pass(&out);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["namespace"], ns.name.as_str());
+    assert_eq!(report["scratchNamespace"], false);
+    assert_eq!(report["readOnly"], false);
+    assert!(
+        out.stderr
+            .contains("labelled kubectl-informer/run=conform-")
+            && out.stderr.contains("deleted "),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("creating namespace"), "{}", out.stderr);
+    // kube-controller-manager publishes kube-root-ca.crt in every namespace: not conform's.
+    assert_eq!(
+        ns.configmap_versions()
+            .await
+            .into_iter()
+            .filter(|(name, _)| name != "kube-root-ca.crt")
+            .collect::<Vec<_>>(),
+        theirs,
+        "conform's objects are gone and the namespace's own are as they were"
+    );
+}
+
 #[tokio::test]
 async fn text_output_has_a_line_per_check_and_a_summary() {
     admin().await;
@@ -426,8 +479,11 @@ async fn what_conform_cannot_write_is_refused_in_one_line() {
     for (args, needles) in [
         (&["pods"][..], &["--template FILE", "--read-only"][..]),
         (
-            &["cm", "-n", "default"],
-            &["-n default without --read-only", "scratch namespace"],
+            &["cm", "-n", "no-such-namespace-for-conform"],
+            &[
+                "namespace \"no-such-namespace-for-conform\" does not exist",
+                "scratch namespace",
+            ],
         ),
         (&["cm", "-A"], &["-A without --read-only"]),
         (

@@ -32,6 +32,9 @@ pub struct Churn {
     pub objects: usize,
     pub rate: f64,
     pub workload: Workload,
+    /// In an existing namespace: the run that names and labels the objects (the informer's
+    /// label selector selects them).
+    pub run: Option<String>,
 }
 
 /// `--react`: what counts as the controller's reaction to a write, the owned resource to
@@ -86,8 +89,10 @@ pub async fn run_live(
     // reactions.
     let mut owned = match reacting.as_ref().and_then(|r| r.owned.clone()) {
         Some(resource) => {
+            // Owned objects carry their controller's labels, not the run's.
             let owned_lw = ListWatch {
                 resource,
+                label_selector: None,
                 ..lw.clone()
             };
             let informer = SharedInformer::new(
@@ -115,6 +120,7 @@ pub async fn run_live(
                     objects: c.objects,
                     rate: c.rate,
                     seed: options.shape.seed,
+                    run: c.run.clone(),
                 },
             )
             .map_err(|e| Error::Usage(format!("cannot start the load generator: {e}")))?;

@@ -6,6 +6,7 @@
 
 use super::dist::Rng;
 use super::react;
+use super::scratch::RUN_LABEL_KEY;
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use crate::error::Error;
@@ -135,6 +136,9 @@ pub struct Generator {
     /// DELETED event of that key.
     deletions: HashMap<String, usize>,
     busy: HashSet<String>,
+    /// With a run in an existing namespace: its name, the objects' name prefix and the value
+    /// of the run label each created object carries.
+    run: Option<String>,
     next_name: usize,
     seq: u64,
     in_flight: FuturesUnordered<WriteFuture>,
@@ -148,16 +152,16 @@ pub struct Generator {
 }
 
 impl Generator {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        cluster: Cluster,
-        resource: ApiResource,
-        workload: Workload,
-        namespace: String,
-        objects: usize,
-        rate: f64,
-        seed: u64,
-    ) -> Self {
+    pub fn new(cluster: Cluster, plan: LoadPlan) -> Self {
+        let LoadPlan {
+            resource,
+            workload,
+            namespace,
+            objects,
+            rate,
+            seed,
+            run,
+        } = plan;
         Generator {
             cluster,
             resource,
@@ -165,6 +169,7 @@ impl Generator {
             namespace,
             objects,
             rate,
+            run,
             rng: Rng::new(seed),
             live: Vec::new(),
             gone: VecDeque::new(),
@@ -287,7 +292,11 @@ impl Generator {
     }
 
     fn new_name(&mut self) -> String {
-        let name = format!("bench-{:06}", self.next_name);
+        let name = format!(
+            "{}-{:06}",
+            self.run.as_deref().unwrap_or("bench"),
+            self.next_name
+        );
         self.next_name += 1;
         name
     }
@@ -343,6 +352,7 @@ impl Generator {
         let namespace = self.namespace.clone();
         let seq = self.seq;
         let workload = self.workload.clone();
+        let run = self.run.clone();
         let random = self.rng.next_u64();
         self.in_flight.push(Box::pin(async move {
             let sent = SystemTime::now();
@@ -372,6 +382,11 @@ impl Generator {
                 }
                 (_, Op::Delete) => serde_json::json!({"apiVersion": "v1", "kind": "DeleteOptions"}),
             };
+            // In a namespace of others' objects, each of ours says it is ours.
+            let mut body = body;
+            if let (Op::Create, Some(run)) = (op, &run) {
+                body["metadata"]["labels"][RUN_LABEL_KEY] = serde_json::Value::String(run.clone());
+            }
             let (method, path, content_type, verb) = match op {
                 Op::Create => (http::Method::POST, collection, "application/json", "create"),
                 Op::Update => (
@@ -547,6 +562,8 @@ pub struct LoadPlan {
     pub objects: usize,
     pub rate: f64,
     pub seed: u64,
+    /// In an existing namespace: the run (`bench-x7k2q9`), which names and labels the objects.
+    pub run: Option<String>,
 }
 
 /// The generator on a thread of its own, with its own runtime and connection: its work stays
@@ -575,15 +592,7 @@ impl LoadThread {
                     let work = async move {
                         let setup = async {
                             let cluster = cluster.connect_again().await?;
-                            let mut g = Generator::new(
-                                cluster,
-                                plan.resource,
-                                plan.workload,
-                                plan.namespace,
-                                plan.objects,
-                                plan.rate,
-                                plan.seed,
-                            );
+                            let mut g = Generator::new(cluster, plan);
                             g.populate().await?;
                             Ok::<_, Error>(g)
                         };

@@ -1,9 +1,12 @@
-//! The scratch namespace bench makes its load in (and conform its writes): named by the command
-//! (so that a Ctrl-C during its create still knows what to delete), labelled, and always
+//! Where bench makes its load (and conform its writes): a scratch namespace, named by the
+//! command (so that a Ctrl-C during its create still knows what to delete), labelled, and always
 //! deleted: [`around`] runs the rest of the run inside it and deletes it however that ends (done,
-//! failed, or Ctrl-C).
+//! failed, or Ctrl-C); or a namespace the user named, for someone whose rights end at it, where
+//! every object the run makes carries the run's label and is deleted at the end
+//! ([`labelled_in`]), and nothing else is touched.
 
-use crate::cluster::{Cluster, ClusterError, Operation};
+use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
+use crate::informer::listwatch::{ListOptions, ListWatch};
 use std::future::Future;
 use std::time::Duration;
 
@@ -26,14 +29,9 @@ impl ScratchNamespace {
     /// `kubectl-informer-COMMAND-xxxxxx`, chosen here rather than by the server (generateName),
     /// so that a Ctrl-C during the create still knows which namespace to delete.
     pub fn new_name(command: &str) -> ScratchNamespace {
-        let mut rng = crate::rng::Rng::from_clock();
-        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-        let suffix: String = (0..6)
-            .map(|_| ALPHABET[rng.below(ALPHABET.len())] as char)
-            .collect();
         let owner = format!("kubectl-informer-{command}");
         ScratchNamespace {
-            name: format!("{owner}-{suffix}"),
+            name: format!("{owner}-{}", suffix()),
             owner,
         }
     }
@@ -76,6 +74,151 @@ impl ScratchNamespace {
             )
             .await
             .map(|_| ())
+    }
+}
+
+/// Six random characters that read as no word, to tell runs apart.
+fn suffix() -> String {
+    let mut rng = crate::rng::Rng::from_clock();
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    (0..6)
+        .map(|_| ALPHABET[rng.below(ALPHABET.len())] as char)
+        .collect()
+}
+
+/// The label on every object a command makes in a namespace the user named (`-n`): its value
+/// names the run, so that the run deletes exactly its own objects and its informer sees only
+/// them.
+pub const RUN_LABEL_KEY: &str = "kubectl-informer/run";
+
+/// A run's objects in an existing namespace: named `RUN-...` and labelled
+/// `kubectl-informer/run=RUN`, where RUN is `bench-x7k2q9`.
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    pub namespace: String,
+    /// `bench-x7k2q9`: the label's value and the objects' name prefix.
+    pub run: String,
+}
+
+impl Labelled {
+    pub fn new(command: &str, namespace: &str) -> Labelled {
+        Labelled {
+            namespace: namespace.to_string(),
+            run: format!("{command}-{}", suffix()),
+        }
+    }
+
+    /// `kubectl-informer/run=bench-x7k2q9`.
+    pub fn selector(&self) -> String {
+        format!("{RUN_LABEL_KEY}={}", self.run)
+    }
+}
+
+/// Runs `body` with the run's objects of `resource` in `labelled`'s namespace (which exists),
+/// then deletes every object of `resource` that carries the run's label, whatever happened:
+/// `None` when `interrupt` came first. Nothing else in the namespace is touched.
+pub async fn labelled_in<T, F: Future<Output = T>>(
+    cluster: &Cluster,
+    resource: &ApiResource,
+    labelled: Labelled,
+    what: &str,
+    interrupt: &mut (impl Future + Unpin),
+    notice: &(dyn Fn(String) + Sync),
+    body: impl FnOnce(Labelled) -> F,
+) -> Option<T> {
+    notice(format!(
+        "writing to context \"{}\" (server {}, user \"{}\"): {what} in namespace {}, each \
+         object labelled {} and deleted at the end",
+        cluster.context,
+        cluster.server,
+        cluster.user,
+        labelled.namespace,
+        labelled.selector()
+    ));
+    let result = tokio::select! {
+        r = body(labelled.clone()) => Some(r),
+        _ = &mut *interrupt => None,
+    };
+    remove_labelled(cluster, resource, &labelled, notice).await;
+    result
+}
+
+/// Deletes each object of `resource` labelled with the run, within `DELETE_LIMIT`; a second
+/// Ctrl-C (or SIGTERM), a failure or the limit leave a line that says how to do it by hand.
+async fn remove_labelled(
+    cluster: &Cluster,
+    resource: &ApiResource,
+    labelled: &Labelled,
+    notice: &(dyn Fn(String) + Sync),
+) {
+    let by_hand = format!(
+        "delete them with `kubectl delete {} -n {} -l {}`",
+        resource.qualified_name(),
+        labelled.namespace,
+        labelled.selector()
+    );
+    let removal = async {
+        let lw = ListWatch {
+            cluster: cluster.clone(),
+            resource: resource.clone(),
+            namespace: Some(labelled.namespace.clone()),
+            label_selector: Some(labelled.selector()),
+            field_selector: None,
+            metadata_only: true,
+            encoding: crate::informer::object::Encoding::Json,
+        };
+        let mut names = Vec::new();
+        let mut opts = ListOptions::default();
+        loop {
+            let page = lw.list_page(&opts).await?;
+            names.extend(page.items.iter().map(|o| o.name().to_string()));
+            match page.continue_token {
+                Some(token) => opts.continue_token = Some(token),
+                None => break,
+            }
+        }
+        let collection = resource.collection_path(Some(&labelled.namespace));
+        let op = Operation::new(
+            "delete",
+            resource.qualified_name(),
+            Some(&labelled.namespace),
+        );
+        for name in &names {
+            let deleted = cluster
+                .send(
+                    http::Method::DELETE,
+                    &format!("{collection}/{name}"),
+                    "application/json",
+                    Vec::new(),
+                    &op,
+                )
+                .await;
+            match deleted {
+                Ok(_) | Err(ClusterError::Api { code: 404, .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok::<usize, ClusterError>(names.len())
+    };
+    let result = tokio::select! {
+        r = tokio::time::timeout(DELETE_LIMIT, removal) => r,
+        _ = crate::stop::requested() => {
+            notice(format!("interrupted while deleting the objects: {by_hand}"));
+            return;
+        }
+    };
+    match result {
+        Ok(Ok(n)) => notice(format!(
+            "deleted {} labelled {} in namespace {}",
+            crate::format::count(n as u64, "object"),
+            labelled.selector(),
+            labelled.namespace
+        )),
+        Ok(Err(e)) => notice(format!("could not delete the objects: {e}: {by_hand}")),
+        Err(_) => notice(format!(
+            "the objects were not deleted within {}s: {by_hand}",
+            DELETE_LIMIT.as_secs()
+        )),
     }
 }
 

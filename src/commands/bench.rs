@@ -148,7 +148,8 @@ async fn replay(
 }
 
 /// The live run: an informer on the cluster, fed by the load generator in a scratch namespace
-/// (deleted however the run ends) or by a namespace's own traffic (`--no-churn`).
+/// (deleted however the run ends) or in the namespace -n names (its objects labelled and
+/// deleted), or by a namespace's own traffic (`--no-churn`).
 async fn live(
     global: &GlobalConfig,
     churn: &Option<Churn>,
@@ -170,12 +171,13 @@ async fn live(
             )));
         }
     }
-    let run = |namespace: Option<String>| {
+    // The informer on `namespace` (only the run's objects with `label_selector`), fed by `churn`.
+    let run = |namespace: Option<String>, label_selector: Option<String>, churn: Option<Churn>| {
         let lw = ListWatch {
             cluster: target.cluster.clone(),
             resource: target.resource.clone(),
             namespace: namespace.clone(),
-            label_selector: None,
+            label_selector,
             field_selector: None,
             metadata_only: false,
             encoding: config.encoding,
@@ -183,7 +185,7 @@ async fn live(
         async move {
             let live = run_live(
                 lw,
-                churn.clone(),
+                churn,
                 reacting.clone(),
                 config.duration,
                 &config.options,
@@ -194,19 +196,45 @@ async fn live(
             (namespace, live)
         }
     };
-    let result = match churn {
-        Some(_) => {
+    let result = match (churn, &global.namespace) {
+        // A namespace the user named: the load's objects carry the run's label, which the
+        // informer selects, and are deleted at the end; nothing else there is touched.
+        (Some(c), Some(ns)) => {
+            if super::namespace_exists(&target.cluster, ns).await == Some(false) {
+                return Err(Error::Usage(format!(
+                    "namespace \"{ns}\" does not exist: bench makes its load in an existing \
+                     namespace you name with -n, or, without -n, in a scratch namespace it \
+                     creates and deletes"
+                )));
+            }
+            let labelled = scratch::Labelled::new("bench", ns);
+            let churn = Churn {
+                run: Some(labelled.run.clone()),
+                ..c.clone()
+            };
+            scratch::labelled_in(
+                &target.cluster,
+                &target.resource,
+                labelled,
+                "making the load",
+                interrupt,
+                notice,
+                |labelled| run(Some(ns.clone()), Some(labelled.selector()), Some(churn)),
+            )
+            .await
+        }
+        (Some(_), None) => {
             scratch::around(
                 &target.cluster,
                 ("bench", "the load"),
                 interrupt,
                 notice,
-                |ns| run(Some(ns)),
+                |ns| run(Some(ns), None, churn.clone()),
             )
             .await?
         }
-        None => tokio::select! {
-            r = run(target.namespace.clone()) => Some(r),
+        (None, _) => tokio::select! {
+            r = run(target.namespace.clone(), None, None) => Some(r),
             _ = &mut *interrupt => None,
         },
     };

@@ -29,22 +29,12 @@ pub struct ConformConfig {
 
 impl ConformConfig {
     pub fn from_args(args: &ConformArgs, global: &GlobalConfig) -> Result<Self> {
-        if !args.read_only {
-            if let Some(ns) = &global.namespace {
-                return Err(Error::Usage(format!(
-                    "-n {ns} without --read-only: conform writes only in a scratch namespace it \
-                     creates and deletes; to check namespace {ns} without writing, add \
-                     --read-only"
-                )));
-            }
-            if global.all_namespaces {
-                return Err(Error::Usage(
-                    "-A without --read-only: conform writes only in a scratch namespace it \
-                     creates and deletes; add --read-only to check all namespaces without \
-                     writing"
-                        .into(),
-                ));
-            }
+        if !args.read_only && global.all_namespaces {
+            return Err(Error::Usage(
+                "-A without --read-only: conform writes in one namespace (a scratch namespace, \
+                 or the one -n names); add --read-only to check all namespaces without writing"
+                    .into(),
+            ));
         }
         let template = match &args.template {
             Some(path) => Some(Template::load(path).map_err(Error::Usage)?),
@@ -143,21 +133,44 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
         text: config.output == ReportFormat::Text,
         all_evidence: global.verbose > 0,
     };
-    let outcome = if run.template.is_some() {
-        let out = &mut out;
-        scratch::around(
-            &target.cluster,
-            ("conform", "the checks' writes"),
-            &mut interrupt,
-            &notice,
-            move |ns| run.checks(Some(ns), out),
-        )
-        .await?
-    } else {
-        tokio::select! {
-            r = run.checks(target.namespace.clone(), &mut out) => Some(r),
-            _ = &mut interrupt => None,
+    let outcome = match (&run.template, &global.namespace) {
+        // A namespace the user named: conform's objects there carry the run's label, which its
+        // watches select, and are deleted at the end; nothing else there is touched.
+        (Some(_), Some(ns)) => {
+            if super::namespace_exists(&target.cluster, ns).await == Some(false) {
+                return Err(Error::Usage(format!(
+                    "namespace \"{ns}\" does not exist: conform writes in an existing namespace \
+                     you name with -n, or, without -n, in a scratch namespace it creates and \
+                     deletes"
+                )));
+            }
+            let out = &mut out;
+            scratch::labelled_in(
+                &target.cluster,
+                &resource,
+                scratch::Labelled::new("conform", ns),
+                "the checks' writes",
+                &mut interrupt,
+                &notice,
+                move |labelled| run.checks(Some(ns.clone()), Some(labelled), out),
+            )
+            .await
         }
+        (Some(_), None) => {
+            let out = &mut out;
+            scratch::around(
+                &target.cluster,
+                ("conform", "the checks' writes"),
+                &mut interrupt,
+                &notice,
+                move |ns| run.checks(Some(ns), None, out),
+            )
+            .await?
+        }
+        (None, _) => tokio::select! {
+            r = run.checks(target.namespace.clone(), None, &mut out) => Some(r),
+            _ = &mut interrupt => None,
+        },
     };
     let Some(report) = outcome else {
         return Ok(crate::stop::exit_code());
@@ -189,12 +202,19 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    async fn checks(self, namespace: Option<String>, out: &mut impl Write) -> Result<Report> {
+    /// The checks in `namespace`; with `labelled`, on the run's objects only (a namespace the
+    /// user named, which holds others').
+    async fn checks(
+        self,
+        namespace: Option<String>,
+        labelled: Option<scratch::Labelled>,
+        out: &mut impl Write,
+    ) -> Result<Report> {
         let lw = ListWatch {
             cluster: self.cluster.clone(),
             resource: self.resource.clone(),
             namespace: namespace.clone(),
-            label_selector: None,
+            label_selector: labelled.as_ref().map(scratch::Labelled::selector),
             field_selector: None,
             metadata_only: false,
             encoding: Encoding::Json,
@@ -213,23 +233,26 @@ impl Run<'_> {
                     ns.clone(),
                     template,
                 );
+                writer.run_label = labelled
+                    .as_ref()
+                    .map(|l| (scratch::RUN_LABEL_KEY.to_string(), l.run.clone()));
                 let mut ev = Evidence::default();
                 for i in 1..=OBJECTS {
-                    writer
-                        .create(&mut ev, &format!("conform-{i}"))
-                        .await
-                        .map_err(|why| {
-                            Error::Watch(format!(
-                                "cannot create the objects the checks need: {}",
-                                why.into_text()
-                            ))
-                        })?;
+                    let name = writer.name(&i.to_string());
+                    writer.create(&mut ev, &name).await.map_err(|why| {
+                        Error::Watch(format!(
+                            "cannot create the objects the checks need: {}",
+                            why.into_text()
+                        ))
+                    })?;
                 }
                 Some(writer)
             }
             _ => None,
         };
-        let scratch = writer.is_some();
+        let selector = labelled.as_ref().map(scratch::Labelled::selector);
+        let scratch = writer.is_some() && selector.is_none();
+        let writes = writer.is_some();
         let mut subject = Subject {
             lw,
             writer,
@@ -245,6 +268,7 @@ impl Run<'_> {
                     context: &self.cluster.context,
                     namespace: namespace.as_deref(),
                     scratch,
+                    labelled: selector.as_deref(),
                 },
             )
             .map_err(Error::Output)?;
@@ -263,7 +287,7 @@ impl Run<'_> {
             &subject.lw,
             namespace,
             scratch,
-            !scratch,
+            !writes,
             checks,
         ))
     }

@@ -227,7 +227,8 @@ pub fn seconds(d: Duration) -> String {
     format!("{:.3}s", d.as_secs_f64())
 }
 
-/// Writes conform's own objects, from a template, in the scratch namespace.
+/// Writes conform's own objects, from a template, in the scratch namespace (or labelled, in a
+/// namespace the user named).
 pub struct Writer {
     pub cluster: Cluster,
     pub resource: ApiResource,
@@ -235,6 +236,9 @@ pub struct Writer {
     pub template: Template,
     /// The objects conform created that exist now.
     pub names: Vec<String>,
+    /// In a namespace the user named: the label each object conform creates carries, whose
+    /// value (the run, `conform-x7k2q9`) also starts its name.
+    pub run_label: Option<(String, String)>,
     /// Writes made: each update sets an annotation to the next one.
     seq: u64,
 }
@@ -255,8 +259,16 @@ impl Writer {
             namespace,
             template,
             names: Vec::new(),
+            run_label: None,
             seq: 0,
         }
+    }
+
+    /// The name of conform's object `base` (`1`, `order`): `conform-1`, or in a namespace the
+    /// user named, the run's `conform-x7k2q9-1`.
+    pub fn name(&self, base: &str) -> String {
+        let run = self.run_label.as_ref().map(|(_, run)| run.as_str());
+        format!("{}-{base}", run.unwrap_or("conform"))
     }
 
     fn object_path(&self, name: &str) -> String {
@@ -302,7 +314,10 @@ impl Writer {
 
     /// Creates `name` from the template; its RV.
     pub async fn create(&mut self, ev: &mut Evidence, name: &str) -> Result<String, Verdict> {
-        let object = self.template.instance(name, &[(SEQ_ANNOTATION, "0")]);
+        let mut object = self.template.instance(name, &[(SEQ_ANNOTATION, "0")]);
+        if let Some((key, run)) = &self.run_label {
+            object["metadata"]["labels"][key] = serde_json::Value::String(run.clone());
+        }
         let path = self.resource.collection_path(Some(&self.namespace));
         let rv = self
             .write(

@@ -15,14 +15,19 @@ pub struct Target<'a> {
     pub namespace: Option<&'a str>,
     /// Whether the namespace is a scratch namespace conform made (else it only reads).
     pub scratch: bool,
+    /// In a namespace the user named: the label selector of the objects conform writes there.
+    pub labelled: Option<&'a str>,
 }
 
 /// `conform configmaps (v1) at https://..., context "admin", scratch namespace x`.
 pub fn write_header(out: &mut impl Write, target: &Target) -> io::Result<()> {
-    let scope = match (target.namespace, target.scratch) {
-        (Some(ns), true) => format!("scratch namespace {ns}"),
-        (Some(ns), false) => format!("namespace {ns}, read-only"),
-        (None, _) => "all namespaces, read-only".to_string(),
+    let scope = match (target.namespace, target.scratch, target.labelled) {
+        (Some(ns), true, _) => format!("scratch namespace {ns}"),
+        (Some(ns), false, Some(selector)) => {
+            format!("namespace {ns}, writing only objects labelled {selector}")
+        }
+        (Some(ns), false, None) => format!("namespace {ns}, read-only"),
+        (None, _, _) => "all namespaces, read-only".to_string(),
     };
     writeln!(
         out,

@@ -234,6 +234,35 @@ impl TestNamespace {
     }
 
     /// name → resourceVersion of the namespace's ConfigMaps, by a fresh (consistent) LIST.
+    /// [`grant_nobody`], then waits (within 30 s) until the server says, as the real kubectl
+    /// asks it (`kubectl auth can-i --context nobody`), that `nobody` may use every verb: RBAC's
+    /// caches apply a grant a moment after it is made.
+    ///
+    /// [`grant_nobody`]: TestNamespace::grant_nobody
+    pub async fn grant_nobody_and_wait(&self, name: &str, resources: &[&str], verbs: &[&str]) {
+        self.grant_nobody(name, resources, verbs).await;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        for resource in resources {
+            for verb in verbs {
+                loop {
+                    let mut cmd = kubectl();
+                    cmd.args(["auth", "can-i", verb, resource, "-n", &self.name])
+                        .args(["--context", "nobody"]);
+                    let answer = cmd.output().expect("running kubectl auth can-i");
+                    if answer.status.success() {
+                        break;
+                    }
+                    assert!(
+                        Instant::now() < deadline,
+                        "nobody may still not {verb} {resource} in {} after 30 s",
+                        self.name
+                    );
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            }
+        }
+    }
+
     pub async fn configmap_versions(&self) -> std::collections::BTreeMap<String, String> {
         self.configmaps()
             .list(&Default::default())

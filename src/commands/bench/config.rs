@@ -167,17 +167,11 @@ impl BenchConfig {
                 if args.no_churn {
                     SourceConfig::Live { churn: None }
                 } else {
-                    if let Some(ns) = &global.namespace {
-                        return Err(usage(format!(
-                            "-n {ns} with load: bench makes its load in a scratch namespace it \
-                             creates and deletes; to measure the traffic of namespace {ns} add \
-                             --no-churn"
-                        )));
-                    }
                     if global.all_namespaces {
                         return Err(usage(
-                            "-A with load: bench makes its load in a scratch namespace; add \
-                             --no-churn to measure the traffic of all namespaces"
+                            "-A with load: bench makes its load in one namespace (a scratch \
+                             namespace, or the one -n names); add --no-churn to measure the \
+                             traffic of all namespaces"
                                 .into(),
                         ));
                     }
@@ -189,6 +183,7 @@ impl BenchConfig {
                             objects: args.objects,
                             rate: parse_rate(&args.rate).map_err(usage)?,
                             workload: workload(args, react.as_ref().map(|(r, _)| r))?,
+                            run: None,
                         }),
                     }
                 }

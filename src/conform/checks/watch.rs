@@ -59,13 +59,13 @@ pub(super) async fn watch_rv_order(subject: &mut Subject, ev: &mut Evidence) -> 
     match subject.writer.as_mut() {
         Some(writer) => {
             // Four writes of three kinds: a create, two updates, a delete.
-            let extra = "conform-order";
-            let mut written = vec![writer.create(ev, extra).await?];
+            let extra = writer.name("order");
+            let mut written = vec![writer.create(ev, &extra).await?];
             for i in 0..2 {
                 let name = writer.object(i);
                 written.push(writer.touch(ev, &name).await?);
             }
-            writer.delete(ev, extra).await?;
+            writer.delete(ev, &extra).await?;
             let deadline = Instant::now() + EVENT_LIMIT;
             while events.len() < 4 {
                 let (found, _, end) = watch.until(ev, deadline, |e| object_of(e).is_some()).await;

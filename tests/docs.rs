@@ -1,6 +1,7 @@
-//! The documentation stays true: README's flag tables are generated from the command line's own
-//! definition (the one `--help` prints) and checked here, and every Markdown table in the docs
-//! is well formed. Regenerate the flag tables with `UPDATE_DOCS=1 cargo test --test docs`.
+//! The documentation stays true: the flag tables of the reference pages (docs/) are generated
+//! from the command line's own definition (the one `--help` prints) and checked here, every
+//! Markdown table is well formed, and every link to a file or a section leads somewhere.
+//! Regenerate the flag tables with `UPDATE_DOCS=1 cargo test --test docs`.
 
 use std::path::{Path, PathBuf};
 
@@ -120,31 +121,35 @@ fn with_section(text: &str, name: &str, body: &str) -> Option<String> {
 }
 
 #[test]
-fn readme_flag_tables_match_the_command_line() {
-    let path = root().join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let mut updated = readme.clone();
-    for (section, command) in [
-        ("tail", Some("tail")),
-        ("diff", Some("diff")),
-        ("bench", Some("bench")),
-        ("conform", Some("conform")),
-        ("global", None),
+fn the_reference_pages_flag_tables_match_the_command_line() {
+    let mut stale = Vec::new();
+    for (file, section, command) in [
+        ("docs/tail.md", "tail", Some("tail")),
+        ("docs/diff.md", "diff", Some("diff")),
+        ("docs/bench.md", "bench", Some("bench")),
+        ("docs/conform.md", "conform", Some("conform")),
+        ("docs/other-commands.md", "version", Some("version")),
+        ("docs/global-options.md", "global", None),
     ] {
-        let table = flag_table(command);
-        updated = with_section(&updated, section, &table).unwrap_or_else(|| {
-            panic!("README.md has no `<!-- flags:{section} -->` ... `<!-- /flags:{section} -->` section")
+        let path = root().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let updated = with_section(&text, section, &flag_table(command)).unwrap_or_else(|| {
+            panic!(
+                "{file} has no `<!-- flags:{section} -->` ... `<!-- /flags:{section} -->` section"
+            )
         });
+        if updated == text {
+            continue;
+        }
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(&path, updated).unwrap();
+        } else {
+            stale.push(file);
+        }
     }
-    if updated == readme {
-        return;
-    }
-    if std::env::var_os("UPDATE_DOCS").is_some() {
-        std::fs::write(&path, updated).unwrap();
-        return;
-    }
-    panic!(
-        "README.md's flag tables differ from the command line's definition; regenerate them \
+    assert!(
+        stale.is_empty(),
+        "the flag tables of {stale:?} differ from the command line's definition; regenerate them \
          with `UPDATE_DOCS=1 cargo test --test docs`"
     );
 }

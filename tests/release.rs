@@ -2,7 +2,7 @@
 //! `tests/tools/tools.sh build`, which `tests/run.sh` runs; found with `common::tool`): the krew manifest template
 //! (`.krew.yaml`) rendered as krew-release-bot renders it, against archives made as the release
 //! workflow makes them, passes krew's own `validate-krew-manifest` with every platform installed
-//! by `kubectl krew install`; the release workflow and the README's CI examples pass actionlint;
+//! by `kubectl krew install`; the release workflow and the CI examples of the docs pass actionlint;
 //! and the three agree on the archives' names and contents.
 
 mod common;
@@ -333,9 +333,10 @@ fn actionlint(file: &Path) -> Output {
         .expect("running actionlint")
 }
 
-/// The GitHub Actions workflows the README shows (YAML blocks with `jobs:`).
+/// The GitHub Actions workflows the docs show (YAML blocks with `jobs:`), in the README and the
+/// CI page.
 fn readme_workflows() -> Vec<String> {
-    let readme = read("README.md");
+    let readme = read("README.md") + &read("docs/ci.md");
     let mut workflows = Vec::new();
     let mut block: Option<String> = None;
     for line in readme.lines() {
@@ -358,7 +359,7 @@ fn readme_workflows() -> Vec<String> {
 }
 
 #[test]
-fn the_release_workflow_and_the_readmes_ci_examples_pass_actionlint() {
+fn the_release_workflow_and_the_docs_ci_examples_pass_actionlint() {
     let out = actionlint(&root().join(".github/workflows/release.yml"));
     assert!(
         out.status.success(),
@@ -369,7 +370,7 @@ fn the_release_workflow_and_the_readmes_ci_examples_pass_actionlint() {
     let workflows = readme_workflows();
     assert!(
         workflows.len() >= 2,
-        "the README shows its CI workflows: {}",
+        "the docs show their CI workflows: {}",
         workflows.len()
     );
     let dir = tempfile::tempdir().unwrap();
@@ -379,7 +380,7 @@ fn the_release_workflow_and_the_readmes_ci_examples_pass_actionlint() {
         let out = actionlint(&file);
         assert!(
             out.status.success(),
-            "actionlint on the README's workflow {i}:\n{}\n{workflow}",
+            "actionlint on the docs' workflow {i}:\n{}\n{workflow}",
             text(&out)
         );
     }

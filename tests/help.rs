@@ -130,3 +130,30 @@ fn every_command_shows_examples_first_and_its_exit_status() {
     assert!(run(&["tail", "--help"]).stdout.contains("124"));
     assert!(run(&["diff", "--help"]).stdout.contains("124"));
 }
+
+/// A flag no command has (a `kubectl logs` habit) is said in one line with where the flags are
+/// listed, not with clap's tip to pass it after `--`, which no argument of ours wants; a flag
+/// near one that exists still gets clap's "a similar argument exists".
+#[test]
+fn an_unknown_flag_says_where_the_flags_are_and_a_near_one_names_the_flag_meant() {
+    let out = run(&["tail", "cm", "--since", "5m"]);
+    assert_one_line_error(
+        &out,
+        &[
+            "unknown flag '--since'",
+            "kubectl informer tail --help",
+            "kubectl informer options",
+        ],
+    );
+    assert!(!out.stderr.contains("-- --since"), "{}", out.stderr);
+    let out = run(&["tail", "cm", "--selectr", "app=web"]);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("a similar argument exists: '--selector'"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&["tail", "cm", "--max-events", "0"]);
+    assert_one_line_error(&out, &["--max-events 0", "at least 1"]);
+}

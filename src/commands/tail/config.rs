@@ -178,6 +178,11 @@ impl TailConfig {
             })?),
             None => None,
         };
+        if args.max_events == Some(0) {
+            return Err(Error::Usage(
+                "--max-events 0: tail would print nothing; give at least 1".into(),
+            ));
+        }
         let run_for = parse_optional_duration(args.run_for.as_deref(), "--for")?;
         let timeout = parse_optional_duration(args.timeout.as_deref(), "--timeout")?;
         if let (Some(t), None, None) = (timeout, &until_rv, args.max_events) {

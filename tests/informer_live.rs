@@ -200,12 +200,11 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
 
     // One outage longer than the history window: the resume gets 410 and the reflector relists.
     proxy.outage();
+    let before = api.list(&Default::default()).await.unwrap();
+    let before_rv = before.metadata.resource_version.unwrap();
     api.delete("w0-1", &DeleteParams::default()).await.unwrap();
     let churn = TestNamespace::new("pipeline-churn").await;
-    for i in 0..30 {
-        churn.create_configmap(&format!("c{i}"), &[]).await;
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+    write_until_expired(&api, &before_rv, &churn).await;
     proxy.restore();
 
     // Wait until the store has caught up with a fresh consistent LIST. After the outage the

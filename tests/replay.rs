@@ -283,16 +283,21 @@ async fn after_an_outage_longer_than_the_history_the_relist_reports_what_was_del
     ]);
     tail.wait_for_notice("watch-opened");
     proxy.outage();
+    // No newer than anything tail saw: once it has expired, tail's resume RV has too.
+    let before_rv = templates
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
     templates
         .delete("goes", &DeleteParams::default())
         .await
         .unwrap();
-    // Writes elsewhere move etcd's revision on, so compaction passes the RV tail resumes from.
+    // Writes elsewhere move etcd's revision on, until compaction passes the RV tail resumes from.
     let other = TestNamespace::new("outage-churn").await;
-    for i in 0..30 {
-        other.create_configmap(&format!("c{i}"), &[]).await;
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
+    write_until_expired(&templates, &before_rv, &other).await;
     proxy.restore();
     // The reflector may still sleep out its backoff (up to 51.2 s after six failed attempts), and
     // relists one more backoff period (up to 60 s) after the 410, as client-go does.

@@ -163,6 +163,41 @@ pub async fn admin_at(path: &Path) -> kube::Client {
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
+/// Creates a ConfigMap in `churn` each second until a watch of `api` from `rv` (asked of the
+/// server directly) answers 410 Gone: etcd's compaction has passed `rv`, so a client that
+/// resumes from it, or from an older RV, gets 410 too. Within 240 s. For resources the test
+/// control plane serves from etcd, not the watch cache (`podtemplates`), whose history is what
+/// compaction leaves.
+pub async fn write_until_expired<K>(api: &Api<K>, rv: &str, churn: &TestNamespace)
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    use futures::StreamExt;
+    let deadline = Instant::now() + Duration::from_secs(240);
+    for i in 0.. {
+        let expired = match api.watch(&kube::api::WatchParams::default(), rv).await {
+            Err(kube::Error::Api(status)) => status.code == 410,
+            Err(e) => panic!("watch from RV {rv}: {e}"),
+            Ok(stream) => {
+                let mut stream = stream.boxed();
+                matches!(
+                    tokio::time::timeout(Duration::from_secs(2), stream.next()).await,
+                    Ok(Some(Ok(kube::api::WatchEvent::Error(e)))) if e.code == 410
+                )
+            }
+        };
+        if expired {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "RV {rv} was still in the server's history after 240 s of writes"
+        );
+        churn.create_configmap(&format!("c{i}"), &[]).await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
 /// A name unique to this test process: `prefix-<pid>-<n>`.
 pub fn unique(prefix: &str) -> String {
     format!(

@@ -72,10 +72,13 @@ pub async fn measure<F: Future>(
 ) -> (Result<Window, RunError>, F::Output) {
     let started = Instant::now();
     let cpu = crate::metrics::process_cpu_seconds;
-    let mut window_start = (warmup.is_zero()).then_some((started, events(), cpu()));
-    if window_start.is_some() {
+    // The pipeline's figures are forgotten before the events are counted, never after: an event
+    // counted in between would be in the window while its notifications were forgotten, and the
+    // queue would report fewer adds than the window's events (as the warm-up's end does below).
+    if warmup.is_zero() {
         pipeline.reset();
     }
+    let mut window_start = (warmup.is_zero()).then_some((started, events(), cpu()));
     let mut ticker = tokio::time::interval_at(started + SAMPLE_EVERY, SAMPLE_EVERY);
     // A late tick is not made up for with a burst of samples, which would skew the means.
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

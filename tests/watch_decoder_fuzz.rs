@@ -1,6 +1,7 @@
 //! Hostile bytes on a watch stream never crash or wedge the decoder. Property tests
 //! feed mutated, arbitrary and structurally hostile JSON lines through `WatchStream` in random
-//! chunks and check each outcome against decoding the same lines one by one; each kind of
+//! chunks and check each outcome against decoding the same lines one by one, and each line's
+//! outcome against decoders that are not ours (serde_json, k8s-openapi's ObjectMeta); each kind of
 //! hostility also has a stream of its own in `tests/fixtures/hostile-watch/` with its expected
 //! outcome below; and a 100 MB line is refused by size without being read into memory.
 //!
@@ -9,6 +10,7 @@
 
 use futures::io::{AsyncBufRead, AsyncRead};
 use futures::TryStreamExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kubectl_informer::informer::listwatch::{
     decode_event, StreamError, WatchEvent, WatchStream, MAX_EVENT_BYTES,
 };
@@ -124,6 +126,148 @@ fn check(result: &Result<Option<WatchEvent>, StreamError>) {
     }
 }
 
+/// The decoder against decoders that are not ours: serde_json reading the whole line, and
+/// k8s-openapi's ObjectMeta its metadata. Where serde_json finds no JSON (short of its recursion
+/// limit, which the decoder does not have), the decoder must refuse the line; where it finds an
+/// object event or a bookmark with a name and a resourceVersion, of an object the API could have
+/// sent, the decoder must give that event, of that object, at that RV. (Lines between, valid
+/// JSON that is no watch event, are the decoder's own rules, checked by `check`.)
+fn agrees_with_serde_json(line: &[u8], ours: &Result<Option<WatchEvent>, StreamError>) {
+    let shown = String::from_utf8_lossy(line);
+    let value = match serde_json::from_slice::<serde_json::Value>(line) {
+        Ok(value) => value,
+        // Where JSON readers differ by design: serde_json's recursion limit (the decoder keeps
+        // what it does not read verbatim, at any depth), a lone UTF-16 surrogate escape (Go's
+        // encoding/json reads it as U+FFFD) and a number beyond f64 (kept as written), in a
+        // field the decoder does not read.
+        Err(e)
+            if ["recursion limit", "escape", "number out of range"]
+                .iter()
+                .any(|m| e.to_string().contains(m)) =>
+        {
+            return
+        }
+        Err(e) => {
+            assert!(
+                ours.is_err(),
+                "serde_json: {e}; the decoder: {ours:?}; line: {shown}"
+            );
+            return;
+        }
+    };
+    // A key twice in one object: JSON leaves the meaning open (serde_json and Go take the last,
+    // the decoder refuses the line, so that a relist, not a guess, says what is there).
+    if has_duplicate_keys(line) {
+        return;
+    }
+    let text = |v: &serde_json::Value, p: &str| {
+        v.pointer(p)
+            .and_then(|s| s.as_str())
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let (Some(kind), Some(rv)) = (
+        text(&value, "/type"),
+        text(&value, "/object/metadata/resourceVersion"),
+    ) else {
+        return;
+    };
+    // An object the API could have sent: its metadata reads as k8s-openapi's ObjectMeta and its
+    // kind and apiVersion are strings (a client refuses a `kind` that is a list, or annotations
+    // that are a number, as client-go's decoding does).
+    let typed = value
+        .pointer("/object/metadata")
+        .is_some_and(|m| serde_json::from_value::<ObjectMeta>(m.clone()).is_ok())
+        && ["/object/kind", "/object/apiVersion"]
+            .iter()
+            .all(|p| value.pointer(p).is_none_or(|v| v.is_string()));
+    if !typed {
+        return;
+    }
+    match (kind.as_str(), ours) {
+        (
+            "BOOKMARK",
+            Ok(Some(WatchEvent::Bookmark {
+                resource_version, ..
+            })),
+        ) => {
+            assert_eq!(*resource_version, rv, "{shown}")
+        }
+        ("BOOKMARK", other) => panic!("a bookmark at {rv}, the decoder: {other:?}; line: {shown}"),
+        ("ADDED" | "MODIFIED" | "DELETED", result) => {
+            let Some(name) = text(&value, "/object/metadata/name") else {
+                return;
+            };
+            let object = match result {
+                Ok(Some(WatchEvent::Added(o))) if kind == "ADDED" => o,
+                Ok(Some(WatchEvent::Modified(o))) if kind == "MODIFIED" => o,
+                Ok(Some(WatchEvent::Deleted(o))) if kind == "DELETED" => o,
+                other => panic!("{kind} of {name} at {rv}, the decoder: {other:?}; line: {shown}"),
+            };
+            assert_eq!(
+                (object.name(), object.resource_version()),
+                (name.as_str(), rv.as_str()),
+                "{shown}"
+            );
+        }
+        _ => {}
+    }
+}
+
+/// Whether some object of the JSON `line` has a key twice, as a reader that keeps every key
+/// sees it.
+fn has_duplicate_keys(line: &[u8]) -> bool {
+    use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+    struct Duplicates(bool);
+    impl<'de> Deserialize<'de> for Duplicates {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Duplicates;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("JSON")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Duplicates, A::Error> {
+                    let mut keys = std::collections::HashSet::new();
+                    let mut found = false;
+                    while let Some(key) = map.next_key::<String>()? {
+                        found |= !keys.insert(key);
+                        found |= map.next_value::<Duplicates>()?.0;
+                    }
+                    Ok(Duplicates(found))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Duplicates, A::Error> {
+                    let mut found = false;
+                    while let Some(item) = seq.next_element::<Duplicates>()? {
+                        found |= item.0;
+                    }
+                    Ok(Duplicates(found))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Duplicates, E> {
+                    Ok(Duplicates(false))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Duplicates, E> {
+                    Ok(Duplicates(false))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Duplicates, E> {
+                    Ok(Duplicates(false))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Duplicates, E> {
+                    Ok(Duplicates(false))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Duplicates, E> {
+                    Ok(Duplicates(false))
+                }
+                fn visit_unit<E>(self) -> Result<Duplicates, E> {
+                    Ok(Duplicates(false))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+    serde_json::from_slice::<Duplicates>(line).is_ok_and(|d| d.0)
+}
+
 /// What a stream of `data` must give, decoding its lines one by one: whitespace lines skipped,
 /// a line over `limit` refused by size, a last line without its newline a cut.
 fn expected(data: &[u8], limit: usize) -> Vec<String> {
@@ -138,6 +282,7 @@ fn expected(data: &[u8], limit: usize) -> Vec<String> {
         } else if whole {
             let result = decode_event(line).map(Some);
             check(&result);
+            agrees_with_serde_json(line, &result);
             out.push(outcome(&result));
             continue;
         }

@@ -100,12 +100,14 @@ fn produce(script: &str) -> String {
 }
 
 /// Whether `word` is a name part Kubernetes generates (a pod-template hash, a Pod's or a
-/// scratch namespace's suffix): 5 to 10 characters of its alphabet, which has no vowels.
+/// scratch namespace's suffix): 5 to 10 characters of its alphabet, which has no vowels, with a
+/// letter among them (a number such as RV 25694 is made of that alphabet's digits alone).
 fn generated(word: &str) -> bool {
     (5..=10).contains(&word.len())
         && word
             .chars()
             .all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c))
+        && word.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 /// Whether `word` is a uid: 8-4-4-4-12 hex digits.
@@ -246,4 +248,9 @@ fn the_comparison_sees_through_times_numbers_uids_and_generated_names_only() {
         normalized("listed 1 object in 1 page")
     );
     assert_ne!(normalized("demo/app-1"), normalized("demo/app-x"));
+    // An RV made only of digits a generated name may hold is a number all the same.
+    assert_eq!(
+        normalized("ADDED 25694 demo/a"),
+        normalized("ADDED 38403 demo/a")
+    );
 }

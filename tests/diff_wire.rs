@@ -14,26 +14,28 @@ fn query(target: &str, key: &str) -> Option<String> {
         .find_map(|kv| kv.strip_prefix(&format!("{key}=")).map(str::to_string))
 }
 
-fn diff(fake: &FakeServer, extra: &[&str]) -> Output {
-    let dir = tempfile::tempdir().unwrap();
-    let kc = kubeconfig(dir.path(), &fake.url);
-    let mut args = vec![
-        "diff",
-        "cm",
-        "-n",
-        "ns",
-        "-o",
-        "json",
-        "--kubeconfig",
-        kc.to_str().unwrap(),
-    ];
+/// `diff cm -n ns -o json` against the scripted server, with `extra`; the kubeconfig is
+/// written in `dir`.
+fn diff_args(fake: &FakeServer, dir: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let kc = kubeconfig(dir, &fake.url);
+    let mut args: Vec<String> = ["diff", "cm", "-n", "ns", "-o", "json", "--kubeconfig"]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    args.push(kc.to_str().unwrap().to_string());
     // The scripted server serves LIST + WATCH; it does not speak the watch-list (a cache file
     // has no informer to start).
     if !extra.contains(&"--cache-file") {
-        args.extend(["--initial", "list"]);
+        args.extend(["--initial".to_string(), "list".to_string()]);
     }
-    args.extend_from_slice(extra);
-    run(&args)
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
+
+fn diff(fake: &FakeServer, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let args = diff_args(fake, dir.path(), extra);
+    run(&args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 fn reports(out: &Output) -> Vec<serde_json::Value> {
@@ -73,21 +75,8 @@ fn every_reports_drift_then_the_time_it_took_to_heal() {
     });
     // Watched until it has healed, however long the comparisons take on a busy machine.
     let dir = tempfile::tempdir().unwrap();
-    let kc = kubeconfig(dir.path(), &fake.url);
-    let mut watchdog = Streaming::start(&[
-        "diff",
-        "cm",
-        "-n",
-        "ns",
-        "-o",
-        "json",
-        "--kubeconfig",
-        kc.to_str().unwrap(),
-        "--initial",
-        "list",
-        "--every",
-        "1s",
-    ]);
+    let args = diff_args(&fake, dir.path(), &["--every", "1s"]);
+    let mut watchdog = Streaming::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
     let limit = std::time::Duration::from_secs(60);
     watchdog.wait_for("a report of drift", limit, |l| l.contains("\"missing\":1"));
     watchdog.wait_for("a report of the drift healed", limit, |l| {

@@ -200,13 +200,7 @@ async fn live(
         // A namespace the user named: the load's objects carry the run's label, which the
         // informer selects, and are deleted at the end; nothing else there is touched.
         (Some(c), Some(ns)) => {
-            if super::namespace_exists(&target.cluster, ns).await == Some(false) {
-                return Err(Error::Usage(format!(
-                    "namespace \"{ns}\" does not exist: bench makes its load in an existing \
-                     namespace you name with -n, or, without -n, in a scratch namespace it \
-                     creates and deletes"
-                )));
-            }
+            super::existing_namespace_to_write(&target.cluster, ns, "bench makes its load").await?;
             let labelled = scratch::Labelled::new("bench", ns);
             let churn = Churn {
                 run: Some(labelled.run.clone()),

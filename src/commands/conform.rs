@@ -137,13 +137,7 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
         // A namespace the user named: conform's objects there carry the run's label, which its
         // watches select, and are deleted at the end; nothing else there is touched.
         (Some(_), Some(ns)) => {
-            if super::namespace_exists(&target.cluster, ns).await == Some(false) {
-                return Err(Error::Usage(format!(
-                    "namespace \"{ns}\" does not exist: conform writes in an existing namespace \
-                     you name with -n, or, without -n, in a scratch namespace it creates and \
-                     deletes"
-                )));
-            }
+            super::existing_namespace_to_write(&target.cluster, ns, "conform writes").await?;
             let out = &mut out;
             scratch::labelled_in(
                 &target.cluster,

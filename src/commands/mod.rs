@@ -364,6 +364,22 @@ pub(crate) async fn namespace_exists(cluster: &Cluster, namespace: &str) -> Opti
     }
 }
 
+/// A namespace named with `-n` for a command to write in (`what`: `bench makes its load`):
+/// refused when the server says it does not exist, since the command then writes nowhere.
+pub(crate) async fn existing_namespace_to_write(
+    cluster: &Cluster,
+    namespace: &str,
+    what: &str,
+) -> Result<()> {
+    if namespace_exists(cluster, namespace).await == Some(false) {
+        return Err(Error::Usage(format!(
+            "namespace \"{namespace}\" does not exist: {what} in an existing namespace you name \
+             with -n, or, without -n, in a scratch namespace it creates and deletes"
+        )));
+    }
+    Ok(())
+}
+
 /// Why a check of `lw`'s scope found nothing, for `Error::NothingChecked`: the namespace does
 /// not exist (when the server says so), or no object matches; `what` is what did not happen
 /// (`nothing to compare`), `flag` the flag that says an empty scope is expected.

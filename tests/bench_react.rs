@@ -76,6 +76,7 @@ fn assert_every_write_accounted(doc: &Value) {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn a_deployment_controller_reacts_to_every_write_and_a_gate_below_its_p50_fails() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();
@@ -147,6 +148,7 @@ async fn a_deployment_controller_reacts_to_every_write_and_a_gate_below_its_p50_
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn each_write_s_reaction_is_a_replicaset_the_deployment_controller_writes() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();
@@ -189,6 +191,7 @@ async fn each_write_s_reaction_is_a_replicaset_the_deployment_controller_writes(
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn a_crd_without_a_controller_reacts_to_nothing_and_bench_invents_no_reaction() {
     let _one = ONE_AT_A_TIME.lock().await;
     let client = admin().await;
@@ -284,6 +287,7 @@ fn signal(pid: &str, sig: &str) {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn a_paused_controller_manager_shows_as_a_slower_reaction() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();
@@ -346,6 +350,7 @@ async fn a_paused_controller_manager_shows_as_a_slower_reaction() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
     let _one = ONE_AT_A_TIME.lock().await;
     admin().await;
@@ -471,6 +476,7 @@ async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn without_load_it_times_the_controller_s_reactions_to_someone_else_s_writes() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();

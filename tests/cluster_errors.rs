@@ -32,6 +32,7 @@ async fn kubeconfig_env_with_no_existing_file_says_what_was_searched() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn unknown_context_lists_the_contexts_that_exist() {
     admin().await;
     let out = run(&["tail", "cm", "--context", "nope"]);
@@ -85,6 +86,7 @@ async fn a_server_that_never_answers_fails_within_the_request_timeout() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn untrusted_server_certificate_is_a_tls_error() {
     admin().await;
     let (server, _) = server_and_ca();
@@ -99,6 +101,7 @@ async fn untrusted_server_certificate_is_a_tls_error() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn bad_token_is_401_and_the_token_is_never_printed() {
     admin().await;
     let (server, ca) = server_and_ca();
@@ -142,6 +145,7 @@ fn run_can_i_hint(stderr: &str, env: &[(&str, &std::path::Path)]) -> (String, Op
 /// the real kubectl, it answers "no" (the same command without `--context nobody` would ask
 /// for the admin, who may).
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn rbac_denied_list_names_verb_resource_and_user_and_the_hint_asks_for_that_user() {
     let ns = TestNamespace::new("forbid").await;
     let out = run(&["tail", "configmaps", "-n", &ns.name, "--context", "nobody"]);
@@ -162,6 +166,7 @@ async fn rbac_denied_list_names_verb_resource_and_user_and_the_hint_asks_for_tha
 /// A kubeconfig named by `--kubeconfig` (none in KUBECONFIG) is named in the hint too, so the
 /// hint runs in a shell that has no kubeconfig of its own.
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn the_can_i_hint_names_the_kubeconfig_it_was_given() {
     let ns = TestNamespace::new("forbid-kc").await;
     let kubeconfig = kubeconfig_path();
@@ -183,6 +188,7 @@ async fn the_can_i_hint_names_the_kubeconfig_it_was_given() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn rbac_allowing_list_but_not_watch_names_watch() {
     let ns = TestNamespace::new("listonly").await;
     ns.grant_nobody("list-cm", &["configmaps"], &["list"]).await;
@@ -217,6 +223,7 @@ async fn invalid_label_selector_fails_before_any_request() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn field_selector_the_server_rejects_is_one_line_with_the_servers_reason() {
     let ns = TestNamespace::new("badfield").await;
     let out = run(&[

@@ -102,6 +102,7 @@ fn assert_all_pass(out: &Output) {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn every_check_passes_on_configmaps_in_a_scratch_namespace_it_removes() {
     admin().await;
     let out = conform(&["configmaps", "-o", "json"], None);
@@ -113,6 +114,7 @@ async fn every_check_passes_on_configmaps_in_a_scratch_namespace_it_removes() {
 /// carry the run's label, which its LISTs and watches select, so the namespace's own objects
 /// change nothing; at the end conform's are gone and the others untouched.
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn every_check_passes_in_a_namespace_of_ones_own_and_only_conforms_objects_are_written() {
     let ns = TestNamespace::new("conform-own").await;
     let mut theirs = Vec::new();
@@ -163,6 +165,7 @@ async fn every_check_passes_in_a_namespace_of_ones_own_and_only_conforms_objects
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn text_output_has_a_line_per_check_and_a_summary() {
     admin().await;
     let out = conform(&["cm"], None);
@@ -193,6 +196,7 @@ async fn text_output_has_a_line_per_check_and_a_summary() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn a_crd_passes_with_objects_made_from_its_template() {
     let client = admin().await;
     let group = format!("{}.conform.example.com", unique("g"));
@@ -215,6 +219,7 @@ async fn a_crd_passes_with_objects_made_from_its_template() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn pods_pass_on_the_cluster_with_controllers() {
     require_controllers();
     let dir = tempfile::tempdir().unwrap();
@@ -239,6 +244,7 @@ async fn pods_pass_on_the_cluster_with_controllers() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn podtemplates_served_from_etcd_answer_410_for_a_compacted_rv_and_send_no_bookmarks() {
     // The test API server keeps no watch cache of podtemplates and compacts etcd every 10 s:
     // RV 1 is long gone, and a watch served by etcd itself carries no BOOKMARKs.
@@ -283,6 +289,7 @@ async fn podtemplates_served_from_etcd_answer_410_for_a_compacted_rv_and_send_no
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn an_api_server_without_watch_list_has_it_not_supported_and_passes_the_rest() {
     // The v1.29 API server of the test control plane runs with its WatchList gate off (alpha).
     admin_at(&old_kubeconfig_path()).await;
@@ -336,6 +343,7 @@ fn assert_bend_fails(bend: Bend, extra: &[&str], failing: &[(&str, &str)]) {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn a_proxy_that_drops_the_initial_events_end_bookmark_fails_watch_list_only() {
     admin().await;
     let never = "no k8s.io/initial-events-end BOOKMARK: client-go's informer never syncs";
@@ -343,6 +351,7 @@ async fn a_proxy_that_drops_the_initial_events_end_bookmark_fails_watch_list_onl
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn a_proxy_that_drops_every_bookmark_fails_bookmarks_and_watch_list() {
     admin().await;
     assert_bend_fails(
@@ -356,6 +365,7 @@ async fn a_proxy_that_drops_every_bookmark_fails_bookmarks_and_watch_list() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn a_proxy_that_holds_the_stream_back_10s_fails_watch_unbuffered() {
     admin().await;
     // The initial events come 10 s late too: a longer --initial-events-timeout tells that
@@ -368,6 +378,7 @@ async fn a_proxy_that_holds_the_stream_back_10s_fails_watch_unbuffered() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn a_proxy_that_answers_lists_with_an_old_rv_fails_the_list_rv_checks() {
     admin().await;
     assert_bend_fails(
@@ -384,6 +395,7 @@ async fn a_proxy_that_answers_lists_with_an_old_rv_fails_the_list_rv_checks() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn read_only_as_a_user_who_may_only_list_skips_with_the_403_and_cannot_list_is_exit_2() {
     let ns = TestNamespace::new("conform-ro").await;
     ns.grant_nobody("list-cm", &["configmaps"], &["list"]).await;
@@ -467,6 +479,7 @@ async fn read_only_as_a_user_who_may_only_list_skips_with_the_403_and_cannot_lis
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn what_conform_cannot_write_is_refused_in_one_line() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();
@@ -502,6 +515,7 @@ async fn what_conform_cannot_write_is_refused_in_one_line() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn tail_and_diff_behind_a_proxy_that_drops_the_end_bookmark_fall_back_instead_of_hanging() {
     // Where conform finds the end bookmark missing, our own informer must not hang: client-go's
     // informer never syncs behind this proxy; tail and diff say why and fall back to a LIST.

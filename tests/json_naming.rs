@@ -169,6 +169,7 @@ fn the_rule_itself_tells_camel_case_from_the_rest() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn tail_records_and_notices_follow_the_naming_rule() {
     let ns = TestNamespace::new("naming-tail").await;
     ns.create_configmap("a", &[]).await;
@@ -577,6 +578,7 @@ fn a_key_added_to_or_removed_from_a_real_document_breaks_its_schema() {
 }
 
 #[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn diff_reports_follow_the_naming_rule() {
     let ns = TestNamespace::new("naming-diff").await;
     ns.create_configmap("a", &[]).await;
@@ -630,6 +632,7 @@ async fn diff_reports_follow_the_naming_rule() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn bench_reports_follow_the_naming_rule() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();
@@ -704,6 +707,7 @@ async fn bench_reports_follow_the_naming_rule() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn conform_reports_follow_the_naming_rule() {
     admin().await;
     let out = tokio::task::spawn_blocking(|| {

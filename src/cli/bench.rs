@@ -1,0 +1,159 @@
+//! `bench`'s command line ([`BenchArgs`]): its flags, examples, exit status and gates, as its
+//! help prints them.
+
+use super::{ReportFormat, WireEncoding};
+use clap::Args;
+use std::path::PathBuf;
+
+/// `kubectl informer bench [RESOURCE]`.
+#[derive(Debug, Clone, Args)]
+#[command(
+    before_help = "Examples:\n  \
+    # a simulated controller under load, in a scratch namespace bench creates and deletes\n  \
+    kubectl informer bench --objects 200 --rate 100 --for 30s --handler-time exp:2ms --workers 2\n  \
+    # a namespace's own traffic, writing nothing\n  \
+    kubectl informer bench pods -n prod --no-churn --for 5m --export-markdown bench.md\n  \
+    # a recording (tail --record), no cluster: a CI gate\n  \
+    kubectl informer bench --from-file events.jsonl --fail-if 'queueDuration.p99 > 50ms'\n  \
+    kubectl informer bench --from-file events.jsonl --baseline main.json --tolerance 10\n\n\
+    Exit status: 0 all gates passed, 1 a gate failed or a figure regressed against --baseline, \
+    2 error, 130 interrupted by Ctrl-C, 143 by SIGTERM (the scratch namespace is deleted first).",
+    after_help = "Gates: --fail-if '<metric>.<stat> <op> <value>'\n  \
+    latencies (a duration: 50ms, 1.5s, 250us): watchLatency, deliveryLag, handlerTime,\n    \
+    queueDuration, workDuration; stats p50 p90 p99 p999 max mean count\n  \
+    gauges: backlog, depth; stats max mean last\n  \
+    counters (no stat): events, eventsPerSecond, adds, deduplicated, retries, writesWithoutEvent,\n    \
+    reconnects, relists\n  \
+    op: > >= < <=\n  \
+    (metrics are named as in the JSON report; the snake_case names of schema version 1, e.g.\n    \
+    queue_duration, are deprecated aliases)"
+)]
+pub struct BenchArgs {
+    /// The resource the informer watches (live runs; default `configmaps`, or --template's):
+    /// bench makes load for `configmaps`, or for any resource with --template; any resource with
+    /// --no-churn.
+    #[arg(value_name = "RESOURCE")]
+    pub resource: Option<String>,
+    /// Replay a recording (tail's JSON Lines) offline instead of watching a cluster.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["no_churn", "objects", "rate", "run_for"])]
+    pub from_file: Option<PathBuf>,
+    /// Replay speed with --from-file: `max`, `1x` (the recorded spacing), `10x`.
+    #[arg(
+        long,
+        value_name = "SPEED",
+        default_value = "max",
+        requires = "from_file"
+    )]
+    pub speed: String,
+    /// Objects the generator creates before the clock starts.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub objects: usize,
+    /// Writes per second during the run (creates, updates, deletes): `100` or `100/s`.
+    #[arg(long, value_name = "R", default_value = "50")]
+    pub rate: String,
+    /// How long the measured run lasts (after --warmup), e.g. `30s`, `5m`; live runs only
+    /// [default: 30s]. `--duration` is its older name.
+    #[arg(long = "for", visible_alias = "duration", value_name = "DURATION")]
+    pub run_for: Option<String>,
+    /// Time at the start excluded from the figures.
+    #[arg(long, value_name = "DURATION", default_value = "0s")]
+    pub warmup: String,
+    /// Make no load: measure the traffic of an existing namespace (-n) or of all (-A). Without
+    /// it, the load goes into a scratch namespace bench creates and deletes, or with -n into
+    /// that namespace, each object labelled with the run and deleted at the end.
+    #[arg(long, conflicts_with_all = ["objects", "rate"])]
+    pub no_churn: bool,
+    /// With --no-churn: measure a namespace that does not exist (yet), whose traffic starts
+    /// when it is created; without it that exits 2, since a measure of nothing is not a pass.
+    #[arg(long, requires = "no_churn")]
+    pub allow_empty: bool,
+    /// Make the load with objects of this manifest (YAML or JSON of one object of RESOURCE, a
+    /// CRD's included): created with generated names, then only updated by --mutate.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with_all = ["from_file", "no_churn"])]
+    pub template: Option<PathBuf>,
+    /// With --template: the field each update sets, and how its values are made (`counter` or
+    /// `random`), e.g. 'spec.template.metadata.annotations.rev=counter' (default: an
+    /// annotation of the pod template when there is one, else a label).
+    #[arg(long, value_name = "PATH=GENERATOR", requires = "template")]
+    pub mutate: Option<String>,
+    /// Measure a real controller's reaction to each write: `observed-generation`,
+    /// `owned:RESOURCE` (e.g. owned:replicasets) or `condition:TYPE[=STATUS]` (e.g.
+    /// condition:Available=True). With --template (bench's writes), or with --no-churn
+    /// (observed-generation only: others' writes, seen as generations going up).
+    #[arg(long, value_name = "KIND", conflicts_with = "from_file")]
+    pub react: Option<String>,
+    /// With --react: a write with no reaction within this long counts in writesWithoutReaction.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "30s",
+        requires = "react"
+    )]
+    pub reaction_timeout: String,
+    /// Event handlers (informer listeners), each with its own pending buffer.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub handlers: usize,
+    /// How long each handler takes: `2ms`, `exp:2ms` (exponential, mean 2ms),
+    /// `uniform:1ms..5ms`. The handler sleeps without using the CPU, like one waiting on I/O.
+    #[arg(long, value_name = "DIST", default_value = "0")]
+    pub handler_time: String,
+    /// Workers draining the workqueue.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub workers: usize,
+    /// How long each work item takes (same forms as --handler-time).
+    #[arg(long, value_name = "DIST", default_value = "0")]
+    pub work_time: String,
+    /// Percentage of work items that fail and are re-queued rate-limited (client-go's default
+    /// controller rate limiter), e.g. `5`.
+    #[arg(long, value_name = "PCT", default_value_t = 0.0)]
+    pub error_rate: f64,
+    /// Resync period of every handler, e.g. `30s` (default: none).
+    #[arg(long, value_name = "DURATION")]
+    pub resync: Option<String>,
+    /// Seed of the handler, work and load draws (the same seed repeats a run's choices).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Fail (exit 1) when EXPR holds, e.g. 'queueDuration.p99 > 50ms'. Repeatable.
+    #[arg(long = "fail-if", value_name = "EXPR")]
+    pub fail_if: Vec<String>,
+    /// An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got
+    /// worse by more than --tolerance fails the run.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub baseline: Option<PathBuf>,
+    /// Allowed worsening against --baseline, in percent.
+    #[arg(
+        long,
+        value_name = "PCT",
+        default_value_t = 10.0,
+        requires = "baseline"
+    )]
+    pub tolerance: f64,
+    /// Write the report as JSON (schema: `kubectl informer schema`) to FILE.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub export_json: Option<PathBuf>,
+    /// Write the figures as Markdown tables with Mermaid charts of backlog, depth and latency
+    /// (for a pull-request comment or a job summary) to FILE.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub export_markdown: Option<PathBuf>,
+    /// Write the figures as one self-contained HTML page (tables and SVG charts, nothing
+    /// fetched) to FILE.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub export_html: Option<PathBuf>,
+    /// Write the metrics in Prometheus text format, with client-go's workqueue_* names, to FILE.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub export_prometheus: Option<PathBuf>,
+    /// The encoding to LIST and WATCH in: `protobuf` (kube-apiserver's built-in types; custom
+    /// resources, which it does not serve in protobuf, are read in JSON), `json`, or `cbor`
+    /// (where the server serves CBOR, else JSON). Default: protobuf, or JSON with --react, whose
+    /// reactions are read from the objects' JSON.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "ENCODING",
+        conflicts_with = "from_file"
+    )]
+    pub encoding: Option<WireEncoding>,
+    /// Output format on stdout: the table, or the report's JSON document (as --export-json).
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
+}

@@ -32,6 +32,10 @@ pub enum Error {
     /// matches nothing): not a pass, unless the user said an empty scope is expected.
     #[error("{0}")]
     NothingChecked(String),
+    /// A run that could not go on for a reason other than the cluster's: its load generator
+    /// failed, or stopped.
+    #[error("{0}")]
+    Failed(String),
     /// A file named on the command line could not be opened, read, created or written.
     #[error("{0}")]
     File(String),

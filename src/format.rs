@@ -1,5 +1,6 @@
 //! How numbers and times are written for people and documents, in one place: timestamps
-//! (RFC 3339 for JSON, local wall-clock time for text), latencies and counts.
+//! (RFC 3339 for JSON, local wall-clock time for text), latencies and counts, and foreign text
+//! (a server's body, a line that failed to decode) quoted on one line.
 
 use std::time::{Duration, SystemTime};
 
@@ -88,9 +89,56 @@ pub fn count(n: u64, noun: &str) -> String {
     }
 }
 
+/// Foreign `text` on one line: runs of spaces, tabs and line ends (`\n`, `\r\n`) as one space,
+/// other control characters (escapes, NUL, a lone `\r`) escaped, cut after `max` characters with
+/// an ellipsis.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
+    let mut space = false;
+    let mut rest = text.trim().chars().peekable();
+    while let Some(c) = rest.next() {
+        if chars >= max {
+            out.push('…');
+            break;
+        }
+        if matches!(c, ' ' | '\t' | '\n') || (c == '\r' && rest.peek() == Some(&'\n')) {
+            space = true;
+            continue;
+        }
+        if std::mem::take(&mut space) {
+            out.push(' ');
+            chars += 1;
+        }
+        if c.is_control() {
+            let escaped = c.escape_default();
+            chars += escaped.len();
+            out.extend(escaped);
+        } else {
+            chars += 1;
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn foreign_text_is_one_line_escaped_and_cut() {
+        assert_eq!(
+            one_line("<html>\n  <body>\tNot\r\nFound</body>\n", 100),
+            "<html> <body> Not Found</body>"
+        );
+        assert_eq!(
+            one_line("a\u{1b}[31mb\u{7}\rc", 100),
+            "a\\u{1b}[31mb\\u{7}\\rc"
+        );
+        assert_eq!(one_line("abcdef", 3), "abc…");
+        assert_eq!(one_line("abc", 3), "abc");
+    }
 
     #[test]
     fn latencies_and_counts_read_as_people_write_them() {

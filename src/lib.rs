@@ -10,6 +10,7 @@
 //!             │             exports (json, markdown, html, prometheus) and writing them to a
 //!             │             path (file), progress bars
 //!             ├─▶ recording/ the JSON Lines format, both ways: records, writer, reader, snapshot
+//!             ├─▶ tail/     the owner graph --follow-owned follows, and what owns what
 //!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,
 //!             │             scratch namespace, report, gates
@@ -26,13 +27,17 @@
 //!                    encoding of built-in types (read without their schemas), errors
 //! ```
 //!
-//! `output/` and `recording/` are only imported by `commands/` (and by each other: the text
-//! printer renders the recording's records); `informer/` imports neither, and `bench/` and
-//! `diff/` compute without rendering. Leaves anyone may use: `duration` (the one parser of
-//! every duration flag and gate value), `format` (numbers and times for people), `metrics`
-//! (histograms, gauges, CPU time), `rng`, `signal` (await a condition), `stop` (Ctrl-C and
-//! SIGTERM), `memory`, `error`,
-//! `template` (objects made from a manifest, for bench and conform to write).
+//! `output/` and `recording/` are only imported by `commands/` (and by each other: the text printer
+//! renders the recording's records); `informer/` imports neither. `tail/`, `bench/`, `diff/` and
+//! `conform/` compute without rendering, know neither the recording format nor each other, and have
+//! their own errors (`BenchError`, `DiffError`, conform's verdicts), which `commands/` map into
+//! `error`: the top-level error and exit codes, which wraps the cluster's and the reflector's
+//! errors. `cli` parses flags into the value types of `cluster/` and `informer/`. Leaves anyone may
+//! use: `duration` (the one parser of every duration flag and gate value), `format` (numbers, times
+//! and foreign text for people), `metrics` (histograms, gauges, CPU time), `rng`, `signal` (await a
+//! condition), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`, `verbosity` (the one
+//! sink of `-v` diagnostics on stderr), `template` (objects made from a manifest, for bench and
+//! conform to write). `tests/layers.rs` checks that the imports are these edges.
 
 pub mod bench;
 pub mod cli;
@@ -51,7 +56,9 @@ pub mod recording;
 pub mod rng;
 pub mod signal;
 pub mod stop;
+pub mod tail;
 pub mod template;
+pub mod verbosity;
 
 use cli::{Cli, Command};
 

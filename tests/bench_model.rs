@@ -4,9 +4,10 @@
 use kubectl_informer::bench::dist::{Dist, Timer};
 use kubectl_informer::bench::gate::{compare_with_baseline, Gate};
 use kubectl_informer::bench::pipeline::ControllerShape;
-use kubectl_informer::bench::replay::{Replay, Speed};
+use kubectl_informer::bench::replay::Speed;
 use kubectl_informer::bench::report::{BenchReport, Settings, Source};
 use kubectl_informer::bench::run::{run_replay, Finished, RunOptions};
+use kubectl_informer::commands::bench::replay::read_replay;
 use std::time::Duration;
 
 /// A recording of `n` events, `spacing_ms` apart; `keys` distinct objects updated in turn.
@@ -46,7 +47,7 @@ fn shape(handler: &str, work: &str) -> ControllerShape {
 }
 
 async fn replay(text: &str, shape: ControllerShape, warmup: Duration) -> Finished {
-    let replay = Replay::read(text.as_bytes()).unwrap();
+    let replay = read_replay(text.as_bytes()).unwrap();
     let options = RunOptions { shape, warmup };
     run_replay(replay, Speed::Factor(1.0), &options, &mut |_| {})
         .await
@@ -186,7 +187,7 @@ async fn the_warmup_is_left_out_of_the_figures() {
 
 #[tokio::test(start_paused = true)]
 async fn a_recording_shorter_than_the_warmup_is_an_error() {
-    let replay = Replay::read(recording(5, 100, 5).as_bytes()).unwrap();
+    let replay = read_replay(recording(5, 100, 5).as_bytes()).unwrap();
     let options = RunOptions {
         shape: shape("0", "0"),
         warmup: Duration::from_secs(10),

@@ -3,13 +3,13 @@
 //! (`--no-churn`). Watch latency comes from matching each write's resourceVersion with the
 //! watch event that carried it.
 
-use super::load::{LoadPlan, LoadStats, LoadThread, MatchBy, SentWrite, Workload};
+use super::error::BenchError;
+use super::load::{Generated, LoadPlan, LoadStats, LoadThread, MatchBy, SentWrite, Workload};
 use super::pipeline::BenchPipeline;
 use super::react::{match_reactions, Matched, Reaction, Signals};
 use super::run::{measure, Finished, RunOptions, Tick};
 use super::snapshot::WatchTransitions;
 use crate::cluster::ApiResource;
-use crate::error::{Error, Result};
 use crate::informer::listwatch::{ListWatch, DEFAULT_CHUNK_SIZE};
 use crate::informer::object::{Encoding, RawObject};
 use crate::informer::reflector::{ReflectorConfig, Start};
@@ -73,7 +73,7 @@ pub async fn run_live(
     options: &RunOptions,
     on_tick: &mut (dyn FnMut(&Tick) + Send),
     notice: &(dyn Fn(String) + Sync),
-) -> Result<LiveFinished> {
+) -> Result<LiveFinished, BenchError> {
     let mut informer = SharedInformer::new(
         lw.clone(),
         ReflectorConfig::informer(Start::WatchList, DEFAULT_CHUNK_SIZE),
@@ -107,57 +107,22 @@ pub async fn run_live(
         None => None,
     };
 
-    let namespace = lw.namespace.clone().unwrap_or_default();
-    let mut load = match &churn {
-        Some(c) => {
-            let started = Instant::now();
-            let mut load = LoadThread::start(
-                lw.cluster.clone(),
-                LoadPlan {
-                    resource: lw.resource.clone(),
-                    workload: c.workload.clone(),
-                    namespace: namespace.clone(),
-                    objects: c.objects,
-                    rate: c.rate,
-                    seed: options.shape.seed,
-                    run: c.run.clone(),
-                },
-            )
-            .map_err(|e| Error::Usage(format!("cannot start the load generator: {e}")))?;
-            let populated = load.populated().await?;
-            wait_for_quiet(&running, &pipeline, &receipts, &populated.writes, notice).await;
-            // A condition's reaction is a change of status, which a create need not make.
-            if let (
-                Some(
-                    r @ Reacting {
-                        reaction: Reaction::ObservedGeneration | Reaction::Owned(_),
-                        ..
-                    },
-                ),
-                Some(signals),
-            ) = (&reacting, &signals)
-            {
-                wait_for_reactions(r, signals, &receipts, &populated.reacted_to, notice).await;
-            }
-            notice(format!(
-                "created {} in {:.1}s; the clock starts now",
-                crate::format::count(populated.writes.len() as u64, "object"),
-                started.elapsed().as_secs_f64()
-            ));
-            Some(load)
-        }
-        None => {
-            // The initial LIST's notifications are set-up, not traffic: let them drain first.
-            wait_for_quiet(&running, &pipeline, &receipts, &[], notice).await;
-            let cached = running.read(Store::len);
-            notice(format!(
-                "the informer holds {}; measuring their own traffic for {} from now",
-                crate::format::count(cached as u64, "object"),
-                humantime::format_duration(options.warmup + duration)
-            ));
-            None
-        }
+    let watched = Watched {
+        running: &running,
+        pipeline: &pipeline,
+        receipts: &receipts,
+        signals: signals.as_deref(),
     };
+    let mut load = set_up(
+        &lw,
+        churn.as_ref(),
+        reacting.as_ref(),
+        &watched,
+        options,
+        duration,
+        notice,
+    )
+    .await?;
 
     let counters = running.counters();
     let (closed_at_sync, relists_at_sync) = (
@@ -192,10 +157,10 @@ pub async fn run_live(
             .stop()
             .await
             .err()
-            .map(Error::from)
-            .unwrap_or_else(|| Error::Watch("the watch ended before the run did".to_string())));
+            .map(BenchError::from)
+            .unwrap_or(BenchError::WatchEnded));
     }
-    let window = window.map_err(|e| Error::Usage(e.to_string()))?;
+    let window = window?;
 
     // The events of the last writes are still on their way: wait for them (bounded).
     let writes: Vec<SentWrite> = generated
@@ -211,24 +176,9 @@ pub async fn run_live(
     let _ = tokio::time::timeout(EVENT_GRACE, receipts.until_arrived(&writes)).await;
     // The reactions to the last writes may take up to --reaction-timeout.
     let reactions = match (&reacting, &signals) {
-        (Some(r), Some(signals)) => {
-            // bench's writes, or (--no-churn) the generations others' writes made.
-            let all = match &generated {
-                Some(g) => g.reacted_to.clone(),
-                None => lock(signals).seen_writes.clone(),
-            };
-            let reacted_to: Vec<_> = all
-                .into_iter()
-                .filter(|w| w.sent >= window_start_wall)
-                .collect();
-            let matched = || {
-                let signals = lock(signals);
-                match_reactions(&reacted_to, &signals.signals, r.timeout, SystemTime::now())
-            };
-            let settled = receipts.arrived.until(|| matched().waiting == 0);
-            let _ = tokio::time::timeout(r.timeout, settled).await;
-            Some(matched())
-        }
+        (Some(r), Some(signals)) => Some(
+            settle_reactions(r, signals, &receipts, generated.as_ref(), window_start_wall).await,
+        ),
         _ => None,
     };
     let writes_seen = match (&reactions, &generated) {
@@ -282,6 +232,108 @@ pub async fn run_live(
         reactions,
         encoding,
     })
+}
+
+/// What the set-up waits on: the informer, the simulated controller, the arrivals of events and
+/// (with `--react`) the controller's signals.
+struct Watched<'a> {
+    running: &'a RunningInformer,
+    pipeline: &'a BenchPipeline,
+    receipts: &'a Receipts,
+    signals: Option<&'a Mutex<Signals>>,
+}
+
+/// Before the clock starts. With `churn`, the generator creates the objects, and their events
+/// (and, with `--react`, the controller's reactions to them) are awaited: the load generator is
+/// returned ready to churn. Without, the initial LIST's notifications drain first.
+async fn set_up(
+    lw: &ListWatch,
+    churn: Option<&Churn>,
+    reacting: Option<&Reacting>,
+    w: &Watched<'_>,
+    options: &RunOptions,
+    duration: Duration,
+    notice: &(dyn Fn(String) + Sync),
+) -> Result<Option<LoadThread>, BenchError> {
+    let namespace = lw.namespace.clone().unwrap_or_default();
+    Ok(match churn {
+        Some(c) => {
+            let started = Instant::now();
+            let mut load = LoadThread::start(
+                lw.cluster.clone(),
+                LoadPlan {
+                    resource: lw.resource.clone(),
+                    workload: c.workload.clone(),
+                    namespace: namespace.clone(),
+                    objects: c.objects,
+                    rate: c.rate,
+                    seed: options.shape.seed,
+                    run: c.run.clone(),
+                },
+            )
+            .map_err(BenchError::LoadThread)?;
+            let populated = load.populated().await?;
+            wait_for_quiet(w.running, w.pipeline, w.receipts, &populated.writes, notice).await;
+            // A condition's reaction is a change of status, which a create need not make.
+            if let (
+                Some(
+                    r @ Reacting {
+                        reaction: Reaction::ObservedGeneration | Reaction::Owned(_),
+                        ..
+                    },
+                ),
+                Some(signals),
+            ) = (reacting, w.signals)
+            {
+                wait_for_reactions(r, signals, w.receipts, &populated.reacted_to, notice).await;
+            }
+            notice(format!(
+                "created {} in {:.1}s; the clock starts now",
+                crate::format::count(populated.writes.len() as u64, "object"),
+                started.elapsed().as_secs_f64()
+            ));
+            Some(load)
+        }
+        None => {
+            // The initial LIST's notifications are set-up, not traffic: let them drain first.
+            wait_for_quiet(w.running, w.pipeline, w.receipts, &[], notice).await;
+            let cached = w.running.read(Store::len);
+            notice(format!(
+                "the informer holds {}; measuring their own traffic for {} from now",
+                crate::format::count(cached as u64, "object"),
+                crate::format::wait(options.warmup + duration)
+            ));
+            None
+        }
+    })
+}
+
+/// The controller's reactions to the writes of the window (bench's, or with `--no-churn` the
+/// generations others' writes made), once each has one or `reacting.timeout` has passed.
+async fn settle_reactions(
+    reacting: &Reacting,
+    signals: &Mutex<Signals>,
+    receipts: &Receipts,
+    generated: Option<&Generated>,
+    window_start: SystemTime,
+) -> Matched {
+    let all = match generated {
+        Some(g) => g.reacted_to.clone(),
+        None => lock(signals).seen_writes.clone(),
+    };
+    let reacted_to: Vec<_> = all.into_iter().filter(|w| w.sent >= window_start).collect();
+    let matched = || {
+        let signals = lock(signals);
+        match_reactions(
+            &reacted_to,
+            &signals.signals,
+            reacting.timeout,
+            SystemTime::now(),
+        )
+    };
+    let settled = receipts.arrived.until(|| matched().waiting == 0);
+    let _ = tokio::time::timeout(reacting.timeout, settled).await;
+    matched()
 }
 
 /// When the watch delivered what, as the reflector stamped it on arrival.

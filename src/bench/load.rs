@@ -5,11 +5,11 @@
 //! the watch latency of every write can be matched with its event, deletions included.
 
 use super::dist::Rng;
+use super::error::BenchError;
 use super::react;
 use super::scratch::RUN_LABEL_KEY;
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
-use crate::error::Error;
 use crate::format::rfc3339_millis;
 use crate::template::{Mutation, Template};
 use futures::stream::FuturesUnordered;
@@ -190,7 +190,7 @@ impl Generator {
     }
 
     /// Creates the initial `--objects`; returns when every create has been answered.
-    pub async fn populate(&mut self) -> Result<(), Error> {
+    pub async fn populate(&mut self) -> Result<(), BenchError> {
         let mut phase = Phase::Populate { created: 0 };
         while !matches!(phase, Phase::Done) {
             phase = self.step(phase).await?;
@@ -200,7 +200,7 @@ impl Generator {
 
     /// Writes at `--rate` for `warmup` + `duration`; returns when the last write has been
     /// answered. The thread's CPU time is counted after the warm-up, like the other figures.
-    pub async fn churn(&mut self, warmup: Duration, duration: Duration) -> Result<(), Error> {
+    pub async fn churn(&mut self, warmup: Duration, duration: Duration) -> Result<(), BenchError> {
         let start = Instant::now();
         self.cpu_from = Some((start + warmup, None));
         let before = self.stats.creates + self.stats.updates + self.stats.deletes;
@@ -222,7 +222,7 @@ impl Generator {
         Ok(())
     }
 
-    async fn step(&mut self, phase: Phase) -> Result<Phase, Error> {
+    async fn step(&mut self, phase: Phase) -> Result<Phase, BenchError> {
         match phase {
             Phase::Populate { created } if created < self.objects => {
                 if self.in_flight.len() >= MAX_IN_FLIGHT {
@@ -417,7 +417,7 @@ impl Generator {
         }));
     }
 
-    async fn complete_one(&mut self) -> Result<(), Error> {
+    async fn complete_one(&mut self) -> Result<(), BenchError> {
         if let Some(done) = self.in_flight.next().await {
             self.record(done)?;
         }
@@ -427,7 +427,7 @@ impl Generator {
     fn record(
         &mut self,
         (op, name, sent, result): (Op, String, SystemTime, Result<Answer, ClusterError>),
-    ) -> Result<(), Error> {
+    ) -> Result<(), BenchError> {
         self.busy.remove(&name);
         let key = format!("{}/{name}", self.namespace);
         match result {
@@ -443,31 +443,24 @@ impl Generator {
                         None => None,
                     };
                     if op == Op::Update && *new_generation && before == answer.generation {
-                        return Err(Error::Usage(format!(
-                            "--mutate {}: the update left metadata.generation at {}: the server \
-                             takes it as no change of the spec (a label or an annotation outside \
-                             the pod template), so no controller has a generation to observe; \
-                             mutate a field of the spec",
-                            mutation.path.join("."),
-                            answer.generation.unwrap_or_default()
-                        )));
+                        return Err(BenchError::MutationLeavesGeneration {
+                            path: mutation.path.join("."),
+                            generation: answer.generation.unwrap_or_default(),
+                        });
                     }
                     if op == Op::Update && !answer.kept {
-                        return Err(Error::Usage(format!(
-                            "--mutate {}: the server did not keep the value written there (the \
-                             field is not in {}'s schema, or is set by the server): mutate a \
-                             field of the resource's spec, a label or an annotation",
-                            mutation.path.join("."),
-                            self.resource.qualified_name()
-                        )));
+                        return Err(BenchError::MutationNotKept {
+                            path: mutation.path.join("."),
+                            resource: self.resource.qualified_name(),
+                        });
                     }
                     // Reactions are matched by comparing resourceVersions: one that is not a
                     // number would leave this write unmatched for no reason the user could see.
                     let rv = ResourceVersion::parse(&answer.resource_version).map_err(|e| {
-                        Error::Watch(format!(
-                            "--react orders writes and reactions by resourceVersion, and the \
-                             server answered the write of {name} with a {e}"
-                        ))
+                        BenchError::UnorderedWrite {
+                            name: name.clone(),
+                            reason: e.to_string(),
+                        }
                     })?;
                     if let Some(generation) = answer.generation {
                         self.reacted_to.push(react::Write {
@@ -569,9 +562,9 @@ pub struct LoadPlan {
 /// The generator on a thread of its own, with its own runtime and connection: its work stays
 /// off the runtime being measured, and its CPU time is its own. Dropping the handle stops it.
 pub struct LoadThread {
-    populated: Option<oneshot::Receiver<Result<Populated, Error>>>,
+    populated: Option<oneshot::Receiver<Result<Populated, BenchError>>>,
     go: Option<oneshot::Sender<(Duration, Duration)>>,
-    done: Option<oneshot::Receiver<Result<Generated, Error>>>,
+    done: Option<oneshot::Receiver<Result<Generated, BenchError>>>,
     _cancel: oneshot::Sender<()>,
 }
 
@@ -594,7 +587,7 @@ impl LoadThread {
                             let cluster = cluster.connect_again().await?;
                             let mut g = Generator::new(cluster, plan);
                             g.populate().await?;
-                            Ok::<_, Error>(g)
+                            Ok::<_, BenchError>(g)
                         };
                         let mut g = match setup.await {
                             Ok(mut g) => {
@@ -634,7 +627,7 @@ impl LoadThread {
     }
 
     /// Waits until the initial objects exist; returns their writes.
-    pub async fn populated(&mut self) -> Result<Populated, Error> {
+    pub async fn populated(&mut self) -> Result<Populated, BenchError> {
         match self.populated.take() {
             Some(rx) => rx.await.unwrap_or_else(|_| Err(stopped())),
             None => Ok(Populated::default()),
@@ -642,7 +635,11 @@ impl LoadThread {
     }
 
     /// Makes the load for `warmup` + `duration`; returns what was done and every write.
-    pub async fn run(&mut self, warmup: Duration, duration: Duration) -> Result<Generated, Error> {
+    pub async fn run(
+        &mut self,
+        warmup: Duration,
+        duration: Duration,
+    ) -> Result<Generated, BenchError> {
         if let Some(go) = self.go.take() {
             let _ = go.send((warmup, duration));
         }
@@ -653,12 +650,8 @@ impl LoadThread {
     }
 }
 
-fn stopped() -> Error {
-    ClusterError::Transport {
-        what: "generate load".into(),
-        reason: "the load generator stopped".into(),
-    }
-    .into()
+fn stopped() -> BenchError {
+    BenchError::LoadStopped
 }
 
 /// What a write's response says: resourceVersion, generation, and whether `mutated` (the

@@ -2,6 +2,7 @@
 //! cluster with the load generator), the measuring loop, the report, and the gates.
 
 pub mod dist;
+pub mod error;
 pub mod gate;
 pub mod live;
 pub mod load;
@@ -13,3 +14,5 @@ pub mod run;
 pub mod scratch;
 pub mod snapshot;
 pub mod timeline;
+
+pub use error::BenchError;

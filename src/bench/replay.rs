@@ -1,10 +1,9 @@
 //! The offline event source: a recording's events fed to the informer loop as if they came from
-//! the watch, as fast as possible or at the recorded pace (`--speed 1x`, `10x`).
+//! the watch, as fast as possible or at the recorded pace (`--speed 1x`, `10x`). The recording
+//! is read elsewhere (its format is `recording`'s) and handed over event by event.
 
 use crate::informer::fifo::{Delta, DeltaType, Fifo, FifoItem};
-use crate::informer::object::{object_key, RawObject};
-use crate::recording::reader::{lines, note_resource, RecordLine};
-use std::io::BufRead;
+use crate::informer::object::RawObject;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -66,69 +65,44 @@ enum Step {
 /// recording of a million Pods is held in about 0.4 KiB per event, not in its JSON.
 #[derive(Debug, Default)]
 pub struct Replay {
-    /// The resources of its `start` notices (see `recording::reader::one_resource`).
+    /// The resources the recording says it holds (its `start` notices).
     pub resources: Vec<String>,
     steps: Vec<(Duration, Step)>,
+    /// When the first timed event was recorded, and the offset of the last.
+    first: Option<SystemTime>,
+    last_offset: Duration,
 }
 
 impl Replay {
-    /// Reads a recording; errors name the line.
-    pub fn read(input: impl BufRead) -> Result<Replay, String> {
-        let mut replay = Replay::default();
-        let mut first: Option<SystemTime> = None;
-        let mut offset = Duration::ZERO;
-        let mut at = |time: Option<SystemTime>| {
-            if let Some(t) = time {
-                let start = *first.get_or_insert(t);
-                // Lines are in arrival order; a clock step backwards keeps the last offset.
-                offset = offset.max(t.duration_since(start).unwrap_or_default());
-            }
-            offset
-        };
-        for line in lines(input) {
-            let (number, line) = line?;
-            let step = match line {
-                RecordLine::Start { resource, .. } => {
-                    note_resource(&mut replay.resources, resource);
-                    continue;
-                }
-                RecordLine::Upsert {
-                    object,
-                    modified,
-                    time,
-                } => (
-                    at(time),
-                    Step::Object(
-                        if modified {
-                            DeltaType::Updated
-                        } else {
-                            DeltaType::Added
-                        },
-                        object.compact(),
-                    ),
-                ),
-                RecordLine::Deleted {
-                    object: Some(object),
-                    time,
-                    ..
-                } => (at(time), Step::Object(DeltaType::Deleted, object.compact())),
-                RecordLine::Deleted {
-                    namespace, name, ..
-                } => {
-                    return Err(format!(
-                        "line {number}: the DELETED event of {} has no object: record with \
-                         `tail -o json` or `tail --record`, which keep it",
-                        object_key(namespace.as_deref(), &name)
-                    ))
-                }
-                RecordLine::Synced {
-                    resource_version, ..
-                } => (at(None), Step::Bookmark(resource_version)),
-                RecordLine::Other => continue,
-            };
-            replay.steps.push(step);
+    /// An object event recorded at `time` (without one, at the previous event's offset).
+    pub fn push_object(
+        &mut self,
+        time: Option<SystemTime>,
+        delta_type: DeltaType,
+        object: RawObject,
+    ) {
+        let offset = self.offset(time);
+        self.steps
+            .push((offset, Step::Object(delta_type, object.compact())));
+    }
+
+    /// The cache synced to `resource_version` (a bookmark, or the end of a LIST), at the previous
+    /// event's offset.
+    pub fn push_synced(&mut self, resource_version: String) {
+        let offset = self.offset(None);
+        self.steps.push((offset, Step::Bookmark(resource_version)));
+    }
+
+    /// The offset of an event at `time` from the first: lines are in arrival order, so a clock
+    /// step backwards keeps the last offset.
+    fn offset(&mut self, time: Option<SystemTime>) -> Duration {
+        if let Some(t) = time {
+            let start = *self.first.get_or_insert(t);
+            self.last_offset = self
+                .last_offset
+                .max(t.duration_since(start).unwrap_or_default());
         }
-        Ok(replay)
+        self.last_offset
     }
 
     /// Object events in the recording.
@@ -187,28 +161,5 @@ mod tests {
         for bad in ["fast", "0x", "-1x", "2", "1e-30x"] {
             assert!(Speed::parse(bad).unwrap_err().contains("--speed"), "{bad}");
         }
-    }
-
-    #[test]
-    fn offsets_come_from_the_recorded_times() {
-        let text = r#"{"type":"NOTICE","notice":"start","resource":"configmaps","time":"2026-01-01T00:00:00.000Z"}
-{"type":"ADDED","resourceVersion":"1","namespace":"n","name":"a","time":"2026-01-01T00:00:01.000Z","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}}
-{"type":"BOOKMARK","resourceVersion":"2","time":"2026-01-01T00:00:01.200Z"}
-{"type":"DELETED","resourceVersion":"3","namespace":"n","name":"a","time":"2026-01-01T00:00:03.500Z","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"3"}}}
-"#;
-        let r = Replay::read(text.as_bytes()).unwrap();
-        assert_eq!(r.resources, ["configmaps"]);
-        assert_eq!(r.events(), 2);
-        assert_eq!(r.span(), Duration::from_millis(2500));
-    }
-
-    #[test]
-    fn a_deletion_without_its_object_is_refused() {
-        let text = r#"{"type":"DELETED","resourceVersion":"3","namespace":"n","name":"a"}"#;
-        let err = Replay::read(text.as_bytes()).unwrap_err();
-        assert!(
-            err.contains("line 1") && err.contains("tail -o json"),
-            "{err}"
-        );
     }
 }

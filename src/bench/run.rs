@@ -48,15 +48,11 @@ pub struct Window {
 /// Why a run has no figures.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("the source ended after {}, before the --warmup of {} was over: shorten --warmup or lengthen the run", fmt(*.ended_after), fmt(*.warmup))]
+    #[error("the source ended after {}, before the --warmup of {} was over: shorten --warmup or lengthen the run", crate::format::wait(*.ended_after), crate::format::wait(*.warmup))]
     EndedInWarmup {
         ended_after: Duration,
         warmup: Duration,
     },
-}
-
-fn fmt(d: Duration) -> String {
-    humantime::format_duration(Duration::from_millis(d.as_millis() as u64)).to_string()
 }
 
 /// Runs `source` to its end while sampling the pipeline; the window starts when `warmup` is over

@@ -10,6 +10,7 @@ use super::protobuf;
 use super::resolve::ApiResource;
 use super::transport::Transport;
 use super::ClusterError;
+use crate::verbosity::Verbosity;
 use futures::{AsyncBufRead, StreamExt, TryStreamExt};
 use http_body_util::BodyExt;
 use std::time::Duration;
@@ -65,8 +66,8 @@ pub struct Cluster {
     transport: Transport,
     /// Whether a watch-list asks for a gzipped stream (see [`Cluster::stream`]).
     gzip_watch_lists: bool,
-    /// At 2 or more, every request is logged on stderr (`-vv`).
-    verbose: u8,
+    /// From [`REQUEST_LEVEL`] on, every request is logged on stderr.
+    verbose: Verbosity,
     /// What it was connected with, to connect again (`connect_again`).
     selection: KubeconfigSelection,
 }
@@ -108,7 +109,7 @@ impl Cluster {
             user: loaded.user,
             default_namespace,
             transport,
-            verbose: 0,
+            verbose: Verbosity::default(),
             selection: selection.clone(),
         })
     }
@@ -118,7 +119,7 @@ impl Cluster {
     pub async fn connect_again(&self) -> Result<Cluster, ClusterError> {
         Ok(Cluster::connect(&self.selection, self.transport)
             .await?
-            .with_verbosity(self.verbose))
+            .with_verbosity(self.verbose.0))
     }
 
     /// Whether a watch-list asks for a gzipped stream, whatever the default (see
@@ -130,12 +131,12 @@ impl Cluster {
 
     /// Logs every request on stderr from `-v=6` on, as kubectl does.
     pub fn with_verbosity(mut self, verbose: u8) -> Self {
-        self.verbose = verbose;
+        self.verbose = Verbosity(verbose);
         self
     }
 
-    /// The log level asked for with `-v`.
-    pub fn verbosity(&self) -> u8 {
+    /// The log level asked for with `-v`, and where its lines go.
+    pub fn verbosity(&self) -> Verbosity {
         self.verbose
     }
 
@@ -148,13 +149,13 @@ impl Cluster {
         outcome: &str,
         started: std::time::Instant,
     ) {
-        if self.verbose >= REQUEST_LEVEL {
-            eprintln!(
-                "kubectl-informer: {method} {}{path_and_query} {outcome} in {} milliseconds",
+        self.verbose.say(REQUEST_LEVEL, || {
+            format!(
+                "{method} {}{path_and_query} {outcome} in {} milliseconds",
                 self.server,
                 started.elapsed().as_millis()
-            );
-        }
+            )
+        });
     }
 
     /// All resource types the server serves, in discovery (priority) order, every version.
@@ -219,9 +220,8 @@ impl Cluster {
             match result {
                 Ok(list) => resources.extend(list),
                 Err(e) => {
-                    if self.verbose >= 1 {
-                        eprintln!("kubectl-informer: skipped {} in discovery: {e}", gv.name());
-                    }
+                    self.verbose
+                        .say(1, || format!("skipped {} in discovery: {e}", gv.name()));
                     first_error.get_or_insert(e);
                 }
             }
@@ -397,7 +397,8 @@ impl Cluster {
         };
         let status = decoded.unwrap_or_else(|| {
             // A proxy's HTML or plain-text page: one line, and not the whole page.
-            kube::core::Status::failure(&one_line(&text, 200), "").with_code(code.as_u16())
+            kube::core::Status::failure(&crate::format::one_line(&text, 200), "")
+                .with_code(code.as_u16())
         });
         let mut err = self.classify(kube::Error::Api(status.boxed()), op);
         if let ClusterError::Api { retry_after, .. } = &mut err {
@@ -617,21 +618,12 @@ fn io_error_kind(err: &(dyn std::error::Error + 'static)) -> Option<std::io::Err
 }
 
 /// The innermost cause of an error: the part that says what is actually wrong.
-pub fn innermost(err: &(dyn std::error::Error + 'static)) -> String {
+pub fn innermost(err: &dyn std::error::Error) -> String {
     let mut current = err;
     while let Some(next) = current.source() {
         current = next;
     }
     current.to_string()
-}
-
-/// `text` on one line (runs of whitespace as one space), cut to `max` characters.
-fn one_line(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}...", &flat[..cut]),
-        None => flat,
-    }
 }
 
 #[cfg(test)]

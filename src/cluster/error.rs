@@ -43,7 +43,7 @@ pub enum ClusterError {
     #[error(
         "{what} timed out after {} waiting for {server}: check that the API server is \
          running and healthy, or raise --request-timeout",
-        humantime::format_duration(*after)
+        crate::format::wait(*after)
     )]
     Timeout {
         what: String,
@@ -53,7 +53,7 @@ pub enum ClusterError {
     #[error(
         "{what}: {server} stopped sending the response for {} (the --health-check window): \
          the connection or the server is stuck",
-        humantime::format_duration(*after)
+        crate::format::wait(*after)
     )]
     Stalled {
         what: String,

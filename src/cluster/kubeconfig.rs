@@ -3,6 +3,7 @@
 //! Precedence: `--kubeconfig` > `$KUBECONFIG` (a colon-separated list, merged, missing files
 //! skipped) > `~/.kube/config` > in-cluster service account.
 
+use super::innermost;
 use super::proxy::{self, Proxy};
 use super::ClusterError;
 use kube::config::{
@@ -424,15 +425,6 @@ fn available<'a>(what: &str, names: impl Iterator<Item = &'a String>) -> String 
             names.join(", ")
         )
     }
-}
-
-/// The innermost cause of an error, which is the part that tells the user what is wrong.
-fn innermost(err: &dyn std::error::Error) -> String {
-    let mut current = err;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    current.to_string()
 }
 
 #[cfg(test)]

@@ -74,8 +74,8 @@ impl Transport {
             format!(
                 "the health check got no answer: nothing received for {}, no reply to an HTTP/2 \
                  PING within {}",
-                humantime::format_duration(Duration::from_secs(silent_for.as_secs())),
-                humantime::format_duration(PING_TIMEOUT),
+                crate::format::wait(Duration::from_secs(silent_for.as_secs())),
+                crate::format::wait(PING_TIMEOUT),
             )
         } else if reason.contains("close_notify") {
             // rustls's words, with a link to its manual, for a TCP close without TLS's own end.
@@ -94,8 +94,8 @@ impl Transport {
             format!(
                 "the health check got no answer: no reply to an HTTP/2 PING within {} after {} \
                  without a frame",
-                humantime::format_duration(PING_TIMEOUT),
-                humantime::format_duration(idle),
+                crate::format::wait(PING_TIMEOUT),
+                crate::format::wait(idle),
             )
         })
     }

@@ -3,6 +3,7 @@
 //! `--baseline`. Exit 0 gates pass, 1 a gate failed or a figure regressed, 2 error.
 
 mod config;
+pub mod replay;
 
 pub use config::{BenchConfig, SourceConfig};
 
@@ -11,11 +12,12 @@ use crate::bench::gate::{compare_with_baseline, config_differences};
 use crate::bench::live::{can_churn, run_live, Churn, Reacting};
 use crate::bench::load::Workload;
 use crate::bench::react::Reaction;
-use crate::bench::replay::{Replay, Speed};
+use crate::bench::replay::Speed;
 use crate::bench::report::{BaselineReport, BenchReport, Source};
 use crate::bench::run::{run_replay, Tick};
 use crate::bench::scratch;
 use crate::bench::snapshot::PipelineSnapshot;
+use crate::bench::BenchError;
 use crate::cli::ReportFormat;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
@@ -114,7 +116,7 @@ async fn replay(
 ) -> Result<Outcome> {
     let file = std::fs::File::open(path)
         .map_err(|e| Error::File(format!("cannot open --from-file {}: {e}", path.display())))?;
-    let replay = Replay::read(std::io::BufReader::new(file)).map_err(|e| {
+    let replay = replay::read_replay(std::io::BufReader::new(file)).map_err(|e| {
         Error::Usage(format!(
             "--from-file {} is not a recording: {e}",
             path.display()
@@ -400,5 +402,23 @@ pub fn judge(report: &mut BenchReport, config: &BenchConfig) {
             config_differences: config_differences(&doc, baseline),
             comparisons: compare_with_baseline(&doc, baseline, config.tolerance),
         });
+    }
+}
+
+/// A live run's failure as the user reads it: a mutation or a reaction that cannot be measured
+/// as asked names its flag.
+impl From<BenchError> for Error {
+    fn from(e: BenchError) -> Self {
+        match e {
+            BenchError::Cluster(e) => Error::Cluster(e),
+            BenchError::Reflector(e) => e.into(),
+            BenchError::WatchEnded => Error::Watch(e.to_string()),
+            BenchError::Run(_) => Error::Usage(e.to_string()),
+            BenchError::MutationLeavesGeneration { .. } | BenchError::MutationNotKept { .. } => {
+                Error::Usage(format!("--mutate {e}"))
+            }
+            BenchError::UnorderedWrite { .. } => Error::Watch(format!("--react: {e}")),
+            BenchError::LoadThread(_) | BenchError::LoadStopped => Error::Failed(e.to_string()),
+        }
     }
 }

@@ -8,6 +8,7 @@ use crate::cluster::selector::{validate_field_selector, validate_label_selector}
 use crate::diff::compare::{compare_cache, compare_live, when_settled, why_stopped};
 use crate::diff::drift::FieldDetail;
 use crate::diff::report::{DiffReport, Watchdog};
+use crate::diff::DiffError;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::Encoding;
@@ -175,7 +176,7 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
             let cache = read_cache_file(&lw, path)?;
             tokio::select! {
                 r = compare_cache(&lw, config.chunk_size, detail, cache, started, &progress) => {
-                    r.map(|r| Outcome::Report(Box::new(r)))
+                    r.map(|r| Outcome::Report(Box::new(r))).map_err(Error::from)
                 }
                 _ = sleep_until(gives_up) => Err(timed_out(&config, "the LIST to compare with")),
             }
@@ -400,7 +401,7 @@ async fn run_informer(
         };
         let report = match report {
             Ok(report) => report,
-            Err(e) => return Err(why_stopped(running, e).await),
+            Err(e) => return Err(why_stopped(running, e).await.into()),
         };
         let _ = running.stop().await;
         // The informer's observers are gone with it: what the printer has left, it prints now.
@@ -412,8 +413,8 @@ async fn run_informer(
         // An informer whose watch failed for good holds a cache that no longer moves: comparing
         // it again would report whatever it last showed, so say why it stopped instead.
         if running.reflector_finished() {
-            let stopped = Error::Watch("the informer's watch ended".into());
-            return Err(why_stopped(running, stopped).await);
+            let stopped = DiffError::Stopped("the informer's watch ended".into());
+            return Err(why_stopped(running, stopped).await.into());
         }
         let report = tokio::select! {
             r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
@@ -435,8 +436,11 @@ async fn run_informer(
                 print_report(&report, config, out).map_err(Error::Output)?;
                 Some(report.drifted())
             }
-            Err(e) if running.reflector_finished() => return Err(why_stopped(running, e).await),
+            Err(e) if running.reflector_finished() => {
+                return Err(why_stopped(running, e).await.into())
+            }
             Err(e) => {
+                let e = Error::from(e);
                 eprintln!(
                     "diff: the comparison failed: {e}; comparing again in {}",
                     crate::format::wait(every)
@@ -520,4 +524,22 @@ async fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -
     })
     .await?
     .map_err(|e| Error::File(format!("cannot write --save-cache {}: {e}", path.display())))
+}
+
+/// A comparison's failure as the user reads it, with what to do about it where a flag helps.
+impl From<DiffError> for Error {
+    fn from(e: DiffError) -> Self {
+        match e {
+            DiffError::Cluster(e) => Error::Cluster(e),
+            DiffError::Reflector(e) => e.into(),
+            DiffError::HistoryGone { .. } => Error::Watch(format!(
+                "{e}; use a larger --chunk-size (fewer pages), or compare a saved cache with \
+                 --cache-file"
+            )),
+            DiffError::NotCaughtUp { .. } => {
+                Error::Watch(format!("{e}; compare again, or with --cache-file"))
+            }
+            other => Error::Watch(other.to_string()),
+        }
+    }
 }

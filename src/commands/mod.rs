@@ -58,9 +58,7 @@ impl GlobalConfig {
 
     /// Prints a diagnostic line on stderr when `-v` is at least `level`.
     pub fn log(&self, level: u8, message: impl FnOnce() -> String) {
-        if self.verbose >= level {
-            eprintln!("kubectl-informer: {}", message());
-        }
+        crate::verbosity::Verbosity(self.verbose).say(level, message);
     }
 }
 

@@ -4,7 +4,6 @@
 //! object and what it owns. This module sets the watches up; `session` runs them.
 
 mod config;
-mod follow;
 mod owned;
 mod session;
 mod stats;
@@ -27,7 +26,7 @@ use crate::output::stderr_is_terminal;
 use crate::output::text::qualified_kind;
 use crate::output::text::TextPrinter;
 use crate::recording::{start_notice, EventPrinter, JsonPrinter, Tee};
-use follow::Follow;
+use crate::tail::follow::Follow;
 use std::time::Instant;
 
 /// Runs `tail` and returns the exit code.

@@ -3,10 +3,10 @@
 //! against a consistent LIST now; each LIST page compared as it arrives.
 
 use super::drift::{Comparison, Drift, FieldDetail};
+use super::error::DiffError;
 use super::report::{report, DiffReport, Method};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::ClusterError;
-use crate::error::{Error, Result};
 use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::RawObject;
 use crate::informer::shared::{NotReached, RunningInformer};
@@ -83,7 +83,7 @@ pub async fn compare_cache(
     (cache_rv, cache): (String, Objects),
     started: Instant,
     progress: &dyn PageProgress,
-) -> Result<DiffReport> {
+) -> Result<DiffReport, DiffError> {
     // A recording made without --show-secret-data holds markers, not values: compare like with
     // like.
     let redact = lw.resource.is_secret()
@@ -123,7 +123,7 @@ pub async fn compare_live(
     detail: FieldDetail,
     chunk_size: u32,
     progress: &dyn PageProgress,
-) -> Result<DiffReport> {
+) -> Result<DiffReport, DiffError> {
     const TRIES: usize = 3;
     let started = Instant::now();
     let mut method = Method::Exact;
@@ -140,17 +140,15 @@ pub async fn compare_live(
             Err(e) => return Err(e.into()),
         }
     }
-    Err(Error::Watch(format!(
-        "the server discarded the history of {} {TRIES} times while diff listed it: a LIST of \
-         the cache's size takes longer than the server keeps history; use a larger --chunk-size \
-         (fewer pages), or compare a saved cache with --cache-file",
-        lw.resource.qualified_name()
-    )))
+    Err(DiffError::HistoryGone {
+        resource: lw.resource.qualified_name(),
+        tries: TRIES,
+    })
 }
 
 /// The error to show for `err`: the reflector's own, when it stopped (a failure it does not
 /// retry, such as 403 after permissions were revoked), else `err`.
-pub async fn why_stopped(running: RunningInformer, err: Error) -> Error {
+pub async fn why_stopped(running: RunningInformer, err: DiffError) -> DiffError {
     if running.reflector_finished() {
         if let Err(e) = running.stop().await {
             return e.into();
@@ -161,20 +159,23 @@ pub async fn why_stopped(running: RunningInformer, err: Error) -> Error {
 
 /// The cache frozen at its RV, once no relist is part-way through replacing it (a half-replaced
 /// cache holds objects newer than its RV and would show drift that is not there).
-async fn settled_cache(running: &RunningInformer) -> Result<(String, Objects)> {
+async fn settled_cache(running: &RunningInformer) -> Result<(String, Objects), DiffError> {
     when_settled(running, Store::frozen).await
 }
 
 /// `read` of the store once no relist is part-way through replacing it.
-pub async fn when_settled<T>(running: &RunningInformer, read: impl Fn(&Store) -> T) -> Result<T> {
+pub async fn when_settled<T>(
+    running: &RunningInformer,
+    read: impl Fn(&Store) -> T,
+) -> Result<T, DiffError> {
     running
         .settled(read)
         .await
-        .map_err(|stopped| Error::Watch(stopped.to_string()))
+        .map_err(|stopped| DiffError::Stopped(stopped.to_string()))
 }
 
 /// Waits until the cache's RV reaches the server's newest (events and bookmarks advance it).
-async fn catch_up(lw: &ListWatch, running: &RunningInformer, rv: &str) -> Result<()> {
+async fn catch_up(lw: &ListWatch, running: &RunningInformer, rv: &str) -> Result<(), DiffError> {
     let newest = lw
         .list_page(&ListOptions {
             limit: Some(1),
@@ -182,24 +183,24 @@ async fn catch_up(lw: &ListWatch, running: &RunningInformer, rv: &str) -> Result
         })
         .await?
         .resource_version;
-    eprintln!(
-        "kubectl-informer: the cache's RV {rv} can no longer be listed exactly (410 Gone); \
-         waiting for the cache to reach the server's newest RV {newest} and comparing there"
-    );
+    lw.cluster.verbosity().say(0, || {
+        format!(
+            "the cache's RV {rv} can no longer be listed exactly (410 Gone); waiting for the \
+             cache to reach the server's newest RV {newest} and comparing there"
+        )
+    });
     let newest_rv = ResourceVersion::parse(&newest)
-        .map_err(|e| Error::Watch(format!("the server's LIST answered with a {e}")))?;
+        .map_err(|e| DiffError::UnreadableResourceVersion(e.to_string()))?;
     match tokio::time::timeout(CATCH_UP_DEADLINE, running.reached(&newest_rv)).await {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(NotReached::NotComparable(e))) => Err(Error::Watch(format!(
-            "the cache cannot be compared at the server's newest RV {newest}: the {e}"
-        ))),
-        _ => {
-            let current = running.read(|store| store.resource_version().to_string());
-            Err(Error::Watch(format!(
-                "the cache did not reach RV {newest} within {}s (it is at {current}): no events \
-                 or bookmarks arrived; compare again, or with --cache-file",
-                CATCH_UP_DEADLINE.as_secs()
-            )))
-        }
+        Ok(Err(NotReached::NotComparable(e))) => Err(DiffError::NotComparable {
+            newest,
+            reason: e.to_string(),
+        }),
+        _ => Err(DiffError::NotCaughtUp {
+            current: running.read(|store| store.resource_version().to_string()),
+            newest,
+            limit: CATCH_UP_DEADLINE,
+        }),
     }
 }

@@ -1,10 +1,8 @@
 //! Which fields differ between two versions of an object, without the noise every write makes
-//! (`metadata.resourceVersion`, `metadata.managedFields`): `spec.replicas 3→5`.
+//! (the `metadata` fields of [`super::patch::NOISE`]): `spec.replicas 3→5`.
 
 use serde_json::Value;
 
-/// Paths whose changes are bookkeeping, not content.
-const NOISE: &[&str] = &["metadata.resourceVersion", "metadata.managedFields"];
 /// Values longer than this are named, not shown.
 const MAX_SHOWN: usize = 24;
 
@@ -24,6 +22,12 @@ impl std::fmt::Display for FieldChange {
             None => f.write_str(&self.path),
         }
     }
+}
+
+/// Whether a change at `path` is bookkeeping, not content: the same fields a diff leaves out.
+fn is_noise(path: &str) -> bool {
+    path.strip_prefix("metadata.")
+        .is_some_and(|field| super::patch::NOISE.contains(&field))
 }
 
 /// The changed leaf fields from `old` to `new`, in document order; arrays compare whole.
@@ -53,7 +57,7 @@ pub fn summarize(changes: &[FieldChange], limit: usize, show_values: bool) -> St
 }
 
 fn walk(path: String, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<FieldChange>) {
-    if NOISE.contains(&path.as_str()) || old == new {
+    if is_noise(&path) || old == new {
         return;
     }
     match (old, new) {
@@ -114,8 +118,8 @@ mod tests {
 
     #[test]
     fn scalar_changes_show_old_and_new_and_noise_is_left_out() {
-        let old = json!({"metadata": {"resourceVersion": "1", "managedFields": [1], "labels": {"app": "a"}}, "spec": {"replicas": 3}});
-        let new = json!({"metadata": {"resourceVersion": "2", "managedFields": [2], "labels": {"app": "b", "tier": "web"}}, "spec": {"replicas": 5}});
+        let old = json!({"metadata": {"resourceVersion": "1", "managedFields": [1], "generation": 1, "labels": {"app": "a"}}, "spec": {"replicas": 3}});
+        let new = json!({"metadata": {"resourceVersion": "2", "managedFields": [2], "generation": 2, "labels": {"app": "b", "tier": "web"}}, "spec": {"replicas": 5}});
         let changes = changed_fields(&old, &new);
         let text = summarize(&changes, 10, true);
         assert_eq!(

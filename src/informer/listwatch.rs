@@ -200,32 +200,13 @@ impl StreamError {
     fn malformed(reason: impl std::fmt::Display, line: &[u8]) -> Self {
         let snippet = &line[..line.len().min(SNIPPET_CHARS * 4)];
         StreamError::Malformed {
-            reason: one_line(&reason.to_string(), REASON_CHARS),
-            snippet: one_line(String::from_utf8_lossy(snippet).trim(), SNIPPET_CHARS),
+            reason: crate::format::one_line(&reason.to_string(), REASON_CHARS),
+            snippet: crate::format::one_line(
+                String::from_utf8_lossy(snippet).trim(),
+                SNIPPET_CHARS,
+            ),
         }
     }
-}
-
-/// `text` on one line: control characters (newlines, escapes, NUL) escaped, cut after `max`
-/// characters with an ellipsis.
-fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut chars = 0;
-    for c in text.chars() {
-        if chars >= max {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            let escaped = c.escape_default();
-            chars += escaped.len();
-            out.extend(escaped);
-        } else {
-            chars += 1;
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A byte count as the limit is documented: `64 MiB`, or `300 bytes`.
@@ -355,7 +336,7 @@ impl ListWatch {
             .await?;
         let decode = |e: &dyn std::fmt::Display| ClusterError::Decode {
             what: format!("list {}", self.resource.qualified_name()),
-            reason: one_line(&e.to_string(), REASON_CHARS),
+            reason: crate::format::one_line(&e.to_string(), REASON_CHARS),
         };
         let body = match page {
             PageBody::Json(body) => body,
@@ -441,7 +422,7 @@ impl ListWatch {
 
     /// Says at -v=1 which encoding the server answered a LIST or WATCH in.
     fn said(&self, verb: &str, content_type: &str) {
-        if self.cluster.verbosity() >= 1 {
+        self.cluster.verbosity().say(1, || {
             let encoding = if content_type.starts_with(protobuf::MEDIA_TYPE) {
                 Encoding::Protobuf
             } else if content_type.starts_with(cbor::MEDIA_TYPE) {
@@ -449,8 +430,8 @@ impl ListWatch {
             } else {
                 Encoding::Json
             };
-            eprintln!(
-                "kubectl-informer: {verb} {}: the server answered in {} ({})",
+            format!(
+                "{verb} {}: the server answered in {} ({})",
                 self.resource.qualified_name(),
                 encoding.name(),
                 if content_type.is_empty() {
@@ -458,8 +439,8 @@ impl ListWatch {
                 } else {
                     content_type
                 }
-            );
-        }
+            )
+        });
     }
 }
 
@@ -680,7 +661,7 @@ fn checked_event(
         other => {
             return Err(malformed(&format_args!(
                 "unknown event type \"{}\"",
-                one_line(other, 40)
+                crate::format::one_line(other, 40)
             )))
         }
     })
@@ -703,7 +684,7 @@ fn status(object: &RawValue) -> serde_json::Result<ApiStatus> {
         None | Some("Status") => serde_json::from_str(object.get()),
         Some(kind) => Err(serde_json::Error::custom(format_args!(
             "an ERROR event whose object is a {}, not a Status",
-            one_line(kind, 40)
+            crate::format::one_line(kind, 40)
         ))),
     }
 }

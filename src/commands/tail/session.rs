@@ -2,7 +2,6 @@
 //! notice), the merged stream read until a stop condition, and every event applied and printed
 //! (with `--follow-owned`, only the followed objects; with `--diff`, each change as a diff).
 
-use super::follow::Follow;
 use super::stats::Stats;
 use super::TailConfig;
 use crate::cli::{InitialMode, OutputFormat};
@@ -20,6 +19,7 @@ use crate::informer::transition::{EventType, ReflectorEvent};
 use crate::recording::{
     BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
 };
+use crate::tail::follow::Follow;
 use std::time::SystemTime;
 
 /// Why printing stopped.

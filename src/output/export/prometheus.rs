@@ -1,7 +1,7 @@
 //! The Prometheus export (`--export-prometheus`): text exposition with client-go's
 //! `workqueue_*` names and buckets, so that figures line up with a controller's dashboards.
 
-use crate::bench::snapshot::PipelineSnapshot;
+use crate::bench::snapshot::{ListenerSnapshot, PipelineSnapshot, QueueSnapshot};
 use crate::metrics::Latency;
 use std::io::Write;
 
@@ -9,146 +9,93 @@ use std::io::Write;
 pub const WORKQUEUE_BUCKETS: [f64; 10] =
     [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0];
 
-/// Writes `snapshot` as Prometheus text exposition (format 0.0.4).
-pub fn write(snapshot: &PipelineSnapshot, out: &mut impl Write) -> std::io::Result<()> {
-    let queues = &snapshot.queues;
-    family(
-        out,
-        "workqueue_depth",
-        "gauge",
-        "Current depth of workqueue",
-    )?;
-    for q in queues {
-        writeln!(
-            out,
-            "workqueue_depth{{name=\"{}\"}} {}",
-            q.name, q.gauges.depth
-        )?;
-    }
-    family(
-        out,
+/// What one metric family holds per queue or listener: a number, or a latency histogram.
+enum Figure<'a> {
+    Number(String),
+    Histogram(&'a Latency),
+}
+
+/// One family: its name, type and help (client-go's, for the workqueue ones), and its figure of
+/// each item.
+type Family<T> = (
+    &'static str,
+    &'static str,
+    &'static str,
+    for<'a> fn(&'a T) -> Figure<'a>,
+);
+
+/// The workqueue families client-go's workqueue metrics provider registers, per queue `name`.
+const QUEUE_FAMILIES: [Family<QueueSnapshot>; 7] = [
+    ("workqueue_depth", "gauge", "Current depth of workqueue", |q| {
+        Figure::Number(q.gauges.depth.to_string())
+    }),
+    (
         "workqueue_adds_total",
         "counter",
         "Total number of adds handled by workqueue",
-    )?;
-    for q in queues {
-        writeln!(
-            out,
-            "workqueue_adds_total{{name=\"{}\"}} {}",
-            q.name, q.metrics.adds_total
-        )?;
-    }
-    family(
-        out,
+        |q| Figure::Number(q.metrics.adds_total.to_string()),
+    ),
+    (
         "workqueue_queue_duration_seconds",
         "histogram",
         "How long in seconds an item stays in workqueue before being requested",
-    )?;
-    for q in queues {
-        histogram(
-            out,
-            "workqueue_queue_duration_seconds",
-            "name",
-            &q.name,
-            &q.metrics.queue_duration,
-        )?;
-    }
-    family(
-        out,
+        |q| Figure::Histogram(&q.metrics.queue_duration),
+    ),
+    (
         "workqueue_work_duration_seconds",
         "histogram",
         "How long in seconds processing an item from workqueue takes",
-    )?;
-    for q in queues {
-        histogram(
-            out,
-            "workqueue_work_duration_seconds",
-            "name",
-            &q.name,
-            &q.metrics.work_duration,
-        )?;
-    }
-    family(
-        out,
+        |q| Figure::Histogram(&q.metrics.work_duration),
+    ),
+    (
         "workqueue_unfinished_work_seconds",
         "gauge",
         "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
-    )?;
-    for q in queues {
-        writeln!(
-            out,
-            "workqueue_unfinished_work_seconds{{name=\"{}\"}} {}",
-            q.name, q.gauges.unfinished_work_seconds
-        )?;
-    }
-    family(
-        out,
+        |q| Figure::Number(q.gauges.unfinished_work_seconds.to_string()),
+    ),
+    (
         "workqueue_longest_running_processor_seconds",
         "gauge",
         "How many seconds has the longest running processor for workqueue been running",
-    )?;
-    for q in queues {
-        writeln!(
-            out,
-            "workqueue_longest_running_processor_seconds{{name=\"{}\"}} {}",
-            q.name, q.gauges.longest_running_processor_seconds
-        )?;
-    }
-    family(
-        out,
+        |q| Figure::Number(q.gauges.longest_running_processor_seconds.to_string()),
+    ),
+    (
         "workqueue_retries_total",
         "counter",
         "Total number of retries handled by workqueue",
-    )?;
-    for q in queues {
-        writeln!(
-            out,
-            "workqueue_retries_total{{name=\"{}\"}} {}",
-            q.name, q.metrics.retries_total
-        )?;
-    }
-    family(
-        out,
+        |q| Figure::Number(q.metrics.retries_total.to_string()),
+    ),
+];
+
+/// The informer's families, per `listener`.
+const LISTENER_FAMILIES: [Family<ListenerSnapshot>; 3] = [
+    (
         "informer_listener_backlog",
         "gauge",
         "Notifications distributed to a listener and not yet handed to its handler",
-    )?;
-    for l in &snapshot.listeners {
-        writeln!(
-            out,
-            "informer_listener_backlog{{listener=\"{}\"}} {}",
-            l.name, l.backlog
-        )?;
-    }
-    family(
-        out,
+        |l| Figure::Number(l.backlog.to_string()),
+    ),
+    (
         "informer_delivery_lag_seconds",
         "histogram",
         "From the event's arrival from the API server to the start of its handler",
-    )?;
-    for l in &snapshot.listeners {
-        histogram(
-            out,
-            "informer_delivery_lag_seconds",
-            "listener",
-            &l.name,
-            &l.metrics.delivery_lag,
-        )?;
-    }
-    family(
-        out,
+        |l| Figure::Histogram(&l.metrics.delivery_lag),
+    ),
+    (
         "informer_handler_duration_seconds",
         "histogram",
         "How long a handler ran",
-    )?;
-    for l in &snapshot.listeners {
-        histogram(
-            out,
-            "informer_handler_duration_seconds",
-            "listener",
-            &l.name,
-            &l.metrics.handler_time,
-        )?;
+        |l| Figure::Histogram(&l.metrics.handler_time),
+    ),
+];
+
+/// Writes `snapshot` as Prometheus text exposition (format 0.0.4).
+pub fn write(snapshot: &PipelineSnapshot, out: &mut impl Write) -> std::io::Result<()> {
+    for family in &QUEUE_FAMILIES {
+        families(out, family, "name", &snapshot.queues, |q| &q.name)?;
+    }
+    for family in &LISTENER_FAMILIES {
+        families(out, family, "listener", &snapshot.listeners, |l| &l.name)?;
     }
     if let Some(t) = &snapshot.watch_transitions {
         for (name, help, value) in [
@@ -167,36 +114,41 @@ pub fn write(snapshot: &PipelineSnapshot, out: &mut impl Write) -> std::io::Resu
             writeln!(out, "{name} {value}")?;
         }
     }
-    if let Some(latency) = &snapshot.watch_latency {
-        family(
-            out,
+    for (name, help, latency) in [
+        (
             "informer_watch_latency_seconds",
-            "histogram",
             "From sending a write to the API server to receiving its watch event",
-        )?;
-        histogram(
-            out,
-            "informer_watch_latency_seconds",
-            "name",
-            "bench",
-            latency,
-        )?;
-    }
-    if let Some(latency) = &snapshot.reaction_latency {
-        family(
-            out,
+            &snapshot.watch_latency,
+        ),
+        (
             "informer_bench_reaction_latency_seconds",
-            "histogram",
             "From sending a write to receiving the event that shows the controller's reaction \
              (bench --react)",
-        )?;
-        histogram(
-            out,
-            "informer_bench_reaction_latency_seconds",
-            "name",
-            "bench",
-            latency,
-        )?;
+            &snapshot.reaction_latency,
+        ),
+    ] {
+        if let Some(latency) = latency {
+            family(out, name, "histogram", help)?;
+            histogram(out, name, "name", "bench", latency)?;
+        }
+    }
+    Ok(())
+}
+
+/// `family` with one sample (or histogram) per item, labelled `label="{key(item)}"`.
+fn families<T>(
+    out: &mut impl Write,
+    (name, kind, help, figure): &Family<T>,
+    label: &str,
+    items: &[T],
+    key: impl Fn(&T) -> &str,
+) -> std::io::Result<()> {
+    family(out, name, kind, help)?;
+    for item in items {
+        match figure(item) {
+            Figure::Number(value) => writeln!(out, "{name}{{{label}=\"{}\"}} {value}", key(item))?,
+            Figure::Histogram(latency) => histogram(out, name, label, key(item), latency)?,
+        }
     }
     Ok(())
 }

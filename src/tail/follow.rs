@@ -33,7 +33,7 @@ struct Node {
 
 /// What to print for one object event.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Verdict {
+pub struct Verdict {
     /// Whether the event itself is printed.
     pub print: bool,
     /// The owners it is followed through (`Follow::chain`), as of before a DELETED.
@@ -45,7 +45,7 @@ pub(super) struct Verdict {
 
 /// The ownership graph of one `--follow-owned` run.
 #[derive(Debug)]
-pub(super) struct Follow {
+pub struct Follow {
     /// The feed of the named object's resource, and its name: the root of the set.
     root_feed: usize,
     root_name: String,

@@ -11,6 +11,48 @@ cd "$root"
 controlplane=tests/controlplane/controlplane.sh
 failed=0
 
+# `cargo test -- --ignored`, with the test binaries run three at a time instead of one after the
+# other: most of their time is spent waiting on the control plane (controllers, compaction,
+# restarts), so the suite takes about the time of its slowest binaries. Each binary's output goes
+# to target/test-logs/NAME.log and is printed whole when it ends, then a summary; the step fails
+# if any binary failed.
+run_ignored() {
+  local logs="$root/target/test-logs"
+  rm -rf "$logs" && mkdir -p "$logs"
+  cargo test --locked --no-run --message-format=json-render-diagnostics \
+    | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
+        print(m["target"]["name"], m["executable"])
+' >"$logs/binaries" || return 1
+  # The slowest binaries first, so that none of them starts last.
+  local slow="conform bench_react dead_peer restarts replay tail controllers samples"
+  { for name in $slow; do grep "^$name " "$logs/binaries" || true; done
+    grep -v -E "^($(tr ' ' '|' <<<"$slow")) " "$logs/binaries" || true; } >"$logs/order"
+  local started=$SECONDS
+  xargs -P 3 -L 1 bash -c '
+    name=$1 exe=$2 log=$0/$1.log start=$SECONDS
+    "$exe" --ignored >"$log" 2>&1; rc=$?
+    echo "$rc $((SECONDS - start))" >"$0/$1.rc"
+    flock "$0/binaries" cat "$log"
+    exit 0' "$logs" <"$logs/order"
+  local failed_bins=()
+  echo "run.sh: the tests that need the control plane took $((SECONDS - started)) s:"
+  while read -r name _; do
+    read -r rc secs <"$logs/$name.rc"
+    # A binary none of whose tests need the control plane ran nothing here.
+    ((rc != 0)) || ! grep -q '^test result: ok. 0 passed' "$logs/$name.log" || continue
+    printf '  %-20s %4s s  %s\n' "$name" "$secs" "$(grep -E '^test result' "$logs/$name.log" | tail -1)"
+    ((rc == 0)) || failed_bins+=("$name")
+  done <"$logs/order"
+  if ((${#failed_bins[@]})); then
+    echo "run.sh: failed: ${failed_bins[*]} (logs in $logs)" >&2
+    return 1
+  fi
+}
+
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
 # Windows, where krew ships windows/amd64 too: the crate builds there, lints included (what is
@@ -38,13 +80,14 @@ env -u KUBECTL_INFORMER_CONTROLPLANE_RUN -u KUBECTL_INFORMER_TEST_OLD_KUBECONFIG
 
 # 2. The tests marked ignored: against a private control plane on loopback (built from the Go
 # modules the first time), with the validators of the release files and exports built
-# (tests/tools/tools.sh). Benches are only built (by clippy above), not run.
+# (tests/tools/tools.sh), three test binaries at a time (run_ignored). Benches are only built (by
+# clippy above), not run.
 export KUBECTL_INFORMER_CONTROLPLANE_RUN="$root/target/controlplane/test-run"
 export KUBECTL_INFORMER_TEST_KUBECONFIG="$KUBECTL_INFORMER_CONTROLPLANE_RUN/kubeconfig"
 trap '"$controlplane" down' EXIT
 "$controlplane" up
 tests/tools/tools.sh build
-cargo test --locked --no-fail-fast -- --ignored || failed=1
+run_ignored || failed=1
 
 # The crate as `cargo package` ships it (Cargo.toml's include list) builds on its own.
 cargo package --locked --allow-dirty --quiet

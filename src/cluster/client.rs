@@ -2,12 +2,13 @@
 //! the raw requests every command is made of (discovery, LIST pages, WATCH streams).
 
 mod body;
+mod classify;
+mod discover;
+#[cfg(test)]
+mod tests;
 
-use super::discovery::{self, GroupVersion, Root};
-use super::error::Forbidden;
 use super::kubeconfig::{self, KubeconfigSelection};
 use super::protobuf;
-use super::resolve::ApiResource;
 use super::transport::Transport;
 use super::ClusterError;
 use crate::verbosity::Verbosity;
@@ -16,15 +17,14 @@ use http_body_util::BodyExt;
 use std::time::Duration;
 
 pub use body::Sink;
-use body::{collect, content_type, pour, protobuf_status, Refused, MAX_RESPONSE_BYTES};
+use body::{collect, content_type, pour, protobuf_status, MAX_RESPONSE_BYTES};
+pub use classify::innermost;
 
 /// The `-v` level from which every request is logged: kubectl's `-v=6`.
 pub const REQUEST_LEVEL: u8 = 6;
 
 /// kubectl's dial timeout, used when `--request-timeout` is 0 (no limit on the request itself).
 const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// Legacy discovery's requests in flight at once (client-go sends them all at once).
-const LEGACY_DISCOVERY_CONCURRENCY: usize = 8;
 
 /// What a request does, for error messages: `list configmaps in namespace "x"`.
 #[derive(Debug, Clone)]
@@ -158,80 +158,6 @@ impl Cluster {
         });
     }
 
-    /// All resource types the server serves, in discovery (priority) order, every version.
-    /// Aggregated discovery (v2, else v2beta1) when `/api` and `/apis` both serve it; else
-    /// legacy discovery, one more request per group version, as client-go falls back.
-    pub async fn discover(&self) -> Result<Vec<ApiResource>, ClusterError> {
-        let core = match self.discovery_root("/api").await {
-            // An aggregated API server may serve only `/apis`; client-go takes the 404 as an
-            // empty document, which leaves the choice of discovery to `/apis`.
-            Err(e) if e.status_code() == Some(404) => Root::Aggregated(Vec::new()),
-            other => other?,
-        };
-        let groups = self.discovery_root("/apis").await?;
-        match (core, groups) {
-            (Root::Aggregated(mut resources), Root::Aggregated(more)) => {
-                resources.extend(more);
-                Ok(resources)
-            }
-            (core, groups) => {
-                let mut group_versions = core.group_versions();
-                group_versions.extend(groups.group_versions());
-                self.discover_legacy(&group_versions).await
-            }
-        }
-    }
-
-    /// `/api` or `/apis`, asking for aggregated discovery first.
-    async fn discovery_root(&self, path: &str) -> Result<Root, ClusterError> {
-        let op = Operation::new("discover", "API resources", None);
-        let body = self.get(path, discovery::ACCEPT, &op).await?;
-        Root::parse(&body).map_err(|found| ClusterError::NotDiscovery {
-            server: self.server.clone(),
-            path: path.to_string(),
-            found,
-        })
-    }
-
-    /// Each group version's `APIResourceList`, a few at a time, in the given order. Like
-    /// client-go, a group version that fails (an aggregated API whose backend is down answers
-    /// 503) is left out; only when every one fails is it an error.
-    async fn discover_legacy(
-        &self,
-        group_versions: &[GroupVersion],
-    ) -> Result<Vec<ApiResource>, ClusterError> {
-        let fetches = group_versions.iter().map(|gv| async move {
-            let path = gv.path();
-            let op = Operation::new("discover", format!("API resources of {}", gv.name()), None);
-            let body = self.get(&path, "application/json", &op).await?;
-            discovery::parse_resource_list(gv, &body).map_err(|found| ClusterError::NotDiscovery {
-                server: self.server.clone(),
-                path,
-                found,
-            })
-        });
-        let results: Vec<Result<Vec<ApiResource>, ClusterError>> = futures::stream::iter(fetches)
-            .buffered(LEGACY_DISCOVERY_CONCURRENCY)
-            .collect()
-            .await;
-        let mut resources = Vec::new();
-        let mut first_error = None;
-        for (gv, result) in group_versions.iter().zip(results) {
-            match result {
-                Ok(list) => resources.extend(list),
-                Err(e) => {
-                    self.verbose
-                        .say(1, || format!("skipped {} in discovery: {e}", gv.name()));
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-        match first_error {
-            Some(e) if resources.is_empty() => Err(e),
-            _ => Ok(resources),
-        }
-    }
-
     /// GET `path_and_query` and return the body, within the request timeout.
     pub async fn get(
         &self,
@@ -334,29 +260,6 @@ impl Cluster {
             .await?
             .map_err(|refused| self.refused(refused, op))?;
         Ok(sink)
-    }
-
-    /// The error a refused body becomes.
-    fn refused(&self, refused: Refused, op: &Operation) -> ClusterError {
-        match refused {
-            Refused::Stalled(after) => ClusterError::Stalled {
-                what: op.describe(),
-                server: self.server.clone(),
-                after,
-            },
-            Refused::TooLarge => ClusterError::Transport {
-                what: op.describe(),
-                reason: format!(
-                    "the response grew past {} GiB and was refused by size: page the LIST \
-                     (--chunk-size) or narrow it with a selector",
-                    MAX_RESPONSE_BYTES >> 30
-                ),
-            },
-            Refused::Undecodable(reason) => ClusterError::Decode {
-                what: op.describe(),
-                reason,
-            },
-        }
     }
 
     /// Sends `request` and returns the response once its status is a success. An error status
@@ -471,117 +374,6 @@ impl Cluster {
         };
         result.map_err(|e| self.classify(e, op))
     }
-
-    /// Turns a kube error into the one-line error the user sees.
-    pub fn classify(&self, err: kube::Error, op: &Operation) -> ClusterError {
-        match err {
-            kube::Error::Api(status) => {
-                let code = status.code;
-                let message = status.message.clone();
-                match code {
-                    401 => ClusterError::Unauthorized {
-                        server: self.server.clone(),
-                        user: self.user.clone(),
-                    },
-                    403 => {
-                        let (scope, can_i_scope) = match &op.namespace {
-                            Some(ns) => (format!(" in namespace \"{ns}\""), format!(" -n {ns}")),
-                            None => (String::new(), String::new()),
-                        };
-                        let can_i_scope = can_i_scope + &self.selection.kubectl_flags();
-                        ClusterError::Forbidden(Box::new(Forbidden {
-                            verb: op.verb.to_string(),
-                            resource: op.resource.clone(),
-                            scope,
-                            can_i_scope,
-                            user: server_user(&message).unwrap_or_else(|| self.user.clone()),
-                            message,
-                        }))
-                    }
-                    _ => ClusterError::Api {
-                        what: op.describe(),
-                        code,
-                        reason: if status.reason.is_empty() {
-                            "Error".to_string()
-                        } else {
-                            status.reason.clone()
-                        },
-                        message,
-                        retry_after: status
-                            .details
-                            .as_ref()
-                            .map(|d| d.retry_after_seconds)
-                            .filter(|s| *s > 0)
-                            .map(|s| Duration::from_secs(u64::from(s))),
-                    },
-                }
-            }
-            kube::Error::SerdeError(e) => ClusterError::Decode {
-                what: op.describe(),
-                reason: e.to_string(),
-            },
-            other => self.transport_error(&other, op),
-        }
-    }
-
-    /// Classifies an I/O or connection failure into unreachable, TLS, or a plain transport error.
-    pub fn transport_error(
-        &self,
-        err: &(dyn std::error::Error + 'static),
-        op: &Operation,
-    ) -> ClusterError {
-        if let Some(reason) = self.transport.explain_request(err) {
-            return ClusterError::Transport {
-                what: op.describe(),
-                reason,
-            };
-        }
-        let reason = innermost(err);
-        let lower = reason.to_ascii_lowercase();
-        let io_kind = io_error_kind(err);
-        if lower.contains("deadline has elapsed") || io_kind == Some(std::io::ErrorKind::TimedOut) {
-            ClusterError::Timeout {
-                what: op.describe(),
-                server: self.server.clone(),
-                after: self
-                    .transport
-                    .request_timeout
-                    .unwrap_or(DEFAULT_CONNECT_TIMEOUT),
-            }
-        } else if lower.contains("certificate")
-            || lower.contains("tls")
-            || lower.contains("handshake")
-            || lower.contains("unknownissuer")
-        {
-            ClusterError::Tls {
-                server: self.server.clone(),
-                context: self.context.clone(),
-                reason,
-            }
-        } else if matches!(
-            io_kind,
-            Some(
-                std::io::ErrorKind::ConnectionRefused
-                    | std::io::ErrorKind::AddrNotAvailable
-                    | std::io::ErrorKind::HostUnreachable
-                    | std::io::ErrorKind::NetworkUnreachable
-            )
-        ) || lower.contains("dns")
-            || lower.contains("failed to lookup")
-            || lower.contains("connect")
-        {
-            ClusterError::Unreachable {
-                server: self.server.clone(),
-                context: self.context.clone(),
-                reason,
-            }
-        } else {
-            ClusterError::Transport {
-                what: op.describe(),
-                reason,
-            }
-        }
-    }
 }
 
 /// A GET of `path_and_query` that accepts `accept`.
@@ -597,139 +389,4 @@ fn get_request(
             what: op.describe(),
             reason: e.to_string(),
         })
-}
-
-/// The user a 403 message names: `... User "nobody" cannot list ...`.
-fn server_user(message: &str) -> Option<String> {
-    let start = message.find("User \"")? + "User \"".len();
-    let len = message[start..].find('"')?;
-    Some(message[start..start + len].to_string())
-}
-
-fn io_error_kind(err: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {
-    let mut current = Some(err);
-    while let Some(e) = current {
-        if let Some(io) = e.downcast_ref::<std::io::Error>() {
-            return Some(io.kind());
-        }
-        current = e.source();
-    }
-    None
-}
-
-/// The innermost cause of an error: the part that says what is actually wrong.
-pub fn innermost(err: &dyn std::error::Error) -> String {
-    let mut current = err;
-    while let Some(next) = current.source() {
-        current = next;
-    }
-    current.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A body of `chunks`, each a frame, with `pause` before each frame after the first.
-    fn body(
-        chunks: &[&'static str],
-        pause: Duration,
-    ) -> impl http_body::Body<Data = bytes::Bytes, Error = kube::Error> + Unpin {
-        let chunks = chunks.to_vec();
-        let frames = chunks
-            .into_iter()
-            .enumerate()
-            .map(move |(i, c)| async move {
-                if i > 0 {
-                    tokio::time::sleep(pause).await;
-                }
-                Ok::<_, kube::Error>(http_body::Frame::data(bytes::Bytes::from_static(
-                    c.as_bytes(),
-                )))
-            });
-        http_body_util::StreamBody::new(Box::pin(futures::stream::iter(frames).then(|f| f)))
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_body_is_collected_whole_within_its_limits() {
-        let got = collect(
-            body(&["ab", "cd"], Duration::from_secs(1)),
-            Some(Duration::from_secs(2)),
-            4,
-        );
-        assert_eq!(got.await.unwrap(), Ok(b"abcd".to_vec()));
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_body_that_stops_moving_or_grows_too_large_is_refused() {
-        let slow = body(&["ab", "cd"], Duration::from_secs(3));
-        let limit = Duration::from_secs(2);
-        assert_eq!(
-            collect(slow, Some(limit), 100).await.unwrap(),
-            Err(Refused::Stalled(limit))
-        );
-        let slow = body(&["ab", "cd"], Duration::from_secs(3));
-        assert_eq!(
-            collect(slow, None, 100).await.unwrap(),
-            Ok(b"abcd".to_vec())
-        );
-        let large = body(&["ab", "cd", "e"], Duration::ZERO);
-        assert_eq!(
-            collect(large, None, 4).await.unwrap(),
-            Err(Refused::TooLarge)
-        );
-    }
-
-    #[tokio::test]
-    async fn a_watch_list_is_asked_gzipped_only_from_a_server_off_this_host() {
-        let dir = tempfile::tempdir().unwrap();
-        let written = std::cell::Cell::new(0);
-        let connect = |server: &str, cluster_extra: &str| {
-            written.set(written.get() + 1);
-            let path = dir.path().join(format!("kubeconfig-{}", written.get()));
-            std::fs::write(
-                &path,
-                format!(
-                    "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: \
-                     {server}\n{cluster_extra}users:\n- name: u\n  user: {{token: t}}\n\
-                     contexts:\n- name: x\n  context: {{cluster: c, user: u}}\ncurrent-context: x\n"
-                ),
-            )
-            .unwrap();
-            let selection = KubeconfigSelection {
-                path: Some(path),
-                ..Default::default()
-            };
-            async move {
-                Cluster::connect(&selection, Transport::default())
-                    .await
-                    .unwrap()
-                    .gzip_watch_lists
-            }
-        };
-        assert!(!connect("https://127.0.0.1:6443", "").await);
-        assert!(!connect("https://[::1]:6443", "").await);
-        assert!(!connect("https://localhost:6443", "").await);
-        assert!(connect("https://10.0.0.1:6443", "").await);
-        assert!(connect("https://api.example.com", "").await);
-        assert!(
-            connect(
-                "https://127.0.0.1:6443",
-                "    proxy-url: http://10.0.0.9:3128\n"
-            )
-            .await,
-            "through a proxy"
-        );
-        assert!(
-            !connect("https://10.0.0.1:6443", "    disable-compression: true\n").await,
-            "compression disabled"
-        );
-    }
-
-    #[test]
-    fn user_is_read_from_a_forbidden_message() {
-        let msg = r#"configmaps is forbidden: User "nobody" cannot list resource "configmaps" in API group "" in the namespace "default""#;
-        assert_eq!(server_user(msg).as_deref(), Some("nobody"));
-        assert_eq!(server_user("forbidden"), None);
-    }
 }

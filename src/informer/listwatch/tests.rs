@@ -2,6 +2,7 @@
 //! across chunks or cut, and whether an event is there without waiting.
 
 use super::*;
+use futures::StreamExt;
 
 #[test]
 fn an_empty_metadata_list_s_null_items_are_no_items() {

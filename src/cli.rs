@@ -5,9 +5,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 mod bench;
 mod conform;
 mod diff;
+mod errors;
 mod global;
 mod tail;
-mod unknown_flag;
 
 pub use bench::BenchArgs;
 pub use conform::ConformArgs;
@@ -78,11 +78,15 @@ pub fn command() -> clap::Command {
 
 /// Parses the process's arguments with [`command`]'s layout.
 pub fn parse() -> Result<Cli, clap::Error> {
+    parse_from(std::env::args().collect())
+}
+
+/// Parses `args` (the program's name first) as [`parse`] does.
+pub fn parse_from(args: Vec<String>) -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
-    let args: Vec<String> = std::env::args().collect();
     command()
         .try_get_matches_from(&args)
-        .map_err(|e| unknown_flag::without_trailing_tip(e, &args))
+        .map_err(|e| errors::value_in_one_line(errors::without_trailing_tip(e, &args)))
         .and_then(|m| Cli::from_arg_matches(&m))
 }
 

@@ -32,12 +32,13 @@
 //! `conform/` compute without rendering, know neither the recording format nor each other, and have
 //! their own errors (`BenchError`, `DiffError`, conform's verdicts), which `commands/` map into
 //! `error`: the top-level error and exit codes, which wraps the cluster's and the reflector's
-//! errors. `cli` parses flags into the value types of `cluster/` and `informer/`. Leaves anyone may
-//! use: `duration` (the one parser of every duration flag and gate value), `format` (numbers, times
-//! and foreign text for people), `metrics` (histograms, gauges, CPU time), `rng`, `signal` (await a
-//! condition), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`, `verbosity` (the one
-//! sink of `-v` diagnostics on stderr), `template` (objects made from a manifest, for bench and
-//! conform to write). `tests/layers.rs` checks that the imports are these edges.
+//! errors. `cli` parses flags into the value types of `cluster/`, `informer/` and `bench/`. Leaves
+//! anyone may use: `duration` (the one parser of every duration flag and gate value), `format`
+//! (numbers, times and foreign text for people), `metrics` (histograms, gauges, CPU time), `rng`,
+//! `signal` (await a condition), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`,
+//! `verbosity` (the one sink of `-v` diagnostics on stderr), `template` (objects made from a
+//! manifest, for bench and conform to write). `tests/layers.rs` checks that the imports are these
+//! edges.
 
 pub mod bench;
 pub mod cli;

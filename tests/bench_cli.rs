@@ -389,7 +389,7 @@ fn bad_input_is_one_line_before_anything_runs() {
                 "--fail-if",
                 "queueDuration.p99 50ms",
             ],
-            vec!["invalid --fail-if", "no comparison"],
+            vec!["--fail-if '", "no comparison"],
         ),
         (
             vec!["--from-file", &rec, "--fail-if", "queueDuration.p99 > 50"],
@@ -487,7 +487,7 @@ fn bad_input_is_one_line_before_anything_runs() {
         ),
         (
             vec!["--from-file", &rec, "--warmup", "1h"],
-            vec!["--warmup"],
+            vec!["before the warm-up of 1h was over", "shorten --warmup"],
         ),
         (
             vec!["--from-file", &rec, "--resync", "100ms"],

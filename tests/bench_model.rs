@@ -196,7 +196,11 @@ async fn a_recording_shorter_than_the_warmup_is_an_error() {
         .await
         .err()
         .expect("an error");
-    assert!(err.to_string().contains("--warmup"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the source ended after 400ms, before the warm-up of 10s was over"),
+        "{err}"
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -24,7 +24,7 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         // main and the commands run everything.
         "main" | "commands" | "lib" => return None,
         // Flags parse into the value types of the layers below.
-        "cli" => &["cluster", "informer"],
+        "cli" => &["cluster", "informer", "bench"],
         // Renders the reports of the domain layers, and the recording's records.
         "output" => &[
             "bench",

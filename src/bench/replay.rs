@@ -30,10 +30,7 @@ impl Speed {
             .filter(|f| (0.001..=1_000_000.0).contains(f))
             .map(Speed::Factor)
             .ok_or_else(|| {
-                format!(
-                    "invalid --speed \"{text}\": use max, 1x (the recorded pace) or e.g. 10x \
-                     (from 0.001x to 1000000x)"
-                )
+                "use max, 1x (the recorded pace) or e.g. 10x (from 0.001x to 1000000x)".to_string()
             })
     }
 }
@@ -159,7 +156,7 @@ mod tests {
         assert_eq!(Speed::parse("1x").unwrap(), Speed::Factor(1.0));
         assert_eq!(Speed::parse("2.5x").unwrap(), Speed::Factor(2.5));
         for bad in ["fast", "0x", "-1x", "2", "1e-30x"] {
-            assert!(Speed::parse(bad).unwrap_err().contains("--speed"), "{bad}");
+            assert!(Speed::parse(bad).unwrap_err().contains("use max"), "{bad}");
         }
     }
 }

@@ -48,7 +48,7 @@ pub struct Window {
 /// Why a run has no figures.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("the source ended after {}, before the --warmup of {} was over: shorten --warmup or lengthen the run", crate::format::wait(*.ended_after), crate::format::wait(*.warmup))]
+    #[error("the source ended after {}, before the warm-up of {} was over", crate::format::wait(*.ended_after), crate::format::wait(*.warmup))]
     EndedInWarmup {
         ended_after: Duration,
         warmup: Duration,

@@ -2,8 +2,14 @@
 //! help prints them.
 
 use super::{ReportFormat, WireEncoding};
+use crate::bench::dist::Dist;
+use crate::bench::gate::Gate;
+use crate::bench::react::Reaction;
+use crate::bench::replay::Speed;
+use crate::duration;
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// `kubectl informer bench [RESOURCE]`.
 #[derive(Debug, Clone, Args)]
@@ -42,22 +48,23 @@ pub struct BenchArgs {
         long,
         value_name = "SPEED",
         default_value = "max",
-        requires = "from_file"
+        requires = "from_file",
+        value_parser = Speed::parse
     )]
-    pub speed: String,
+    pub speed: Speed,
     /// Objects the generator creates before the clock starts.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub objects: usize,
     /// Writes per second during the run (creates, updates, deletes): `100` or `100/s`.
-    #[arg(long, value_name = "R", default_value = "50")]
-    pub rate: String,
+    #[arg(long, value_name = "R", default_value = "50", value_parser = rate)]
+    pub rate: f64,
     /// How long the measured run lasts (after --warmup), e.g. `30s`, `5m`; live runs only
     /// [default: 30s]. `--duration` is its older name.
-    #[arg(long = "for", visible_alias = "duration", value_name = "DURATION")]
-    pub run_for: Option<String>,
+    #[arg(long = "for", visible_alias = "duration", value_name = "DURATION", value_parser = duration::parse)]
+    pub run_for: Option<Duration>,
     /// Time at the start excluded from the figures.
-    #[arg(long, value_name = "DURATION", default_value = "0s")]
-    pub warmup: String,
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = duration::parse)]
+    pub warmup: Duration,
     /// Make no load: measure the traffic of an existing namespace (-n) or of all (-A). Without
     /// it, the load goes into a scratch namespace bench creates and deletes, or with -n into
     /// that namespace, each object labelled with the run and deleted at the end.
@@ -80,42 +87,43 @@ pub struct BenchArgs {
     /// `owned:RESOURCE` (e.g. owned:replicasets) or `condition:TYPE[=STATUS]` (e.g.
     /// condition:Available=True). With --template (bench's writes), or with --no-churn
     /// (observed-generation only: others' writes, seen as generations going up).
-    #[arg(long, value_name = "KIND", conflicts_with = "from_file")]
-    pub react: Option<String>,
+    #[arg(long, value_name = "KIND", conflicts_with = "from_file", value_parser = Reaction::parse)]
+    pub react: Option<Reaction>,
     /// With --react: a write with no reaction within this long counts in writesWithoutReaction.
     #[arg(
         long,
         value_name = "DURATION",
         default_value = "30s",
-        requires = "react"
+        requires = "react",
+        value_parser = duration::parse
     )]
-    pub reaction_timeout: String,
+    pub reaction_timeout: Duration,
     /// Event handlers (informer listeners), each with its own pending buffer.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub handlers: usize,
     /// How long each handler takes: `2ms`, `exp:2ms` (exponential, mean 2ms),
     /// `uniform:1ms..5ms`. The handler sleeps without using the CPU, like one waiting on I/O.
-    #[arg(long, value_name = "DIST", default_value = "0")]
-    pub handler_time: String,
+    #[arg(long, value_name = "DIST", default_value = "0", value_parser = Dist::parse)]
+    pub handler_time: Dist,
     /// Workers draining the workqueue.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub workers: usize,
     /// How long each work item takes (same forms as --handler-time).
-    #[arg(long, value_name = "DIST", default_value = "0")]
-    pub work_time: String,
+    #[arg(long, value_name = "DIST", default_value = "0", value_parser = Dist::parse)]
+    pub work_time: Dist,
     /// Percentage of work items that fail and are re-queued rate-limited (client-go's default
     /// controller rate limiter), e.g. `5`.
     #[arg(long, value_name = "PCT", default_value_t = 0.0)]
     pub error_rate: f64,
     /// Resync period of every handler, e.g. `30s` (default: none).
-    #[arg(long, value_name = "DURATION")]
-    pub resync: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub resync: Option<Duration>,
     /// Seed of the handler, work and load draws (the same seed repeats a run's choices).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
     /// Fail (exit 1) when EXPR holds, e.g. 'queueDuration.p99 > 50ms'. Repeatable.
-    #[arg(long = "fail-if", value_name = "EXPR")]
-    pub fail_if: Vec<String>,
+    #[arg(long = "fail-if", value_name = "EXPR", value_parser = Gate::parse)]
+    pub fail_if: Vec<Gate>,
     /// An earlier --export-json to compare with: a latency figure (p50, p90, p99, mean) that got
     /// worse by more than --tolerance fails the run.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
@@ -156,4 +164,14 @@ pub struct BenchArgs {
     /// Output format on stdout: the table, or the report's JSON document (as --export-json).
     #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
     pub output: ReportFormat,
+}
+
+/// `--rate`: writes per second, `100` or `100/s`.
+fn rate(text: &str) -> Result<f64, String> {
+    text.trim()
+        .trim_end_matches("/s")
+        .parse::<f64>()
+        .ok()
+        .filter(|r| (0.01..=100_000.0).contains(r))
+        .ok_or_else(|| "give writes per second from 0.01 to 100000, e.g. 100 or 100/s".to_string())
 }

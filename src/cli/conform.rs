@@ -2,8 +2,10 @@
 //! checks, as its help prints them.
 
 use super::ReportFormat;
+use crate::duration;
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// `kubectl informer conform RESOURCE`.
 #[derive(Debug, Clone, Args)]
@@ -48,12 +50,12 @@ pub struct ConformArgs {
     pub template: Option<PathBuf>,
     /// Check 7: how long the end of the initial events may take after the watch opened or the
     /// last initial event.
-    #[arg(long, value_name = "DURATION", default_value = "10s")]
-    pub initial_events_timeout: String,
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration::parse)]
+    pub initial_events_timeout: Duration,
     /// Check 10: how soon a write's event must arrive (a proxy that buffers the stream delivers
     /// it when its buffer fills or a timer fires).
-    #[arg(long, value_name = "DURATION", default_value = "2s")]
-    pub delivery_limit: String,
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = duration::parse)]
+    pub delivery_limit: Duration,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
     pub output: ReportFormat,

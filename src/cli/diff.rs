@@ -2,9 +2,11 @@
 //! ([`CacheInitial`]).
 
 use super::{ReportFormat, WireEncoding};
+use crate::duration;
 use crate::informer::listwatch::DEFAULT_CHUNK_SIZE;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// `kubectl informer diff RESOURCE`.
 #[derive(Debug, Clone, Args)]
@@ -35,23 +37,23 @@ pub struct DiffArgs {
     /// With --initial watch-list: how long the end of the initial events (the
     /// k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial
     /// event, before falling back to LIST + WATCH (default 10s).
-    #[arg(long, value_name = "DURATION")]
-    pub initial_events_timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub initial_events_timeout: Option<Duration>,
     /// Keep the informer watching this long (with its reconnects and relists) before comparing.
-    #[arg(long, value_name = "DURATION")]
-    pub settle: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub settle: Option<Duration>,
     /// Compare again at this interval while the informer keeps running (a drift watchdog);
     /// stop with Ctrl-C or --for.
-    #[arg(long, value_name = "DURATION")]
-    pub every: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub every: Option<Duration>,
     /// With --every: how long the watchdog runs, e.g. `1h` (exit 0 or 1 by its last
     /// comparison).
-    #[arg(long = "for", value_name = "DURATION")]
-    pub run_for: Option<String>,
+    #[arg(long = "for", value_name = "DURATION", value_parser = duration::parse)]
+    pub run_for: Option<Duration>,
     /// Give up when the comparison (sync, --settle, compare) has not finished within DURATION:
     /// stop and exit 124. Not with --every, which has no end: use --for.
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub timeout: Option<Duration>,
     /// Objects per LIST page.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CHUNK_SIZE)]
     pub chunk_size: u32,

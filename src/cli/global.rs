@@ -1,8 +1,10 @@
 //! kubectl's global flags ([`GlobalArgs`]), which every command takes, and how a `-v` level
 //! is read.
 
+use crate::duration;
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// kubectl's global flags, shared by every subcommand.
 #[derive(Debug, Clone, Default, Args)]
@@ -27,15 +29,15 @@ pub struct GlobalArgs {
     #[arg(short = 'A', long, global = true)]
     pub all_namespaces: bool,
     /// Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl).
-    #[arg(long, global = true, value_name = "DURATION", default_value = "0")]
-    pub request_timeout: String,
+    #[arg(long, global = true, value_name = "DURATION", default_value = "0", value_parser = duration::parse)]
+    pub request_timeout: Duration,
     /// Check a connection that has received nothing for this long, e.g. `30s` (0: never): an
     /// HTTP/2 PING whose answer is due within 15 s, as client-go does; on HTTP/1.1, TCP
     /// keep-alive probes. A dead peer is then noticed within this plus 15 s, and a response
     /// body that stops for as long is abandoned. Costs one 17-byte PING and its answer per
     /// quiet connection per period.
-    #[arg(long, global = true, value_name = "DURATION", default_value = "30s")]
-    pub health_check: String,
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30s", value_parser = duration::parse)]
+    pub health_check: Duration,
     /// Log level on stderr, as kubectl's: -v=1 (up to 5) the context, server, user and resolved
     /// resource; -v=6 and up also every request with its status and time.
     #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value = "0",

@@ -2,8 +2,10 @@
 //! is obtained ([`InitialMode`]), what an expired `--from-rv` does ([`OnExpired`]) and how
 //! events are printed ([`OutputFormat`]).
 
+use crate::duration;
 use crate::informer::listwatch::DEFAULT_CHUNK_SIZE;
 use clap::{Args, ValueEnum};
+use std::time::Duration;
 
 /// `kubectl informer tail RESOURCE[,RESOURCE...] [NAME]`.
 #[derive(Debug, Clone, Args)]
@@ -58,8 +60,8 @@ pub struct TailArgs {
     /// With --initial watch-list: how long the end of the initial events (the
     /// k8s.io/initial-events-end bookmark) may take after the watch opened or the last initial
     /// event, before falling back to LIST + WATCH (default 10s).
-    #[arg(long, value_name = "DURATION")]
-    pub initial_events_timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub initial_events_timeout: Option<Duration>,
     /// Replay: open the watch at this resourceVersion without any LIST and print exactly the
     /// events after it.
     #[arg(long, value_name = "RV", conflicts_with = "initial")]
@@ -80,8 +82,8 @@ pub struct TailArgs {
     pub no_reconnect: bool,
     /// The watch's timeoutSeconds, whole seconds: the server closes each watch after this, e.g.
     /// `30s` (default, or 0: 5-10 minutes at random, as client-go).
-    #[arg(long, value_name = "DURATION")]
-    pub server_timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = whole_seconds)]
+    pub server_timeout: Option<Duration>,
     /// Stop after N object events (bookmarks and notices do not count).
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
@@ -90,12 +92,12 @@ pub struct TailArgs {
     #[arg(long, value_name = "RV")]
     pub until_rv: Option<String>,
     /// Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`.
-    #[arg(long = "for", value_name = "DURATION")]
-    pub run_for: Option<String>,
+    #[arg(long = "for", value_name = "DURATION", value_parser = duration::parse)]
+    pub run_for: Option<Duration>,
     /// Give up when --until-rv or --max-events is not reached within DURATION: stop and exit
     /// 124 (for a plain time box, use --for).
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+    pub timeout: Option<Duration>,
     /// Also write the events as JSON Lines (the recording format) to FILE, whatever -o says.
     /// FILE must not exist yet.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
@@ -167,4 +169,20 @@ pub enum OutputFormat {
     Yaml,
     /// `KIND.GROUP/NAME` per event, as `kubectl get -w -o name` prints.
     Name,
+}
+
+/// `--server-timeout`: a duration of whole seconds, as the watch's `timeoutSeconds` takes it.
+fn whole_seconds(text: &str) -> Result<Duration, String> {
+    let d = duration::parse(text).map_err(|e| e.to_string())?;
+    if d.subsec_nanos() == 0 {
+        return Ok(d);
+    }
+    let (below, above) = (d.as_secs(), d.as_secs() + 1);
+    let choice = match below {
+        0 => format!("{above}s"),
+        _ => format!("{below}s or {above}s"),
+    };
+    Err(format!(
+        "the watch's timeoutSeconds takes whole seconds: use {choice}"
+    ))
 }

@@ -71,3 +71,34 @@ fn insecure_skip_tls_verify_takes_kubectls_forms() {
     };
     assert_eq!(tail.name.as_deref(), Some("cm2"));
 }
+
+#[test]
+fn a_value_a_flag_refuses_is_one_line_naming_the_flag_the_value_and_why() {
+    let error = |args: &[&str]| {
+        let line: Vec<String> = std::iter::once("kubectl-informer")
+            .chain(args.iter().copied())
+            .map(str::to_string)
+            .collect();
+        match parse_from(line) {
+            Ok(_) => panic!("{args:?} parsed"),
+            Err(e) => e.to_string(),
+        }
+    };
+    assert_eq!(
+        error(&["bench", "--warmup", "2"]),
+        "error: --warmup 2: a duration needs a unit, e.g. 2s or 2ms\n"
+    );
+    assert_eq!(
+        error(&["tail", "cm", "--timeout=soon"]),
+        "error: --timeout soon: not a duration (unknown unit \"soon\" in \"soon\"): write numbers \
+         with units (h, m, s, ms, us or µs, ns), e.g. 30s, 1m30s, 1.5s\n"
+    );
+    assert_eq!(
+        error(&["tail", "cm", "--max-events", "x"]),
+        "error: --max-events x: invalid digit found in string\n"
+    );
+    assert_eq!(
+        error(&["tail", "cm", "-o", "yml"]),
+        "error: --output yml: not one of text, wide, json, yaml, name\n"
+    );
+}

@@ -63,8 +63,10 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
             None => eprintln!("{line}"),
         }
     };
-    for warning in config.gates.iter().filter_map(|g| g.deprecation()) {
-        notice(warning);
+    for gate in &config.gates {
+        if let Some(warning) = gate.deprecation() {
+            notice(format!("--fail-if '{}': {warning}", gate.text));
+        }
     }
     let outcome = match &config.source {
         SourceConfig::File { path, speed } => {
@@ -138,7 +140,7 @@ async fn replay(
         r = run_replay(replay, speed, &config.options, on_tick) => r,
         _ = interrupt => return Ok(None),
     };
-    let f = finished.map_err(|e| Error::Usage(e.to_string()))?;
+    let f = finished.map_err(|e| Error::from(BenchError::Run(e)))?;
     let report = BenchReport::new(
         source,
         config.settings(),
@@ -413,7 +415,9 @@ impl From<BenchError> for Error {
             BenchError::Cluster(e) => Error::Cluster(e),
             BenchError::Reflector(e) => e.into(),
             BenchError::WatchEnded => Error::Watch(e.to_string()),
-            BenchError::Run(_) => Error::Usage(e.to_string()),
+            BenchError::Run(_) => {
+                Error::Usage(format!("{e}: shorten --warmup or lengthen the run"))
+            }
             BenchError::MutationLeavesGeneration { .. } | BenchError::MutationNotKept { .. } => {
                 Error::Usage(format!("--mutate {e}"))
             }

@@ -1,7 +1,7 @@
 //! `conform`: the watch-contract checks on one resource, each PASS, FAIL or SKIP, then a summary.
 //! Exit 0 every check that ran passed, 1 a check failed, 2 error, 130 interrupted.
 
-use super::{parse_duration, resolve_target, GlobalConfig};
+use super::{resolve_target, GlobalConfig};
 use crate::bench::scratch;
 use crate::cli::{ConformArgs, ReportFormat};
 use crate::conform::{
@@ -41,11 +41,8 @@ impl ConformConfig {
             None => None,
         };
         let limits = Limits {
-            initial_events: parse_duration(
-                &args.initial_events_timeout,
-                "--initial-events-timeout",
-            )?,
-            delivery: parse_duration(&args.delivery_limit, "--delivery-limit")?,
+            initial_events: args.initial_events_timeout,
+            delivery: args.delivery_limit,
         };
         for (value, flag) in [
             (limits.initial_events, "--initial-events-timeout"),

@@ -2,7 +2,7 @@
 //! in flight counts as drift. Exit 0 no drift, 1 drift, 2 error (kubectl diff's convention),
 //! 124 `--timeout` reached before the comparison finished.
 
-use super::{parse_optional_duration, resolve_target, sleep_until, GlobalConfig};
+use super::{nonzero, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{CacheInitial, DiffArgs, ReportFormat};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::diff::compare::{compare_cache, compare_live, when_settled, why_stopped};
@@ -61,16 +61,17 @@ impl DiffConfig {
                 "--chunk-size must be at least 1 (objects per LIST page)".into(),
             ));
         }
-        let duration = |v: &Option<String>, flag: &str| parse_optional_duration(v.as_deref(), flag);
-        let every = duration(&args.every, "--every")?;
+        let every = nonzero(args.every);
         if args.every.is_some() && every.is_none() {
             return Err(Error::Usage(
                 "--every 0: a watchdog needs an interval, e.g. --every 1m".into(),
             ));
         }
-        let settle = duration(&args.settle, "--settle")?;
-        let run_for = duration(&args.run_for, "--for")?;
-        let timeout = duration(&args.timeout, "--timeout")?;
+        let (settle, run_for, timeout) = (
+            nonzero(args.settle),
+            nonzero(args.run_for),
+            nonzero(args.timeout),
+        );
         if let (Some(_), Some(t)) = (every, timeout) {
             let t = crate::format::duration(t);
             return Err(Error::Usage(format!(
@@ -118,7 +119,7 @@ impl DiffConfig {
             field_selector: args.field_selector.clone().filter(|s| !s.is_empty()),
             initial: args.initial,
             initial_events_timeout: super::initial_events_timeout(
-                args.initial_events_timeout.as_deref(),
+                args.initial_events_timeout,
                 args.initial == CacheInitial::WatchList,
             )?,
             settle,

@@ -35,11 +35,8 @@ impl GlobalConfig {
                 .map_err(|why| Error::Usage(format!("invalid namespace \"{ns}\" (-n): {why}")))?;
         }
         let transport = Transport {
-            request_timeout: parse_optional_duration(
-                Some(&args.request_timeout),
-                "--request-timeout",
-            )?,
-            health_check: parse_optional_duration(Some(&args.health_check), "--health-check")?,
+            request_timeout: nonzero(args.request_timeout),
+            health_check: nonzero(args.health_check),
         };
         Ok(GlobalConfig {
             selection: KubeconfigSelection {
@@ -275,18 +272,9 @@ pub(crate) async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// Parses `flag`'s duration (`crate::duration`: Go's forms, `0` for none, no other bare
-/// number); the error is one line that names the flag and its value.
-pub fn parse_duration(text: &str, flag: &str) -> Result<Duration> {
-    crate::duration::parse(text).map_err(|e| Error::Usage(format!("{flag} {}: {e}", text.trim())))
-}
-
-/// An optional duration flag; `0` is the same as leaving it out (no limit, none).
-pub fn parse_optional_duration(text: Option<&str>, flag: &str) -> Result<Option<Duration>> {
-    match text {
-        Some(t) => Ok(Some(parse_duration(t, flag)?).filter(|d| !d.is_zero())),
-        None => Ok(None),
-    }
+/// A duration flag where `0` is the same as leaving it out (no limit, none).
+pub fn nonzero(d: impl Into<Option<Duration>>) -> Option<Duration> {
+    d.into().filter(|d| !d.is_zero())
 }
 
 /// The encoding an informer asks for: `asked`, else protobuf unless `needs_json` names the flag
@@ -313,18 +301,18 @@ pub fn wire_encoding(asked: Option<WireEncoding>, needs_json: Option<&str>) -> R
 
 /// `--initial-events-timeout`: only with a watch-list (`watch_list`), more than zero; the
 /// reflector's default without it.
-pub fn initial_events_timeout(text: Option<&str>, watch_list: bool) -> Result<Duration> {
-    let Some(text) = text else {
+pub fn initial_events_timeout(asked: Option<Duration>, watch_list: bool) -> Result<Duration> {
+    let Some(asked) = asked else {
         return Ok(crate::informer::reflector::INITIAL_EVENTS_TIMEOUT);
     };
     if !watch_list {
         return Err(Error::Usage(format!(
             "--initial-events-timeout {}: only a watch-list has initial events to wait for; add \
              --initial watch-list or drop the flag",
-            text.trim()
+            crate::format::duration(asked)
         )));
     }
-    match parse_duration(text, "--initial-events-timeout")? {
+    match asked {
         d if d.is_zero() => Err(Error::Usage(
             "--initial-events-timeout 0: the end of the initial events needs some time, e.g. 10s"
                 .into(),
@@ -418,20 +406,6 @@ pub(crate) async fn nothing_checked(lw: &ListWatch, what: &str, flag: &str) -> E
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_duration_flag_s_error_names_the_flag_and_its_value() {
-        assert_eq!(
-            parse_duration("1m30s", "--x").unwrap(),
-            Duration::from_secs(90)
-        );
-        let err = parse_duration("2", "--warmup").unwrap_err().to_string();
-        assert_eq!(err, "--warmup 2: a duration needs a unit, e.g. 2s or 2ms");
-        let err = parse_duration("soon", "--timeout").unwrap_err().to_string();
-        assert!(err.starts_with("--timeout soon: not a duration"), "{err}");
-        assert_eq!(parse_optional_duration(Some("0"), "--x").unwrap(), None);
-        assert_eq!(parse_optional_duration(None, "--x").unwrap(), None);
-    }
 
     #[test]
     fn namespaces_must_be_dns_labels() {

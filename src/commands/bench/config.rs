@@ -1,8 +1,8 @@
 //! `bench`'s arguments turned into a validated `BenchConfig` before anything runs: the source,
 //! the controller's shape, the gates, the baseline (read now), and the exports' files.
 
-use super::super::{parse_duration, parse_optional_duration, GlobalConfig};
-use crate::bench::dist::{Dist, Timer};
+use super::super::{nonzero, GlobalConfig};
+use crate::bench::dist::Timer;
 use crate::bench::gate::Gate;
 use crate::bench::live::Churn;
 use crate::bench::load::Workload;
@@ -56,139 +56,12 @@ pub struct BenchConfig {
 impl BenchConfig {
     pub fn from_args(args: &BenchArgs, global: &GlobalConfig) -> Result<Self> {
         let usage = |m: String| Error::Usage(m);
-        let gates = args
-            .fail_if
-            .iter()
-            .map(|e| Gate::parse(e).map_err(usage))
-            .collect::<Result<Vec<_>>>()?;
-        let dist = |text: &str, flag: &str| {
-            Dist::parse(text).map_err(|why| usage(format!("{flag} {}: {why}", text.trim())))
-        };
-        let handler_time = dist(&args.handler_time, "--handler-time")?;
-        let work_time = dist(&args.work_time, "--work-time")?;
-        if args.handlers + args.workers > MAX_SIMULATED {
-            return Err(usage(format!(
-                "--handlers plus --workers is {}: at most {MAX_SIMULATED} (each sleeps on a \
-                 thread of tokio's blocking pool, which has 512)",
-                args.handlers + args.workers
-            )));
-        }
-        if args.handlers == 0 || args.workers == 0 {
-            return Err(usage(
-                "--handlers and --workers must be at least 1 (the controller under test has \
-                 both)"
-                    .into(),
-            ));
-        }
-        if !(0.0..=100.0).contains(&args.error_rate) {
-            return Err(usage(format!(
-                "invalid --error-rate {}: give a percentage from 0 to 100",
-                args.error_rate
-            )));
-        }
-        let warmup = parse_duration(&args.warmup, "--warmup")?;
-        // `--duration` is the same flag; errors name it by its name now.
-        let duration = parse_duration(args.run_for.as_deref().unwrap_or("30s"), "--for")?;
-        let resync = match parse_optional_duration(args.resync.as_deref(), "--resync")? {
-            Some(d) if d < Duration::from_secs(1) => {
-                return Err(usage(format!(
-                    "--resync {}: shorter than client-go's minimum resync period, 1s; use 1s or \
-                     more, or 0 for none",
-                    args.resync.as_deref().unwrap_or_default().trim()
-                )))
-            }
-            other => other,
-        };
-        let react = match &args.react {
-            Some(text) => {
-                let timeout = parse_duration(&args.reaction_timeout, "--reaction-timeout")?;
-                if timeout.is_zero() {
-                    return Err(usage(
-                        "--reaction-timeout 0: a reaction needs some time, e.g. 30s".into(),
-                    ));
-                }
-                let reaction = Reaction::parse(text).map_err(usage)?;
-                match (&args.template, args.no_churn, &reaction) {
-                    (Some(_), _, _) | (None, true, Reaction::ObservedGeneration) => {}
-                    (None, true, _) => {
-                        return Err(usage(format!(
-                            "--react {text} with --no-churn: without bench's own writes only \
-                             observed-generation tells which write a reaction is for; use \
-                             --react observed-generation, or --template to make the writes"
-                        )))
-                    }
-                    (None, false, _) => {
-                        return Err(usage(format!(
-                            "--react {text} needs writes a controller reacts to: --template \
-                             FILE (a manifest of an object your controller manages), or \
-                             --no-churn -n NAMESPACE to time its reactions to others' writes"
-                        )))
-                    }
-                }
-                Some((reaction, timeout))
-            }
-            None => None,
-        };
-        let source = match &args.from_file {
-            Some(path) => {
-                if args.resource.is_some() {
-                    return Err(usage(
-                        "RESOURCE with --from-file: the recording names its resource; drop it"
-                            .into(),
-                    ));
-                }
-                if global.namespace.is_some() || global.all_namespaces {
-                    return Err(usage(
-                        "-n/-A with --from-file: a replay has the namespaces of its recording; \
-                         drop the flag"
-                            .into(),
-                    ));
-                }
-                if !path.is_file() {
-                    return Err(usage(format!(
-                        "--from-file {}: no such file: pass a recording made by `tail -o json` \
-                         or `tail --record`",
-                        path.display()
-                    )));
-                }
-                SourceConfig::File {
-                    path: path.clone(),
-                    speed: Speed::parse(&args.speed).map_err(usage)?,
-                }
-            }
-            None => {
-                if duration.is_zero() {
-                    return Err(usage(
-                        "--for 0: a live run needs a length, e.g. --for 30s (--duration is the \
-                         same flag)"
-                            .into(),
-                    ));
-                }
-                if args.no_churn {
-                    SourceConfig::Live { churn: None }
-                } else {
-                    if global.all_namespaces {
-                        return Err(usage(
-                            "-A with load: bench makes its load in one namespace (a scratch \
-                             namespace, or the one -n names); add --no-churn to measure the \
-                             traffic of all namespaces"
-                                .into(),
-                        ));
-                    }
-                    if args.objects == 0 {
-                        return Err(usage("--objects must be at least 1".into()));
-                    }
-                    SourceConfig::Live {
-                        churn: Some(Churn {
-                            objects: args.objects,
-                            rate: parse_rate(&args.rate).map_err(usage)?,
-                            workload: workload(args, react.as_ref().map(|(r, _)| r))?,
-                            run: None,
-                        }),
-                    }
-                }
-            }
-        };
+        let gates = args.fail_if.clone();
+        let warmup = args.warmup;
+        let duration = args.run_for.unwrap_or(Duration::from_secs(30));
+        let shape = shape(args)?;
+        let react = reaction(args)?;
+        let source = source(args, global, duration, react.as_ref().map(|(r, _)| r))?;
         let baseline = match &args.baseline {
             Some(path) => Some((path.clone(), read_baseline(path)?)),
             None => None,
@@ -199,58 +72,13 @@ impl BenchConfig {
                 args.tolerance
             )));
         }
-        let exports: Vec<(Exporter, PathBuf)> = [
-            (Exporter::Json, &args.export_json),
-            (Exporter::Markdown, &args.export_markdown),
-            (Exporter::Html, &args.export_html),
-            (Exporter::Prometheus, &args.export_prometheus),
-        ]
-        .into_iter()
-        .filter_map(|(exporter, path)| Some((exporter, path.clone()?)))
-        .collect();
-        for (exporter, p) in &exports {
-            let flag = exporter.flag();
-            check_writable(p, flag)?;
-            if let Some(recording) = &args.from_file {
-                if same_file(p, recording) {
-                    return Err(usage(format!(
-                        "{flag} {} is the recording being replayed: name another file",
-                        p.display()
-                    )));
-                }
-            }
-        }
-        let resource = match (&args.resource, &source) {
-            (Some(resource), _) => resource.clone(),
-            // The template's kind, in its group: what kubectl would resolve it to.
-            (None, SourceConfig::Live { churn: Some(c) }) => match &c.workload {
-                Workload::Template { template, .. } => {
-                    match template.api_version().split_once('/') {
-                        Some((group, _)) => format!("{}.{group}", template.kind()),
-                        None => template.kind().to_string(),
-                    }
-                }
-                Workload::ConfigMaps => "configmaps".to_string(),
-            },
-            (None, _) => "configmaps".to_string(),
-        };
+        let exports = exports(args)?;
+        let resource = resource_of(args, &source);
         Ok(BenchConfig {
             resource,
             source,
             duration,
-            options: RunOptions {
-                shape: ControllerShape {
-                    handlers: args.handlers,
-                    handler_time,
-                    workers: args.workers,
-                    work_time,
-                    error_rate: args.error_rate / 100.0,
-                    resync,
-                    seed: args.seed,
-                    timer: Timer::Thread,
-                },
-                warmup,
-            },
+            options: RunOptions { shape, warmup },
             gates,
             baseline,
             tolerance: args.tolerance,
@@ -320,17 +148,6 @@ fn workload(args: &BenchArgs, react: Option<&Reaction>) -> Result<Workload> {
     })
 }
 
-fn parse_rate(text: &str) -> Result<f64, String> {
-    let number = text.trim().trim_end_matches("/s");
-    number
-        .parse::<f64>()
-        .ok()
-        .filter(|r| (0.01..=100_000.0).contains(r))
-        .ok_or_else(|| {
-            format!("invalid --rate \"{text}\": give writes per second from 0.01 to 100000, e.g. 100 or 100/s")
-        })
-}
-
 fn read_baseline(path: &Path) -> Result<serde_json::Value> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::File(format!("cannot read --baseline {}: {e}", path.display())))?;
@@ -378,4 +195,195 @@ fn check_writable(path: &Path, flag: &str) -> Result<()> {
         )));
     }
     Ok(())
+}
+/// The simulated controller: its handlers and workers, their times, errors and resync.
+fn shape(args: &BenchArgs) -> Result<ControllerShape> {
+    let usage = |m: String| Error::Usage(m);
+    let (handler_time, work_time) = (args.handler_time, args.work_time);
+    if args.handlers + args.workers > MAX_SIMULATED {
+        return Err(usage(format!(
+            "--handlers plus --workers is {}: at most {MAX_SIMULATED} (each sleeps on a \
+                 thread of tokio's blocking pool, which has 512)",
+            args.handlers + args.workers
+        )));
+    }
+    if args.handlers == 0 || args.workers == 0 {
+        return Err(usage(
+            "--handlers and --workers must be at least 1 (the controller under test has \
+                 both)"
+                .into(),
+        ));
+    }
+    if !(0.0..=100.0).contains(&args.error_rate) {
+        return Err(usage(format!(
+            "invalid --error-rate {}: give a percentage from 0 to 100",
+            args.error_rate
+        )));
+    }
+    let resync = match nonzero(args.resync) {
+        Some(d) if d < Duration::from_secs(1) => {
+            return Err(usage(format!(
+                "--resync {}: shorter than client-go's minimum resync period, 1s; use 1s or \
+                     more, or 0 for none",
+                crate::format::duration(d)
+            )))
+        }
+        other => other,
+    };
+    Ok(ControllerShape {
+        handlers: args.handlers,
+        handler_time,
+        workers: args.workers,
+        work_time,
+        error_rate: args.error_rate / 100.0,
+        resync,
+        seed: args.seed,
+        timer: Timer::Thread,
+    })
+}
+
+/// `--react` and its timeout, checked against what makes the writes it times.
+fn reaction(args: &BenchArgs) -> Result<Option<(Reaction, Duration)>> {
+    let usage = |m: String| Error::Usage(m);
+    Ok(match &args.react {
+        Some(reaction) => {
+            let timeout = args.reaction_timeout;
+            if timeout.is_zero() {
+                return Err(usage(
+                    "--reaction-timeout 0: a reaction needs some time, e.g. 30s".into(),
+                ));
+            }
+            match (&args.template, args.no_churn, reaction) {
+                (Some(_), _, _) | (None, true, Reaction::ObservedGeneration) => {}
+                (None, true, _) => {
+                    return Err(usage(format!(
+                        "--react {reaction} with --no-churn: without bench's own writes only \
+                             observed-generation tells which write a reaction is for; use \
+                             --react observed-generation, or --template to make the writes"
+                    )))
+                }
+                (None, false, _) => {
+                    return Err(usage(format!(
+                        "--react {reaction} needs writes a controller reacts to: --template \
+                             FILE (a manifest of an object your controller manages), or \
+                             --no-churn -n NAMESPACE to time its reactions to others' writes"
+                    )))
+                }
+            }
+            Some((reaction.clone(), timeout))
+        }
+        None => None,
+    })
+}
+
+/// Where the events come from: a recording, the namespace's own traffic, or bench's load.
+fn source(
+    args: &BenchArgs,
+    global: &GlobalConfig,
+    duration: Duration,
+    react: Option<&Reaction>,
+) -> Result<SourceConfig> {
+    let usage = |m: String| Error::Usage(m);
+    Ok(match &args.from_file {
+        Some(path) => {
+            if args.resource.is_some() {
+                return Err(usage(
+                    "RESOURCE with --from-file: the recording names its resource; drop it".into(),
+                ));
+            }
+            if global.namespace.is_some() || global.all_namespaces {
+                return Err(usage(
+                    "-n/-A with --from-file: a replay has the namespaces of its recording; \
+                         drop the flag"
+                        .into(),
+                ));
+            }
+            if !path.is_file() {
+                return Err(usage(format!(
+                    "--from-file {}: no such file: pass a recording made by `tail -o json` \
+                         or `tail --record`",
+                    path.display()
+                )));
+            }
+            SourceConfig::File {
+                path: path.clone(),
+                speed: args.speed,
+            }
+        }
+        None => {
+            if duration.is_zero() {
+                return Err(usage(
+                    "--for 0: a live run needs a length, e.g. --for 30s (--duration is the \
+                         same flag)"
+                        .into(),
+                ));
+            }
+            if args.no_churn {
+                SourceConfig::Live { churn: None }
+            } else {
+                if global.all_namespaces {
+                    return Err(usage(
+                        "-A with load: bench makes its load in one namespace (a scratch \
+                             namespace, or the one -n names); add --no-churn to measure the \
+                             traffic of all namespaces"
+                            .into(),
+                    ));
+                }
+                if args.objects == 0 {
+                    return Err(usage("--objects must be at least 1".into()));
+                }
+                SourceConfig::Live {
+                    churn: Some(Churn {
+                        objects: args.objects,
+                        rate: args.rate,
+                        workload: workload(args, react)?,
+                        run: None,
+                    }),
+                }
+            }
+        }
+    })
+}
+
+/// The export files asked for, each new (or a FIFO, or /dev/stdout) and none the recording.
+fn exports(args: &BenchArgs) -> Result<Vec<(Exporter, PathBuf)>> {
+    let usage = |m: String| Error::Usage(m);
+    let exports: Vec<(Exporter, PathBuf)> = [
+        (Exporter::Json, &args.export_json),
+        (Exporter::Markdown, &args.export_markdown),
+        (Exporter::Html, &args.export_html),
+        (Exporter::Prometheus, &args.export_prometheus),
+    ]
+    .into_iter()
+    .filter_map(|(exporter, path)| Some((exporter, path.clone()?)))
+    .collect();
+    for (exporter, p) in &exports {
+        let flag = exporter.flag();
+        check_writable(p, flag)?;
+        if let Some(recording) = &args.from_file {
+            if same_file(p, recording) {
+                return Err(usage(format!(
+                    "{flag} {} is the recording being replayed: name another file",
+                    p.display()
+                )));
+            }
+        }
+    }
+    Ok(exports)
+}
+
+/// The resource measured: RESOURCE, else the template's kind, else configmaps.
+fn resource_of(args: &BenchArgs, source: &SourceConfig) -> String {
+    match (&args.resource, source) {
+        (Some(resource), _) => resource.clone(),
+        // The template's kind, in its group: what kubectl would resolve it to.
+        (None, SourceConfig::Live { churn: Some(c) }) => match &c.workload {
+            Workload::Template { template, .. } => match template.api_version().split_once('/') {
+                Some((group, _)) => format!("{}.{group}", template.kind()),
+                None => template.kind().to_string(),
+            },
+            Workload::ConfigMaps => "configmaps".to_string(),
+        },
+        (None, _) => "configmaps".to_string(),
+    }
 }

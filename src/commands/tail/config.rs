@@ -2,7 +2,7 @@
 //! (kubectl's comma list), selectors, a name as a field selector, the start (LIST, watch-list or
 //! a replay from an RV), stop conditions, and the recording file.
 
-use super::super::parse_optional_duration;
+use super::super::nonzero;
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
@@ -50,70 +50,14 @@ pub struct TailConfig {
 
 impl TailConfig {
     pub fn from_args(args: &TailArgs) -> Result<Self> {
-        if args.watch {
-            return Err(Error::Usage(
-                "-w/--watch: tail always watches, as kubectl get -w does; drop the flag \
-                 (--initial none prints only the changes, as kubectl's --watch-only)"
-                    .into(),
-            ));
-        }
-        if args.watch_only {
-            return Err(Error::Usage(
-                "--watch-only: tail always watches; for only the changes, without the objects \
-                 that exist, use --initial none"
-                    .into(),
-            ));
-        }
-        let kubectl_form = matches!(args.output, OutputFormat::Yaml | OutputFormat::Name);
-        if kubectl_form && (args.diff || args.diff_all) {
-            let flag = if args.diff_all {
-                "--diff-all"
-            } else {
-                "--diff"
-            };
-            return Err(Error::Usage(format!(
-                "{flag} with -o {}: a diff is shown in text (-o text or wide) or as a JSON Patch \
-                 (-o json)",
-                if args.output == OutputFormat::Yaml {
-                    "yaml"
-                } else {
-                    "name"
-                }
-            )));
-        }
-        if args.show_managed_fields && args.output != OutputFormat::Yaml {
-            return Err(Error::Usage(
-                "--show-managed-fields is for -o yaml (-o json prints objects whole, their \
-                 managedFields included)"
-                    .into(),
-            ));
-        }
+        check_output_forms(args)?;
         let (resource, name) = split_type_name(args)?;
         let resources = resource_list(resource)?;
         if args.follow_owned {
             check_follow(args, &resources, name.as_deref())?;
         }
         if resources.len() > 1 {
-            if let Some(name) = &name {
-                return Err(Error::Usage(format!(
-                    "a name ({name}) cannot be given with several resources ({}), as with \
-                     kubectl: tail one resource, or select with -l or --field-selector",
-                    args.resource
-                )));
-            }
-            for (flag, given) in [
-                ("--from-rv", args.from_rv.is_some()),
-                ("--until-rv", args.until_rv.is_some()),
-                ("--on-expired", args.on_expired != OnExpired::Fail),
-            ] {
-                if given {
-                    return Err(Error::Usage(format!(
-                        "{flag} needs one resource: resourceVersions are per resource, and \
-                         {} are several; tail each resource on its own to replay it",
-                        args.resource
-                    )));
-                }
-            }
+            one_resource_only(args, name.as_deref())?;
         }
         if let Some(l) = &args.selector {
             validate_label_selector(l).map_err(Error::Usage)?;
@@ -121,21 +65,7 @@ impl TailConfig {
         if let Some(f) = &args.field_selector {
             validate_field_selector(f).map_err(Error::Usage)?;
         }
-        let field_selector = match (&name, &args.field_selector) {
-            (Some(name), user) => {
-                if name.is_empty() || name.contains('/') {
-                    return Err(Error::Usage(format!(
-                        "invalid object name \"{name}\": names are non-empty and contain no '/'"
-                    )));
-                }
-                let by_name = format!("metadata.name={}", escape_field_value(name));
-                Some(match user {
-                    Some(f) if !f.is_empty() => format!("{by_name},{f}"),
-                    _ => by_name,
-                })
-            }
-            (None, user) => user.clone(),
-        };
+        let field_selector = field_selector(args, name.as_deref())?;
         if let Some(path) = &args.record {
             if path.exists() {
                 return Err(Error::Usage(format!(
@@ -149,19 +79,7 @@ impl TailConfig {
                 "--chunk-size must be at least 1 (objects per LIST page)".into(),
             ));
         }
-        let server_timeout =
-            parse_optional_duration(args.server_timeout.as_deref(), "--server-timeout")?;
-        if let Some(d) = server_timeout.filter(|d| d.subsec_nanos() != 0) {
-            let (below, above) = (d.as_secs(), d.as_secs() + 1);
-            let choice = match below {
-                0 => format!("{above}s"),
-                _ => format!("{below}s or {above}s"),
-            };
-            return Err(Error::Usage(format!(
-                "--server-timeout {}: the watch's timeoutSeconds takes whole seconds: use {choice}",
-                args.server_timeout.as_deref().unwrap_or_default().trim()
-            )));
-        }
+        let server_timeout = nonzero(args.server_timeout);
         if let Some(rv) = &args.from_rv {
             if rv.is_empty() || rv == "0" {
                 return Err(Error::Usage(format!(
@@ -183,8 +101,8 @@ impl TailConfig {
                 "--max-events 0: tail would print nothing; give at least 1".into(),
             ));
         }
-        let run_for = parse_optional_duration(args.run_for.as_deref(), "--for")?;
-        let timeout = parse_optional_duration(args.timeout.as_deref(), "--timeout")?;
+        let run_for = nonzero(args.run_for);
+        let timeout = nonzero(args.timeout);
         if let (Some(t), None, None) = (timeout, &until_rv, args.max_events) {
             let t = crate::format::duration(t);
             return Err(Error::Usage(format!(
@@ -207,7 +125,7 @@ impl TailConfig {
             field_selector,
             initial: args.initial,
             initial_events_timeout: super::super::initial_events_timeout(
-                args.initial_events_timeout.as_deref(),
+                args.initial_events_timeout,
                 args.initial == InitialMode::WatchList && args.from_rv.is_none(),
             )?,
             from_rv: args.from_rv.clone(),
@@ -307,15 +225,107 @@ fn escape_field_value(value: &str) -> String {
     out
 }
 
+/// The watch flags kubectl users reach for, and the output flags that go only with some forms.
+fn check_output_forms(args: &TailArgs) -> Result<()> {
+    if args.watch {
+        return Err(Error::Usage(
+            "-w/--watch: tail always watches, as kubectl get -w does; drop the flag \
+             (--initial none prints only the changes, as kubectl's --watch-only)"
+                .into(),
+        ));
+    }
+    if args.watch_only {
+        return Err(Error::Usage(
+            "--watch-only: tail always watches; for only the changes, without the objects \
+             that exist, use --initial none"
+                .into(),
+        ));
+    }
+    let kubectl_form = matches!(args.output, OutputFormat::Yaml | OutputFormat::Name);
+    if kubectl_form && (args.diff || args.diff_all) {
+        let flag = if args.diff_all {
+            "--diff-all"
+        } else {
+            "--diff"
+        };
+        return Err(Error::Usage(format!(
+            "{flag} with -o {}: a diff is shown in text (-o text or wide) or as a JSON Patch \
+             (-o json)",
+            if args.output == OutputFormat::Yaml {
+                "yaml"
+            } else {
+                "name"
+            }
+        )));
+    }
+    if args.show_managed_fields && args.output != OutputFormat::Yaml {
+        return Err(Error::Usage(
+            "--show-managed-fields is for -o yaml (-o json prints objects whole, their \
+             managedFields included)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What several resources (`tail deploy,rs,pods`) cannot be given with: a name, or the
+/// resourceVersions of one resource.
+fn one_resource_only(args: &TailArgs, name: Option<&str>) -> Result<()> {
+    if let Some(name) = name {
+        return Err(Error::Usage(format!(
+            "a name ({name}) cannot be given with several resources ({}), as with \
+             kubectl: tail one resource, or select with -l or --field-selector",
+            args.resource
+        )));
+    }
+    for (flag, given) in [
+        ("--from-rv", args.from_rv.is_some()),
+        ("--until-rv", args.until_rv.is_some()),
+        ("--on-expired", args.on_expired != OnExpired::Fail),
+    ] {
+        if given {
+            return Err(Error::Usage(format!(
+                "{flag} needs one resource: resourceVersions are per resource, and \
+                 {} are several; tail each resource on its own to replay it",
+                args.resource
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The field selector to watch with: a named object's `metadata.name=` and the user's.
+fn field_selector(args: &TailArgs, name: Option<&str>) -> Result<Option<String>> {
+    Ok(match (name, &args.field_selector) {
+        (Some(name), user) => {
+            if name.is_empty() || name.contains('/') {
+                return Err(Error::Usage(format!(
+                    "invalid object name \"{name}\": names are non-empty and contain no '/'"
+                )));
+            }
+            let by_name = format!("metadata.name={}", escape_field_value(name));
+            Some(match user {
+                Some(f) if !f.is_empty() => format!("{by_name},{f}"),
+                _ => by_name,
+            })
+        }
+        (None, user) => user.clone(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
 
     fn config(args: &[&str]) -> Result<TailConfig> {
         let mut argv = vec!["kubectl-informer", "tail"];
         argv.extend_from_slice(args);
-        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        let cli = crate::cli::parse_from(argv.into_iter().map(str::to_string).collect()).map_err(
+            |e| {
+                let said = e.to_string();
+                Error::Usage(said.trim_start_matches("error: ").trim_end().to_string())
+            },
+        )?;
         match cli.command {
             crate::cli::Command::Tail(t) => TailConfig::from_args(&t),
             _ => unreachable!(),

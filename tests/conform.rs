@@ -565,7 +565,7 @@ async fn tail_and_diff_behind_a_proxy_that_drops_the_end_bookmark_fall_back_inst
         initial.contains(&"a".to_string()) && initial.contains(&"b".to_string()),
         "{initial:?}"
     );
-    tail.close_stdout();
+    tail.stop_reading_stdout();
     let out = conform_diff(&ns.name, kc);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     assert!(

@@ -52,7 +52,7 @@ async fn a_deployment_becomes_a_replicaset_and_pods_that_are_scheduled_and_made_
         .filter(|e: &Value| e["type"] == "ADDED" || e["type"] == "MODIFIED")
         .collect();
     assert!(events.len() >= 6, "{events:?}");
-    pods.close_stdout();
+    pods.stop_reading_stdout();
 
     // The ReplicaSet is owned by the Deployment, and its status says the Pods are ready.
     let out = run(&[
@@ -121,7 +121,7 @@ async fn the_garbage_collector_deletes_what_a_deleted_owner_owned() {
         |l| l.contains("\"type\":\"DELETED\"") && l.contains("\"name\":\"child\""),
     );
     assert!(line.contains(&owner_uid), "{line}");
-    tail.close_stdout();
+    tail.stop_reading_stdout();
 }
 
 #[tokio::test]
@@ -158,7 +158,7 @@ async fn a_deleted_namespace_finishes_deleting_its_content() {
     });
     let out = run(&["tail", "cm", "-n", &name, "-o", "json", "--for", "1s"]);
     assert_eq!(out.object_events().len(), 0, "{}", out.stdout);
-    tail.close_stdout();
+    tail.stop_reading_stdout();
 }
 
 #[tokio::test]
@@ -343,7 +343,7 @@ async fn a_rollout_seen_by_tail_rebuilds_the_servers_state_and_diff_finds_no_dri
     });
     for t in [deploys, sets, pods] {
         let mut t = t;
-        t.close_stdout();
+        t.stop_reading_stdout();
     }
 }
 
@@ -453,6 +453,6 @@ async fn a_watch_cut_during_a_cascading_delete_still_ends_with_the_servers_state
             t.seen
         );
     }
-    sets.close_stdout();
-    pods.close_stdout();
+    sets.stop_reading_stdout();
+    pods.stop_reading_stdout();
 }

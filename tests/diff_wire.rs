@@ -229,7 +229,7 @@ fn every_stops_with_exit_0_when_the_reader_of_stdout_goes_away() {
         |l| l.contains("\"objects\""),
     );
     // As `| head -1` does.
-    diff.close_stdout();
+    diff.stop_reading_stdout();
     let out = diff.finish(std::time::Duration::from_secs(20));
     assert_eq!(out.code, Some(0), "{}", out.stderr);
 }

@@ -240,7 +240,7 @@ async fn tail_across(disruption: Disruption) -> (Vec<Value>, usize) {
     writer.until_more_succeed(30, LIMIT).await;
     writer.stop().await;
     let lines = assert_tail_rebuilds_the_server(&mut tail, &ns).await;
-    tail.close_stdout();
+    tail.stop_reading_stdout();
     // And an informer of diff's, built after it all, finds the server as tail does: no drift.
     let diff = run(&[
         "diff",

@@ -89,8 +89,16 @@ trap '"$controlplane" down' EXIT
 tests/tools/tools.sh build
 run_ignored || failed=1
 
-# The crate as `cargo package` ships it (Cargo.toml's include list) builds on its own.
-cargo package --locked --allow-dirty --quiet
+# The crate as `cargo package` ships it (Cargo.toml's include list) builds on its own. Checked in
+# a target directory of its own: cargo's own verification builds into target/debug, where its
+# kubectl-informer (stamped `unknown`: an unpacked crate has no commit) would replace the one the
+# tests of the next run start.
+cargo package --locked --allow-dirty --quiet --no-verify
+packaged="$root/target/package-check"
+rm -rf "$packaged/src" && mkdir -p "$packaged/src"
+tar -xzf "$(ls -t "$root"/target/package/kubectl-informer-*.crate | head -1)" -C "$packaged/src"
+cargo check --locked --quiet --manifest-path "$(ls -d "$packaged"/src/kubectl-informer-*)/Cargo.toml" \
+  --target-dir "$packaged/target"
 if ((failed)); then
   echo "run.sh: tests failed (see above)" >&2
   exit 1

@@ -307,7 +307,7 @@ async fn a_closed_stdout_ends_tail_with_exit_0() {
     ns.create_configmap("first", &[]).await;
     let mut tail = Streaming::start(&["tail", "cm", "-n", &ns.name, "-o", "json", "--for", "60s"]);
     tail.wait_for_notice("watch-opened");
-    tail.close_stdout();
+    tail.stop_reading_stdout();
     for i in 0..20 {
         ns.create_configmap(&format!("more-{i}"), &[]).await;
     }

@@ -96,7 +96,7 @@ async fn tail_of_deploy_rs_pods_across_a_rollout_rebuilds_each_resources_state()
     roll_out(&ns, &mut tail, &|| {}).await;
     assert_rebuilds_each_resource(&ns, &mut tail).await;
     assert_each_resource_in_order(&tail.seen);
-    tail.close_stdout();
+    tail.stop_reading_stdout();
 }
 
 #[tokio::test]
@@ -134,7 +134,7 @@ async fn tail_of_deploy_rs_pods_with_the_connection_cut_every_few_seconds_still_
         );
     }
     assert_each_resource_in_order(&tail.seen);
-    tail.close_stdout();
+    tail.stop_reading_stdout();
 }
 
 #[tokio::test]

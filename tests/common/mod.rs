@@ -850,7 +850,7 @@ impl Streaming {
     /// closes when the child writes its next line (the thread blocked reading it drops the pipe
     /// then: a blocked read cannot be cut short); to close it while the child writes nothing,
     /// use [`close_stdout_after`].
-    pub fn close_stdout(&mut self) {
+    pub fn stop_reading_stdout(&mut self) {
         let (_, rx) = std::sync::mpsc::channel();
         self.lines = rx;
     }

@@ -3,7 +3,9 @@
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// Highest latency recorded exactly: longer values are clamped to it (and counted).
 const MAX_MICROS: u64 = 4 * 3600 * 1_000_000;
@@ -133,6 +135,76 @@ impl Gauge {
     }
 }
 
+/// Which arrivals a measured window counts: those stamped from when it opened until it closed,
+/// both ends included (what was stamped at the very instant the window closed came before the
+/// close).
+/// Every stage asks with the arrival stamp, whenever it gets there: a handler still working
+/// through its backlog after the close counts the same arrivals as the source that stamped them,
+/// and an arrival that came before the opening is left out however late it is handled. Before it
+/// opens, a window counts nothing. A clone is a handle to the same window.
+#[derive(Debug, Clone, Default)]
+pub struct ArrivalWindow {
+    state: Arc<Mutex<WindowState>>,
+}
+
+#[derive(Debug, Default)]
+struct WindowState {
+    opened: Option<Instant>,
+    closed: Option<Instant>,
+    arrivals: u64,
+}
+
+impl ArrivalWindow {
+    /// Opens the window now (again, if it was open: the arrivals counted so far are forgotten)
+    /// and returns when.
+    pub fn open(&self) -> Instant {
+        let now = Instant::now();
+        *self.lock() = WindowState {
+            opened: Some(now),
+            ..WindowState::default()
+        };
+        now
+    }
+
+    /// Closes the window now; arrivals stamped before now still count when they are looked at
+    /// later. A window that never opened stays empty.
+    pub fn close(&self) {
+        let mut s = self.lock();
+        if s.opened.is_some() && s.closed.is_none() {
+            s.closed = Some(Instant::now());
+        }
+    }
+
+    /// Whether an arrival stamped `at` is in the window.
+    pub fn admits(&self, at: Instant) -> bool {
+        self.lock().admits(at)
+    }
+
+    /// Counts an arrival stamped `at` if it is in the window; returns whether it was.
+    pub fn arrived(&self, at: Instant) -> bool {
+        let mut s = self.lock();
+        let admitted = s.admits(at);
+        s.arrivals += u64::from(admitted);
+        admitted
+    }
+
+    /// The arrivals counted in the window (complete once every source has stopped).
+    pub fn arrivals(&self) -> u64 {
+        self.lock().arrivals
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, WindowState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl WindowState {
+    fn admits(&self, at: Instant) -> bool {
+        self.opened.is_some_and(|opened| at >= opened)
+            && self.closed.is_none_or(|closed| at <= closed)
+    }
+}
+
 /// CPU time this process has used (user + system), from `/proc/self/stat` (Linux; `None`
 /// elsewhere). Resolution: 10 ms (`USER_HZ`, 100 on every Linux ABI).
 pub fn process_cpu_seconds() -> Option<f64> {
@@ -156,6 +228,33 @@ pub fn thread_cpu_seconds() -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_window_counts_arrivals_by_their_stamp_not_by_when_they_are_counted() {
+        let w = ArrivalWindow::default();
+        let before = Instant::now();
+        assert!(
+            !w.arrived(before),
+            "a window that never opened counts nothing"
+        );
+        tokio::time::advance(Duration::from_millis(1)).await;
+        w.open();
+        let inside = Instant::now();
+        tokio::time::advance(Duration::from_millis(1)).await;
+        w.close();
+        tokio::time::advance(Duration::from_millis(1)).await;
+        let after = Instant::now();
+        // Counted after the close, in any order: only the arrival stamped inside is in.
+        assert!(!w.arrived(after));
+        assert!(w.arrived(inside));
+        assert!(!w.arrived(before));
+        assert_eq!(w.arrivals(), 1);
+        assert!(w.admits(inside) && !w.admits(before) && !w.admits(after));
+        // Opening again starts over.
+        w.open();
+        assert_eq!(w.arrivals(), 0);
+        assert!(w.admits(Instant::now()) && !w.admits(inside));
+    }
 
     #[test]
     fn latency_summary_is_in_seconds_with_microsecond_resolution() {

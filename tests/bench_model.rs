@@ -186,6 +186,31 @@ async fn the_warmup_is_left_out_of_the_figures() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn events_still_waiting_for_the_handler_when_the_warmup_ends_are_left_out() {
+    // 20 events 100 ms apart, a 250 ms handler: when the window opens at 950 ms, most of the
+    // warm-up's 10 are still waiting. They are handled in the window, but the figures count
+    // the 10 events that arrived in it, and only those.
+    let f = replay(
+        &recording(20, 100, 20),
+        shape("250ms", "0"),
+        Duration::from_millis(950),
+    )
+    .await;
+    let r = report(&f);
+    assert_eq!(r["counters"]["events"], 10, "{}", r["counters"]);
+    assert_eq!(r["counters"]["adds"], 10, "{}", r["counters"]);
+    assert_eq!(r["metrics"]["handlerTime"]["count"], 10);
+    assert_eq!(r["metrics"]["deliveryLag"]["count"], 10);
+    assert_eq!(r["listeners"][0]["handled"], 10);
+    // The warm-up's events waited for the handler into the window: the backlog was sampled.
+    assert!(
+        r["metrics"]["backlog"]["max"].as_u64().unwrap() >= 5,
+        "{}",
+        r["metrics"]
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_recording_shorter_than_the_warmup_is_an_error() {
     let replay = read_replay(recording(5, 100, 5).as_bytes()).unwrap();
     let options = RunOptions {

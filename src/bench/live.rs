@@ -79,6 +79,7 @@ pub async fn run_live(
         ReflectorConfig::informer(Start::WatchList, DEFAULT_CHUNK_SIZE),
     );
     let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
+    informer.count_arrivals(pipeline.window());
     let mut running = informer.run();
     let signals = reacting
         .as_ref()

@@ -8,7 +8,7 @@ use super::snapshot::{ListenerSnapshot, PipelineSnapshot, QueueSnapshot};
 use super::timeline::Timeline;
 use crate::informer::processor::{HandlerFuture, ListenerStats, Notification, Processor};
 use crate::informer::workqueue::Workqueue;
-use crate::metrics::{GaugeSummary, Latency};
+use crate::metrics::{ArrivalWindow, GaugeSummary, Latency};
 use crate::signal::Signal;
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,16 +43,22 @@ pub struct BenchPipeline {
     /// Backlog and depth when the source ended.
     backlog_at_end: Vec<u64>,
     depth_at_end: u64,
-    /// When the measured window opened (the last `reset`), and what was sampled since.
+    /// The measured window: the events that arrived in it are the ones the figures count.
+    window: ArrivalWindow,
+    /// When the window opened (the last `reset`), and what was sampled since.
     window_opened: Instant,
     timeline: Timeline,
 }
 
 impl BenchPipeline {
-    /// Builds the listeners into `processor` and starts the workers.
+    /// Builds the listeners into `processor` and starts the workers. The listeners and the
+    /// queue's adds count only what arrived in the window (`window`), which the source stamps
+    /// its events into.
     pub fn start(shape: &ControllerShape, processor: &mut Processor) -> Self {
         let queue = Workqueue::default();
         let progress = Arc::new(Signal::default());
+        let window = ArrivalWindow::default();
+        processor.measure_within(window.clone());
         let mut listeners = Vec::with_capacity(shape.handlers);
         for i in 0..shape.handlers {
             let mut rng = Rng::new(shape.seed.wrapping_add(i as u64));
@@ -60,14 +66,16 @@ impl BenchPipeline {
             let timer = shape.timer;
             let queue = queue.clone();
             let progress = progress.clone();
+            let window = window.clone();
             let handler = Box::new(move |n: Notification| {
                 let d = dist.sample(&mut rng);
                 let key = n.key();
+                let counted = window.admits(n.received_at);
                 let queue = queue.clone();
                 let progress = progress.clone();
                 Box::pin(async move {
                     take(d, timer).await;
-                    queue.add(&key);
+                    queue.add_counted(&key, counted);
                     progress.raise();
                 }) as HandlerFuture
             });
@@ -102,6 +110,7 @@ impl BenchPipeline {
             workers,
             backlog_at_end: Vec::new(),
             depth_at_end: 0,
+            window,
             window_opened: Instant::now(),
             timeline: Timeline::default(),
         }
@@ -135,18 +144,26 @@ impl BenchPipeline {
         self.progress.until(|| self.idle()).await
     }
 
-    /// Forgets what was measured during the warm-up: the window opens now.
+    /// The window every source stamps its events into (`ArrivalWindow::arrived`).
+    pub fn window(&self) -> ArrivalWindow {
+        self.window.clone()
+    }
+
+    /// Forgets what was measured during the warm-up: the window opens now. The figures are
+    /// cleared before it opens, so that none of its arrivals is recorded before the clearing.
     pub fn reset(&mut self) {
         for l in &self.listeners {
             l.reset();
         }
         self.queue.reset_metrics();
-        self.window_opened = Instant::now();
         self.timeline = Timeline::default();
+        self.window_opened = self.window.open();
     }
 
-    /// The source ended: one last sample, and the backlog and depth as they are now.
+    /// The source ended, and with it the window: one last sample, and the backlog and depth as
+    /// they are now. What arrived before now is still counted when it is handled.
     pub fn source_ended(&mut self) {
+        self.window.close();
         self.sample();
         self.backlog_at_end = self.listeners.iter().map(|l| l.backlog() as u64).collect();
         self.depth_at_end = self.queue.depth() as u64;
@@ -169,6 +186,7 @@ impl BenchPipeline {
             })
             .collect();
         Measured {
+            events: self.window.arrivals(),
             snapshot: PipelineSnapshot {
                 listeners,
                 queues: vec![QueueSnapshot {
@@ -189,6 +207,8 @@ impl BenchPipeline {
 
 /// What a run measured in the pipeline.
 pub struct Measured {
+    /// The object events that arrived in the window, as the source counted them.
+    pub events: u64,
     pub snapshot: PipelineSnapshot,
     /// Per listener, when the source ended.
     pub backlog_at_end: Vec<u64>,
@@ -227,5 +247,81 @@ impl Measured {
             handler.merge(&l.metrics.handler_time);
         }
         (lag, handler)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::dist::Timer;
+    use crate::informer::processor::NotificationKind;
+    use crate::informer::store::tests::cm;
+
+    /// One handler of 10 ms, one worker that takes no time.
+    fn shape() -> ControllerShape {
+        ControllerShape {
+            handlers: 1,
+            handler_time: Dist::parse("10ms").unwrap(),
+            workers: 1,
+            work_time: Dist::parse("0").unwrap(),
+            error_rate: 0.0,
+            resync: None,
+            seed: 1,
+            timer: Timer::Tokio,
+        }
+    }
+
+    /// An event of `name` that arrived at `at`, as a source reports it: counted in the window by
+    /// its stamp, then handed to the listeners.
+    fn arrive(processor: &Processor, window: &ArrivalWindow, name: &str, at: Instant) {
+        window.arrived(at);
+        let notification = Notification {
+            kind: NotificationKind::Add {
+                object: cm("ns", name, 1, &[]),
+                in_initial_list: false,
+            },
+            received_at: at,
+        };
+        processor.distribute(&notification, false);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_figures_count_what_arrived_in_the_window_however_late_it_was_handled() {
+        let mut processor = Processor::new();
+        let mut pipeline = BenchPipeline::start(&shape(), &mut processor);
+        let window = pipeline.window();
+        // Before the window: still in the handler's buffer when it opens.
+        for name in ["before-1", "before-2", "before-3"] {
+            arrive(&processor, &window, name, Instant::now());
+        }
+        tokio::time::advance(Duration::from_millis(1)).await;
+        pipeline.reset();
+        for name in ["in-1", "in-2"] {
+            arrive(&processor, &window, name, Instant::now());
+        }
+        // Stamped in the window, handed over after it closed (a source busy at the edge).
+        let stamped_inside = Instant::now();
+        tokio::time::advance(Duration::from_millis(1)).await;
+        pipeline.source_ended();
+        arrive(&processor, &window, "in-3", stamped_inside);
+        tokio::time::advance(Duration::from_millis(1)).await;
+        arrive(&processor, &window, "after", Instant::now());
+        processor.shutdown().await;
+        let measured = pipeline.finish(None).await;
+
+        let listener = &measured.snapshot.listeners[0].metrics;
+        let queue = &measured.snapshot.queues[0].metrics;
+        assert_eq!(measured.events, 3);
+        assert_eq!(
+            (
+                listener.handled,
+                listener.handler_time.summary().count,
+                listener.delivery_lag.summary().count,
+                queue.adds_total + queue.deduplicated_total,
+            ),
+            (3, 3, 3, 3)
+        );
+        // Every event was still handled and worked on.
+        assert_eq!(queue.work_duration.summary().count, 7);
     }
 }

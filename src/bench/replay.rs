@@ -4,6 +4,7 @@
 
 use crate::informer::fifo::{Delta, DeltaType, Fifo, FifoItem};
 use crate::informer::object::RawObject;
+use crate::metrics::ArrivalWindow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -116,8 +117,15 @@ impl Replay {
     }
 
     /// Pushes every event into `fifo` at `speed` (each received now, as the reflector would
-    /// stamp it), counting object events in `played`; closes the FIFO at the end.
-    pub async fn play(self, fifo: Arc<Fifo>, speed: Speed, played: Arc<AtomicU64>) {
+    /// stamp it), counting object events in `played` and those that arrive in `window` there;
+    /// closes the FIFO at the end.
+    pub async fn play(
+        self,
+        fifo: Arc<Fifo>,
+        speed: Speed,
+        played: Arc<AtomicU64>,
+        window: ArrivalWindow,
+    ) {
         let start = Instant::now();
         for (offset, step) in self.steps {
             match speed {
@@ -130,11 +138,13 @@ impl Replay {
             }
             let item = match step {
                 Step::Object(delta_type, object) => {
+                    let received_at = Instant::now();
                     played.fetch_add(1, Ordering::Relaxed);
+                    window.arrived(received_at);
                     FifoItem::Delta(Delta {
                         delta_type,
                         object,
-                        received_at: Instant::now(),
+                        received_at,
                         final_state_unknown: false,
                     })
                 }

@@ -199,7 +199,7 @@ impl BenchReport {
         window: &Window,
         drain_seconds: f64,
     ) -> Self {
-        let (window_seconds, events) = (window.seconds, window.events);
+        let (window_seconds, events) = (window.seconds, measured.events);
         let (lag, handler) = measured.merged();
         let queue = &measured.snapshot.queues[0].metrics;
         let gauge = |unit, summary| GaugeFigures { unit, summary };

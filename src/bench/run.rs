@@ -35,12 +35,10 @@ pub struct Tick {
     pub depth: usize,
 }
 
-/// The measured window.
+/// The measured window (its events are the pipeline's: `Measured::events`).
 #[derive(Debug, Clone, Copy)]
 pub struct Window {
     pub seconds: f64,
-    /// Object events counted in the window.
-    pub events: u64,
     /// CPU time the whole bench process used in the window (Linux).
     pub cpu_seconds: Option<f64>,
 }
@@ -55,10 +53,12 @@ pub enum RunError {
     },
 }
 
-/// Runs `source` to its end while sampling the pipeline; the window starts when `warmup` is over
-/// (the figures measured until then are forgotten). Returns the window (an error when the source
-/// ended during the warm-up) and, always, the source's output: its own error explains more than
-/// a window that never opened.
+/// Runs `source` to its end while sampling the pipeline; the window opens when `warmup` is over
+/// (the figures measured until then are forgotten) and closes when the source ends. `events`
+/// counts the source's events for the progress ticks (the window's own count is stamped in the
+/// pipeline's window). Returns the window (an error when the source ended during the warm-up)
+/// and, always, the source's output: its own error explains more than a window that never
+/// opened.
 pub async fn measure<F: Future>(
     pipeline: &mut BenchPipeline,
     events: &(dyn Fn() -> u64 + Sync),
@@ -68,13 +68,10 @@ pub async fn measure<F: Future>(
 ) -> (Result<Window, RunError>, F::Output) {
     let started = Instant::now();
     let cpu = crate::metrics::process_cpu_seconds;
-    // The pipeline's figures are forgotten before the events are counted, never after: an event
-    // counted in between would be in the window while its notifications were forgotten, and the
-    // queue would report fewer adds than the window's events (as the warm-up's end does below).
     if warmup.is_zero() {
         pipeline.reset();
     }
-    let mut window_start = (warmup.is_zero()).then_some((started, events(), cpu()));
+    let mut window_start = (warmup.is_zero()).then_some((started, cpu()));
     let mut ticker = tokio::time::interval_at(started + SAMPLE_EVERY, SAMPLE_EVERY);
     // A late tick is not made up for with a burst of samples, which would skew the means.
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -85,7 +82,7 @@ pub async fn measure<F: Future>(
             output = &mut source => break output,
             _ = tokio::time::sleep_until(started + warmup), if window_start.is_none() => {
                 pipeline.reset();
-                window_start = Some((Instant::now(), events(), cpu()));
+                window_start = Some((Instant::now(), cpu()));
             }
             _ = ticker.tick() => {
                 if window_start.is_some() {
@@ -109,7 +106,7 @@ pub async fn measure<F: Future>(
         }
     };
     let ended = Instant::now();
-    let Some((start, events_at_start, cpu_at_start)) = window_start else {
+    let Some((start, cpu_at_start)) = window_start else {
         return (
             Err(RunError::EndedInWarmup {
                 ended_after: ended - started,
@@ -122,7 +119,6 @@ pub async fn measure<F: Future>(
     (
         Ok(Window {
             seconds: (ended - start).as_secs_f64(),
-            events: events() - events_at_start,
             cpu_seconds: cpu_at_start
                 .zip(cpu())
                 .map(|(before, after)| after - before),
@@ -162,8 +158,9 @@ pub async fn run_replay(
     // at --speed max the window is then the loop's own time.
     let source = {
         let fifo = fifo.clone();
+        let window = pipeline.window();
         async move {
-            replay.play(fifo.clone(), speed, played).await;
+            replay.play(fifo.clone(), speed, played, window).await;
             fifo.until_below(1).await;
         }
     };

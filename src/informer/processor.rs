@@ -4,7 +4,7 @@
 //! informer or the other listeners; the buffer's length is that handler's backlog.
 
 use super::object::RawObject;
-use crate::metrics::{Gauge, Latency};
+use crate::metrics::{ArrivalWindow, Gauge, Latency};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -78,19 +78,27 @@ struct Listener {
     task: tokio::task::JoinHandle<()>,
 }
 
+/// Which notifications the listeners measure (delivery lag, handler time, handled).
+#[derive(Debug, Clone)]
+enum Measuring {
+    /// None: only to measure what the measuring costs (benches/pipeline.rs).
+    Nothing,
+    Everything,
+    /// Those that arrived in the window, however late they are handled.
+    Within(ArrivalWindow),
+}
+
 /// Distributes notifications to listeners.
 pub struct Processor {
     listeners: Vec<Listener>,
-    /// Whether listeners measure delivery lag and handler time (off only to measure what the
-    /// measuring costs: benches/pipeline.rs).
-    instrumented: bool,
+    measuring: Measuring,
 }
 
 impl Default for Processor {
     fn default() -> Self {
         Processor {
             listeners: Vec::new(),
-            instrumented: true,
+            measuring: Measuring::Everything,
         }
     }
 }
@@ -139,8 +147,13 @@ impl Processor {
     pub fn uninstrumented() -> Self {
         Processor {
             listeners: Vec::new(),
-            instrumented: false,
+            measuring: Measuring::Nothing,
         }
+    }
+
+    /// The listeners added from now on measure only the notifications that arrived in `window`.
+    pub fn measure_within(&mut self, window: ArrivalWindow) {
+        self.measuring = Measuring::Within(window);
     }
 
     /// Adds a listener whose handler runs in its own task; `resync_period` asks for the cache to
@@ -158,7 +171,7 @@ impl Processor {
         let (tx, mut rx) = mpsc::unbounded_channel::<Notification>();
         let pending = Arc::new(AtomicUsize::new(0));
         let metrics = Arc::new(Mutex::new(ListenerMetrics::default()));
-        let instrumented = self.instrumented;
+        let measuring = self.measuring.clone();
         let task = {
             let pending = pending.clone();
             let metrics = metrics.clone();
@@ -176,15 +189,22 @@ impl Processor {
                         Err(mpsc::error::TryRecvError::Disconnected) => break,
                     };
                     pending.fetch_sub(1, Ordering::AcqRel);
-                    if !instrumented {
-                        handler(n).await;
-                        continue;
-                    }
+                    let measured = match &measuring {
+                        Measuring::Nothing => {
+                            handler(n).await;
+                            continue;
+                        }
+                        Measuring::Everything => true,
+                        Measuring::Within(window) => window.admits(n.received_at),
+                    };
                     let start = start.unwrap_or_else(Instant::now);
                     let lag = start.saturating_duration_since(n.received_at);
                     handler(n).await;
                     let end = Instant::now();
                     busy_since = Some(end);
+                    if !measured {
+                        continue;
+                    }
                     let mut m = metrics.lock().unwrap_or_else(|e| e.into_inner());
                     m.delivery_lag.record(lag);
                     m.handler_time.record(end.saturating_duration_since(start));

@@ -10,6 +10,7 @@ use super::reflector::{Reflector, ReflectorConfig, ReflectorError};
 use super::store::Store;
 use super::transition::ReflectorEvent;
 use crate::cluster::resource_version::{NotComparable, ResourceVersion};
+use crate::metrics::ArrivalWindow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -63,6 +64,8 @@ pub struct SharedInformer<L = ListWatch> {
     lw: L,
     config: ReflectorConfig,
     processor: Processor,
+    /// Where the watch events' arrivals are counted, if anywhere.
+    arrivals: Option<ArrivalWindow>,
 }
 
 /// A running informer: its cache and counters to read, its progress to await.
@@ -107,7 +110,14 @@ impl<L: ListerWatcher> SharedInformer<L> {
             lw,
             config,
             processor: Processor::new(),
+            arrivals: None,
         }
+    }
+
+    /// Counts each watch event in `window` by its arrival stamp, the one its notifications
+    /// carry (before `run`).
+    pub fn count_arrivals(&mut self, window: ArrivalWindow) {
+        self.arrivals = Some(window);
     }
 
     /// Adds a listener (before `run`).
@@ -143,17 +153,24 @@ impl<L: ListerWatcher> SharedInformer<L> {
             let observers = observers.clone();
             let mut reflector = Reflector::new(self.lw, self.config);
             let stopped = MarkStopped(state_tx.clone());
+            let arrivals = self.arrivals;
             tokio::spawn(async move {
                 let _stopped = stopped;
                 let result = loop {
                     match reflector.next().await {
                         Ok(Some(event)) => {
+                            let received_at = Instant::now();
                             counters.count(&event);
+                            if let (Some(window), ReflectorEvent::Watched { .. }) =
+                                (&arrivals, &event)
+                            {
+                                window.arrived(received_at);
+                            }
                             observers
                                 .lock()
                                 .unwrap_or_else(|e| e.into_inner())
                                 .retain(|o| o.send(event.clone()).is_ok());
-                            if let Some(item) = fifo_item(event, Instant::now()) {
+                            if let Some(item) = fifo_item(event, received_at) {
                                 fifo.push(item);
                             }
                         }

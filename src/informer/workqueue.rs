@@ -174,7 +174,14 @@ impl Workqueue {
     /// Queues `item` unless it is already waiting; an item being processed is queued again when
     /// its `done` comes.
     pub fn add(&self, item: &str) {
-        add_locked(&mut self.state(), item);
+        self.add_counted(item, true);
+    }
+
+    /// `add`, left out of `adds_total` and `deduplicated_total` unless `counted`: an add whose
+    /// cause a measured window leaves out (it arrived before the window opened or after it
+    /// closed) still queues the work.
+    pub fn add_counted(&self, item: &str, counted: bool) {
+        add_locked(&mut self.state(), item, counted);
         self.inner.changed.notify_waiters();
         self.inner.changed.notify_one();
     }
@@ -356,15 +363,15 @@ impl Workqueue {
     }
 }
 
-fn add_locked(s: &mut State, item: &str) {
+fn add_locked(s: &mut State, item: &str, counted: bool) {
     if s.shutting_down {
         return;
     }
     if s.dirty.contains(item) {
-        s.metrics.deduplicated_total += 1;
+        s.metrics.deduplicated_total += u64::from(counted);
         return;
     }
-    s.metrics.adds_total += 1;
+    s.metrics.adds_total += u64::from(counted);
     s.add_times
         .entry(item.to_string())
         .or_insert_with(Instant::now);
@@ -408,7 +415,7 @@ async fn release_delayed(
                             continue;
                         }
                         s.due.remove(&item);
-                        add_locked(&mut s, &item);
+                        add_locked(&mut s, &item, true);
                         released = true;
                     }
                 }
@@ -441,6 +448,19 @@ mod tests {
             out.push(item);
         }
         assert_eq!(out, vec!["a", "b", "c"]);
+    }
+
+    #[tokio::test]
+    async fn an_uncounted_add_queues_the_work_and_is_left_out_of_the_counts() {
+        let q = Workqueue::default();
+        q.add_counted("a", false);
+        q.add_counted("a", false);
+        q.add("b");
+        q.add_counted("b", false);
+        assert_eq!(q.len(), 2);
+        let m = q.metrics();
+        assert_eq!((m.adds_total, m.deduplicated_total), (1, 0));
+        assert_eq!(q.get().await.as_deref(), Some("a"));
     }
 
     #[tokio::test]

@@ -8,12 +8,14 @@ mod diff;
 mod errors;
 mod global;
 mod tail;
+mod top;
 
 pub use bench::BenchArgs;
 pub use conform::ConformArgs;
 pub use diff::{CacheInitial, DiffArgs};
 pub use global::GlobalArgs;
 pub use tail::{InitialMode, OnExpired, OutputFormat, TailArgs};
+pub use top::TopArgs;
 
 /// Run a client-go style reflector and informer pipeline on demand: see every watch event,
 /// bookmark, reconnect and relist of any resource.
@@ -112,6 +114,9 @@ pub enum Command {
     /// Check that a server (or a proxy in front of it) keeps the watch contract informers rely
     /// on, one line per check.
     Conform(Box<ConformArgs>),
+    /// A running controller's own workqueues, informers and client throttling, from its
+    /// metrics endpoint, refreshed every interval like kubectl top.
+    Top(Box<TopArgs>),
     /// Print a shell completion script.
     Completion(CompletionArgs),
     /// Print the client's version and commit, and the server's version (as `kubectl version`).

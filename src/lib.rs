@@ -15,6 +15,8 @@
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,
 //!             │             scratch namespace, report, gates
 //!             ├─▶ conform/  the watch-contract checks, run against a server, and their report
+//!             ├─▶ scrape/   a running controller's own metrics: where they are served, the
+//!             │             Prometheus text, its queues, informers and throttling, intervals
 //!             ▼
 //!         informer/  the pipeline, one client-go stage per file: listwatch (the ListerWatcher
 //!                    trait and the wire protocol) ─▶ reflector (reports `transition`s) ─▶ fifo
@@ -28,11 +30,11 @@
 //! ```
 //!
 //! `output/` and `recording/` are only imported by `commands/` (and by each other: the text printer
-//! renders the recording's records); `informer/` imports neither. `tail/`, `bench/`, `diff/` and
-//! `conform/` compute without rendering, know neither the recording format nor each other, and have
-//! their own errors (`BenchError`, `DiffError`, conform's verdicts), which `commands/` map into
-//! `error`: the top-level error and exit codes, which wraps the cluster's and the reflector's
-//! errors. `cli` parses flags into the value types of `cluster/`, `informer/` and `bench/`. Leaves
+//! renders the recording's records); `informer/` imports neither. `tail/`, `bench/`, `diff/`,
+//! `conform/` and `scrape/` compute without rendering, know neither the recording format nor each
+//! other, and have their own errors (`BenchError`, `DiffError`, `ScrapeError`, conform's
+//! verdicts), which `commands/` map into `error`: the top-level error and exit codes, which wraps
+//! the cluster's and the reflector's errors. `cli` parses flags into the value types of `cluster/`, `informer/` and `bench/`. Leaves
 //! anyone may use: `duration` (the one parser of every duration flag and gate value), `format`
 //! (numbers, times and foreign text for people), `metrics` (histograms, gauges, CPU time), `rng`,
 //! `signal` (await a condition), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`,
@@ -55,6 +57,7 @@ pub mod metrics;
 pub mod output;
 pub mod recording;
 pub mod rng;
+pub mod scrape;
 pub mod signal;
 pub mod stop;
 pub mod tail;
@@ -100,6 +103,10 @@ async fn exec(cli: Cli) -> Result<u8> {
         Command::Conform(args) => {
             let config = commands::conform::ConformConfig::from_args(&args, &global)?;
             commands::conform::exec(&global, config).await
+        }
+        Command::Top(args) => {
+            let config = commands::top::TopConfig::from_args(&args)?;
+            commands::top::exec(&global, config).await
         }
         Command::Version(args) => commands::version::exec(&global, &args).await,
         Command::Options => {

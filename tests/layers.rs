@@ -30,6 +30,7 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
             "bench",
             "conform",
             "diff",
+            "scrape",
             "recording",
             "informer",
             "cluster",
@@ -37,7 +38,7 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         "recording" => &["informer", "cluster", "output"],
         // The domain layers compute: no rendering, no recording format, no flags, no
         // top-level error (each has its own, which the commands map), and not each other.
-        "tail" | "bench" | "diff" | "conform" => &["informer", "cluster"],
+        "tail" | "bench" | "diff" | "conform" | "scrape" => &["informer", "cluster"],
         "informer" => &["cluster"],
         "cluster" => &[],
         // The top-level error wraps the cluster's and the reflector's errors.

@@ -79,6 +79,33 @@ impl Cluster {
         transport: Transport,
     ) -> Result<Self, ClusterError> {
         let loaded = kubeconfig::load(selection).await?;
+        Cluster::from_loaded(loaded, selection, transport)
+    }
+
+    /// A connection to another endpoint of the same user (a controller's metrics URL): the
+    /// kubeconfig's credentials and TLS trust, requests sent to `origin` instead of the API
+    /// server, through the proxy the environment names for `origin` (a kubeconfig's `proxy-url`
+    /// is the API server's, and its `tls-server-name` the API server's name).
+    pub async fn connect_to(&self, origin: &http::Uri) -> Result<Cluster, ClusterError> {
+        let mut loaded = kubeconfig::load(&self.selection).await?;
+        loaded.config.cluster_url = origin.clone();
+        loaded.config.tls_server_name = None;
+        loaded.proxy = super::proxy::choose(origin, "", None, &|name| std::env::var(name).ok())
+            .map_err(|reason| ClusterError::KubeconfigUnusable {
+                source_desc: format!("context \"{}\"", loaded.context),
+                reason,
+            })?;
+        Ok(
+            Cluster::from_loaded(loaded, &self.selection, self.transport)?
+                .with_verbosity(self.verbose.0),
+        )
+    }
+
+    fn from_loaded(
+        loaded: kubeconfig::LoadedConfig,
+        selection: &KubeconfigSelection,
+        transport: Transport,
+    ) -> Result<Self, ClusterError> {
         let config = loaded.config;
         let server = config
             .cluster_url

@@ -102,6 +102,22 @@ fn validate_label_term(term: &str) -> Result<(), String> {
     validate_key(term)
 }
 
+/// Whether `name` is a DNS-1123 subdomain (what most objects' names are): dot-separated labels
+/// of lowercase letters, digits and '-', at most 253 characters.
+pub fn is_dns_subdomain(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+}
+
 /// A label key: an optional DNS subdomain prefix and `/`, then a name of at most 63 characters.
 fn validate_key(key: &str) -> Result<(), String> {
     let (prefix, name) = match key.split_once('/') {
@@ -109,18 +125,7 @@ fn validate_key(key: &str) -> Result<(), String> {
         None => (None, key),
     };
     if let Some(prefix) = prefix {
-        let ok = !prefix.is_empty()
-            && prefix.len() <= 253
-            && prefix.split('.').all(|label| {
-                !label.is_empty()
-                    && label.len() <= 63
-                    && label
-                        .bytes()
-                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                    && !label.starts_with('-')
-                    && !label.ends_with('-')
-            });
-        if !ok {
+        if !is_dns_subdomain(prefix) {
             return Err(format!(
                 "label key prefix \"{prefix}\" is not a DNS subdomain"
             ));

@@ -7,6 +7,7 @@ pub mod conform;
 pub mod diff;
 pub mod schema;
 pub mod tail;
+pub mod top;
 pub mod version;
 
 use crate::cli::{GlobalArgs, WireEncoding};

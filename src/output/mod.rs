@@ -14,6 +14,7 @@ pub mod kubectl;
 pub mod progress;
 pub mod table;
 pub mod text;
+pub mod top;
 pub mod yaml;
 
 use std::io::IsTerminal;
@@ -21,6 +22,11 @@ use std::io::IsTerminal;
 /// Whether to color output written to stdout: a terminal, and `NO_COLOR` unset.
 pub fn color_stdout() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Whether stdout is a terminal (`top` redraws its table in place only there).
+pub fn stdout_is_terminal() -> bool {
+    std::io::stdout().is_terminal()
 }
 
 /// Whether stderr is a terminal (summaries and progress bars show only there, by default).

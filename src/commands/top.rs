@@ -1,0 +1,279 @@
+//! `top`: a running controller's own metrics, scraped every interval, shown as what changed in
+//! it (kubectl top's refreshing table, or one JSON line per interval), and summed up at the end.
+//! Exit 0 when `--for` ran out, 2 when the first scrape fails (a scrape failing later is a gap,
+//! counted and shown), 130 and 143 after Ctrl-C and SIGTERM, the summary printed first.
+
+use super::{sleep_until, GlobalConfig};
+use crate::cli::{ReportFormat, TopArgs};
+use crate::cluster::Cluster;
+use crate::error::{Error, Result, EXIT_OK};
+use crate::output::stdout_is_terminal;
+use crate::output::top::write_interval;
+use crate::scrape::controller::Controller;
+use crate::scrape::interval::Interval;
+use crate::scrape::target::{ScrapeError, Scraper, Target};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
+
+/// The shortest interval: a scrape of kube-controller-manager is about 4,000 lines.
+const MIN_INTERVAL: Duration = Duration::from_millis(200);
+
+/// `top`'s arguments, validated.
+#[derive(Debug, Clone)]
+pub struct TopConfig {
+    pub target: Target,
+    pub interval: Duration,
+    pub run_for: Option<Duration>,
+    pub all: bool,
+    pub output: ReportFormat,
+}
+
+impl TopConfig {
+    pub fn from_args(args: &TopArgs) -> Result<Self> {
+        let target = Target::parse(&args.target)
+            .map_err(|why| Error::Usage(format!("metrics target \"{}\": {why}", args.target)))?;
+        if args.interval < MIN_INTERVAL {
+            return Err(Error::Usage(format!(
+                "--interval {}: scrape at most every {}, e.g. --interval 2s",
+                crate::format::duration(args.interval),
+                crate::format::duration(MIN_INTERVAL)
+            )));
+        }
+        Ok(TopConfig {
+            target,
+            interval: args.interval,
+            run_for: super::nonzero(args.run_for),
+            all: args.all,
+            output: args.output,
+        })
+    }
+}
+
+impl From<ScrapeError> for Error {
+    fn from(e: ScrapeError) -> Self {
+        match e {
+            ScrapeError::Cluster(c) => Error::Cluster(c),
+            other => Error::Failed(other.to_string()),
+        }
+    }
+}
+
+/// One line of `top -o json`: an interval's figures, or (`kind: summary`) the whole run's.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Line<'a> {
+    kind: &'static str,
+    time: String,
+    target: &'a str,
+    #[serde(flatten)]
+    interval: &'a Interval,
+    /// Summary only: each queue's largest depth at any scrape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_depths: Option<&'a BTreeMap<String, f64>>,
+    /// Summary only: scrapes made, and those that failed or took longer than the interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scrapes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gaps: Option<u64>,
+}
+
+/// What the run has seen so far.
+struct Run {
+    first: (Instant, Controller),
+    last: (Instant, Controller),
+    scrapes: u64,
+    gaps: u64,
+    max_depths: BTreeMap<String, f64>,
+}
+
+impl Run {
+    fn new(at: Instant, scrape: Controller) -> Run {
+        let mut run = Run {
+            first: (at, scrape.clone()),
+            last: (at, scrape.clone()),
+            scrapes: 0,
+            gaps: 0,
+            max_depths: BTreeMap::new(),
+        };
+        run.note_depths(&scrape);
+        run.scrapes = 1;
+        run
+    }
+
+    fn note_depths(&mut self, scrape: &Controller) {
+        for (name, q) in &scrape.queues {
+            let max = self.max_depths.entry(name.clone()).or_default();
+            *max = max.max(q.depth);
+        }
+    }
+
+    /// Takes a new scrape and returns the interval since the last one.
+    fn next(&mut self, at: Instant, scrape: Controller) -> Interval {
+        self.scrapes += 1;
+        self.note_depths(&scrape);
+        let seconds = at.duration_since(self.last.0).as_secs_f64();
+        let interval = Interval::between(&self.last.1, &scrape, seconds);
+        self.last = (at, scrape);
+        interval
+    }
+
+    fn summary(&self) -> Interval {
+        let seconds = self.last.0.duration_since(self.first.0).as_secs_f64();
+        Interval::between(&self.first.1, &self.last.1, seconds)
+    }
+}
+
+pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
+    let cluster = Cluster::connect(&global.selection, global.transport)
+        .await?
+        .with_verbosity(global.verbose);
+    let namespace = global
+        .namespace
+        .clone()
+        .unwrap_or_else(|| cluster.default_namespace.clone());
+    let scraper = Scraper::new(&config.target, &cluster, &namespace).await?;
+    let interrupt = crate::stop::requested();
+    tokio::pin!(interrupt);
+    let first = tokio::select! {
+        scraped = scraper.scrape() => scraped?,
+        _ = &mut interrupt => return Ok(crate::stop::exit_code()),
+    };
+    let started = Instant::now();
+    let deadline = config.run_for.map(|d| started + d);
+    let mut run = Run::new(started, first);
+    let mut out = std::io::stdout().lock();
+    let redraw = config.output == ReportFormat::Text && stdout_is_terminal();
+    let code = loop {
+        let due = run.last.0.max(started) + config.interval;
+        let due = deadline.map_or(due, |d| due.min(d));
+        tokio::select! {
+            _ = tokio::time::sleep_until(due) => {}
+            _ = &mut interrupt => break crate::stop::exit_code(),
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break EXIT_OK;
+        }
+        // A scrape slower than the interval is a gap, as a failed one is: the next interval
+        // starts at the last good scrape.
+        let scraped = tokio::select! {
+            scraped = tokio::time::timeout(config.interval.max(Duration::from_secs(1)), scraper.scrape()) => scraped,
+            _ = &mut interrupt => break crate::stop::exit_code(),
+            _ = sleep_until(deadline) => break EXIT_OK,
+        };
+        match scraped {
+            Ok(Ok(scrape)) => {
+                let interval = run.next(Instant::now(), scrape);
+                write_one(&mut out, &config, scraper.target(), &interval, redraw)
+                    .map_err(Error::Output)?;
+            }
+            Ok(Err(e)) => gap(&mut run, scraper.target(), &e.to_string()),
+            Err(_) => gap(
+                &mut run,
+                scraper.target(),
+                &format!(
+                    "no answer within {}",
+                    crate::format::wait(config.interval.max(Duration::from_secs(1)))
+                ),
+            ),
+        }
+    };
+    write_summary(&mut out, &config, scraper.target(), &run).map_err(Error::Output)?;
+    Ok(code)
+}
+
+/// A scrape that gave nothing: counted, and said on stderr.
+fn gap(run: &mut Run, target: &str, why: &str) {
+    run.gaps += 1;
+    run.scrapes += 1;
+    eprintln!(
+        "kubectl-informer: scrape of {target} failed ({}): {why}",
+        crate::format::count(run.gaps, "gap")
+    );
+}
+
+fn write_one(
+    out: &mut impl Write,
+    config: &TopConfig,
+    target: &str,
+    interval: &Interval,
+    redraw: bool,
+) -> std::io::Result<()> {
+    let time = crate::format::rfc3339_millis(SystemTime::now());
+    match config.output {
+        ReportFormat::Json => {
+            let line = Line {
+                kind: "interval",
+                time,
+                target,
+                interval,
+                max_depths: None,
+                scrapes: None,
+                gaps: None,
+            };
+            serde_json::to_writer(&mut *out, &line)?;
+            writeln!(out)?;
+        }
+        ReportFormat::Text => {
+            if redraw {
+                // Home and clear, as watch(1) redraws.
+                write!(out, "\x1b[H\x1b[2J")?;
+            }
+            let heading = format!(
+                "{target} · {} · the last {:.1}s",
+                crate::format::local_time(SystemTime::now()),
+                interval.seconds
+            );
+            write_interval(out, &heading, interval, config.all)?;
+            if !redraw {
+                writeln!(out)?;
+            }
+        }
+    }
+    out.flush()
+}
+
+fn write_summary(
+    out: &mut impl Write,
+    config: &TopConfig,
+    target: &str,
+    run: &Run,
+) -> std::io::Result<()> {
+    let summary = run.summary();
+    match config.output {
+        ReportFormat::Json => {
+            let line = Line {
+                kind: "summary",
+                time: crate::format::rfc3339_millis(SystemTime::now()),
+                target,
+                interval: &summary,
+                max_depths: Some(&run.max_depths),
+                scrapes: Some(run.scrapes),
+                gaps: Some(run.gaps),
+            };
+            serde_json::to_writer(&mut *out, &line)?;
+            writeln!(out)?;
+        }
+        ReportFormat::Text => {
+            let heading = format!(
+                "summary of {target}: {} over {:.1}s, {}",
+                crate::format::count(run.scrapes, "scrape"),
+                summary.seconds,
+                crate::format::count(run.gaps, "gap")
+            );
+            write_interval(out, &heading, &summary, config.all)?;
+            let deepest = run
+                .max_depths
+                .iter()
+                .filter(|(_, d)| **d > 0.0)
+                .map(|(n, d)| format!("{n} {}", crate::format::format_number(*d)))
+                .collect::<Vec<_>>();
+            if !deepest.is_empty() {
+                writeln!(out, "largest depths: {}", deepest.join(", "))?;
+            }
+        }
+    }
+    out.flush()
+}

@@ -1,0 +1,189 @@
+//! `top` for people: a controller's queues, informers, client throttling and reconcilers in one
+//! interval, as tables in kubectl's plain columns.
+
+use crate::format::{format_number, format_seconds};
+use crate::scrape::interval::{
+    BoundFigure, InformerInterval, Interval, Percentiles, QueueInterval,
+};
+use comfy_table::presets::NOTHING;
+use comfy_table::{CellAlignment, Table};
+use std::io::Write;
+
+/// A bucket edge: decades down to 10 ns, as client-go's workqueue histograms have them.
+fn edge(seconds: f64) -> String {
+    if seconds > 0.0 && seconds < 1e-6 {
+        format!("{:.0}ns", seconds * 1e9)
+    } else {
+        format_seconds(seconds)
+    }
+}
+
+/// Where a percentile lies, as its bucket bounds it: `≤10.0ms`, `>10.00s` past the last edge,
+/// `-` without observations.
+pub fn bound(b: Option<BoundFigure>) -> String {
+    match b {
+        None => "-".to_string(),
+        Some(BoundFigure {
+            at_most: Some(at_most),
+            ..
+        }) => format!("≤{}", edge(at_most)),
+        Some(BoundFigure { above, .. }) => format!(">{}", edge(above)),
+    }
+}
+
+fn p(percentiles: &Percentiles) -> (String, String) {
+    (bound(percentiles.p50), bound(percentiles.p99))
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(NOTHING).set_header(header.to_vec());
+    for i in 1..header.len() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+/// Whether a queue did nothing in the interval and holds nothing.
+pub fn queue_idle(q: &QueueInterval) -> bool {
+    q.depth == 0.0 && q.adds_per_second == 0.0 && q.unfinished_work_seconds == 0.0
+}
+
+/// Whether an informer's FIFO held nothing and processed nothing in the interval.
+pub fn informer_idle(i: &InformerInterval) -> bool {
+    i.queued_items == 0.0 && i.processing_latency.count == 0.0
+}
+
+/// One interval's tables; the idle queues and informers are counted, not shown, unless `all`.
+pub fn write_interval(
+    out: &mut impl Write,
+    heading: &str,
+    interval: &Interval,
+    all: bool,
+) -> std::io::Result<()> {
+    writeln!(out, "{heading}")?;
+    let queues: Vec<_> = interval
+        .queues
+        .iter()
+        .filter(|q| all || !queue_idle(q))
+        .collect();
+    if !queues.is_empty() {
+        let mut t = table(&[
+            "QUEUE",
+            "DEPTH",
+            "ADDS/S",
+            "RETRIES/S",
+            "QUEUE P50",
+            "QUEUE P99",
+            "WORK P50",
+            "WORK P99",
+            "UNFINISHED",
+            "LONGEST",
+        ]);
+        for q in &queues {
+            let (queue50, queue99) = p(&q.queue_duration);
+            let (work50, work99) = p(&q.work_duration);
+            t.add_row(vec![
+                q.name.clone(),
+                format_number(q.depth),
+                format!("{:.1}", q.adds_per_second),
+                format!("{:.1}", q.retries_per_second),
+                queue50,
+                queue99,
+                work50,
+                work99,
+                format_seconds(q.unfinished_work_seconds),
+                format_seconds(q.longest_running_processor_seconds),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+    }
+    let informers: Vec<_> = interval
+        .informers
+        .iter()
+        .filter(|i| all || !informer_idle(i))
+        .collect();
+    if !informers.is_empty() {
+        let mut t = table(&[
+            "INFORMER",
+            "QUEUED",
+            "PROCESSING P50",
+            "PROCESSING P99",
+            "STORE RV",
+        ]);
+        for i in &informers {
+            let (p50, p99) = p(&i.processing_latency);
+            let group = if i.group.is_empty() { "core" } else { &i.group };
+            t.add_row(vec![
+                format!("{} {group}/{}", i.resource, i.version),
+                format_number(i.queued_items),
+                p50,
+                p99,
+                i.store_resource_version
+                    .map(format_number)
+                    .unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+    }
+    if !interval.reconcilers.is_empty() {
+        let mut t = table(&[
+            "RECONCILER",
+            "RECONCILES/S",
+            "ERRORS/S",
+            "TIME P50",
+            "TIME P99",
+            "WORKERS",
+        ]);
+        for r in &interval.reconcilers {
+            let (p50, p99) = p(&r.time);
+            t.add_row(vec![
+                r.controller.clone(),
+                format!("{:.1}", r.reconciles_per_second),
+                format!("{:.1}", r.errors_per_second),
+                p50,
+                p99,
+                r.active_workers
+                    .map(format_number)
+                    .unwrap_or_else(|| "-".into()),
+            ]);
+        }
+        writeln!(out, "{t}")?;
+    }
+    if let Some(t) = &interval.throttling {
+        writeln!(
+            out,
+            "client throttling: p50 {}, p99 {} ({} requests waited on the rate limiter)",
+            bound(t.p50),
+            bound(t.p99),
+            format_number(t.count)
+        )?;
+    }
+    let hidden_queues = interval.queues.len() - queues.len();
+    let hidden_informers = interval.informers.len() - informers.len();
+    if hidden_queues + hidden_informers > 0 {
+        writeln!(
+            out,
+            "not shown, idle: {} and {} (--all shows them)",
+            crate::format::count(hidden_queues as u64, "queue"),
+            crate::format::count(hidden_informers as u64, "informer")
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_read_as_the_bucket_edges() {
+        let b = |above, at_most| Some(BoundFigure { above, at_most });
+        assert_eq!(bound(b(0.001, Some(0.01))), "≤10.0ms");
+        assert_eq!(bound(b(0.0, Some(1e-8))), "≤10ns");
+        assert_eq!(bound(b(10.0, None)), ">10.00s");
+        assert_eq!(bound(None), "-");
+    }
+}

@@ -1,0 +1,229 @@
+//! What a controller did between two scrapes: per queue its depth, adds and retries per second,
+//! and where the 50th and 99th percentiles of its queue and work durations lie (bounded by the
+//! histograms' bucket edges, from the buckets' growth in the interval); per informer its queued
+//! items and processing latency; the client's throttling; controller-runtime's reconciles.
+
+use super::controller::{Bound, Controller, Histogram, InformerKey};
+use serde::Serialize;
+
+/// Percentiles of the observations in an interval, each as the bucket it falls in.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Percentiles {
+    pub count: f64,
+    pub p50: Option<BoundFigure>,
+    pub p99: Option<BoundFigure>,
+}
+
+/// A percentile lies in `(above, atMost]` seconds; `atMost` is null past the last finite edge.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BoundFigure {
+    pub above: f64,
+    pub at_most: Option<f64>,
+}
+
+impl From<Bound> for BoundFigure {
+    fn from(b: Bound) -> Self {
+        BoundFigure {
+            above: b.above,
+            at_most: b.at_most,
+        }
+    }
+}
+
+impl Percentiles {
+    fn of(h: &Histogram) -> Percentiles {
+        Percentiles {
+            count: h.buckets.last().map_or(h.count, |(_, c)| *c),
+            p50: h.quantile(0.50).map(BoundFigure::from),
+            p99: h.quantile(0.99).map(BoundFigure::from),
+        }
+    }
+}
+
+/// One workqueue in an interval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueInterval {
+    pub name: String,
+    /// At the interval's end.
+    pub depth: f64,
+    pub adds_per_second: f64,
+    pub retries_per_second: f64,
+    pub queue_duration: Percentiles,
+    pub work_duration: Percentiles,
+    pub unfinished_work_seconds: f64,
+    pub longest_running_processor_seconds: f64,
+}
+
+/// One informer in an interval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InformerInterval {
+    pub name: String,
+    pub group: String,
+    pub version: String,
+    /// client-go's label: lower-case kind plus `s` (`endpointss`).
+    pub resource: String,
+    pub queued_items: f64,
+    pub processing_latency: Percentiles,
+    pub store_resource_version: Option<f64>,
+}
+
+/// One controller-runtime reconciler in an interval.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReconcilerInterval {
+    pub controller: String,
+    pub reconciles_per_second: f64,
+    pub errors_per_second: f64,
+    pub time: Percentiles,
+    pub active_workers: Option<f64>,
+}
+
+/// Everything between two scrapes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Interval {
+    pub seconds: f64,
+    pub queues: Vec<QueueInterval>,
+    pub informers: Vec<InformerInterval>,
+    /// Waits for the client's rate limiter (null when the process serves none).
+    pub throttling: Option<Percentiles>,
+    pub reconcilers: Vec<ReconcilerInterval>,
+}
+
+/// How much a counter grew from `before` to `now`; a counter that went down (the process
+/// restarted) grew by what it holds now.
+fn growth(before: f64, now: f64) -> f64 {
+    if now < before {
+        now
+    } else {
+        now - before
+    }
+}
+
+impl Interval {
+    /// What happened from `earlier` to `later`, `seconds` apart. A queue or an informer that
+    /// appeared in between counts from zero.
+    pub fn between(earlier: &Controller, later: &Controller, seconds: f64) -> Interval {
+        let per_second = |n: f64| if seconds > 0.0 { n / seconds } else { 0.0 };
+        let queues = later
+            .queues
+            .iter()
+            .map(|(name, q)| {
+                let before = earlier.queues.get(name).cloned().unwrap_or_default();
+                QueueInterval {
+                    name: name.clone(),
+                    depth: q.depth,
+                    adds_per_second: per_second(growth(before.adds_total, q.adds_total)),
+                    retries_per_second: per_second(growth(before.retries_total, q.retries_total)),
+                    queue_duration: Percentiles::of(
+                        &q.queue_duration.since(&before.queue_duration),
+                    ),
+                    work_duration: Percentiles::of(&q.work_duration.since(&before.work_duration)),
+                    unfinished_work_seconds: q.unfinished_work_seconds,
+                    longest_running_processor_seconds: q.longest_running_processor_seconds,
+                }
+            })
+            .collect();
+        let informers = later
+            .informers
+            .iter()
+            .map(|(key, i)| {
+                let before = earlier.informers.get(key).cloned().unwrap_or_default();
+                let InformerKey {
+                    name,
+                    group,
+                    version,
+                    resource,
+                } = key.clone();
+                InformerInterval {
+                    name,
+                    group,
+                    version,
+                    resource,
+                    queued_items: i.queued_items,
+                    processing_latency: Percentiles::of(
+                        &i.processing_latency.since(&before.processing_latency),
+                    ),
+                    store_resource_version: i.store_resource_version,
+                }
+            })
+            .collect();
+        let throttling = later.throttling.as_ref().map(|h| {
+            let before = earlier.throttling.clone().unwrap_or_default();
+            Percentiles::of(&h.since(&before))
+        });
+        let reconcilers = later
+            .reconcilers
+            .iter()
+            .map(|(controller, r)| {
+                let before = earlier
+                    .reconcilers
+                    .get(controller)
+                    .cloned()
+                    .unwrap_or_default();
+                let total = |results: &std::collections::BTreeMap<String, f64>| {
+                    results.values().sum::<f64>()
+                };
+                ReconcilerInterval {
+                    controller: controller.clone(),
+                    reconciles_per_second: per_second(growth(
+                        total(&before.results),
+                        total(&r.results),
+                    )),
+                    errors_per_second: per_second(growth(before.errors_total, r.errors_total)),
+                    time: Percentiles::of(&r.time.since(&before.time)),
+                    active_workers: r.active_workers,
+                }
+            })
+            .collect();
+        Interval {
+            seconds,
+            queues,
+            informers,
+            throttling,
+            reconcilers,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scrape::text::parse;
+
+    fn controller(text: &str) -> Controller {
+        Controller::read(&parse(text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn rates_are_per_second_and_a_new_queue_counts_from_zero() {
+        let earlier = controller(
+            "workqueue_adds_total{name=\"a\"} 100\nworkqueue_retries_total{name=\"a\"} 1\n",
+        );
+        let later = controller(concat!(
+            "workqueue_adds_total{name=\"a\"} 120\nworkqueue_retries_total{name=\"a\"} 5\n",
+            "workqueue_depth{name=\"a\"} 7\nworkqueue_adds_total{name=\"b\"} 4\n",
+        ));
+        let i = Interval::between(&earlier, &later, 2.0);
+        let a = &i.queues[0];
+        assert_eq!(
+            (
+                a.name.as_str(),
+                a.depth,
+                a.adds_per_second,
+                a.retries_per_second
+            ),
+            ("a", 7.0, 10.0, 2.0)
+        );
+        assert_eq!(
+            (i.queues[1].name.as_str(), i.queues[1].adds_per_second),
+            ("b", 2.0)
+        );
+        assert_eq!(a.queue_duration.p99, None, "no observation, no percentile");
+        assert!(i.throttling.is_none());
+    }
+}

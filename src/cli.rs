@@ -165,6 +165,8 @@ pub enum SchemaDocument {
     BenchReport,
     /// `conform -o json`.
     ConformReport,
+    /// A line of `top -o json`.
+    TopLine,
 }
 
 /// Output formats for reports (diff, bench).

@@ -128,6 +128,7 @@ fn the_reference_pages_flag_tables_match_the_command_line() {
         ("docs/diff.md", "diff", Some("diff")),
         ("docs/bench.md", "bench", Some("bench")),
         ("docs/conform.md", "conform", Some("conform")),
+        ("docs/top.md", "top", Some("top")),
         ("docs/other-commands.md", "version", Some("version")),
         ("docs/global-options.md", "global", None),
     ] {

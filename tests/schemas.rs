@@ -11,11 +11,15 @@ use kubectl_informer::{bench, conform, diff, recording};
 use serde_json::Value;
 
 /// Each document and its current version: its schema is `schemas/<document>.v<version>.schema.json`.
-const DOCUMENTS: [(&str, u32); 4] = [
+const DOCUMENTS: [(&str, u32); 5] = [
     ("recording", recording::SCHEMA_VERSION),
     ("diff-report", diff::report::REPORT_SCHEMA_VERSION),
     ("bench-report", bench::report::BENCH_SCHEMA_VERSION),
     ("conform-report", conform::SCHEMA_VERSION),
+    (
+        "top-line",
+        kubectl_informer::commands::top::TOP_SCHEMA_VERSION,
+    ),
 ];
 
 /// Where each document's `schemaVersion` is pinned: the top of a report, the `start` notice of

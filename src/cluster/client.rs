@@ -83,13 +83,17 @@ impl Cluster {
     }
 
     /// A connection to another endpoint of the same user (a controller's metrics URL): the
-    /// kubeconfig's credentials and TLS trust, requests sent to `origin` instead of the API
-    /// server, through the proxy the environment names for `origin` (a kubeconfig's `proxy-url`
+    /// kubeconfig's credentials (none over plain `http://`) and TLS trust, requests sent to
+    /// `origin` instead of the API server, through the proxy the environment names for `origin` (a kubeconfig's `proxy-url`
     /// is the API server's, and its `tls-server-name` the API server's name).
     pub async fn connect_to(&self, origin: &http::Uri) -> Result<Cluster, ClusterError> {
         let mut loaded = kubeconfig::load(&self.selection).await?;
         loaded.config.cluster_url = origin.clone();
         loaded.config.tls_server_name = None;
+        if origin.scheme_str() == Some("http") {
+            // No credential crosses a connection in the clear.
+            loaded.config.auth_info = Default::default();
+        }
         loaded.proxy = super::proxy::choose(origin, "", None, &|name| std::env::var(name).ok())
             .map_err(|reason| ClusterError::KubeconfigUnusable {
                 source_desc: format!("context \"{}\"", loaded.context),

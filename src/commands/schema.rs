@@ -17,6 +17,7 @@ pub fn json_schema(document: SchemaDocument) -> &'static str {
         SchemaDocument::ConformReport => {
             include_str!("../../schemas/conform-report.v1.schema.json")
         }
+        SchemaDocument::TopLine => include_str!("../../schemas/top-line.v1.schema.json"),
     }
 }
 

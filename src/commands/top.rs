@@ -18,6 +18,9 @@ use std::io::Write;
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
+/// The version of `top -o json`'s lines (schemas/top-line.v1.schema.json).
+pub const TOP_SCHEMA_VERSION: u32 = 1;
+
 /// The shortest interval: a scrape of kube-controller-manager is about 4,000 lines.
 const MIN_INTERVAL: Duration = Duration::from_millis(200);
 
@@ -33,8 +36,10 @@ pub struct TopConfig {
 
 impl TopConfig {
     pub fn from_args(args: &TopArgs) -> Result<Self> {
-        let target = Target::parse(&args.target)
-            .map_err(|why| Error::Usage(format!("metrics target \"{}\": {why}", args.target)))?;
+        let target = Target::parse(&args.target).map_err(|why| {
+            let shown = crate::scrape::target::shown(&args.target);
+            Error::Usage(format!("metrics target \"{shown}\": {why}"))
+        })?;
         if args.interval < MIN_INTERVAL {
             return Err(Error::Usage(format!(
                 "--interval {}: scrape at most every {}, e.g. --interval 2s",
@@ -61,18 +66,17 @@ impl From<ScrapeError> for Error {
     }
 }
 
-/// One line of `top -o json`: an interval's figures, or (`kind: summary`) the whole run's.
+/// One line of `top -o json`: an interval's figures, or (`kind: summary`) the whole run's, its
+/// queues with their largest depth.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Line<'a> {
+    schema_version: u32,
     kind: &'static str,
     time: String,
     target: &'a str,
     #[serde(flatten)]
     interval: &'a Interval,
-    /// Summary only: each queue's largest depth at any scrape.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_depths: Option<&'a BTreeMap<String, f64>>,
     /// Summary only: scrapes made, and those that failed or took longer than the interval.
     #[serde(skip_serializing_if = "Option::is_none")]
     scrapes: Option<u64>,
@@ -120,9 +124,14 @@ impl Run {
         interval
     }
 
+    /// The whole run as one interval, each queue with its largest depth.
     fn summary(&self) -> Interval {
         let seconds = self.last.0.duration_since(self.first.0).as_secs_f64();
-        Interval::between(&self.first.1, &self.last.1, seconds)
+        let mut summary = Interval::between(&self.first.1, &self.last.1, seconds);
+        for q in &mut summary.queues {
+            q.max_depth = self.max_depths.get(&q.name).copied();
+        }
+        summary
     }
 }
 
@@ -205,11 +214,11 @@ fn write_one(
     match config.output {
         ReportFormat::Json => {
             let line = Line {
+                schema_version: TOP_SCHEMA_VERSION,
                 kind: "interval",
                 time,
                 target,
                 interval,
-                max_depths: None,
                 scrapes: None,
                 gaps: None,
             };
@@ -245,11 +254,11 @@ fn write_summary(
     match config.output {
         ReportFormat::Json => {
             let line = Line {
+                schema_version: TOP_SCHEMA_VERSION,
                 kind: "summary",
                 time: crate::format::rfc3339_millis(SystemTime::now()),
                 target,
                 interval: &summary,
-                max_depths: Some(&run.max_depths),
                 scrapes: Some(run.scrapes),
                 gaps: Some(run.gaps),
             };

@@ -155,10 +155,10 @@ pub fn write_interval(
     if let Some(t) = &interval.throttling {
         writeln!(
             out,
-            "client throttling: p50 {}, p99 {} ({} requests waited on the rate limiter)",
+            "client throttling: p50 {}, p99 {} ({} waited on the rate limiter)",
             bound(t.p50),
             bound(t.p99),
-            format_number(t.count)
+            crate::format::count(t.count as u64, "request")
         )?;
     }
     let hidden_queues = interval.queues.len() - queues.len();

@@ -55,6 +55,9 @@ pub struct QueueInterval {
     pub work_duration: Percentiles,
     pub unfinished_work_seconds: f64,
     pub longest_running_processor_seconds: f64,
+    /// A run's summary only: the largest depth at any scrape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<f64>,
 }
 
 /// One informer in an interval.
@@ -125,6 +128,7 @@ impl Interval {
                     work_duration: Percentiles::of(&q.work_duration.since(&before.work_duration)),
                     unfinished_work_seconds: q.unfinished_work_seconds,
                     longest_running_processor_seconds: q.longest_running_processor_seconds,
+                    max_depth: None,
                 }
             })
             .collect();

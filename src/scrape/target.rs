@@ -82,6 +82,20 @@ impl Target {
     }
 }
 
+/// A target as typed, fit to be shown: a URL's user name and password replaced.
+pub fn shown(text: &str) -> String {
+    match text.split_once("://") {
+        Some((scheme, rest)) => {
+            let authority_end = rest.find('/').unwrap_or(rest.len());
+            match rest[..authority_end].rfind('@') {
+                Some(at) => format!("{scheme}://REDACTED@{}", &rest[at + 1..]),
+                None => text.to_string(),
+            }
+        }
+        None => text.to_string(),
+    }
+}
+
 /// A URL with its path `/metrics` when it has none; refused with a user name or password in
 /// it (credentials come from the kubeconfig, and would be printed in messages).
 fn url(text: &str) -> Result<http::Uri, String> {
@@ -329,6 +343,13 @@ mod tests {
     }
 
     #[test]
+    fn a_url_is_shown_without_its_credentials() {
+        assert_eq!(shown("https://u:p@h:1/m@x"), "https://REDACTED@h:1/m@x");
+        assert_eq!(shown("pod/x:80"), "pod/x:80");
+        assert_eq!(shown("http://h/metrics"), "http://h/metrics");
+    }
+
+    #[test]
     fn what_is_not_a_target_is_refused_with_the_reason() {
         for (text, reason) in [
             ("kcm", "expected pod/NAME"),
@@ -337,6 +358,7 @@ mod tests {
             ("pod/Bad_Name:80", "pod/Bad_Name"),
             ("pod/kcm:", "port \"\""),
             ("https://user:secret@host/metrics", "holds credentials"),
+            ("https://token@host/metrics", "holds credentials"),
         ] {
             let err = Target::parse(text).unwrap_err();
             assert!(err.contains(reason), "{text}: {err}");

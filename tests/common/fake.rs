@@ -43,6 +43,8 @@ type Handler = dyn Fn(&str, usize) -> Reply + Send + Sync;
 pub struct FakeServer {
     pub url: String,
     pub requests: Arc<Mutex<Vec<String>>>,
+    /// The `Authorization` headers received, in order.
+    pub authorizations: Arc<Mutex<Vec<String>>>,
 }
 
 impl FakeServer {
@@ -50,16 +52,23 @@ impl FakeServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let authorizations = Arc::new(Mutex::new(Vec::new()));
         let handler: Arc<Handler> = Arc::new(handler);
         let recorded = requests.clone();
+        let recorded_authorizations = authorizations.clone();
         std::thread::spawn(move || {
             for conn in listener.incoming().flatten() {
                 let handler = handler.clone();
                 let recorded = recorded.clone();
-                std::thread::spawn(move || serve(conn, &*handler, &recorded));
+                let authorizations = recorded_authorizations.clone();
+                std::thread::spawn(move || serve(conn, &*handler, &recorded, &authorizations));
             }
         });
-        FakeServer { url, requests }
+        FakeServer {
+            url,
+            requests,
+            authorizations,
+        }
     }
 
     pub fn requests(&self) -> Vec<String> {
@@ -67,7 +76,12 @@ impl FakeServer {
     }
 }
 
-fn serve(conn: TcpStream, handler: &Handler, recorded: &Mutex<Vec<String>>) {
+fn serve(
+    conn: TcpStream,
+    handler: &Handler,
+    recorded: &Mutex<Vec<String>>,
+    authorizations: &Mutex<Vec<String>>,
+) {
     let mut reader = BufReader::new(conn.try_clone().unwrap());
     let mut conn = conn;
     loop {
@@ -79,6 +93,14 @@ fn serve(conn: TcpStream, handler: &Handler, recorded: &Mutex<Vec<String>>) {
             let mut header = String::new();
             if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
                 break;
+            }
+            if let Some((name, value)) = header.split_once(':') {
+                if name.eq_ignore_ascii_case("authorization") {
+                    authorizations
+                        .lock()
+                        .unwrap()
+                        .push(value.trim().to_string());
+                }
             }
         }
         let target = request_line

@@ -271,3 +271,237 @@ fn a_scrape_that_gets_no_answer_is_a_gap_and_top_goes_on() {
     assert_eq!(server.authorizations.lock().unwrap().len(), 0);
     assert!(server.requests().len() >= 4);
 }
+
+/// The inside end of the test's network namespace: an address the API server will proxy to (it
+/// refuses loopback), and not the machine's own.
+const POD_IP: &str = "10.213.0.2";
+
+/// A network namespace of the test's own joined to the host by a veth pair (10.213.0.1/30
+/// outside, 10.213.0.2 inside), with a metrics server inside; removed when dropped, the server
+/// with it, also when the test fails.
+struct PodNetwork {
+    name: String,
+    outside: String,
+    server: Option<std::process::Child>,
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = std::process::Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run ip: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+impl PodNetwork {
+    fn new() -> PodNetwork {
+        let id = std::process::id() % 100_000;
+        let net = PodNetwork {
+            name: format!("kinf-top-{id}"),
+            outside: format!("kinf{id}o"),
+            server: None,
+        };
+        let inside = format!("kinf{id}i");
+        let made = ip(&["netns", "add", &net.name])
+            .and_then(|()| {
+                ip(&[
+                    "link",
+                    "add",
+                    &net.outside,
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    &inside,
+                ])
+            })
+            .and_then(|()| ip(&["link", "set", &inside, "netns", &net.name]))
+            .and_then(|()| ip(&["addr", "add", "10.213.0.1/30", "dev", &net.outside]))
+            .and_then(|()| ip(&["link", "set", &net.outside, "up"]))
+            .and_then(|()| {
+                ip(&[
+                    "-n",
+                    &net.name,
+                    "addr",
+                    "add",
+                    &format!("{POD_IP}/30"),
+                    "dev",
+                    &inside,
+                ])
+            })
+            .and_then(|()| ip(&["-n", &net.name, "link", "set", &inside, "up"]))
+            .and_then(|()| ip(&["-n", &net.name, "link", "set", "lo", "up"]));
+        if let Err(e) = made {
+            panic!("cannot make the test's network namespace (it needs root, as tests/run.sh runs): {e}");
+        }
+        net
+    }
+
+    /// Serves `body` as Prometheus text on POD_IP:`port` at /metrics (404 elsewhere), from
+    /// inside the namespace; returns once it accepts connections (within 30 s).
+    fn serve_metrics(&mut self, dir: &std::path::Path, port: u16, body: &str) {
+        let file = dir.join("metrics.txt");
+        std::fs::write(&file, body).unwrap();
+        let script = "import http.server, sys\n\
+            body = open(sys.argv[2], 'rb').read()\n\
+            class H(http.server.BaseHTTPRequestHandler):\n\
+            \x20   def do_GET(self):\n\
+            \x20       if self.path != '/metrics':\n\
+            \x20           self.send_error(404)\n\
+            \x20           return\n\
+            \x20       self.send_response(200)\n\
+            \x20       self.send_header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')\n\
+            \x20       self.send_header('Content-Length', str(len(body)))\n\
+            \x20       self.end_headers()\n\
+            \x20       self.wfile.write(body)\n\
+            http.server.HTTPServer((sys.argv[3], int(sys.argv[1])), H).serve_forever()\n";
+        let child = std::process::Command::new("ip")
+            .args(["netns", "exec", &self.name, "python3", "-c", script])
+            .args([&port.to_string(), file.to_str().unwrap(), POD_IP])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start the metrics server");
+        self.server = Some(child);
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let address = format!("{POD_IP}:{port}").parse().unwrap();
+        while std::net::TcpStream::connect_timeout(&address, Duration::from_secs(1)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the metrics server in {} did not come up within 30 s",
+                self.name
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for PodNetwork {
+    fn drop(&mut self) {
+        if let Some(mut server) = self.server.take() {
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+        // Deleting the namespace takes its end of the pair, and with it the other end.
+        let _ = ip(&["netns", "delete", &self.name]);
+        let _ = ip(&["link", "delete", &self.outside]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn top_reaches_a_pods_plain_http_metrics_through_the_api_servers_proxy() {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{Api, Patch, PatchParams, PostParams};
+    let ns = TestNamespace::new("top-pod").await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut network = PodNetwork::new();
+    network.serve_metrics(dir.path(), 8080, &controller_metrics(1));
+    // Bound to a node that does not exist, so that neither kwok nor the scheduler touches it;
+    // its status says where it runs.
+    let pods: Api<Pod> = Api::namespaced(common::admin().await, &ns.name);
+    let pod: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "operator"},
+        "spec": {"nodeName": "no-such-node", "containers": [{"name": "manager", "image": "operator"}]}
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    let status = serde_json::json!({"status": {
+        "phase": "Running", "podIP": POD_IP, "podIPs": [{"ip": POD_IP}]
+    }});
+    pods.patch_status("operator", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
+
+    let mut cmd = informer();
+    cmd.args([
+        "top",
+        "pod/operator:8080",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--interval",
+        "1s",
+        "--for",
+        "2500ms",
+    ]);
+    let out = run_with_limit(cmd, Duration::from_secs(60));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let lines: Vec<Value> = out.stdout.lines().map(parse).collect();
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["kind"], "summary");
+    assert_eq!(summary["target"], "pod/operator:8080");
+    assert_eq!(summary["gaps"], 0, "{summary}");
+    assert_eq!(queue(summary, "web").unwrap()["depth"], 3.0);
+
+    // The same through a Service without a selector whose endpoints are the pod's address.
+    let services: Api<k8s_openapi::api::core::v1::Service> =
+        Api::namespaced(common::admin().await, &ns.name);
+    let service = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "operator-metrics"},
+        "spec": {"ports": [{"name": "metrics", "port": 8080}]}
+    }))
+    .unwrap();
+    services
+        .create(&PostParams::default(), &service)
+        .await
+        .unwrap();
+    let slices: Api<k8s_openapi::api::discovery::v1::EndpointSlice> =
+        Api::namespaced(common::admin().await, &ns.name);
+    let slice = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "operator-metrics-1",
+                     "labels": {"kubernetes.io/service-name": "operator-metrics"}},
+        "addressType": "IPv4",
+        // The API server proxies only to an address that is a pod's.
+        "endpoints": [{"addresses": [POD_IP], "conditions": {"ready": true},
+                       "targetRef": {"kind": "Pod", "namespace": &ns.name, "name": "operator"}}],
+        "ports": [{"name": "metrics", "port": 8080, "protocol": "TCP"}]
+    }))
+    .unwrap();
+    slices.create(&PostParams::default(), &slice).await.unwrap();
+    // The API server proxies to the endpoints its own informer holds: until that has the slice,
+    // it answers 503 "no endpoints available".
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let out = loop {
+        let mut cmd = informer();
+        cmd.args([
+            "top",
+            "svc/operator-metrics:metrics",
+            "-n",
+            &ns.name,
+            "-o",
+            "json",
+            "--for",
+            "1s",
+        ]);
+        let out = run_with_limit(cmd, Duration::from_secs(60));
+        if out.code == Some(0) || !out.stderr.contains("no endpoints available") {
+            break out;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the API server did not see the EndpointSlice within 60 s: {}",
+            out.stderr
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let summary = parse(out.stdout.lines().last().unwrap());
+    assert_eq!(summary["target"], "svc/operator-metrics:metrics");
+    assert_eq!(queue(&summary, "web").unwrap()["depth"], 3.0);
+
+    // Another path on the same pod is the pod's own 404, said in one line.
+    let mut cmd = informer();
+    cmd.args(["top", "pod/operator:8080/other", "-n", &ns.name]);
+    let out = run_with_limit(cmd, Duration::from_secs(60));
+    assert_one_line_error(&out, &["get pods/proxy in namespace", "404"]);
+}

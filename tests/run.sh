@@ -66,6 +66,13 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
     || { echo "run.sh: installing gcc-mingw-w64-x86-64 (for the Windows check) failed" >&2; exit 2; }
 fi
 cargo clippy --locked --target x86_64-pc-windows-gnu -- -D warnings
+# tests/top.rs serves a pod's metrics from a network namespace of its own (the API server will not
+# proxy to loopback): `ip` from Debian's iproute2, run as root.
+if ! command -v ip >/dev/null; then
+  sudo=""; [[ $(id -u) == 0 ]] || sudo=sudo
+  $sudo apt-get update -qq && $sudo apt-get install -y -qq iproute2 >/dev/null \
+    || { echo "run.sh: installing iproute2 (for tests/top.rs) failed" >&2; exit 2; }
+fi
 
 # 1. What `cargo test` runs on any machine: unit, model, fake-server and document tests. They run
 # with the control plane and the tools pointed at paths that do not exist, so that a test which

@@ -505,3 +505,69 @@ async fn top_reaches_a_pods_plain_http_metrics_through_the_api_servers_proxy() {
     let out = run_with_limit(cmd, Duration::from_secs(60));
     assert_one_line_error(&out, &["get pods/proxy in namespace", "404"]);
 }
+
+/// An informer's metrics as a client-go 1.36+ process serves them: its store at `store`.
+fn informer_metrics(store: u64) -> String {
+    format!(
+        "workqueue_depth{{name=\"cm\"}} 0\n\
+         informer_queued_items{{group=\"\",name=\"fake\",resource=\"configmaps\",version=\"v1\"}} 0\n\
+         informer_store_resource_version{{group=\"\",name=\"fake\",resource=\"configmaps\",version=\"v1\"}} {store}\n"
+    )
+}
+
+/// The lag of the ConfigMaps informer in a line of `top --lag -o json`.
+fn configmaps_lag(line: &Value) -> Option<&Value> {
+    line["informers"]
+        .as_array()?
+        .iter()
+        .find(|i| i["resource"] == "configmaps")
+        .map(|i| &i["lag"])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn lag_counts_the_events_an_informers_store_has_not_reached() {
+    let ns = TestNamespace::new("top-lag").await;
+    let store: u64 = ns.create_configmap("before", &[]).await.parse().unwrap();
+    // A controller whose ConfigMaps informer stays at `store` until the test moves it.
+    let reported = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(store));
+    let served = reported.clone();
+    let server = FakeServer::start(move |_, _| {
+        let store = served.load(std::sync::atomic::Ordering::SeqCst);
+        Reply::Typed(200, "text/plain; version=0.0.4", informer_metrics(store))
+    });
+    let url = format!("{}/metrics", server.url);
+    let mut top = Merged::start(&["top", &url, "--lag", "-o", "json", "--interval", "1s"]);
+    // The watch of ConfigMaps starts after the first scrape: the new ConfigMap comes after.
+    top.wait_for(
+        Stream::Out,
+        "a first interval",
+        Duration::from_secs(60),
+        |l| l.contains("\"kind\":\"interval\""),
+    );
+    let after: u64 = ns.create_configmap("after", &[]).await.parse().unwrap();
+    // Other tests write ConfigMaps too, in their namespaces: the newest event may be later.
+    let behind = top.wait_for(
+        Stream::Out,
+        "the store behind the new ConfigMap",
+        Duration::from_secs(60),
+        |l| {
+            configmaps_lag(&parse(l))
+                .is_some_and(|lag| lag["resourceVersions"].as_u64() >= Some(after - store))
+        },
+    );
+    let lag = configmaps_lag(&parse(&behind)).unwrap().clone();
+    assert!(lag["seconds"].as_f64() > Some(0.0), "{lag}");
+    // The store reaches everything: no lag.
+    reported.store(u64::MAX / 1_000_000, std::sync::atomic::Ordering::SeqCst);
+    top.wait_for(
+        Stream::Out,
+        "the store caught up",
+        Duration::from_secs(60),
+        |l| {
+            configmaps_lag(&parse(l))
+                .is_some_and(|lag| lag["resourceVersions"] == 0 && lag["seconds"] == 0.0)
+        },
+    );
+    assert_eq!(top.interrupt(Duration::from_secs(30)), Some(130));
+}

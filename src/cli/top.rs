@@ -28,6 +28,12 @@ pub struct TopArgs {
     /// Stop after this long and print the summary (default: until Ctrl-C).
     #[arg(long = "for", value_name = "DURATION", value_parser = duration::parse)]
     pub run_for: Option<Duration>,
+    /// Measure each informer's lag behind the server: watch each resource the controller's
+    /// informers hold (metadata only, from now on, across all namespaces) and compare each event
+    /// with the resourceVersion the informer's store reached. Needs list and watch on those
+    /// resources.
+    #[arg(long)]
+    pub lag: bool,
     /// Show every queue and informer, the idle ones too (no depth, nothing added, nothing
     /// processed in the interval).
     #[arg(long)]

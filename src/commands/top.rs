@@ -5,12 +5,14 @@
 
 use super::{sleep_until, GlobalConfig};
 use crate::cli::{ReportFormat, TopArgs};
+use crate::cluster::ApiResource;
 use crate::cluster::Cluster;
 use crate::error::{Error, Result, EXIT_OK};
 use crate::output::stdout_is_terminal;
 use crate::output::top::write_interval;
-use crate::scrape::controller::Controller;
+use crate::scrape::controller::{Controller, InformerKey};
 use crate::scrape::interval::Interval;
+use crate::scrape::lag::ServerSide;
 use crate::scrape::target::{ScrapeError, Scraper, Target};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -30,6 +32,7 @@ pub struct TopConfig {
     pub target: Target,
     pub interval: Duration,
     pub run_for: Option<Duration>,
+    pub lag: bool,
     pub all: bool,
     pub output: ReportFormat,
 }
@@ -51,6 +54,7 @@ impl TopConfig {
             target,
             interval: args.interval,
             run_for: super::nonzero(args.run_for),
+            lag: args.lag,
             all: args.all,
             output: args.output,
         })
@@ -136,9 +140,14 @@ impl Run {
 }
 
 pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
-    let cluster = Cluster::connect(&global.selection, global.transport)
-        .await?
-        .with_verbosity(global.verbose);
+    let (cluster, served) = if config.lag {
+        super::connect_and_discover(global).await?
+    } else {
+        let cluster = Cluster::connect(&global.selection, global.transport)
+            .await?
+            .with_verbosity(global.verbose);
+        (cluster, Vec::new())
+    };
     let namespace = global
         .namespace
         .clone()
@@ -149,6 +158,10 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
     let first = tokio::select! {
         scraped = scraper.scrape() => scraped?,
         _ = &mut interrupt => return Ok(crate::stop::exit_code()),
+    };
+    let server_side = match config.lag {
+        true => Some(follow_informers(&cluster, &served, &first).await),
+        false => None,
     };
     let started = Instant::now();
     let deadline = config.run_for.map(|d| started + d);
@@ -174,7 +187,10 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         };
         match scraped {
             Ok(Ok(scrape)) => {
-                let interval = run.next(Instant::now(), scrape);
+                let mut interval = run.next(Instant::now(), scrape);
+                if let Some(side) = &server_side {
+                    add_lags(&mut interval, side);
+                }
                 write_one(&mut out, &config, scraper.target(), &interval, redraw)
                     .map_err(Error::Output)?;
             }
@@ -191,6 +207,39 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
     };
     write_summary(&mut out, &config, scraper.target(), &run).map_err(Error::Output)?;
     Ok(code)
+}
+
+/// Starts our watches of the resources the controller's informers hold; says on stderr which
+/// cannot be followed, and why.
+async fn follow_informers(
+    cluster: &Cluster,
+    served: &[ApiResource],
+    first: &Controller,
+) -> ServerSide {
+    let (side, not_followed) = ServerSide::follow(cluster, served, first.informers.keys()).await;
+    for n in not_followed {
+        eprintln!(
+            "kubectl-informer: no lag for the {} informer: {}",
+            n.informer, n.reason
+        );
+    }
+    side
+}
+
+/// Each informer's lag now, from its store's resourceVersion in the scrape just taken.
+fn add_lags(interval: &mut Interval, side: &ServerSide) {
+    let now = Instant::now();
+    for i in &mut interval.informers {
+        let key = InformerKey {
+            name: i.name.clone(),
+            group: i.group.clone(),
+            version: i.version.clone(),
+            resource: i.resource.clone(),
+        };
+        i.lag = i
+            .store_resource_version
+            .and_then(|store| side.lag(&key, store, now));
+    }
 }
 
 /// A scrape that gave nothing: counted, and said on stderr.

@@ -53,7 +53,9 @@ pub fn queue_idle(q: &QueueInterval) -> bool {
 
 /// Whether an informer's FIFO held nothing and processed nothing in the interval.
 pub fn informer_idle(i: &InformerInterval) -> bool {
-    i.queued_items == 0.0 && i.processing_latency.count == 0.0
+    i.queued_items == 0.0
+        && i.processing_latency.count == 0.0
+        && i.lag.is_none_or(|l| l.resource_versions == 0)
 }
 
 /// One interval's tables; the idle queues and informers are counted, not shown, unless `all`.
@@ -106,17 +108,22 @@ pub fn write_interval(
         .filter(|i| all || !informer_idle(i))
         .collect();
     if !informers.is_empty() {
-        let mut t = table(&[
+        let lags = informers.iter().any(|i| i.lag.is_some());
+        let mut header = vec![
             "INFORMER",
             "QUEUED",
             "PROCESSING P50",
             "PROCESSING P99",
             "STORE RV",
-        ]);
+        ];
+        if lags {
+            header.extend(["LAG RVS", "LAG"]);
+        }
+        let mut t = table(&header);
         for i in &informers {
             let (p50, p99) = p(&i.processing_latency);
             let group = if i.group.is_empty() { "core" } else { &i.group };
-            t.add_row(vec![
+            let mut row = vec![
                 format!("{} {group}/{}", i.resource, i.version),
                 format_number(i.queued_items),
                 p50,
@@ -124,7 +131,14 @@ pub fn write_interval(
                 i.store_resource_version
                     .map(format_number)
                     .unwrap_or_else(|| "-".into()),
-            ]);
+            ];
+            if lags {
+                row.extend(match i.lag {
+                    Some(l) => [l.resource_versions.to_string(), format_seconds(l.seconds)],
+                    None => ["-".to_string(), "-".to_string()],
+                });
+            }
+            t.add_row(row);
         }
         writeln!(out, "{t}")?;
     }

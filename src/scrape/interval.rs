@@ -72,6 +72,9 @@ pub struct InformerInterval {
     pub queued_items: f64,
     pub processing_latency: Percentiles,
     pub store_resource_version: Option<f64>,
+    /// How far its store is behind our own watch of the resource (`top --lag`); null when not
+    /// measured.
+    pub lag: Option<super::lag::Lag>,
 }
 
 /// One controller-runtime reconciler in an interval.
@@ -153,6 +156,7 @@ impl Interval {
                         &i.processing_latency.since(&before.processing_latency),
                     ),
                     store_resource_version: i.store_resource_version,
+                    lag: None,
                 }
             })
             .collect();

@@ -4,5 +4,6 @@
 
 pub mod controller;
 pub mod interval;
+pub mod lag;
 pub mod target;
 pub mod text;

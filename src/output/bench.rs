@@ -1,7 +1,7 @@
 //! `bench` for people: the figures as a table on stdout, and the progress line (the rows and
 //! lines here are shared with the Markdown export).
 
-use crate::bench::report::{BenchReport, GaugeFigures, LatencyFigures, Source};
+use crate::bench::report::{BaselineReport, BenchReport, GaugeFigures, LatencyFigures, Source};
 use crate::bench::run::Tick;
 use crate::format::{format_number, format_seconds};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
@@ -166,6 +166,19 @@ fn cpu_line(report: &BenchReport) -> Option<String> {
 /// The report as people read it: a table of latencies, then gauges, counters, gates, baseline.
 pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> {
     writeln!(out, "{}", source_line(report))?;
+    writeln!(out, "{}", latency_table(report))?;
+    write_counts(out, report)?;
+    for g in &report.gates {
+        writeln!(out, "{}", g.line())?;
+    }
+    if let Some(b) = &report.baseline {
+        write_baseline(out, b)?;
+    }
+    Ok(())
+}
+
+/// The latency rows as a table, the figures aligned right.
+fn latency_table(report: &BenchReport) -> Table {
     let mut table = Table::new();
     table
         .load_style(UTF8_FULL_CONDENSED)
@@ -179,7 +192,12 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
             column.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(out, "{table}")?;
+    table
+}
+
+/// A line each for the gauges, the window's events and what it counted beside them (writes,
+/// reactions, the watch's re-opens, CPU), and the drain.
+fn write_counts(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> {
     let c = &report.counters;
     for (name, g) in gauge_rows(report) {
         writeln!(out, "{name}: {}", gauge_line(g))?;
@@ -222,34 +240,34 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
         out,
         "drained in {} after the source ended",
         format_seconds(report.drain_seconds)
-    )?;
-    for g in &report.gates {
-        writeln!(out, "{}", g.line())?;
+    )
+}
+
+/// The comparison with `--baseline`: settings that differ, how many figures regressed, and
+/// each one that did.
+fn write_baseline(out: &mut impl Write, b: &BaselineReport) -> std::io::Result<()> {
+    for d in &b.config_differences {
+        writeln!(out, "baseline was run with other settings: {d}")?;
     }
-    if let Some(b) = &report.baseline {
-        for d in &b.config_differences {
-            writeln!(out, "baseline was run with other settings: {d}")?;
-        }
-        let regressed: Vec<_> = b.comparisons.iter().filter(|c| c.regressed).collect();
+    let regressed: Vec<_> = b.comparisons.iter().filter(|c| c.regressed).collect();
+    writeln!(
+        out,
+        "baseline {} (tolerance {}%): {} of {} figures regressed",
+        b.file,
+        format_number(b.tolerance_percent),
+        regressed.len(),
+        b.comparisons.len()
+    )?;
+    for r in regressed {
         writeln!(
             out,
-            "baseline {} (tolerance {}%): {} of {} figures regressed",
-            b.file,
-            format_number(b.tolerance_percent),
-            regressed.len(),
-            b.comparisons.len()
+            "REGRESSED {}.{} {} → {} ({:+.1}%)",
+            r.metric,
+            r.stat,
+            format_seconds(r.baseline),
+            format_seconds(r.measured),
+            r.change_percent
         )?;
-        for r in regressed {
-            writeln!(
-                out,
-                "REGRESSED {}.{} {} → {} ({:+.1}%)",
-                r.metric,
-                r.stat,
-                format_seconds(r.baseline),
-                format_seconds(r.measured),
-                r.change_percent
-            )?;
-        }
     }
     Ok(())
 }

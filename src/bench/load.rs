@@ -424,75 +424,17 @@ impl Generator {
         Ok(())
     }
 
+    /// Takes in a write's answer: the generator's view of which objects exist and its counts,
+    /// the write to match with its event (and with a template, with the controller's reaction).
     fn record(
         &mut self,
         (op, name, sent, result): (Op, String, SystemTime, Result<Answer, ClusterError>),
     ) -> Result<(), BenchError> {
         self.busy.remove(&name);
-        let key = format!("{}/{name}", self.namespace);
         match result {
             Ok(answer) => {
-                if let Workload::Template {
-                    mutation,
-                    new_generation,
-                    ..
-                } = &self.workload
-                {
-                    let before = match answer.generation {
-                        Some(g) => self.generations.insert(name.clone(), g),
-                        None => None,
-                    };
-                    if op == Op::Update && *new_generation && before == answer.generation {
-                        return Err(BenchError::MutationLeavesGeneration {
-                            path: mutation.path.join("."),
-                            generation: answer.generation.unwrap_or_default(),
-                        });
-                    }
-                    if op == Op::Update && !answer.kept {
-                        return Err(BenchError::MutationNotKept {
-                            path: mutation.path.join("."),
-                            resource: self.resource.qualified_name(),
-                        });
-                    }
-                    // Reactions are matched by comparing resourceVersions: one that is not a
-                    // number would leave this write unmatched for no reason the user could see.
-                    let rv = ResourceVersion::parse(&answer.resource_version).map_err(|e| {
-                        BenchError::UnorderedWrite {
-                            name: name.clone(),
-                            reason: e.to_string(),
-                        }
-                    })?;
-                    if let Some(generation) = answer.generation {
-                        self.reacted_to.push(react::Write {
-                            name: name.clone(),
-                            sent,
-                            generation,
-                            resource_version: rv,
-                        });
-                    }
-                }
-                let resource_version = answer.resource_version;
-                let matched_by = match op {
-                    Op::Create => {
-                        self.stats.creates += 1;
-                        self.live.push(name);
-                        MatchBy::ResourceVersion(resource_version)
-                    }
-                    Op::Update => {
-                        self.stats.updates += 1;
-                        MatchBy::ResourceVersion(resource_version)
-                    }
-                    Op::Delete => {
-                        self.stats.deletes += 1;
-                        self.gone.push_back(name);
-                        let nth = self.deletions.entry(key.clone()).or_insert(0);
-                        *nth += 1;
-                        MatchBy::Deletion(key, *nth - 1)
-                    }
-                };
-                if matched_by != MatchBy::ResourceVersion(String::new()) {
-                    self.writes.push(SentWrite { matched_by, sent });
-                }
+                self.check_template_write(op, &name, sent, &answer)?;
+                self.record_written(op, name, sent, answer.resource_version);
                 Ok(())
             }
             // Conflicts, not-founds, throttling, server errors and a server that cannot be
@@ -500,33 +442,117 @@ impl Generator {
             // load goes on, with the generator's view of which objects exist kept consistent (a
             // write without an answer may have been made: a later 409 or 404 tells); anything
             // else (forbidden, bad request) ends the run.
-            Err(e) => {
-                let code = match e {
-                    ClusterError::Api { code, .. }
-                        if code == 404 || code == 409 || code == 429 || code >= 500 =>
-                    {
-                        code
-                    }
-                    ClusterError::Unreachable { .. }
-                    | ClusterError::Transport { .. }
-                    | ClusterError::Timeout { .. } => 0,
-                    other => return Err(other.into()),
-                };
-                self.stats.errors += 1;
-                match (op, code) {
-                    (Op::Create, 409) => self.live.push(name),
-                    (Op::Create, _) => self.gone.push_back(name),
-                    (Op::Update | Op::Delete, 404) => {
-                        self.live.retain(|n| n != &name);
-                        self.gone.push_back(name);
-                    }
-                    (Op::Update, _) => {}
-                    // A delete chosen was taken out of `live`; it is still there.
-                    (Op::Delete, _) => self.live.push(name),
-                }
-                Ok(())
-            }
+            Err(e) => self.record_failed(op, name, e),
         }
+    }
+
+    /// With a template: ends the run when an update did not make the change `--mutate` asked
+    /// for, else keeps the write (its generation and resourceVersion) to match with the
+    /// controller's reaction.
+    fn check_template_write(
+        &mut self,
+        op: Op,
+        name: &str,
+        sent: SystemTime,
+        answer: &Answer,
+    ) -> Result<(), BenchError> {
+        let Workload::Template {
+            mutation,
+            new_generation,
+            ..
+        } = &self.workload
+        else {
+            return Ok(());
+        };
+        let before = match answer.generation {
+            Some(g) => self.generations.insert(name.to_string(), g),
+            None => None,
+        };
+        if op == Op::Update && *new_generation && before == answer.generation {
+            return Err(BenchError::MutationLeavesGeneration {
+                path: mutation.path.join("."),
+                generation: answer.generation.unwrap_or_default(),
+            });
+        }
+        if op == Op::Update && !answer.kept {
+            return Err(BenchError::MutationNotKept {
+                path: mutation.path.join("."),
+                resource: self.resource.qualified_name(),
+            });
+        }
+        // Reactions are matched by comparing resourceVersions: one that is not a number would
+        // leave this write unmatched for no reason the user could see.
+        let rv = ResourceVersion::parse(&answer.resource_version).map_err(|e| {
+            BenchError::UnorderedWrite {
+                name: name.to_string(),
+                reason: e.to_string(),
+            }
+        })?;
+        if let Some(generation) = answer.generation {
+            self.reacted_to.push(react::Write {
+                name: name.to_string(),
+                sent,
+                generation,
+                resource_version: rv,
+            });
+        }
+        Ok(())
+    }
+
+    /// A write the server made: counted, the object's existence noted, and the write kept to
+    /// match with its watch event.
+    fn record_written(&mut self, op: Op, name: String, sent: SystemTime, resource_version: String) {
+        let matched_by = match op {
+            Op::Create => {
+                self.stats.creates += 1;
+                self.live.push(name);
+                MatchBy::ResourceVersion(resource_version)
+            }
+            Op::Update => {
+                self.stats.updates += 1;
+                MatchBy::ResourceVersion(resource_version)
+            }
+            Op::Delete => {
+                self.stats.deletes += 1;
+                let key = format!("{}/{name}", self.namespace);
+                self.gone.push_back(name);
+                let nth = self.deletions.entry(key.clone()).or_insert(0);
+                *nth += 1;
+                MatchBy::Deletion(key, *nth - 1)
+            }
+        };
+        if matched_by != MatchBy::ResourceVersion(String::new()) {
+            self.writes.push(SentWrite { matched_by, sent });
+        }
+    }
+
+    /// A write that failed: counted, and the object put back where the failure says it is; an
+    /// error the load cannot go on after is returned.
+    fn record_failed(&mut self, op: Op, name: String, e: ClusterError) -> Result<(), BenchError> {
+        let code = match e {
+            ClusterError::Api { code, .. }
+                if code == 404 || code == 409 || code == 429 || code >= 500 =>
+            {
+                code
+            }
+            ClusterError::Unreachable { .. }
+            | ClusterError::Transport { .. }
+            | ClusterError::Timeout { .. } => 0,
+            other => return Err(other.into()),
+        };
+        self.stats.errors += 1;
+        match (op, code) {
+            (Op::Create, 409) => self.live.push(name),
+            (Op::Create, _) => self.gone.push_back(name),
+            (Op::Update | Op::Delete, 404) => {
+                self.live.retain(|n| n != &name);
+                self.gone.push_back(name);
+            }
+            (Op::Update, _) => {}
+            // A delete chosen was taken out of `live`; it is still there.
+            (Op::Delete, _) => self.live.push(name),
+        }
+        Ok(())
     }
 }
 

@@ -5,9 +5,9 @@
 
 use super::error::BenchError;
 use super::load::{Generated, LoadPlan, LoadStats, LoadThread, MatchBy, SentWrite, Workload};
-use super::pipeline::BenchPipeline;
+use super::pipeline::{BenchPipeline, Measured};
 use super::react::{match_reactions, Matched, Reaction, Signals};
-use super::run::{measure, Finished, RunOptions, Tick};
+use super::run::{measure, Finished, RunError, RunOptions, Tick, Window};
 use super::snapshot::WatchTransitions;
 use crate::cluster::ApiResource;
 use crate::informer::listwatch::{ListWatch, DEFAULT_CHUNK_SIZE};
@@ -74,111 +74,44 @@ pub async fn run_live(
     on_tick: &mut (dyn FnMut(&Tick) + Send),
     notice: &(dyn Fn(String) + Sync),
 ) -> Result<LiveFinished, BenchError> {
-    let mut informer = SharedInformer::new(
-        lw.clone(),
-        ReflectorConfig::informer(Start::WatchList, DEFAULT_CHUNK_SIZE),
-    );
-    let mut pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
-    informer.count_arrivals(pipeline.window());
-    let mut running = informer.run();
-    let signals = reacting
-        .as_ref()
-        .map(|r| Arc::new(Mutex::new(Signals::new(r.reaction.clone()))));
-    let receipts = collect_receipts(&running, signals.clone());
-    running.synced().await?;
-    // For `owned:`, the owned resource in the same namespace: its objects' changes are the
-    // reactions.
-    let mut owned = match reacting.as_ref().and_then(|r| r.owned.clone()) {
-        Some(resource) => {
-            // Owned objects carry their controller's labels, not the run's.
-            let owned_lw = ListWatch {
-                resource,
-                label_selector: None,
-                ..lw.clone()
-            };
-            let informer = SharedInformer::new(
-                owned_lw,
-                ReflectorConfig::informer(Start::WatchList, DEFAULT_CHUNK_SIZE),
-            );
-            let mut running = informer.run();
-            collect_owned(&running, signals.clone(), receipts.clone());
-            running.synced().await?;
-            Some(running)
-        }
-        None => None,
-    };
-
-    let watched = Watched {
-        running: &running,
-        pipeline: &pipeline,
-        receipts: &receipts,
-        signals: signals.as_deref(),
-    };
+    let mut informers = Informers::start(&lw, reacting.as_ref(), options).await?;
     let mut load = set_up(
         &lw,
         churn.as_ref(),
         reacting.as_ref(),
-        &watched,
+        &informers,
         options,
         duration,
         notice,
     )
     .await?;
 
-    let counters = running.counters();
-    let (closed_at_sync, relists_at_sync) = (
-        ReflectorCounters::get(&counters.watches_closed),
-        ReflectorCounters::get(&counters.relists),
-    );
-    let reflector = counters.clone();
-    let events = move || ReflectorCounters::get(&counters.events);
-    let total = options.warmup + duration;
+    let at_sync = AtSync::read(&informers.running);
     let window_start_wall = SystemTime::now() + options.warmup;
-    let source = async {
-        let work = async {
-            match load.as_mut() {
-                Some(load) => load.run(options.warmup, duration).await.map(Some),
-                None => {
-                    tokio::time::sleep(total).await;
-                    Ok(None)
-                }
-            }
-        };
-        tokio::select! {
-            r = work => r,
-            _ = running.finished() => Ok(None),
-        }
-    };
-    let (window, source_result) =
-        measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
+    let (window, source_result) = informers
+        .measure(load.as_mut(), options, duration, on_tick)
+        .await;
     // The source's own failure first, then the watch's, then a window that never opened.
     let generated = source_result?;
-    if running.reflector_finished() {
-        return Err(running
-            .stop()
-            .await
-            .err()
-            .map(BenchError::from)
-            .unwrap_or(BenchError::WatchEnded));
+    if informers.running.reflector_finished() {
+        return Err(informers.watch_ended().await);
     }
     let window = window?;
 
     // The events of the last writes are still on their way: wait for them (bounded).
-    let writes: Vec<SentWrite> = generated
-        .as_ref()
-        .map(|g| {
-            g.writes
-                .iter()
-                .filter(|w| w.sent >= window_start_wall)
-                .cloned()
-                .collect()
-        })
-        .unwrap_or_default();
-    let _ = tokio::time::timeout(EVENT_GRACE, receipts.until_arrived(&writes)).await;
+    let writes = sent_since(generated.as_ref(), window_start_wall);
+    let _ = tokio::time::timeout(EVENT_GRACE, informers.receipts.until_arrived(&writes)).await;
     // The reactions to the last writes may take up to --reaction-timeout.
-    let reactions = match (&reacting, &signals) {
+    let reactions = match (&reacting, &informers.signals) {
         (Some(r), Some(signals)) => Some(
-            settle_reactions(r, signals, &receipts, generated.as_ref(), window_start_wall).await,
+            settle_reactions(
+                r,
+                signals,
+                &informers.receipts,
+                generated.as_ref(),
+                window_start_wall,
+            )
+            .await,
         ),
         _ => None,
     };
@@ -186,62 +119,234 @@ pub async fn run_live(
         (Some(m), None) => Some(m.reactions.len() as u64 + m.superseded + m.without_reaction),
         _ => None,
     };
-    if let Some(owned) = owned.take() {
-        owned.stop().await?;
-    }
-    let encoding = running.read(|store| store.iter().next().map(RawObject::encoding));
-    let drain_start = Instant::now();
-    running.stop().await?;
-    let watch_latency = generated.as_ref().map(|_| {
-        let seen = receipts.seen();
-        let mut latency = Latency::default();
-        for w in &writes {
-            if let Some(received) = seen.arrival(w) {
-                latency.record(received.duration_since(w.sent).unwrap_or_default());
-            }
-        }
-        latency
-    });
-    let without_event = generated.as_ref().map(|_| receipts.missing(&writes) as u64);
-    let mut measured = pipeline.finish(watch_latency).await;
-    measured.snapshot.reaction_latency = reactions.as_ref().map(|m| {
-        let mut latency = Latency::default();
-        for took in &m.reactions {
-            latency.record(*took);
-        }
-        latency
-    });
-    let (reconnects, relists) = (
-        ReflectorCounters::get(&reflector.watches_closed) - closed_at_sync,
-        ReflectorCounters::get(&reflector.relists) - relists_at_sync,
-    );
-    measured.snapshot.watch_transitions = Some(WatchTransitions {
-        reconnects,
-        relists,
-    });
+    let measured_writes = generated.as_ref().map(|_| writes.as_slice());
+    let stopped = informers
+        .stop(measured_writes, reactions.as_ref(), &at_sync)
+        .await?;
     Ok(LiveFinished {
         finished: Finished {
-            measured,
+            measured: stopped.measured,
             window,
-            drain: drain_start.elapsed(),
+            drain: stopped.drain,
         },
         generator: generated.map(|g| g.stats),
         writes: churn.map(|_| writes.len() as u64).or(writes_seen),
-        writes_without_event: without_event,
-        reconnects,
-        relists,
+        writes_without_event: stopped.writes_without_event,
+        reconnects: stopped.transitions.reconnects,
+        relists: stopped.transitions.relists,
         reactions,
-        encoding,
+        encoding: stopped.encoding,
     })
 }
 
-/// What the set-up waits on: the informer, the simulated controller, the arrivals of events and
-/// (with `--react`) the controller's signals.
-struct Watched<'a> {
-    running: &'a RunningInformer,
-    pipeline: &'a BenchPipeline,
-    receipts: &'a Receipts,
-    signals: Option<&'a Mutex<Signals>>,
+/// The informer on the measured resource with the simulated controller it feeds, the owned
+/// resource's informer (`--react owned:`), the arrivals of events and (with `--react`) the
+/// controller's signals: what the set-up waits on and the window measures.
+struct Informers {
+    running: RunningInformer,
+    owned: Option<RunningInformer>,
+    pipeline: BenchPipeline,
+    receipts: Arc<Receipts>,
+    signals: Option<Arc<Mutex<Signals>>>,
+}
+
+/// What the informers leave when stopped.
+struct Stopped {
+    measured: Measured,
+    /// How long stopping the informer and draining the controller took.
+    drain: Duration,
+    encoding: Option<Encoding>,
+    writes_without_event: Option<u64>,
+    transitions: WatchTransitions,
+}
+
+impl Informers {
+    /// Starts the informer with the simulated controller on `lw` (and, with `--react owned:`,
+    /// one on the owned resource); returns once each has synced.
+    async fn start(
+        lw: &ListWatch,
+        reacting: Option<&Reacting>,
+        options: &RunOptions,
+    ) -> Result<Informers, BenchError> {
+        let mut informer = SharedInformer::new(
+            lw.clone(),
+            ReflectorConfig::informer(Start::WatchList, DEFAULT_CHUNK_SIZE),
+        );
+        let pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
+        informer.count_arrivals(pipeline.window());
+        let mut running = informer.run();
+        let signals = reacting.map(|r| Arc::new(Mutex::new(Signals::new(r.reaction.clone()))));
+        let receipts = collect_receipts(&running, signals.clone());
+        running.synced().await?;
+        // For `owned:`, the owned resource in the same namespace: its objects' changes are the
+        // reactions.
+        let owned = match reacting.and_then(|r| r.owned.clone()) {
+            Some(resource) => {
+                Some(start_owned(lw, resource, signals.clone(), receipts.clone()).await?)
+            }
+            None => None,
+        };
+        Ok(Informers {
+            running,
+            owned,
+            pipeline,
+            receipts,
+            signals,
+        })
+    }
+
+    /// Measures the window: the generator's load (without one, `warmup` + `duration` of the
+    /// namespace's own traffic) through the informer into the controller, cut short when the
+    /// watch ends. The window, and what the generator did.
+    async fn measure(
+        &mut self,
+        load: Option<&mut LoadThread>,
+        options: &RunOptions,
+        duration: Duration,
+        on_tick: &mut (dyn FnMut(&Tick) + Send),
+    ) -> (
+        Result<Window, RunError>,
+        Result<Option<Generated>, BenchError>,
+    ) {
+        let counters = self.running.counters();
+        let events = move || ReflectorCounters::get(&counters.events);
+        let total = options.warmup + duration;
+        let running = &self.running;
+        let source = async {
+            let work = async {
+                match load {
+                    Some(load) => load.run(options.warmup, duration).await.map(Some),
+                    None => {
+                        tokio::time::sleep(total).await;
+                        Ok(None)
+                    }
+                }
+            };
+            tokio::select! {
+                r = work => r,
+                _ = running.finished() => Ok(None),
+            }
+        };
+        measure(&mut self.pipeline, &events, options.warmup, source, on_tick).await
+    }
+
+    /// Why the watch ended during the window: its error, or `WatchEnded` when it ended
+    /// without one.
+    async fn watch_ended(self) -> BenchError {
+        self.running
+            .stop()
+            .await
+            .err()
+            .map(BenchError::from)
+            .unwrap_or(BenchError::WatchEnded)
+    }
+
+    /// Stops the informers (the owned resource's first) and drains the controller into the
+    /// figures, with the watch latency of `writes` (`None`: bench made no load) and the
+    /// latency of `reactions`.
+    async fn stop(
+        self,
+        writes: Option<&[SentWrite]>,
+        reactions: Option<&Matched>,
+        at_sync: &AtSync,
+    ) -> Result<Stopped, BenchError> {
+        if let Some(owned) = self.owned {
+            owned.stop().await?;
+        }
+        let encoding = self
+            .running
+            .read(|store| store.iter().next().map(RawObject::encoding));
+        let drain_start = Instant::now();
+        self.running.stop().await?;
+        let watch_latency = writes.map(|writes| self.receipts.latency(writes));
+        let writes_without_event = writes.map(|writes| self.receipts.missing(writes) as u64);
+        let mut measured = self.pipeline.finish(watch_latency).await;
+        measured.snapshot.reaction_latency =
+            reactions.map(|m| latency_of(m.reactions.iter().copied()));
+        let transitions = at_sync.since();
+        measured.snapshot.watch_transitions = Some(transitions);
+        Ok(Stopped {
+            measured,
+            drain: drain_start.elapsed(),
+            encoding,
+            writes_without_event,
+            transitions,
+        })
+    }
+}
+
+/// The watch's re-opens and relists as the run starts (after the sync and the set-up): the
+/// run's are counted from there.
+struct AtSync {
+    counters: Arc<ReflectorCounters>,
+    closed: u64,
+    relists: u64,
+}
+
+impl AtSync {
+    /// The counts now, and the counters to read them from again.
+    fn read(running: &RunningInformer) -> AtSync {
+        let counters = running.counters();
+        AtSync {
+            closed: ReflectorCounters::get(&counters.watches_closed),
+            relists: ReflectorCounters::get(&counters.relists),
+            counters,
+        }
+    }
+
+    /// The watch's re-opens and relists since.
+    fn since(&self) -> WatchTransitions {
+        WatchTransitions {
+            reconnects: ReflectorCounters::get(&self.counters.watches_closed) - self.closed,
+            relists: ReflectorCounters::get(&self.counters.relists) - self.relists,
+        }
+    }
+}
+
+/// For `--react owned:`, an informer on `resource` in `lw`'s namespace feeding `signals`;
+/// returns once it has synced.
+async fn start_owned(
+    lw: &ListWatch,
+    resource: ApiResource,
+    signals: Option<Arc<Mutex<Signals>>>,
+    receipts: Arc<Receipts>,
+) -> Result<RunningInformer, BenchError> {
+    // Owned objects carry their controller's labels, not the run's.
+    let owned_lw = ListWatch {
+        resource,
+        label_selector: None,
+        ..lw.clone()
+    };
+    let informer = SharedInformer::new(
+        owned_lw,
+        ReflectorConfig::informer(Start::WatchList, DEFAULT_CHUNK_SIZE),
+    );
+    let mut running = informer.run();
+    collect_owned(&running, signals, receipts);
+    running.synced().await?;
+    Ok(running)
+}
+
+/// The writes the generator sent once the window was open, whose events the figures count.
+fn sent_since(generated: Option<&Generated>, window_start: SystemTime) -> Vec<SentWrite> {
+    generated
+        .map(|g| {
+            g.writes
+                .iter()
+                .filter(|w| w.sent >= window_start)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A latency histogram of `durations`.
+fn latency_of(durations: impl IntoIterator<Item = Duration>) -> Latency {
+    let mut latency = Latency::default();
+    for took in durations {
+        latency.record(took);
+    }
+    latency
 }
 
 /// Before the clock starts. With `churn`, the generator creates the objects, and their events
@@ -251,7 +356,7 @@ async fn set_up(
     lw: &ListWatch,
     churn: Option<&Churn>,
     reacting: Option<&Reacting>,
-    w: &Watched<'_>,
+    w: &Informers,
     options: &RunOptions,
     duration: Duration,
     notice: &(dyn Fn(String) + Sync),
@@ -274,7 +379,7 @@ async fn set_up(
             )
             .map_err(BenchError::LoadThread)?;
             let populated = load.populated().await?;
-            wait_for_quiet(w.running, w.pipeline, w.receipts, &populated.writes, notice).await;
+            wait_for_quiet(w, &populated.writes, notice).await;
             // A condition's reaction is a change of status, which a create need not make.
             if let (
                 Some(
@@ -284,9 +389,9 @@ async fn set_up(
                     },
                 ),
                 Some(signals),
-            ) = (reacting, w.signals)
+            ) = (reacting, w.signals.as_deref())
             {
-                wait_for_reactions(r, signals, w.receipts, &populated.reacted_to, notice).await;
+                wait_for_reactions(r, signals, &w.receipts, &populated.reacted_to, notice).await;
             }
             notice(format!(
                 "created {} in {:.1}s; the clock starts now",
@@ -297,7 +402,7 @@ async fn set_up(
         }
         None => {
             // The initial LIST's notifications are set-up, not traffic: let them drain first.
-            wait_for_quiet(w.running, w.pipeline, w.receipts, &[], notice).await;
+            wait_for_quiet(w, &[], notice).await;
             let cached = w.running.read(Store::len);
             notice(format!(
                 "the informer holds {}; measuring their own traffic for {} from now",
@@ -372,6 +477,15 @@ impl Receipts {
     fn missing(&self, writes: &[SentWrite]) -> usize {
         let seen = self.seen();
         writes.iter().filter(|w| seen.arrival(w).is_none()).count()
+    }
+
+    /// The watch latency of `writes`: from each one's send to its event's arrival.
+    fn latency(&self, writes: &[SentWrite]) -> Latency {
+        let seen = self.seen();
+        latency_of(writes.iter().filter_map(|w| {
+            let received = seen.arrival(w)?;
+            Some(received.duration_since(w.sent).unwrap_or_default())
+        }))
     }
 
     /// Returns once the event of every write in `writes` has arrived.
@@ -499,30 +613,24 @@ fn lock(signals: &Mutex<Signals>) -> std::sync::MutexGuard<'_, Signals> {
 
 /// Waits (up to `EVENT_GRACE`) until the informer has seen `writes` and the controller is idle,
 /// so that the set-up's load does not spill into the figures; says so when it is not.
-async fn wait_for_quiet(
-    running: &RunningInformer,
-    pipeline: &BenchPipeline,
-    receipts: &Receipts,
-    writes: &[SentWrite],
-    notice: &(dyn Fn(String) + Sync),
-) {
+async fn wait_for_quiet(w: &Informers, writes: &[SentWrite], notice: &(dyn Fn(String) + Sync)) {
     let quiet = async {
         loop {
-            receipts.until_arrived(writes).await;
-            running.caught_up().await;
-            pipeline.until_idle().await;
+            w.receipts.until_arrived(writes).await;
+            w.running.caught_up().await;
+            w.pipeline.until_idle().await;
             // Each held when it was reached; all three at once is the quiet asked for.
-            if receipts.missing(writes) == 0 && running.queued() == 0 && pipeline.idle() {
+            if w.receipts.missing(writes) == 0 && w.running.queued() == 0 && w.pipeline.idle() {
                 return;
             }
         }
     };
     tokio::select! {
         _ = tokio::time::timeout(EVENT_GRACE, quiet) => {}
-        _ = running.finished() => {}
+        _ = w.running.finished() => {}
     }
-    let (backlog, depth) = pipeline.current();
-    if !pipeline.idle() {
+    let (backlog, depth) = w.pipeline.current();
+    if !w.pipeline.idle() {
         notice(format!(
             "the set-up's notifications were not all handled after {}s (backlog {backlog}, \
              depth {depth}); they count in the figures: use --warmup to leave them out",

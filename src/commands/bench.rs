@@ -9,7 +9,7 @@ pub use config::{BenchConfig, SourceConfig};
 
 use super::{connect_and_discover, resolve_in, GlobalConfig, Target};
 use crate::bench::gate::{compare_with_baseline, config_differences};
-use crate::bench::live::{can_churn, run_live, Churn, Reacting};
+use crate::bench::live::{can_churn, run_live, Churn, LiveFinished, Reacting};
 use crate::bench::load::Workload;
 use crate::bench::react::Reaction;
 use crate::bench::replay::Speed;
@@ -175,71 +175,19 @@ async fn live(
             )));
         }
     }
-    // The informer on `namespace` (only the run's objects with `label_selector`), fed by `churn`.
-    let run = |namespace: Option<String>, label_selector: Option<String>, churn: Option<Churn>| {
-        let lw = ListWatch {
-            cluster: target.cluster.clone(),
-            resource: target.resource.clone(),
-            namespace: namespace.clone(),
-            label_selector,
-            field_selector: None,
-            metadata_only: false,
-            encoding: config.encoding,
-        };
-        async move {
-            let live = run_live(
-                lw,
-                churn,
-                reacting.clone(),
-                config.duration,
-                &config.options,
-                on_tick,
-                notice,
-            )
-            .await;
-            (namespace, live)
-        }
+    let run = LiveRun {
+        target: &target,
+        config,
+        reacting,
+        on_tick,
+        notice,
     };
-    let result = match (churn, &global.namespace) {
-        // A namespace the user named: the load's objects carry the run's label, which the
-        // informer selects, and are deleted at the end; nothing else there is touched.
-        (Some(c), Some(ns)) => {
-            super::existing_namespace_to_write(&target.cluster, ns, "bench makes its load").await?;
-            let labelled = scratch::Labelled::new("bench", ns);
-            let churn = Churn {
-                run: Some(labelled.run.clone()),
-                ..c.clone()
-            };
-            scratch::labelled_in(
-                &target.cluster,
-                &target.resource,
-                labelled,
-                "making the load",
-                interrupt,
-                notice,
-                |labelled| run(Some(ns.clone()), Some(labelled.selector()), Some(churn)),
-            )
-            .await
-        }
-        (Some(_), None) => {
-            scratch::around(
-                &target.cluster,
-                ("bench", "the load"),
-                interrupt,
-                notice,
-                |ns| run(Some(ns), None, churn.clone()),
-            )
-            .await?
-        }
-        (None, _) => tokio::select! {
-            r = run(target.namespace.clone(), None, None) => Some(r),
-            _ = &mut *interrupt => None,
-        },
-    };
-    let Some((namespace, live)) = result else {
+    let measured = run
+        .measure(churn, global.namespace.as_ref(), interrupt)
+        .await?;
+    let Some((namespace, live)) = measured else {
         return Ok(None);
     };
-    let live = live?;
     if let Some(missed) = live.writes_without_event.filter(|n| *n > 0) {
         notice(format!(
             "{missed} writes never arrived as watch events: the informer missed them (see \
@@ -254,6 +202,99 @@ async fn live(
     };
     let report = BenchReport::live(source, config.settings(), &live);
     Ok(Some((report, live.finished.measured.snapshot)))
+}
+
+/// A live run on a resolved target: what it measures with, and where it tells its progress.
+struct LiveRun<'a> {
+    target: &'a Target,
+    config: &'a BenchConfig,
+    reacting: Option<Reacting>,
+    on_tick: &'a mut (dyn FnMut(&Tick) + Send),
+    notice: &'a (dyn Fn(String) + Sync),
+}
+
+impl LiveRun<'_> {
+    /// Measures where the load goes (the namespace -n names, a scratch namespace, or with
+    /// `--no-churn` the namespace as it is) and deletes the load after; the namespace measured
+    /// and what was measured there, `None` when interrupted.
+    async fn measure(
+        self,
+        churn: &Option<Churn>,
+        named: Option<&String>,
+        interrupt: &mut (impl Future + Unpin),
+    ) -> Result<Option<(Option<String>, LiveFinished)>> {
+        let (target, notice) = (self.target, self.notice);
+        let measured = match (churn, named) {
+            // A namespace the user named: the load's objects carry the run's label, which the
+            // informer selects, and are deleted at the end; nothing else there is touched.
+            (Some(c), Some(ns)) => {
+                super::existing_namespace_to_write(&target.cluster, ns, "bench makes its load")
+                    .await?;
+                let labelled = scratch::Labelled::new("bench", ns);
+                let churn = Churn {
+                    run: Some(labelled.run.clone()),
+                    ..c.clone()
+                };
+                scratch::labelled_in(
+                    &target.cluster,
+                    &target.resource,
+                    labelled,
+                    "making the load",
+                    interrupt,
+                    notice,
+                    |labelled| {
+                        self.measure_in(Some(ns.clone()), Some(labelled.selector()), Some(churn))
+                    },
+                )
+                .await
+            }
+            (Some(_), None) => {
+                scratch::around(
+                    &target.cluster,
+                    ("bench", "the load"),
+                    interrupt,
+                    notice,
+                    |ns| self.measure_in(Some(ns), None, churn.clone()),
+                )
+                .await?
+            }
+            (None, _) => tokio::select! {
+                r = self.measure_in(target.namespace.clone(), None, None) => Some(r),
+                _ = &mut *interrupt => None,
+            },
+        };
+        measured.transpose()
+    }
+
+    /// The informer on `namespace` (only the run's objects with `label_selector`), fed by
+    /// `churn`.
+    async fn measure_in(
+        self,
+        namespace: Option<String>,
+        label_selector: Option<String>,
+        churn: Option<Churn>,
+    ) -> Result<(Option<String>, LiveFinished)> {
+        let lw = ListWatch {
+            cluster: self.target.cluster.clone(),
+            resource: self.target.resource.clone(),
+            namespace: namespace.clone(),
+            label_selector,
+            field_selector: None,
+            metadata_only: false,
+            encoding: self.config.encoding,
+        };
+        let live = run_live(
+            lw,
+            churn,
+            self.reacting,
+            self.config.duration,
+            &self.config.options,
+            self.on_tick,
+            self.notice,
+        )
+        .await?;
+        Ok((namespace, live))
+    }
 }
 
 /// Resolves the resource (and `--react owned:`'s) and checks that the load fits it: ConfigMaps,

@@ -50,69 +50,14 @@ pub struct DiffConfig {
 
 impl DiffConfig {
     pub fn from_args(args: &DiffArgs) -> Result<Self> {
-        if let Some(l) = &args.selector {
-            validate_label_selector(l).map_err(Error::Usage)?;
-        }
-        if let Some(f) = &args.field_selector {
-            validate_field_selector(f).map_err(Error::Usage)?;
-        }
-        if args.chunk_size == 0 {
-            return Err(Error::Usage(
-                "--chunk-size must be at least 1 (objects per LIST page)".into(),
-            ));
-        }
-        let every = nonzero(args.every);
-        if args.every.is_some() && every.is_none() {
-            return Err(Error::Usage(
-                "--every 0: a watchdog needs an interval, e.g. --every 1m".into(),
-            ));
-        }
-        let (settle, run_for, timeout) = (
-            nonzero(args.settle),
-            nonzero(args.run_for),
-            nonzero(args.timeout),
-        );
-        if let (Some(_), Some(t)) = (every, timeout) {
-            let t = crate::format::duration(t);
-            return Err(Error::Usage(format!(
-                "--timeout {t} with --every: a watchdog has no end for a timeout to wait for; \
-                 --timeout used to mean how long it runs, which is now --for: use --for {t}"
-            )));
-        }
-        if let (None, Some(f)) = (every, run_for) {
-            let f = crate::format::duration(f);
-            return Err(Error::Usage(format!(
-                "--for {f} without --every: diff compares once and ends; add --every INTERVAL to \
-                 run a watchdog for {f}, or use --timeout {f} to limit the one comparison"
-            )));
-        }
-        if let (Some(s), Some(t)) = (settle, timeout) {
-            if t <= s {
-                return Err(Error::Usage(format!(
-                    "--timeout {} is not longer than --settle {}: the comparison comes after the \
-                     settling and could never finish in time; give a longer --timeout",
-                    crate::format::duration(t),
-                    crate::format::duration(s)
-                )));
-            }
-        }
-        if let Some(path) = &args.cache_file {
-            if !path.is_file() {
-                return Err(Error::Usage(format!(
-                    "--cache-file {}: no such file: pass a recording made by `tail -o json`, \
-                     `tail --record` or `diff --save-cache`",
-                    path.display()
-                )));
-            }
-        }
-        if let Some(path) = &args.save_cache {
-            if path.exists() {
-                return Err(Error::Usage(format!(
-                    "--save-cache {}: the file exists; name a new file (diff never overwrites one)",
-                    path.display()
-                )));
-            }
-        }
+        check_list_flags(args)?;
+        let Times {
+            settle,
+            every,
+            run_for,
+            timeout,
+        } = times(args)?;
+        check_cache_files(args)?;
         Ok(DiffConfig {
             resource: args.resource.clone(),
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
@@ -144,6 +89,100 @@ impl DiffConfig {
             output: args.output,
         })
     }
+}
+
+/// Checks `-l`, `--field-selector` and `--chunk-size`, what the LIST and the watch are asked
+/// with.
+fn check_list_flags(args: &DiffArgs) -> Result<()> {
+    if let Some(l) = &args.selector {
+        validate_label_selector(l).map_err(Error::Usage)?;
+    }
+    if let Some(f) = &args.field_selector {
+        validate_field_selector(f).map_err(Error::Usage)?;
+    }
+    if args.chunk_size == 0 {
+        return Err(Error::Usage(
+            "--chunk-size must be at least 1 (objects per LIST page)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `--settle`, `--every`, `--for` and `--timeout`, 0 meaning none.
+struct Times {
+    settle: Option<Duration>,
+    every: Option<Duration>,
+    run_for: Option<Duration>,
+    timeout: Option<Duration>,
+}
+
+/// The times, and the rules between them: `--timeout` limits the one comparison, `--for` the
+/// `--every` watchdog, and the comparison comes after `--settle`.
+fn times(args: &DiffArgs) -> Result<Times> {
+    let every = nonzero(args.every);
+    if args.every.is_some() && every.is_none() {
+        return Err(Error::Usage(
+            "--every 0: a watchdog needs an interval, e.g. --every 1m".into(),
+        ));
+    }
+    let (settle, run_for, timeout) = (
+        nonzero(args.settle),
+        nonzero(args.run_for),
+        nonzero(args.timeout),
+    );
+    if let (Some(_), Some(t)) = (every, timeout) {
+        let t = crate::format::duration(t);
+        return Err(Error::Usage(format!(
+            "--timeout {t} with --every: a watchdog has no end for a timeout to wait for; \
+             --timeout used to mean how long it runs, which is now --for: use --for {t}"
+        )));
+    }
+    if let (None, Some(f)) = (every, run_for) {
+        let f = crate::format::duration(f);
+        return Err(Error::Usage(format!(
+            "--for {f} without --every: diff compares once and ends; add --every INTERVAL to \
+             run a watchdog for {f}, or use --timeout {f} to limit the one comparison"
+        )));
+    }
+    if let (Some(s), Some(t)) = (settle, timeout) {
+        if t <= s {
+            return Err(Error::Usage(format!(
+                "--timeout {} is not longer than --settle {}: the comparison comes after the \
+                 settling and could never finish in time; give a longer --timeout",
+                crate::format::duration(t),
+                crate::format::duration(s)
+            )));
+        }
+    }
+    Ok(Times {
+        settle,
+        every,
+        run_for,
+        timeout,
+    })
+}
+
+/// `--cache-file` must be there to read, and `--save-cache` must not: diff never overwrites a
+/// file.
+fn check_cache_files(args: &DiffArgs) -> Result<()> {
+    if let Some(path) = &args.cache_file {
+        if !path.is_file() {
+            return Err(Error::Usage(format!(
+                "--cache-file {}: no such file: pass a recording made by `tail -o json`, \
+                 `tail --record` or `diff --save-cache`",
+                path.display()
+            )));
+        }
+    }
+    if let Some(path) = &args.save_cache {
+        if path.exists() {
+            return Err(Error::Usage(format!(
+                "--save-cache {}: the file exists; name a new file (diff never overwrites one)",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Runs `diff` and returns the exit code.

@@ -20,6 +20,7 @@ use crate::output::progress::ListProgress;
 use crate::output::text::describe_transition;
 use crate::output::{stderr_is_terminal, tolerate_closed_pipe};
 use crate::recording::{self, Scope, Transition};
+use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -388,6 +389,47 @@ async fn run_informer(
     out: &mut impl Write,
     gives_up: Option<tokio::time::Instant>,
 ) -> Result<Outcome> {
+    let mut running = start_informer(lw, config);
+    // Before the sync: a watch-list that fell back to a LIST (a proxy dropping its end
+    // bookmark) is said then.
+    let troubles = print_watch_troubles(&running);
+    let interrupt = crate::stop::requested();
+    tokio::pin!(interrupt);
+    let ends = config.run_for.map(|t| tokio::time::Instant::now() + t);
+
+    tokio::select! {
+        synced = running.synced() => synced?,
+        _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
+        _ = sleep_until(gives_up) => {
+            return give_up(running, config, "the informer's cache to sync").await
+        }
+    }
+    if let Some(path) = &config.save_cache {
+        save_cache(&running, lw, path).await?;
+    }
+    if let Some(settle) = config.settle {
+        tokio::select! {
+            _ = tokio::time::sleep(settle) => {}
+            _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
+            _ = sleep_until(gives_up) => return give_up(running, config, "--settle to end").await,
+        }
+    }
+    let comparisons = Comparisons {
+        lw,
+        config,
+        detail,
+        progress,
+        running,
+        troubles,
+    };
+    match config.every {
+        None => comparisons.once(&mut interrupt, gives_up).await,
+        Some(every) => comparisons.watchdog(every, ends, &mut interrupt, out).await,
+    }
+}
+
+/// The informer whose cache diff compares, started from a LIST or a watch-list (`--initial`).
+fn start_informer(lw: &ListWatch, config: &DiffConfig) -> RunningInformer {
     let informer = SharedInformer::new(
         lw.clone(),
         ReflectorConfig {
@@ -401,114 +443,144 @@ async fn run_informer(
             )
         },
     );
-    let mut running = informer.run();
-    // Before the sync: a watch-list that fell back to a LIST (a proxy dropping its end
-    // bookmark) is said then.
-    let troubles = print_watch_troubles(&running);
-    let interrupt = crate::stop::requested();
-    tokio::pin!(interrupt);
-    let closed = crate::output::stdout_closed();
-    tokio::pin!(closed);
-    let ends = config.run_for.map(|t| tokio::time::Instant::now() + t);
-    // What --timeout ran out before: the informer stops as on any other end first.
-    let give_up = |running: RunningInformer, stage: &'static str| async move {
-        let _ = running.stop().await;
-        Err(timed_out(config, stage))
-    };
+    informer.run()
+}
 
-    tokio::select! {
-        synced = running.synced() => synced?,
-        _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
-        _ = sleep_until(gives_up) => return give_up(running, "the informer's cache to sync").await,
+/// `--timeout` ran out while diff waited for `stage`: the informer stops as on any other end
+/// first.
+async fn give_up(running: RunningInformer, config: &DiffConfig, stage: &str) -> Result<Outcome> {
+    let _ = running.stop().await;
+    Err(timed_out(config, stage))
+}
+
+/// The synced informer, and what comparing its cache with a LIST takes.
+struct Comparisons<'a> {
+    lw: &'a ListWatch,
+    config: &'a DiffConfig,
+    detail: FieldDetail,
+    progress: &'a ListProgress,
+    running: RunningInformer,
+    /// The printer of the informer's troubles.
+    troubles: tokio::task::JoinHandle<()>,
+}
+
+impl Comparisons<'_> {
+    /// The cache compared with a LIST.
+    async fn compare(&self) -> std::result::Result<DiffReport, DiffError> {
+        compare_live(
+            self.lw,
+            &self.running,
+            self.detail,
+            self.config.chunk_size,
+            self.progress,
+        )
+        .await
     }
-    if let Some(path) = &config.save_cache {
-        save_cache(&running, lw, path).await?;
-    }
-    if let Some(settle) = config.settle {
-        tokio::select! {
-            _ = tokio::time::sleep(settle) => {}
-            _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
-            _ = sleep_until(gives_up) => return give_up(running, "--settle to end").await,
-        }
-    }
-    let Some(every) = config.every else {
+
+    /// Compares once, unless `gives_up` (`--timeout`) comes first; the report, to print.
+    async fn once(
+        self,
+        interrupt: &mut (impl Future + Unpin),
+        gives_up: Option<tokio::time::Instant>,
+    ) -> Result<Outcome> {
         let report = tokio::select! {
-            r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
-            _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
+            r = self.compare() => r,
+            _ = &mut *interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
             _ = sleep_until(gives_up) => {
-                return give_up(running, "the LIST to compare the cache with").await
+                return give_up(self.running, self.config, "the LIST to compare the cache with")
+                    .await
             }
         };
         let report = match report {
             Ok(report) => report,
-            Err(e) => return Err(why_stopped(running, e).await.into()),
+            Err(e) => return Err(why_stopped(self.running, e).await.into()),
         };
-        let _ = running.stop().await;
+        let _ = self.running.stop().await;
         // The informer's observers are gone with it: what the printer has left, it prints now.
-        let _ = troubles.await;
-        return Ok(Outcome::Report(Box::new(report)));
-    };
-    let mut watchdog = Watchdog::default();
-    let code = loop {
-        // An informer whose watch failed for good holds a cache that no longer moves: comparing
-        // it again would report whatever it last showed, so say why it stopped instead.
-        if running.reflector_finished() {
-            let stopped = DiffError::Stopped("the informer's watch ended".into());
-            return Err(why_stopped(running, stopped).await.into());
-        }
-        let report = tokio::select! {
-            r = compare_live(lw, &running, detail, config.chunk_size, progress) => r,
-            _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
-        };
-        // A comparison that fails while the informer goes on (the server restarting, a network
-        // outage) is said and tried again at the next interval: a watchdog outlives the outage.
-        let first = watchdog.comparisons == 0;
-        let drifted = match report {
-            Ok(report) if first && report.compared == 0 && !config.allow_empty => {
-                troubles.abort();
-                let _ = running.stop().await;
-                return Err(nothing_to_compare(lw).await);
+        let _ = self.troubles.await;
+        Ok(Outcome::Report(Box::new(report)))
+    }
+
+    /// The watchdog: compares every `every`, printing each report, until `ends` (`--for`), an
+    /// interrupt or the reports' reader gone; the exit code.
+    async fn watchdog(
+        self,
+        every: Duration,
+        ends: Option<tokio::time::Instant>,
+        interrupt: &mut (impl Future + Unpin),
+        out: &mut impl Write,
+    ) -> Result<Outcome> {
+        let closed = crate::output::stdout_closed();
+        tokio::pin!(closed);
+        let mut watchdog = Watchdog::default();
+        let code = loop {
+            // An informer whose watch failed for good holds a cache that no longer moves:
+            // comparing it again would report whatever it last showed, so say why it stopped
+            // instead.
+            if self.running.reflector_finished() {
+                let stopped = DiffError::Stopped("the informer's watch ended".into());
+                return Err(why_stopped(self.running, stopped).await.into());
             }
-            Ok(mut report) => {
-                watchdog.observe(report.drifted(), SystemTime::now());
-                report.watchdog = Some(watchdog.clone());
-                // A reader gone away (`| head -1`) ends the run with exit 0, as it ends tail.
-                print_report(&report, config, out).map_err(Error::Output)?;
-                Some(report.drifted())
-            }
-            Err(e) if running.reflector_finished() => {
-                return Err(why_stopped(running, e).await.into())
-            }
-            Err(e) => {
-                let e = Error::from(e);
-                eprintln!(
-                    "diff: the comparison failed: {e}; comparing again in {}",
-                    crate::format::wait(every)
-                );
-                None
-            }
-        };
-        tokio::select! {
-            _ = tokio::time::sleep(every) => {}
-            // The last comparison's verdict; one that failed is no verdict: an error.
-            _ = sleep_until(ends) => match drifted {
-                Some(drifted) => break if drifted { EXIT_FINDING } else { EXIT_OK },
-                None => {
-                    troubles.abort();
-                    let _ = running.stop().await;
-                    return Err(Error::Watch(
-                        "the watchdog's last comparison failed (see above)".into(),
-                    ));
+            let report = tokio::select! {
+                r = self.compare() => r,
+                _ = &mut *interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
+            };
+            // A comparison that fails while the informer goes on (the server restarting, a
+            // network outage) is said and tried again at the next interval: a watchdog outlives
+            // the outage.
+            let first = watchdog.comparisons == 0;
+            let drifted = match report {
+                Ok(report) if first && report.compared == 0 && !self.config.allow_empty => {
+                    let lw = self.lw;
+                    self.stop().await;
+                    return Err(nothing_to_compare(lw).await);
                 }
-            },
-            _ = &mut interrupt => break crate::stop::exit_code(),
-            // The reader of the reports has gone (`| head -1`): done, as when a write finds it.
-            _ = &mut closed => break EXIT_OK,
-        }
-    };
-    troubles.abort();
-    let _ = running.stop().await;
-    Ok(Outcome::Code(code))
+                Ok(mut report) => {
+                    watchdog.observe(report.drifted(), SystemTime::now());
+                    report.watchdog = Some(watchdog.clone());
+                    // A reader gone away (`| head -1`) ends the run with exit 0, as it ends tail.
+                    print_report(&report, self.config, out).map_err(Error::Output)?;
+                    Some(report.drifted())
+                }
+                Err(e) if self.running.reflector_finished() => {
+                    return Err(why_stopped(self.running, e).await.into())
+                }
+                Err(e) => {
+                    let e = Error::from(e);
+                    eprintln!(
+                        "diff: the comparison failed: {e}; comparing again in {}",
+                        crate::format::wait(every)
+                    );
+                    None
+                }
+            };
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                // The last comparison's verdict; one that failed is no verdict: an error.
+                _ = sleep_until(ends) => match drifted {
+                    Some(drifted) => break if drifted { EXIT_FINDING } else { EXIT_OK },
+                    None => {
+                        self.stop().await;
+                        return Err(Error::Watch(
+                            "the watchdog's last comparison failed (see above)".into(),
+                        ));
+                    }
+                },
+                _ = &mut *interrupt => break crate::stop::exit_code(),
+                // The reader of the reports has gone (`| head -1`): done, as when a write
+                // finds it.
+                _ = &mut closed => break EXIT_OK,
+            }
+        };
+        self.stop().await;
+        Ok(Outcome::Code(code))
+    }
+
+    /// Stops the informer, and the printer of its troubles with it.
+    async fn stop(self) {
+        self.troubles.abort();
+        let _ = self.running.stop().await;
+    }
 }
 
 /// Prints on stderr, as `diff: ...` lines, what goes wrong with the informer (a watch lost or

@@ -4,6 +4,7 @@
 use super::{resolve_target, GlobalConfig};
 use crate::bench::scratch;
 use crate::cli::{ConformArgs, ReportFormat};
+use crate::cluster::ApiResource;
 use crate::conform::{
     self, CheckResult, Evidence, Limits, Report, Status, Subject, Writer, CHECKS,
 };
@@ -74,51 +75,9 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
         _ = &mut interrupt => return Ok(crate::stop::exit_code()),
     };
     let resource = target.resource.clone();
-    let template = match (&config.template, config.read_only) {
-        (_, true) => None,
-        (Some(t), false)
-            if t.api_version() != resource.api_version() || t.kind() != resource.kind =>
-        {
-            return Err(Error::Usage(format!(
-                "--template is a {} {} and conform checks {} ({} {}): give a manifest of the \
-                 resource checked",
-                t.api_version(),
-                t.kind(),
-                resource.qualified_name(),
-                resource.api_version(),
-                resource.kind
-            )))
-        }
-        (Some(t), false) => Some(t.clone()),
-        (None, false) if resource.group.is_empty() && resource.plural == "configmaps" => {
-            Some(conform::default_template())
-        }
-        (None, false) => {
-            return Err(Error::Usage(format!(
-                "conform writes {} only with --template FILE (a manifest of one of its objects); \
-                 without one it writes ConfigMaps; to check without writing add --read-only",
-                resource.qualified_name()
-            )))
-        }
-    };
-    if template.is_some() && !resource.namespaced {
-        return Err(Error::Usage(format!(
-            "{} is cluster-scoped: conform writes only in a scratch namespace of its own; check \
-             it with --read-only",
-            resource.qualified_name()
-        )));
-    }
-    if template.is_some()
-        && !["create", "patch", "delete"]
-            .iter()
-            .all(|v| resource.supports(v))
-    {
-        return Err(Error::Usage(format!(
-            "{} cannot be created, patched and deleted (its verbs: {}): check it with \
-             --read-only",
-            resource.qualified_name(),
-            resource.verbs.join(", ")
-        )));
+    let template = template(&config, &resource)?;
+    if template.is_some() {
+        check_writable(&resource)?;
     }
     let notice = |line: String| eprintln!("conform: {line}");
     let mut out = std::io::stdout().lock();
@@ -179,6 +138,62 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// What conform creates its objects from: `--template`, which must be of the resource checked,
+/// or for ConfigMaps its own; `None` with --read-only.
+fn template(config: &ConformConfig, resource: &ApiResource) -> Result<Option<Template>> {
+    Ok(match (&config.template, config.read_only) {
+        (_, true) => None,
+        (Some(t), false)
+            if t.api_version() != resource.api_version() || t.kind() != resource.kind =>
+        {
+            return Err(Error::Usage(format!(
+                "--template is a {} {} and conform checks {} ({} {}): give a manifest of the \
+                 resource checked",
+                t.api_version(),
+                t.kind(),
+                resource.qualified_name(),
+                resource.api_version(),
+                resource.kind
+            )))
+        }
+        (Some(t), false) => Some(t.clone()),
+        (None, false) if resource.group.is_empty() && resource.plural == "configmaps" => {
+            Some(conform::default_template())
+        }
+        (None, false) => {
+            return Err(Error::Usage(format!(
+                "conform writes {} only with --template FILE (a manifest of one of its objects); \
+                 without one it writes ConfigMaps; to check without writing add --read-only",
+                resource.qualified_name()
+            )))
+        }
+    })
+}
+
+/// Refuses to write a resource conform cannot: cluster-scoped (conform writes only in a
+/// namespace), or without the create, patch and delete its checks make.
+fn check_writable(resource: &ApiResource) -> Result<()> {
+    if !resource.namespaced {
+        return Err(Error::Usage(format!(
+            "{} is cluster-scoped: conform writes only in a scratch namespace of its own; check \
+             it with --read-only",
+            resource.qualified_name()
+        )));
+    }
+    if !["create", "patch", "delete"]
+        .iter()
+        .all(|v| resource.supports(v))
+    {
+        return Err(Error::Usage(format!(
+            "{} cannot be created, patched and deleted (its verbs: {}): check it with \
+             --read-only",
+            resource.qualified_name(),
+            resource.verbs.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// One run of the checks in one namespace (`None`: all, or cluster-scoped).

@@ -211,7 +211,7 @@ impl Run<'_> {
     /// The checks in `namespace`; with `labelled`, on the run's objects only (a namespace the
     /// user named, which holds others').
     async fn checks(
-        self,
+        mut self,
         namespace: Option<String>,
         labelled: Option<scratch::Labelled>,
         out: &mut impl Write,
@@ -231,29 +231,8 @@ impl Run<'_> {
             ..ListOptions::default()
         })
         .await?;
-        let writer = match (self.template, &namespace) {
-            (Some(template), Some(ns)) => {
-                let mut writer = Writer::new(
-                    self.cluster.clone(),
-                    self.resource.clone(),
-                    ns.clone(),
-                    template,
-                );
-                writer.run_label = labelled
-                    .as_ref()
-                    .map(|l| (scratch::RUN_LABEL_KEY.to_string(), l.run.clone()));
-                let mut ev = Evidence::default();
-                for i in 1..=OBJECTS {
-                    let name = writer.name(&i.to_string());
-                    writer.create(&mut ev, &name).await.map_err(|why| {
-                        Error::Watch(format!(
-                            "cannot create the objects the checks need: {}",
-                            why.into_text()
-                        ))
-                    })?;
-                }
-                Some(writer)
-            }
+        let writer = match (self.template.take(), &namespace) {
+            (Some(template), Some(ns)) => Some(self.writer(template, ns, labelled.as_ref()).await?),
             _ => None,
         };
         let selector = labelled.as_ref().map(scratch::Labelled::selector);
@@ -296,6 +275,34 @@ impl Run<'_> {
             !writes,
             checks,
         ))
+    }
+
+    /// The writer of conform's objects in `namespace` (with `labelled`, each carrying the run's
+    /// label), with the objects the checks need created.
+    async fn writer(
+        &self,
+        template: Template,
+        namespace: &str,
+        labelled: Option<&scratch::Labelled>,
+    ) -> Result<Writer> {
+        let mut writer = Writer::new(
+            self.cluster.clone(),
+            self.resource.clone(),
+            namespace.to_string(),
+            template,
+        );
+        writer.run_label = labelled.map(|l| (scratch::RUN_LABEL_KEY.to_string(), l.run.clone()));
+        let mut ev = Evidence::default();
+        for i in 1..=OBJECTS {
+            let name = writer.name(&i.to_string());
+            writer.create(&mut ev, &name).await.map_err(|why| {
+                Error::Watch(format!(
+                    "cannot create the objects the checks need: {}",
+                    why.into_text()
+                ))
+            })?;
+        }
+        Ok(writer)
     }
 }
 

@@ -6,7 +6,7 @@ mod list;
 mod watch;
 
 use super::probe::{
-    describe_event, object_of, refused, rv_number, seconds, Evidence, Next, Verdict, Writer,
+    describe_event, object_of, refused, rv_number, seconds, Evidence, Next, Verdict, Watch, Writer,
     EVENT_LIMIT,
 };
 use super::{Check, CheckResult, Status, Subject};

@@ -55,72 +55,95 @@ pub(super) async fn watch_rv_order(subject: &mut Subject, ev: &mut Evidence) -> 
         .watch(&subject.lw, &watch_from(&x))
         .await
         .map_err(refused)?;
-    let mut events: Vec<WatchEvent> = Vec::new();
-    match subject.writer.as_mut() {
-        Some(writer) => {
-            // Four writes of three kinds: a create, two updates, a delete.
-            let extra = writer.name("order");
-            let mut written = vec![writer.create(ev, &extra).await?];
-            for i in 0..2 {
-                let name = writer.object(i);
-                written.push(writer.touch(ev, &name).await?);
-            }
-            writer.delete(ev, &extra).await?;
-            let deadline = Instant::now() + EVENT_LIMIT;
-            while events.len() < 4 {
-                let (found, _, end) = watch.until(ev, deadline, |e| object_of(e).is_some()).await;
-                match found {
-                    Some(e) => events.push(e),
-                    None => {
-                        return Ok(Verdict::Fail(format!(
-                            "{} of the 4 writes' events came ({}) before {}",
-                            events.len(),
-                            written.join(", "),
-                            match end {
-                                Next::Quiet => format!("{}s passed", EVENT_LIMIT.as_secs()),
-                                _ => "the watch ended".to_string(),
-                            }
-                        )))
+    let events = match subject.writer.as_mut() {
+        Some(writer) => events_of_writes(writer, &mut watch, ev).await?,
+        None => events_passing_by(&mut watch, ev).await?,
+    };
+    Ok(rv_order(&events))
+}
+
+/// Makes four writes of three kinds and returns their events; FAIL when they do not all come.
+async fn events_of_writes(
+    writer: &mut Writer,
+    watch: &mut Watch,
+    ev: &mut Evidence,
+) -> Result<Vec<WatchEvent>, Verdict> {
+    // Four writes of three kinds: a create, two updates, a delete.
+    let extra = writer.name("order");
+    let mut written = vec![writer.create(ev, &extra).await?];
+    for i in 0..2 {
+        let name = writer.object(i);
+        written.push(writer.touch(ev, &name).await?);
+    }
+    writer.delete(ev, &extra).await?;
+    let mut events = Vec::new();
+    let deadline = Instant::now() + EVENT_LIMIT;
+    while events.len() < 4 {
+        let (found, _, end) = watch.until(ev, deadline, |e| object_of(e).is_some()).await;
+        match found {
+            Some(e) => events.push(e),
+            None => {
+                return Err(Verdict::Fail(format!(
+                    "{} of the 4 writes' events came ({}) before {}",
+                    events.len(),
+                    written.join(", "),
+                    match end {
+                        Next::Quiet => format!("{}s passed", EVENT_LIMIT.as_secs()),
+                        _ => "the watch ended".to_string(),
                     }
-                }
-            }
-        }
-        None => {
-            let deadline = Instant::now() + PASSIVE_LIMIT;
-            loop {
-                let (found, _, _) = watch.until(ev, deadline, |e| object_of(e).is_some()).await;
-                match found {
-                    Some(e) => events.push(e),
-                    None => break,
-                }
-            }
-            if events.len() < 2 {
-                return Ok(Verdict::Skip(format!(
-                    "{} in {}s to compare, and --read-only makes none",
-                    crate::format::count(events.len() as u64, "event"),
-                    PASSIVE_LIMIT.as_secs()
-                )));
+                )))
             }
         }
     }
+    Ok(events)
+}
+
+/// With --read-only: the events others' writes make within `PASSIVE_LIMIT`; SKIP when fewer
+/// than two come, as there is nothing to compare.
+async fn events_passing_by(
+    watch: &mut Watch,
+    ev: &mut Evidence,
+) -> Result<Vec<WatchEvent>, Verdict> {
+    let mut events = Vec::new();
+    let deadline = Instant::now() + PASSIVE_LIMIT;
+    loop {
+        let (found, _, _) = watch.until(ev, deadline, |e| object_of(e).is_some()).await;
+        match found {
+            Some(e) => events.push(e),
+            None => break,
+        }
+    }
+    if events.len() < 2 {
+        return Err(Verdict::Skip(format!(
+            "{} in {}s to compare, and --read-only makes none",
+            crate::format::count(events.len() as u64, "event"),
+            PASSIVE_LIMIT.as_secs()
+        )));
+    }
+    Ok(events)
+}
+
+/// PASS when the RVs of `events` are integers that increase, else FAIL naming the first that
+/// does not.
+fn rv_order(events: &[WatchEvent]) -> Verdict {
     let mut last: Option<(ResourceVersion, String)> = None;
-    for e in &events {
+    for e in events {
         let rv = object_of(e)
             .map(|o| o.resource_version())
             .unwrap_or_default();
         let Ok(n) = ResourceVersion::parse(rv) else {
-            return Ok(Verdict::Fail(format!(
+            return Verdict::Fail(format!(
                 "{} has resourceVersion {rv:?}, not an integer: KEP-5504 makes RVs comparable \
                  integers, and informers that compare them misorder this server's events",
                 describe_event(e)
-            )));
+            ));
         };
         if let Some((previous, what)) = &last {
             if n <= *previous {
-                return Ok(Verdict::Fail(format!(
+                return Verdict::Fail(format!(
                     "{} came after {what}: RVs went backwards along the watch",
                     describe_event(e)
-                )));
+                ));
             }
         }
         last = Some((n, describe_event(e)));
@@ -130,11 +153,11 @@ pub(super) async fn watch_rv_order(subject: &mut Subject, ev: &mut Evidence) -> 
         .filter_map(object_of)
         .map(|o| o.resource_version())
         .collect();
-    Ok(Verdict::Pass(format!(
+    Verdict::Pass(format!(
         "{} events in increasing RV order: {}",
         events.len(),
         rvs.join(" < ")
-    )))
+    ))
 }
 
 /// 6. With allowWatchBookmarks=true a BOOKMARK arrives before the watch ends.

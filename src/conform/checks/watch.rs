@@ -234,27 +234,86 @@ pub(super) async fn watch_list(subject: &mut Subject, ev: &mut Evidence) -> Outc
         .iter()
         .map(|o| o.name().to_string())
         .collect();
+    let mut watch = open_watch_list(subject, ev).await?;
+    let limit = subject.limits.initial_events;
+    let (initial, end) = read_initial_events(&mut watch, ev, limit).await;
+    let resource_version = match end {
+        Ok(resource_version) => resource_version,
+        Err(end) => {
+            let after = match end {
+                Next::Quiet => format!(
+                    "then nothing for {} (--initial-events-timeout)",
+                    seconds(limit)
+                ),
+                Next::Closed => "then the server ended the watch".to_string(),
+                _ => "then the connection failed".to_string(),
+            };
+            return Ok(Verdict::Fail(format!(
+                "the server accepted sendInitialEvents and sent {} ADDED events, {after}, \
+                 with no k8s.io/initial-events-end BOOKMARK: client-go's informer never \
+                 syncs here (kubectl-informer falls back to a LIST)",
+                initial.added.len()
+            )));
+        }
+    };
+    if !initial.other.is_empty() {
+        return Ok(Verdict::Fail(format!(
+            "the initial events were not all ADDED: {}",
+            initial.other.join(", ")
+        )));
+    }
+    if subject.writer.is_some() && initial.added != listed {
+        return Ok(Verdict::Fail(format!(
+            "the initial events held {:?}, a LIST just before held {listed:?}",
+            initial.added
+        )));
+    }
+    Ok(Verdict::Pass(format!(
+        "{} ADDED events, then the k8s.io/initial-events-end BOOKMARK at RV \
+         {resource_version}, {} after the watch opened",
+        initial.added.len(),
+        seconds(watch.opened.elapsed())
+    )))
+}
+
+/// A watch with sendInitialEvents=true; SKIP when the server refuses it as one it does not
+/// support (an informer falls back to a LIST there).
+async fn open_watch_list(subject: &Subject, ev: &mut Evidence) -> Result<Watch, Verdict> {
     let opts = WatchOptions {
         resource_version: String::new(),
         send_initial_events: true,
         bookmarks: true,
         ..WatchOptions::default()
     };
-    let mut watch = match ev.watch(&subject.lw, &opts).await {
-        Ok(watch) => watch,
-        Err(e) => {
-            return match e.status_code() {
-                Some(401 | 403) | Some(500..) | None => Err(refused(e)),
-                Some(_) => Ok(Verdict::Skip(format!(
-                    "not supported: the server refused sendInitialEvents ({e}); client-go falls \
-                     back to LIST + WATCH, and so does kubectl-informer"
-                ))),
-            }
-        }
-    };
-    let limit = subject.limits.initial_events;
-    let mut initial = BTreeSet::new();
-    let mut other = Vec::new();
+    ev.watch(&subject.lw, &opts)
+        .await
+        .map_err(|e| match e.status_code() {
+            Some(401 | 403) | Some(500..) | None => refused(e),
+            Some(_) => Verdict::Skip(format!(
+                "not supported: the server refused sendInitialEvents ({e}); client-go falls \
+                 back to LIST + WATCH, and so does kubectl-informer"
+            )),
+        })
+}
+
+/// What a watch-list delivered before its initial-events-end BOOKMARK.
+#[derive(Default)]
+struct InitialEvents {
+    /// The names of the objects ADDED.
+    added: BTreeSet<String>,
+    /// Every other event but a BOOKMARK, described.
+    other: Vec<String>,
+}
+
+/// Reads a watch-list's initial events until the initial-events-end BOOKMARK, noting when it
+/// came; its RV, or (`Err`) how the watch went on without it: `limit` after the last event, or
+/// ended.
+async fn read_initial_events(
+    watch: &mut Watch,
+    ev: &mut Evidence,
+    limit: Duration,
+) -> (InitialEvents, Result<String, Next>) {
+    let mut initial = InitialEvents::default();
     let mut last = Instant::now();
     loop {
         let (found, _, end) = watch.until(ev, last + limit, |_| true).await;
@@ -264,50 +323,19 @@ pub(super) async fn watch_list(subject: &mut Subject, ev: &mut Evidence) -> Outc
                 initial_events_end: true,
             }) => {
                 ev.waited = Some(watch.opened.elapsed());
-                if !other.is_empty() {
-                    return Ok(Verdict::Fail(format!(
-                        "the initial events were not all ADDED: {}",
-                        other.join(", ")
-                    )));
-                }
-                if subject.writer.is_some() && initial != listed {
-                    return Ok(Verdict::Fail(format!(
-                        "the initial events held {initial:?}, a LIST just before held {listed:?}"
-                    )));
-                }
-                return Ok(Verdict::Pass(format!(
-                    "{} ADDED events, then the k8s.io/initial-events-end BOOKMARK at RV \
-                     {resource_version}, {} after the watch opened",
-                    initial.len(),
-                    seconds(watch.opened.elapsed())
-                )));
+                return (initial, Ok(resource_version));
             }
             Some(WatchEvent::Added(o)) => {
-                initial.insert(o.name().to_string());
+                initial.added.insert(o.name().to_string());
                 last = Instant::now();
             }
             // A BOOKMARK without the annotation is not the end.
             Some(WatchEvent::Bookmark { .. }) => {}
             Some(e) => {
-                other.push(describe_event(&e));
+                initial.other.push(describe_event(&e));
                 last = Instant::now();
             }
-            None => {
-                let after = match end {
-                    Next::Quiet => format!(
-                        "then nothing for {} (--initial-events-timeout)",
-                        seconds(limit)
-                    ),
-                    Next::Closed => "then the server ended the watch".to_string(),
-                    _ => "then the connection failed".to_string(),
-                };
-                return Ok(Verdict::Fail(format!(
-                    "the server accepted sendInitialEvents and sent {} ADDED events, {after}, \
-                     with no k8s.io/initial-events-end BOOKMARK: client-go's informer never \
-                     syncs here (kubectl-informer falls back to a LIST)",
-                    initial.len()
-                )));
-            }
+            None => return (initial, Err(end)),
         }
     }
 }

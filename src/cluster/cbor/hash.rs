@@ -1,7 +1,7 @@
 //! A digest of an item's value ([`digest`]) that does not depend on how the value was encoded,
 //! and the half-precision floats it reads.
 
-use super::read::{head_at, integer, more, string, too_deep, untag, whole};
+use super::read::{head_at, integer, more, string, too_deep, untag, whole, Head};
 use super::{Result, MAX_DEPTH};
 use std::hash::{DefaultHasher, Hasher};
 
@@ -40,38 +40,7 @@ fn value_digest(bytes: &[u8], at: usize, depth: usize) -> Result<(u64, usize)> {
             hasher.write_u64(content.bytes.len() as u64);
             end = string_end;
         }
-        4 | 5 => {
-            let mut digests = Vec::new();
-            let mut left = (!h.indefinite()).then_some(h.arg);
-            while more(bytes, end, left) {
-                let (element, element_end) = value_digest(bytes, end, depth + 1)?;
-                end = element_end;
-                if h.major == 5 {
-                    let (value, value_end) = value_digest(bytes, end, depth + 1)?;
-                    end = value_end;
-                    let mut entry = DefaultHasher::new();
-                    entry.write_u8(b'e');
-                    entry.write_u64(element);
-                    entry.write_u64(value);
-                    digests.push(entry.finish());
-                } else {
-                    digests.push(element);
-                }
-                left = left.map(|left| left - 1);
-            }
-            if h.indefinite() {
-                end += 1;
-            }
-            if h.major == 5 {
-                // The entries' order is the encoder's whim: hash them sorted.
-                digests.sort_unstable();
-            }
-            hasher.write_u8(if h.major == 5 { b'm' } else { b'a' });
-            for digest in &digests {
-                hasher.write_u64(*digest);
-            }
-            hasher.write_u64(digests.len() as u64);
-        }
+        4 | 5 => end = hash_elements(bytes, &h, end, depth, &mut hasher)?,
         6 => {
             let (content, content_end) = value_digest(bytes, end, depth + 1)?;
             hasher.write_u8(b't');
@@ -79,25 +48,82 @@ fn value_digest(bytes: &[u8], at: usize, depth: usize) -> Result<(u64, usize)> {
             hasher.write_u64(content);
             end = content_end;
         }
-        _ => match h.info {
-            25..=27 => {
-                let value = match h.info {
-                    25 => f16_to_f64(h.arg as u16),
-                    26 => f64::from(f32::from_bits(h.arg as u32)),
-                    _ => f64::from_bits(h.arg),
-                };
-                let value = if value.is_nan() { f64::NAN } else { value };
-                hasher.write_u8(b'f');
-                hasher.write_u64(value.to_bits());
-            }
-            31 => return Err("a break outside an indefinite-length item".into()),
-            _ => {
-                hasher.write_u8(b'v');
-                hasher.write_u64(h.arg);
-            }
-        },
+        _ => hash_simple(&h, &mut hasher)?,
     }
     Ok((hasher.finish(), end))
+}
+
+/// Hashes the elements of the array or map whose head `h` ends at `end` (a map's entries
+/// sorted), and says where it ends.
+#[inline]
+fn hash_elements(
+    bytes: &[u8],
+    h: &Head,
+    mut end: usize,
+    depth: usize,
+    hasher: &mut DefaultHasher,
+) -> Result<usize> {
+    let mut digests = Vec::new();
+    let mut left = (!h.indefinite()).then_some(h.arg);
+    while more(bytes, end, left) {
+        let (element, element_end) = value_digest(bytes, end, depth + 1)?;
+        end = element_end;
+        if h.major == 5 {
+            let (value, value_end) = value_digest(bytes, end, depth + 1)?;
+            end = value_end;
+            digests.push(entry_digest(element, value));
+        } else {
+            digests.push(element);
+        }
+        left = left.map(|left| left - 1);
+    }
+    if h.indefinite() {
+        end += 1;
+    }
+    if h.major == 5 {
+        // The entries' order is the encoder's whim: hash them sorted.
+        digests.sort_unstable();
+    }
+    hasher.write_u8(if h.major == 5 { b'm' } else { b'a' });
+    for digest in &digests {
+        hasher.write_u64(*digest);
+    }
+    hasher.write_u64(digests.len() as u64);
+    Ok(end)
+}
+
+/// The digest of a map entry, from its key's and its value's, so that entries sort as wholes.
+#[inline]
+fn entry_digest(key: u64, value: u64) -> u64 {
+    let mut entry = DefaultHasher::new();
+    entry.write_u8(b'e');
+    entry.write_u64(key);
+    entry.write_u64(value);
+    entry.finish()
+}
+
+/// Hashes a simple value or a float (major type 7) whose head is `h`: a float by its value at
+/// any width, any other by its number.
+#[inline]
+fn hash_simple(h: &Head, hasher: &mut DefaultHasher) -> Result<()> {
+    match h.info {
+        25..=27 => {
+            let value = match h.info {
+                25 => f16_to_f64(h.arg as u16),
+                26 => f64::from(f32::from_bits(h.arg as u32)),
+                _ => f64::from_bits(h.arg),
+            };
+            let value = if value.is_nan() { f64::NAN } else { value };
+            hasher.write_u8(b'f');
+            hasher.write_u64(value.to_bits());
+        }
+        31 => return Err("a break outside an indefinite-length item".into()),
+        _ => {
+            hasher.write_u8(b'v');
+            hasher.write_u64(h.arg);
+        }
+    }
+    Ok(())
 }
 
 /// An IEEE 754 half-precision float's value.

@@ -83,41 +83,19 @@ pub fn item_len(bytes: &[u8]) -> Result<Option<usize>> {
             return Ok(None);
         };
         at += h.len;
-        if let Some(Frame::Chunks(major)) = frames.last() {
-            if !h.is_break() && (h.major != *major || h.indefinite()) {
-                return Err(
-                    "a chunk of an indefinite-length string is not a definite string of its type"
-                        .into(),
-                );
-            }
-        }
-        if h.is_break() && tagged {
-            return Err("a tag without content".into());
-        }
+        check_place(&frames, &h, tagged)?;
         tagged = h.major == 6;
         let complete = match h.major {
-            7 if h.is_break() => match frames.pop() {
-                Some(Frame::Chunks(_)) => true,
-                Some(Frame::Indefinite { odd: false, .. }) => true,
-                Some(Frame::Indefinite { odd: true, .. }) => {
-                    return Err("a map ends between a key and its value".into())
-                }
-                _ => return Err("a break outside an indefinite-length item".into()),
-            },
+            7 if h.is_break() => close_indefinite(&mut frames)?,
             0 | 1 | 7 => true,
             2 | 3 if h.indefinite() => {
                 push(&mut frames, Frame::Chunks(h.major))?;
                 false
             }
             2 | 3 => {
-                let end = usize::try_from(h.arg)
-                    .ok()
-                    .and_then(|len| at.checked_add(len))
-                    .filter(|end| isize::try_from(*end).is_ok())
-                    .ok_or("a string longer than memory can hold")?;
-                if end > bytes.len() {
+                let Some(end) = string_end(bytes, at, &h)? else {
                     return Ok(None);
-                }
+                };
                 at = end;
                 true
             }
@@ -126,19 +104,7 @@ pub fn item_len(bytes: &[u8]) -> Result<Option<usize>> {
                 push(&mut frames, Frame::Indefinite { map, odd: false })?;
                 false
             }
-            4 | 5 => {
-                let count = if h.major == 5 {
-                    h.arg
-                        .checked_mul(2)
-                        .ok_or("a map longer than memory can hold")?
-                } else {
-                    h.arg
-                };
-                if count > 0 {
-                    push(&mut frames, Frame::Count(count))?;
-                }
-                count == 0
-            }
+            4 | 5 => open_definite(&mut frames, &h)?,
             // The self-described tag needs no frame: a chain of them nests nothing.
             _ if h.arg == SELF_DESCRIBED => false,
             _ => {
@@ -146,24 +112,91 @@ pub fn item_len(bytes: &[u8]) -> Result<Option<usize>> {
                 false
             }
         };
-        if complete {
-            loop {
-                match frames.last_mut() {
-                    None => return Ok(Some(at)),
-                    Some(Frame::Count(left)) => {
-                        *left -= 1;
-                        if *left > 0 {
-                            break;
-                        }
-                        frames.pop();
-                    }
-                    Some(Frame::Indefinite { map, odd }) => {
-                        *odd = *map && !*odd;
-                        break;
-                    }
-                    Some(Frame::Chunks(_)) => break,
+        if complete && count_complete(&mut frames) {
+            return Ok(Some(at));
+        }
+    }
+}
+
+/// Refuses a head that cannot stand where it is: inside an indefinite-length string, anything
+/// but a definite string of its type or the break; right after a tag, a break.
+#[inline]
+fn check_place(frames: &[Frame], h: &Head, tagged: bool) -> Result<()> {
+    if let Some(Frame::Chunks(major)) = frames.last() {
+        if !h.is_break() && (h.major != *major || h.indefinite()) {
+            return Err(
+                "a chunk of an indefinite-length string is not a definite string of its type"
+                    .into(),
+            );
+        }
+    }
+    if h.is_break() && tagged {
+        return Err("a tag without content".into());
+    }
+    Ok(())
+}
+
+/// Ends the indefinite-length item a break closes; `true`, as that item is now complete.
+#[inline]
+fn close_indefinite(frames: &mut Vec<Frame>) -> Result<bool> {
+    match frames.pop() {
+        Some(Frame::Chunks(_)) => Ok(true),
+        Some(Frame::Indefinite { odd: false, .. }) => Ok(true),
+        Some(Frame::Indefinite { odd: true, .. }) => {
+            Err("a map ends between a key and its value".into())
+        }
+        _ => Err("a break outside an indefinite-length item".into()),
+    }
+}
+
+/// Where the definite-length string whose content starts at `at` ends; `None` while its
+/// content has not all arrived.
+#[inline]
+fn string_end(bytes: &[u8], at: usize, h: &Head) -> Result<Option<usize>> {
+    let end = usize::try_from(h.arg)
+        .ok()
+        .and_then(|len| at.checked_add(len))
+        .filter(|end| isize::try_from(*end).is_ok())
+        .ok_or("a string longer than memory can hold")?;
+    Ok((end <= bytes.len()).then_some(end))
+}
+
+/// Opens a definite-length array or map: a level that waits for its elements (a map's keys and
+/// values); `true` when it has none, and so is already complete.
+#[inline]
+fn open_definite(frames: &mut Vec<Frame>, h: &Head) -> Result<bool> {
+    let count = if h.major == 5 {
+        h.arg
+            .checked_mul(2)
+            .ok_or("a map longer than memory can hold")?
+    } else {
+        h.arg
+    };
+    if count > 0 {
+        push(frames, Frame::Count(count))?;
+    }
+    Ok(count == 0)
+}
+
+/// Counts an item that just completed in the levels that wait for it, closing each level it
+/// completes in turn; `true` when it was the outermost item, whose end is the answer.
+#[inline]
+fn count_complete(frames: &mut Vec<Frame>) -> bool {
+    loop {
+        match frames.last_mut() {
+            None => return true,
+            Some(Frame::Count(left)) => {
+                *left -= 1;
+                if *left > 0 {
+                    return false;
                 }
+                frames.pop();
             }
+            Some(Frame::Indefinite { map, odd }) => {
+                *odd = *map && !*odd;
+                return false;
+            }
+            Some(Frame::Chunks(_)) => return false,
         }
     }
 }

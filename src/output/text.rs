@@ -3,12 +3,12 @@
 use super::diff::write_unified;
 use crate::format::wait;
 use crate::format::{count, local_time};
-use crate::informer::transition::ReflectorEvent;
+use crate::informer::transition::{CloseReason, ReflectorEvent};
 use crate::recording::{
     BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
 };
 use std::io::Write;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 const RESET: &str = "\x1b[0m";
 
@@ -167,26 +167,12 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
         ReflectorEvent::ListComplete {
             resource_version,
             objects,
-            pages: 0,
-            ..
-        } => format!(
-            "received {} by watch-list, synced at RV {resource_version}",
-            count(*objects as u64, "initial event")
-        ),
+            pages,
+            relist,
+        } => describe_list_complete(resource_version, *objects, *pages, *relist),
         ReflectorEvent::Fallback { reason } => {
             format!("{reason}; falling back to LIST + WATCH, as client-go does")
         }
-        ReflectorEvent::ListComplete {
-            resource_version,
-            objects,
-            pages,
-            relist,
-        } => format!(
-            "{} {} in {} at RV {resource_version}",
-            if *relist { "relisted" } else { "listed" },
-            count(*objects as u64, "object"),
-            count(*pages as u64, "page")
-        ),
         ReflectorEvent::ListRestarted { reason, objects } => format!(
             "the LIST was cut short after {} ({reason}); listing again to find what changed",
             count(*objects as u64, "object")
@@ -203,21 +189,7 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
             resource_version,
             reason,
             retry_in,
-        } => match retry_in {
-            // A malformed or oversized event is followed by a relist, not a resume.
-            Some(d) if reason.relists() => format!(
-                "watch closed at RV {resource_version}: {reason} in {}",
-                wait(*d)
-            ),
-            Some(d) if !d.is_zero() => format!(
-                "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version} in {}",
-                wait(*d)
-            ),
-            Some(_) => format!(
-                "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version}"
-            ),
-            None => format!("watch closed at RV {resource_version}: {reason}"),
-        },
+        } => describe_watch_closed(resource_version, reason, *retry_in),
         ReflectorEvent::ListFailed { error, retry_in } => format!(
             "{error}; listing again from the failed page in {}",
             wait(*retry_in)
@@ -233,23 +205,75 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
         ReflectorEvent::Expired {
             resource_version,
             message,
-            oldest_resource_version: Some(oldest),
-        } => format!(
-            "RV {resource_version} expired (410 Gone: {message}): the server's history now starts \
-             at RV {oldest} (the API server restarted and its watch cache starts there, or older \
-             history was compacted); relisting to find what changed"
-        ),
-        ReflectorEvent::Expired {
+            oldest_resource_version,
+        } => describe_expired(
             resource_version,
             message,
-            oldest_resource_version: None,
-        } => format!(
-            "RV {resource_version} expired (410 Gone: {message}); relisting to find what changed"
+            oldest_resource_version.as_deref(),
         ),
         // Never a notice (`Transition::of` refuses them): records of their own.
         ReflectorEvent::Listed { .. }
         | ReflectorEvent::Watched { .. }
         | ReflectorEvent::Bookmark { .. } => String::new(),
+    }
+}
+
+/// A LIST's end: a watch-list's initial events (no pages), or the objects a LIST or a relist
+/// found in its pages.
+fn describe_list_complete(
+    resource_version: &str,
+    objects: usize,
+    pages: usize,
+    relist: bool,
+) -> String {
+    if pages == 0 {
+        return format!(
+            "received {} by watch-list, synced at RV {resource_version}",
+            count(objects as u64, "initial event")
+        );
+    }
+    format!(
+        "{} {} in {} at RV {resource_version}",
+        if relist { "relisted" } else { "listed" },
+        count(objects as u64, "object"),
+        count(pages as u64, "page")
+    )
+}
+
+/// A watch's end, and whether and when it resumes.
+fn describe_watch_closed(
+    resource_version: &str,
+    reason: &CloseReason,
+    retry_in: Option<Duration>,
+) -> String {
+    match retry_in {
+        // A malformed or oversized event is followed by a relist, not a resume.
+        Some(d) if reason.relists() => format!(
+            "watch closed at RV {resource_version}: {reason} in {}",
+            wait(d)
+        ),
+        Some(d) if !d.is_zero() => format!(
+            "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version} in {}",
+            wait(d)
+        ),
+        Some(_) => format!(
+            "watch closed at RV {resource_version}: {reason}; resuming from RV {resource_version}"
+        ),
+        None => format!("watch closed at RV {resource_version}: {reason}"),
+    }
+}
+
+/// A 410 Gone: the RV is older than the server's history, whose start the message may name.
+fn describe_expired(resource_version: &str, message: &str, oldest: Option<&str>) -> String {
+    match oldest {
+        Some(oldest) => format!(
+            "RV {resource_version} expired (410 Gone: {message}): the server's history now starts \
+             at RV {oldest} (the API server restarted and its watch cache starts there, or older \
+             history was compacted); relisting to find what changed"
+        ),
+        None => format!(
+            "RV {resource_version} expired (410 Gone: {message}); relisting to find what changed"
+        ),
     }
 }
 

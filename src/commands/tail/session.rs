@@ -176,35 +176,13 @@ impl Session<'_> {
     /// sent it, what a relist revealed as the cache's notifications say, a transition as a
     /// notice.
     fn handle(&mut self, feed: usize, event: ReflectorEvent) -> Result<()> {
-        let mut notifications = Vec::new();
-        if let Some(item) = fifo_item(event.clone(), tokio::time::Instant::now()) {
-            self.feeds[feed]
-                .cache
-                .apply(item, &mut |n, sync| notifications.push((n.kind, sync)));
-        }
+        let notifications = self.update_cache(feed, &event);
         match &event {
-            // The initial state as the server sent it.
             ReflectorEvent::Listed {
                 object,
                 received_at,
                 relist: false,
-            } if self.config.initial != InitialMode::None => self.print_object(
-                feed,
-                EventType::Added,
-                Origin::Initial,
-                object,
-                *received_at,
-            )?,
-            // Not printed, but what it owns and is owned by counts for what is followed.
-            ReflectorEvent::Listed {
-                object,
-                relist: false,
-                ..
-            } => {
-                if let Some(follow) = &mut self.follow {
-                    follow.observe(feed, &self.feeds[feed].kind, EventType::Added, object);
-                }
-            }
+            } => self.initial_object(feed, object, *received_at)?,
             ReflectorEvent::Listed {
                 received_at,
                 relist: true,
@@ -214,29 +192,13 @@ impl Session<'_> {
                 resource_version,
                 relist,
                 ..
-            } => {
-                if *relist {
-                    if self.feeds[feed].listed {
-                        self.feeds[feed].stats.relists += 1;
-                    }
-                    self.print_revealed(feed, notifications, SystemTime::now())?;
-                }
-                self.feeds[feed].listed = true;
-                self.check_until(feed, resource_version)?;
-            }
+            } => self.list_complete(feed, resource_version, *relist, notifications)?,
             ReflectorEvent::Watched {
                 event_type,
                 object,
                 received_at,
             } => {
-                let previous = match notifications.pop() {
-                    Some((NotificationKind::Update { old, .. }, _))
-                        if *event_type == EventType::Modified =>
-                    {
-                        Some(old)
-                    }
-                    _ => None,
-                };
+                let previous = replaced(notifications, *event_type);
                 self.print_object_with(
                     feed,
                     *event_type,
@@ -250,27 +212,95 @@ impl Session<'_> {
                 resource_version,
                 initial_events_end,
                 received_at,
-            } => {
-                self.feeds[feed].stats.bookmarks += 1;
-                self.feeds[feed].stats.saw_rv(resource_version);
-                self.check_until(feed, resource_version)?;
-                if self.config.bookmarks {
-                    self.printer
-                        .bookmark(&BookmarkEvent {
-                            watch: &self.feeds[feed].watch,
-                            resource_version,
-                            initial_events_end: *initial_events_end,
-                            received_at: *received_at,
-                        })
-                        .map_err(Error::Output)?;
-                }
-            }
+            } => self.bookmark(feed, resource_version, *initial_events_end, *received_at)?,
             ReflectorEvent::WatchClosed {
                 retry_in: Some(_), ..
             } => self.feeds[feed].stats.reconnects += 1,
             _ => {}
         }
-        match Transition::of(&event) {
+        self.print_transition(feed, &event)
+    }
+
+    /// Feeds `event` to its resource's cache, and returns what the cache notified (each with
+    /// whether it was a resync's): what a relist revealed, or the version a MODIFIED replaced.
+    fn update_cache(
+        &mut self,
+        feed: usize,
+        event: &ReflectorEvent,
+    ) -> Vec<(NotificationKind, bool)> {
+        let mut notifications = Vec::new();
+        if let Some(item) = fifo_item(event.clone(), tokio::time::Instant::now()) {
+            self.feeds[feed]
+                .cache
+                .apply(item, &mut |n, sync| notifications.push((n.kind, sync)));
+        }
+        notifications
+    }
+
+    /// An object of the first LIST: printed, unless `--initial none` hides the initial state.
+    fn initial_object(
+        &mut self,
+        feed: usize,
+        object: &RawObject,
+        received_at: SystemTime,
+    ) -> Result<()> {
+        if self.config.initial != InitialMode::None {
+            // The initial state as the server sent it.
+            return self.print_object(feed, EventType::Added, Origin::Initial, object, received_at);
+        }
+        // Not printed, but what it owns and is owned by counts for what is followed.
+        if let Some(follow) = &mut self.follow {
+            follow.observe(feed, &self.feeds[feed].kind, EventType::Added, object);
+        }
+        Ok(())
+    }
+
+    /// The end of a LIST: a relist's findings printed (and counted, unless it was the first
+    /// LIST), the starting state complete, and its RV kept for `--until-rv`.
+    fn list_complete(
+        &mut self,
+        feed: usize,
+        resource_version: &str,
+        relist: bool,
+        notifications: Vec<(NotificationKind, bool)>,
+    ) -> Result<()> {
+        if relist {
+            if self.feeds[feed].listed {
+                self.feeds[feed].stats.relists += 1;
+            }
+            self.print_revealed(feed, notifications, SystemTime::now())?;
+        }
+        self.feeds[feed].listed = true;
+        self.check_until(feed, resource_version)
+    }
+
+    /// A bookmark: counted, its RV kept for `--until-rv`, and printed unless `--no-bookmarks`.
+    fn bookmark(
+        &mut self,
+        feed: usize,
+        resource_version: &str,
+        initial_events_end: bool,
+        received_at: SystemTime,
+    ) -> Result<()> {
+        self.feeds[feed].stats.bookmarks += 1;
+        self.feeds[feed].stats.saw_rv(resource_version);
+        self.check_until(feed, resource_version)?;
+        if self.config.bookmarks {
+            self.printer
+                .bookmark(&BookmarkEvent {
+                    watch: &self.feeds[feed].watch,
+                    resource_version,
+                    initial_events_end,
+                    received_at,
+                })
+                .map_err(Error::Output)?;
+        }
+        Ok(())
+    }
+
+    /// Prints `event` as a notice if it is one: any event but an object's or a bookmark.
+    fn print_transition(&mut self, feed: usize, event: &ReflectorEvent) -> Result<()> {
+        match Transition::of(event) {
             Some(transition) => self
                 .printer
                 .notice(
@@ -544,5 +574,19 @@ impl Session<'_> {
             *newest = Some(rv);
         }
         Ok(())
+    }
+}
+
+/// The cache's version of the object a MODIFIED replaced (in the last notification its event
+/// caused), which says what changed; none for any other event.
+fn replaced(
+    mut notifications: Vec<(NotificationKind, bool)>,
+    event_type: EventType,
+) -> Option<RawObject> {
+    match notifications.pop() {
+        Some((NotificationKind::Update { old, .. }, _)) if event_type == EventType::Modified => {
+            Some(old)
+        }
+        _ => None,
     }
 }

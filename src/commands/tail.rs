@@ -27,55 +27,103 @@ use crate::output::text::qualified_kind;
 use crate::output::text::TextPrinter;
 use crate::recording::{start_notice, EventPrinter, JsonPrinter, Tee};
 use crate::tail::follow::Follow;
+use std::path::Path;
 use std::time::Instant;
 
 /// Runs `tail` and returns the exit code.
 pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
-    let (watches, follow) = match &config.follow_owned {
+    let (watches, follow) = resolve_watches(global, &config).await?;
+    let mut feeds = Vec::with_capacity(watches.len());
+    let mut reflectors = Vec::with_capacity(watches.len());
+    for (i, lw) in watches.into_iter().enumerate() {
+        feeds.push(feed(&lw, i == 0, &config));
+        reflectors.push(Reflector::new(lw, reflector_config(&config)));
+    }
+    let several = feeds.len() > 1 || follow.is_some();
+    let mut printer = output_printer(&config, several);
+    if let Some(path) = &config.record {
+        printer = with_record(printer, path)?;
+    }
+    let started = Instant::now();
+    let mut session = Session {
+        config: &config,
+        printer: printer.as_mut(),
+        feeds,
+        follow,
+        objects: 0,
+        until_reached: false,
+    };
+    let outcome = session.run(Merged::start(reflectors)).await;
+    let summary = summary(&session.feeds, started.elapsed());
+    let missed_end = matches!(outcome, Ok(Stop::TimedOut)).then(|| session.missed_end());
+    let _ = printer.flush();
+    if config.stats || stderr_is_terminal() {
+        for line in summary {
+            eprintln!("{line}");
+        }
+    }
+    match outcome {
+        Ok(Stop::Done) => Ok(EXIT_OK),
+        Ok(Stop::TimedOut) => Err(Error::TimedOut(missed_end.unwrap_or_default())),
+        Ok(Stop::Interrupted) => Ok(crate::stop::exit_code()),
+        Err(e) => Err(e),
+    }
+}
+
+/// What tail watches: each resource named, or with `--follow-owned` the owner's resource and
+/// those it may own, with the owner graph that picks the followed objects among them.
+async fn resolve_watches(
+    global: &GlobalConfig,
+    config: &TailConfig,
+) -> Result<(Vec<ListWatch>, Option<Follow>)> {
+    Ok(match &config.follow_owned {
         None => {
             let targets = resolve_targets(global, &config.resources, VERBS).await?;
             let watches = targets
                 .into_iter()
-                .map(|t| list_watch(t, &config, config.field_selector.clone()))
+                .map(|t| list_watch(t, config, config.field_selector.clone()))
                 .collect();
             (watches, None)
         }
         Some(owned_kinds) => {
             let name = config.name.as_deref().unwrap_or_default();
-            let watches = follow_watches(global, &config, owned_kinds.as_deref()).await?;
+            let watches = follow_watches(global, config, owned_kinds.as_deref()).await?;
             (watches, Some(Follow::new(0, name)))
         }
-    };
-    let mut feeds = Vec::with_capacity(watches.len());
-    let mut reflectors = Vec::with_capacity(watches.len());
-    for (i, lw) in watches.into_iter().enumerate() {
-        // The name selects the first watch's objects, unless it is an owner whose whole kind
-        // is watched (`--follow-owned` of an object that owns others of its kind).
-        let by_name = i == 0
-            && lw
-                .field_selector
-                .as_deref()
-                .is_some_and(|f| f.starts_with("metadata.name="));
-        let lookup = (lw.namespace.is_some() || by_name).then(|| Lookup {
-            cluster: lw.cluster.clone(),
-            name: config.name.clone().filter(|_| by_name),
-        });
-        feeds.push(Feed {
-            kind: qualified_kind(&lw.resource.kind, &lw.resource.api_version()),
-            watch: start_notice(&lw),
-            started: false,
-            redact: lw.resource.is_secret() && !config.show_secret_data,
-            stats: Stats::default(),
-            cache: Cache::new(),
-            listed: config.from_rv.is_some(),
-            newest_rv: None,
-            lookup,
-        });
-        reflectors.push(Reflector::new(lw, reflector_config(&config)));
+    })
+}
+
+/// The feed of one watch (`first`: the first of the run's), before anything arrived.
+fn feed(lw: &ListWatch, first: bool, config: &TailConfig) -> Feed {
+    // The name selects the first watch's objects, unless it is an owner whose whole kind
+    // is watched (`--follow-owned` of an object that owns others of its kind).
+    let by_name = first
+        && lw
+            .field_selector
+            .as_deref()
+            .is_some_and(|f| f.starts_with("metadata.name="));
+    let lookup = (lw.namespace.is_some() || by_name).then(|| Lookup {
+        cluster: lw.cluster.clone(),
+        name: config.name.clone().filter(|_| by_name),
+    });
+    Feed {
+        kind: qualified_kind(&lw.resource.kind, &lw.resource.api_version()),
+        watch: start_notice(lw),
+        started: false,
+        redact: lw.resource.is_secret() && !config.show_secret_data,
+        stats: Stats::default(),
+        cache: Cache::new(),
+        listed: config.from_rv.is_some(),
+        newest_rv: None,
+        lookup,
     }
-    let several = feeds.len() > 1 || follow.is_some();
+}
+
+/// The printer `-o` asks for, on stdout (text and kubectl's forms put notices on stderr); with
+/// `several` resources, each line names its own.
+fn output_printer(config: &TailConfig, several: bool) -> Box<dyn EventPrinter> {
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut printer: Box<dyn EventPrinter> = match config.output {
+    match config.output {
         OutputFormat::Text | OutputFormat::Wide => {
             let text = TextPrinter::new(
                 stdout,
@@ -104,45 +152,24 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
                 several,
             ))
         }
-    };
-    if let Some(path) = &config.record {
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| {
-                Error::File(format!(
-                    "cannot create --record file {}: {e}: name a new file in a writable directory",
-                    path.display()
-                ))
-            })?;
-        let recorder = JsonPrinter::new(std::io::BufWriter::new(file));
-        printer = Box::new(Tee(vec![printer, Box::new(recorder)]));
     }
-    let started = Instant::now();
-    let mut session = Session {
-        config: &config,
-        printer: printer.as_mut(),
-        feeds,
-        follow,
-        objects: 0,
-        until_reached: false,
-    };
-    let outcome = session.run(Merged::start(reflectors)).await;
-    let summary = summary(&session.feeds, started.elapsed());
-    let missed_end = matches!(outcome, Ok(Stop::TimedOut)).then(|| session.missed_end());
-    let _ = printer.flush();
-    if config.stats || stderr_is_terminal() {
-        for line in summary {
-            eprintln!("{line}");
-        }
-    }
-    match outcome {
-        Ok(Stop::Done) => Ok(EXIT_OK),
-        Ok(Stop::TimedOut) => Err(Error::TimedOut(missed_end.unwrap_or_default())),
-        Ok(Stop::Interrupted) => Ok(crate::stop::exit_code()),
-        Err(e) => Err(e),
-    }
+}
+
+/// `--record`: `printer`'s events also recorded, as JSON Lines, in a new file (tail never
+/// overwrites one).
+fn with_record(printer: Box<dyn EventPrinter>, path: &Path) -> Result<Box<dyn EventPrinter>> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| {
+            Error::File(format!(
+                "cannot create --record file {}: {e}: name a new file in a writable directory",
+                path.display()
+            ))
+        })?;
+    let recorder = JsonPrinter::new(std::io::BufWriter::new(file));
+    Ok(Box::new(Tee(vec![printer, Box::new(recorder)])))
 }
 
 /// What tail needs of a resource: to list and watch it.

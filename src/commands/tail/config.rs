@@ -59,68 +59,22 @@ impl TailConfig {
         if resources.len() > 1 {
             one_resource_only(args, name.as_deref())?;
         }
-        if let Some(l) = &args.selector {
-            validate_label_selector(l).map_err(Error::Usage)?;
-        }
-        if let Some(f) = &args.field_selector {
-            validate_field_selector(f).map_err(Error::Usage)?;
-        }
+        check_selectors(args)?;
         let field_selector = field_selector(args, name.as_deref())?;
-        if let Some(path) = &args.record {
-            if path.exists() {
-                return Err(Error::Usage(format!(
-                    "--record {}: the file exists; name a new file (tail never overwrites one)",
-                    path.display()
-                )));
-            }
-        }
+        check_record(args)?;
         if args.chunk_size == 0 {
             return Err(Error::Usage(
                 "--chunk-size must be at least 1 (objects per LIST page)".into(),
             ));
         }
-        let server_timeout = nonzero(args.server_timeout);
-        if let Some(rv) = &args.from_rv {
-            if rv.is_empty() || rv == "0" {
-                return Err(Error::Usage(format!(
-                    "--from-rv \"{rv}\" is not a point in history (\"\" and \"0\" mean \"any\"): pass a \
-                     resourceVersion that tail or kubectl printed, or use --initial list"
-                )));
-            }
-        }
-        let until_rv = match &args.until_rv {
-            Some(rv) => Some(ResourceVersion::parse(rv).map_err(|_| {
-                Error::Usage(format!(
-                    "--until-rv \"{rv}\" is not a resourceVersion number (the values tail prints)"
-                ))
-            })?),
-            None => None,
-        };
-        if args.max_events == Some(0) {
-            return Err(Error::Usage(
-                "--max-events 0: tail would print nothing; give at least 1".into(),
-            ));
-        }
-        let run_for = nonzero(args.run_for);
-        let timeout = nonzero(args.timeout);
-        if let (Some(t), None, None) = (timeout, &until_rv, args.max_events) {
-            let t = crate::format::duration(t);
-            return Err(Error::Usage(format!(
-                "--timeout {t} limits the wait for --until-rv or --max-events, and neither is \
-                 given: to stop after {t} and exit 0, use --for {t}"
-            )));
-        }
-        let follow_owned = match (args.follow_owned, &args.owned_kinds) {
-            (false, _) => None,
-            (true, None) => Some(None),
-            (true, Some(kinds)) => Some(Some(
-                resource_list(kinds).map_err(|e| Error::Usage(format!("--owned-kinds: {e}")))?,
-            )),
-        };
+        check_from_rv(args)?;
+        let until_rv = until_rv(args)?;
+        let (run_for, timeout) = (nonzero(args.run_for), nonzero(args.timeout));
+        check_end(args, until_rv.as_ref(), timeout)?;
         Ok(TailConfig {
             resources,
             name,
-            follow_owned,
+            follow_owned: follow_owned(args)?,
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
             field_selector,
             initial: args.initial,
@@ -134,7 +88,7 @@ impl TailConfig {
             chunk_size: args.chunk_size,
             bookmarks: !args.no_bookmarks,
             reconnect: !args.no_reconnect,
-            server_timeout: server_timeout.map(|d| d.as_secs()),
+            server_timeout: nonzero(args.server_timeout).map(|d| d.as_secs()),
             max_events: args.max_events,
             run_for,
             timeout,
@@ -151,6 +105,88 @@ impl TailConfig {
             },
         })
     }
+}
+
+/// `-l` and `--field-selector` in the server's syntax, checked before any request.
+fn check_selectors(args: &TailArgs) -> Result<()> {
+    if let Some(l) = &args.selector {
+        validate_label_selector(l).map_err(Error::Usage)?;
+    }
+    if let Some(f) = &args.field_selector {
+        validate_field_selector(f).map_err(Error::Usage)?;
+    }
+    Ok(())
+}
+
+/// `--record` names a file that does not exist yet: tail never overwrites one.
+fn check_record(args: &TailArgs) -> Result<()> {
+    if let Some(path) = &args.record {
+        if path.exists() {
+            return Err(Error::Usage(format!(
+                "--record {}: the file exists; name a new file (tail never overwrites one)",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--from-rv` names a point in history: "" and "0" would mean any.
+fn check_from_rv(args: &TailArgs) -> Result<()> {
+    if let Some(rv) = &args.from_rv {
+        if rv.is_empty() || rv == "0" {
+            return Err(Error::Usage(format!(
+                "--from-rv \"{rv}\" is not a point in history (\"\" and \"0\" mean \"any\"): pass a \
+                 resourceVersion that tail or kubectl printed, or use --initial list"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `--until-rv` as a number, to compare the RVs seen with.
+fn until_rv(args: &TailArgs) -> Result<Option<ResourceVersion>> {
+    match &args.until_rv {
+        Some(rv) => Ok(Some(ResourceVersion::parse(rv).map_err(|_| {
+            Error::Usage(format!(
+                "--until-rv \"{rv}\" is not a resourceVersion number (the values tail prints)"
+            ))
+        })?)),
+        None => Ok(None),
+    }
+}
+
+/// The stop conditions: `--max-events` lets something print, and a `--timeout` has a wait to
+/// limit (for `--until-rv` or `--max-events`).
+fn check_end(
+    args: &TailArgs,
+    until_rv: Option<&ResourceVersion>,
+    timeout: Option<Duration>,
+) -> Result<()> {
+    if args.max_events == Some(0) {
+        return Err(Error::Usage(
+            "--max-events 0: tail would print nothing; give at least 1".into(),
+        ));
+    }
+    if let (Some(t), None, None) = (timeout, until_rv, args.max_events) {
+        let t = crate::format::duration(t);
+        return Err(Error::Usage(format!(
+            "--timeout {t} limits the wait for --until-rv or --max-events, and neither is \
+             given: to stop after {t} and exit 0, use --for {t}"
+        )));
+    }
+    Ok(())
+}
+
+/// `--follow-owned`, with the resources `--owned-kinds` names to look for owned objects in.
+fn follow_owned(args: &TailArgs) -> Result<Option<Option<Vec<String>>>> {
+    Ok(match (args.follow_owned, &args.owned_kinds) {
+        (false, _) => None,
+        (true, None) => Some(None),
+        (true, Some(kinds)) => Some(Some(
+            resource_list(kinds).map_err(|e| Error::Usage(format!("--owned-kinds: {e}")))?,
+        )),
+    })
 }
 
 /// The resource argument and the object's name: `deploy web` or kubectl's `deploy/web`.

@@ -8,8 +8,10 @@ pub use config::{ReflectorConfig, ReflectorError, Start, INITIAL_EVENTS_TIMEOUT}
 
 use super::backoff::Backoff;
 use super::listwatch::{
-    ListOptions, ListWatch, ListerWatcher, StreamError, WatchEvent, WatchOptions, WatchStream,
+    ApiStatus, ListOptions, ListWatch, ListerWatcher, StreamError, WatchEvent, WatchOptions,
+    WatchStream,
 };
+use super::object::RawObject;
 use super::transition::{oldest_resource_version, CloseReason, EventType, ReflectorEvent};
 use crate::cluster::ClusterError;
 use std::collections::VecDeque;
@@ -312,6 +314,8 @@ impl<L: ListerWatcher> Reflector<L> {
         }
     }
 
+    /// Waits for the watch's next event (or for it to be presumed dead, or a watch-list's
+    /// initial events to time out) and takes it in: the watch goes on, or what follows it.
     async fn read_watch(
         &mut self,
         mut stream: WatchStream,
@@ -330,63 +334,25 @@ impl<L: ListerWatcher> Reflector<L> {
             }
         };
         let Some(next) = next else {
-            let reason = format!(
-                "the server did not end the watch {}s after its timeoutSeconds ({}s): presumed dead",
-                DEAD_WATCH_GRACE.as_secs(),
-                asked.as_secs()
-            );
-            return self.ended(CloseReason::ConnectionLost(reason), opened, events, asked);
+            return self.presumed_dead(opened, events, asked);
         };
         let received_at = SystemTime::now();
         if matches!(next, Ok(Some(ref e)) if !matches!(e, WatchEvent::Error(_))) {
             self.replaying = false;
         }
-        let (event_type, object) = match next {
-            Ok(Some(WatchEvent::Added(o))) => (EventType::Added, o),
-            Ok(Some(WatchEvent::Modified(o))) => (EventType::Modified, o),
-            Ok(Some(WatchEvent::Deleted(o))) => (EventType::Deleted, o),
+        match next {
+            Ok(Some(WatchEvent::Added(o))) => self.object_event(EventType::Added, o, received_at),
+            Ok(Some(WatchEvent::Modified(o))) => {
+                self.object_event(EventType::Modified, o, received_at)
+            }
+            Ok(Some(WatchEvent::Deleted(o))) => {
+                self.object_event(EventType::Deleted, o, received_at)
+            }
             Ok(Some(WatchEvent::Bookmark {
                 resource_version,
                 initial_events_end,
-            })) => {
-                self.resource_version = resource_version.clone();
-                self.pending.push_back(ReflectorEvent::Bookmark {
-                    resource_version: resource_version.clone(),
-                    initial_events_end,
-                    received_at,
-                });
-                if let (true, Some(objects)) = (initial_events_end, self.initial_events) {
-                    self.initial_events = None;
-                    self.pending.push_back(ReflectorEvent::ListComplete {
-                        resource_version,
-                        objects,
-                        pages: 0,
-                        relist: false,
-                    });
-                }
-                return Ok(State::Watching {
-                    stream,
-                    opened,
-                    events: events + 1,
-                    asked,
-                    dead,
-                });
-            }
-            // client-go's isExpiredError: reason Expired or Gone, or code 410.
-            Ok(Some(WatchEvent::Error(status)))
-                if status.code == 410 || matches!(status.reason.as_str(), "Expired" | "Gone") =>
-            {
-                return self.expired(status.message);
-            }
-            Ok(Some(WatchEvent::Error(status))) => {
-                return self.closed(
-                    CloseReason::ErrorEvent {
-                        code: status.code,
-                        message: status.message,
-                    },
-                    State::OpenWatch,
-                );
-            }
+            })) => self.bookmark(resource_version, initial_events_end, received_at),
+            Ok(Some(WatchEvent::Error(status))) => return self.error_event(status),
             // client-go's watch decoder treats a reset connection like the end of the stream
             // (`IsProbableEOF`), and its reflector re-opens an ended watch at once unless it was
             // very short: no event in under a second. The very short ones wait out the backoff.
@@ -397,21 +363,37 @@ impl<L: ListerWatcher> Reflector<L> {
             // Resuming from the last RV would ask for the same event again: relist instead, as
             // for a malformed one, and watch from the relist's RV.
             Err(e @ (StreamError::Malformed { .. } | StreamError::TooLarge { .. })) => {
-                let reason = match &e {
-                    StreamError::TooLarge { .. } => CloseReason::TooLarge(e.to_string()),
-                    _ => CloseReason::Malformed(e.to_string()),
-                };
-                return self.closed(
-                    reason,
-                    State::List {
-                        continue_token: None,
-                        pages: 0,
-                        objects: 0,
-                        relist: true,
-                    },
-                );
+                return self.undecodable(e);
             }
-        };
+        }
+        Ok(State::Watching {
+            stream,
+            opened,
+            events: events + 1,
+            asked,
+            dead,
+        })
+    }
+
+    /// The watch outlived its `timeoutSeconds` by [`DEAD_WATCH_GRACE`] without the server
+    /// ending it: taken for a connection lost.
+    fn presumed_dead(
+        &mut self,
+        opened: Instant,
+        events: u64,
+        asked: Duration,
+    ) -> Result<State, ReflectorError> {
+        let reason = format!(
+            "the server did not end the watch {}s after its timeoutSeconds ({}s): presumed dead",
+            DEAD_WATCH_GRACE.as_secs(),
+            asked.as_secs()
+        );
+        self.ended(CloseReason::ConnectionLost(reason), opened, events, asked)
+    }
+
+    /// An object event of the watch: while a watch-list's initial events arrive, an ADDED is
+    /// one of them; any other is a change, whose RV is the one to resume from.
+    fn object_event(&mut self, event_type: EventType, object: RawObject, received_at: SystemTime) {
         if let (Some(count), EventType::Added) = (self.initial_events.as_mut(), event_type) {
             // A watch-list's initial state: not yet synced, so the RV does not advance.
             *count += 1;
@@ -430,13 +412,64 @@ impl<L: ListerWatcher> Reflector<L> {
                 received_at,
             });
         }
-        Ok(State::Watching {
-            stream,
-            opened,
-            events: events + 1,
-            asked,
-            dead,
-        })
+    }
+
+    /// A bookmark: its RV is the one to resume from, and the one that ends a watch-list's
+    /// initial events completes their LIST at that RV.
+    fn bookmark(
+        &mut self,
+        resource_version: String,
+        initial_events_end: bool,
+        received_at: SystemTime,
+    ) {
+        self.resource_version = resource_version.clone();
+        self.pending.push_back(ReflectorEvent::Bookmark {
+            resource_version: resource_version.clone(),
+            initial_events_end,
+            received_at,
+        });
+        if let (true, Some(objects)) = (initial_events_end, self.initial_events) {
+            self.initial_events = None;
+            self.pending.push_back(ReflectorEvent::ListComplete {
+                resource_version,
+                objects,
+                pages: 0,
+                relist: false,
+            });
+        }
+    }
+
+    /// An ERROR event: a 410 expires the RV, anything else re-opens the watch after the backoff.
+    fn error_event(&mut self, status: ApiStatus) -> Result<State, ReflectorError> {
+        // client-go's isExpiredError: reason Expired or Gone, or code 410.
+        if status.code == 410 || matches!(status.reason.as_str(), "Expired" | "Gone") {
+            return self.expired(status.message);
+        }
+        self.closed(
+            CloseReason::ErrorEvent {
+                code: status.code,
+                message: status.message,
+            },
+            State::OpenWatch,
+        )
+    }
+
+    /// An event that cannot be read (malformed, or refused by size): the watch closes, and a
+    /// relist follows after the backoff.
+    fn undecodable(&mut self, e: StreamError) -> Result<State, ReflectorError> {
+        let reason = match &e {
+            StreamError::TooLarge { .. } => CloseReason::TooLarge(e.to_string()),
+            _ => CloseReason::Malformed(e.to_string()),
+        };
+        self.closed(
+            reason,
+            State::List {
+                continue_token: None,
+                pages: 0,
+                objects: 0,
+                relist: true,
+            },
+        )
     }
 
     /// A watch-list whose initial events never ended (no `k8s.io/initial-events-end` bookmark

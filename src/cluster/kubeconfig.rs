@@ -288,75 +288,9 @@ pub async fn from_kubeconfig(
 ) -> Result<LoadedConfig, ClusterError> {
     let mut kubeconfig = kubeconfig;
     let overrides = &selection.overrides;
-    let context_name =
-        match selection
-            .context
-            .clone()
-            .or_else(|| kubeconfig.current_context.clone())
-        {
-            Some(name) if !name.is_empty() => name,
-            // `kubectl --server URL --token T` works with no kubeconfig at all: the flags are the
-            // whole configuration, in a context of their own.
-            _ if overrides.server.is_some() => {
-                kubeconfig.contexts.push(NamedContext {
-                    name: FLAGS_CONTEXT.to_string(),
-                    context: Some(Context {
-                        cluster: FLAGS_CONTEXT.to_string(),
-                        user: Some(FLAGS_CONTEXT.to_string()),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                });
-                kubeconfig.clusters.push(NamedCluster {
-                    name: FLAGS_CONTEXT.to_string(),
-                    ..Default::default()
-                });
-                kubeconfig.auth_infos.push(NamedAuthInfo {
-                    name: FLAGS_CONTEXT.to_string(),
-                    ..Default::default()
-                });
-                FLAGS_CONTEXT.to_string()
-            }
-            _ => return Err(ClusterError::KubeconfigUnusable {
-                source_desc: source_desc.to_string(),
-                reason:
-                    "it has no current-context: pass --context (see kubectl config get-contexts)"
-                        .to_string(),
-            }),
-        };
-    let context = kubeconfig
-        .contexts
-        .iter()
-        .find(|c| c.name == context_name)
-        .ok_or_else(|| ClusterError::NotInKubeconfig {
-            what: "context",
-            name: context_name.clone(),
-            source_desc: source_desc.to_string(),
-            hint: available("contexts", kubeconfig.contexts.iter().map(|c| &c.name)),
-        })?;
-    let ctx = context.context.clone().unwrap_or_default();
-    let cluster_name = selection.cluster.clone().unwrap_or(ctx.cluster.clone());
-    if !kubeconfig.clusters.iter().any(|c| c.name == cluster_name) && overrides.server.is_none() {
-        return Err(ClusterError::NotInKubeconfig {
-            what: "cluster",
-            name: cluster_name,
-            source_desc: source_desc.to_string(),
-            hint: available("clusters", kubeconfig.clusters.iter().map(|c| &c.name)),
-        });
-    }
-    let user_name = selection
-        .user
-        .clone()
-        .or(ctx.user.clone())
-        .unwrap_or_default();
-    if !user_name.is_empty() && !kubeconfig.auth_infos.iter().any(|u| u.name == user_name) {
-        return Err(ClusterError::NotInKubeconfig {
-            what: "user",
-            name: user_name,
-            source_desc: source_desc.to_string(),
-            hint: available("users", kubeconfig.auth_infos.iter().map(|u| &u.name)),
-        });
-    }
+    let context_name = choose_context(&mut kubeconfig, selection, source_desc)?;
+    let (cluster_name, user_name) =
+        cluster_and_user(&kubeconfig, selection, &context_name, source_desc)?;
     let mut user_entry = Some(user_name.clone()).filter(|u| !u.is_empty());
     if *overrides != Overrides::default() {
         // A context without a user (or flags alone) still gets an entry for --token and --as.
@@ -397,6 +331,100 @@ pub async fn from_kubeconfig(
         user: user_name,
         proxy,
     })
+}
+
+/// The context to use: `--context`, else the kubeconfig's current-context, else, when flags
+/// name a server, a context of the flags' own, added to `kubeconfig`.
+fn choose_context(
+    kubeconfig: &mut Kubeconfig,
+    selection: &KubeconfigSelection,
+    source_desc: &str,
+) -> Result<String, ClusterError> {
+    match selection
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone())
+    {
+        Some(name) if !name.is_empty() => Ok(name),
+        // `kubectl --server URL --token T` works with no kubeconfig at all: the flags are the
+        // whole configuration, in a context of their own.
+        _ if selection.overrides.server.is_some() => {
+            add_flags_context(kubeconfig);
+            Ok(FLAGS_CONTEXT.to_string())
+        }
+        _ => Err(ClusterError::KubeconfigUnusable {
+            source_desc: source_desc.to_string(),
+            reason: "it has no current-context: pass --context (see kubectl config get-contexts)"
+                .to_string(),
+        }),
+    }
+}
+
+/// Adds the context, cluster and user [`FLAGS_CONTEXT`], empty, for the flags to fill.
+fn add_flags_context(kubeconfig: &mut Kubeconfig) {
+    kubeconfig.contexts.push(NamedContext {
+        name: FLAGS_CONTEXT.to_string(),
+        context: Some(Context {
+            cluster: FLAGS_CONTEXT.to_string(),
+            user: Some(FLAGS_CONTEXT.to_string()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    kubeconfig.clusters.push(NamedCluster {
+        name: FLAGS_CONTEXT.to_string(),
+        ..Default::default()
+    });
+    kubeconfig.auth_infos.push(NamedAuthInfo {
+        name: FLAGS_CONTEXT.to_string(),
+        ..Default::default()
+    });
+}
+
+/// The names of the cluster and the user (empty for none) to use: `--cluster` and `--user`, else
+/// the context's; each must be in the kubeconfig, except a cluster that `--server` describes.
+fn cluster_and_user(
+    kubeconfig: &Kubeconfig,
+    selection: &KubeconfigSelection,
+    context_name: &str,
+    source_desc: &str,
+) -> Result<(String, String), ClusterError> {
+    let context = kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == context_name)
+        .ok_or_else(|| ClusterError::NotInKubeconfig {
+            what: "context",
+            name: context_name.to_string(),
+            source_desc: source_desc.to_string(),
+            hint: available("contexts", kubeconfig.contexts.iter().map(|c| &c.name)),
+        })?;
+    let ctx = context.context.clone().unwrap_or_default();
+    let cluster_name = selection.cluster.clone().unwrap_or(ctx.cluster.clone());
+    if !kubeconfig.clusters.iter().any(|c| c.name == cluster_name)
+        && selection.overrides.server.is_none()
+    {
+        return Err(ClusterError::NotInKubeconfig {
+            what: "cluster",
+            name: cluster_name,
+            source_desc: source_desc.to_string(),
+            hint: available("clusters", kubeconfig.clusters.iter().map(|c| &c.name)),
+        });
+    }
+    let user_name = selection
+        .user
+        .clone()
+        .or(ctx.user.clone())
+        .unwrap_or_default();
+    if !user_name.is_empty() && !kubeconfig.auth_infos.iter().any(|u| u.name == user_name) {
+        return Err(ClusterError::NotInKubeconfig {
+            what: "user",
+            name: user_name,
+            source_desc: source_desc.to_string(),
+            hint: available("users", kubeconfig.auth_infos.iter().map(|u| &u.name)),
+        });
+    }
+    Ok((cluster_name, user_name))
 }
 
 fn env_var(name: &str) -> Option<String> {

@@ -36,7 +36,17 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
     page.push_str("</head>\n<body>\n<h1>kubectl informer bench</h1>\n");
     let _ = writeln!(page, "<p>{}</p>", escape(&source_line(report)));
     let _ = writeln!(page, "<p>{}</p>", escape(&report.time));
+    latency_section(&mut page, report);
+    gauge_section(&mut page, report);
+    counters_section(&mut page, report);
+    gates_section(&mut page, report);
+    baseline_section(&mut page, report);
+    page.push_str("</body>\n</html>\n");
+    out.write_all(page.as_bytes())
+}
 
+/// The latencies' table, and their percentiles' chart when any was measured.
+fn latency_section(page: &mut String, report: &BenchReport) {
     page.push_str("<h2>Latency</h2>\n<table>\n<tr>");
     for h in HEADER {
         let _ = write!(page, "<th>{}</th>", escape(h));
@@ -54,7 +64,10 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
     if !bars.is_empty() {
         page.push_str(&percentile_chart(&bars));
     }
+}
 
+/// The gauges' table, and each gauge's chart over the window.
+fn gauge_section(page: &mut String, report: &BenchReport) {
     page.push_str("<h2>Backlog and workqueue depth</h2>\n<table>\n");
     page.push_str("<tr><th>gauge</th><th>max</th><th>mean</th><th>at end</th></tr>\n");
     for (name, g) in gauge_rows(report) {
@@ -69,7 +82,10 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
     for g in gauge_series(report, MAX_POINTS) {
         page.push_str(&time_chart(&g));
     }
+}
 
+/// The window's counts, a paragraph each: events, writes, reactions, reconnects and relists.
+fn counters_section(page: &mut String, report: &BenchReport) {
     let c = &report.counters;
     let _ = writeln!(
         page,
@@ -92,46 +108,54 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
             "<p>watch since the initial sync: {reconnects} reconnects, {relists} relists</p>"
         );
     }
-    if !report.gates.is_empty() {
-        page.push_str("<h2>Gates</h2>\n<ul>\n");
-        for g in &report.gates {
-            let (class, verdict) = if g.failed {
-                ("fail", "FAIL")
-            } else {
-                ("pass", "PASS")
-            };
-            let _ = writeln!(
-                page,
-                "<li class=\"{class}\">{verdict} {}</li>",
-                escape(&g.reading())
-            );
-        }
-        page.push_str("</ul>\n");
+}
+
+/// The `--fail-if` gates, each PASS or FAIL, when any was given.
+fn gates_section(page: &mut String, report: &BenchReport) {
+    if report.gates.is_empty() {
+        return;
     }
-    if let Some(b) = &report.baseline {
+    page.push_str("<h2>Gates</h2>\n<ul>\n");
+    for g in &report.gates {
+        let (class, verdict) = if g.failed {
+            ("fail", "FAIL")
+        } else {
+            ("pass", "PASS")
+        };
         let _ = writeln!(
             page,
-            "<h2>Baseline</h2>\n<p><code>{}</code>, tolerance {}%</p>\n<table>\n\
-             <tr><th>figure</th><th>baseline</th><th>now</th><th>change</th></tr>",
-            escape(&b.file),
-            b.tolerance_percent
+            "<li class=\"{class}\">{verdict} {}</li>",
+            escape(&g.reading())
         );
-        for r in &b.comparisons {
-            let _ = writeln!(
-                page,
-                "<tr{}><td>{}.{}</td><td>{}</td><td>{}</td><td>{:+.1}%</td></tr>",
-                if r.regressed { " class=\"fail\"" } else { "" },
-                escape(&r.metric),
-                escape(&r.stat),
-                format_seconds(r.baseline),
-                format_seconds(r.measured),
-                r.change_percent
-            );
-        }
-        page.push_str("</table>\n");
     }
-    page.push_str("</body>\n</html>\n");
-    out.write_all(page.as_bytes())
+    page.push_str("</ul>\n");
+}
+
+/// The comparison with `--baseline`, when one was given: each figure then and now.
+fn baseline_section(page: &mut String, report: &BenchReport) {
+    let Some(b) = &report.baseline else {
+        return;
+    };
+    let _ = writeln!(
+        page,
+        "<h2>Baseline</h2>\n<p><code>{}</code>, tolerance {}%</p>\n<table>\n\
+         <tr><th>figure</th><th>baseline</th><th>now</th><th>change</th></tr>",
+        escape(&b.file),
+        b.tolerance_percent
+    );
+    for r in &b.comparisons {
+        let _ = writeln!(
+            page,
+            "<tr{}><td>{}.{}</td><td>{}</td><td>{}</td><td>{:+.1}%</td></tr>",
+            if r.regressed { " class=\"fail\"" } else { "" },
+            escape(&r.metric),
+            escape(&r.stat),
+            format_seconds(r.baseline),
+            format_seconds(r.measured),
+            r.change_percent
+        );
+    }
+    page.push_str("</table>\n");
 }
 
 /// Text for HTML, in an element or an attribute.

@@ -2,7 +2,7 @@
 //! in flight counts as drift. Exit 0 no drift, 1 drift, 2 error (kubectl diff's convention),
 //! 124 `--timeout` reached before the comparison finished.
 
-use super::{nonzero, resolve_target, sleep_until, GlobalConfig};
+use super::{create_new_file, nonzero, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{CacheInitial, DiffArgs, ReportFormat};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::diff::compare::{compare_cache, compare_live, when_settled, why_stopped};
@@ -618,17 +618,8 @@ fn print_watch_troubles(running: &RunningInformer) -> tokio::task::JoinHandle<()
 /// Writes the cache in tail's recording format, Secret values redacted as tail records them
 /// (`--cache-file` redacts the LIST it compares with the same way), once no relist is part-way
 /// through it.
-async fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &PathBuf) -> Result<()> {
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| {
-            Error::File(format!(
-                "cannot create --save-cache file {}: {e}: name a new file in a writable directory",
-                path.display()
-            ))
-        })?;
+async fn save_cache(running: &RunningInformer, lw: &ListWatch, path: &Path) -> Result<()> {
+    let file = create_new_file("--save-cache", path)?;
     let start = recording::start_notice(lw);
     let redact = lw.resource.is_secret();
     when_settled(running, |store| {

@@ -17,6 +17,7 @@ use crate::cluster::{
 use crate::error::{Error, Result};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::Encoding;
+use std::path::Path;
 use std::time::Duration;
 
 /// kubectl's global flags, validated.
@@ -271,6 +272,21 @@ pub(crate) async fn sleep_until(deadline: Option<tokio::time::Instant>) {
         Some(d) => tokio::time::sleep_until(d).await,
         None => std::future::pending().await,
     }
+}
+
+/// Creates the file `flag` names (`--record`, `--save-cache`), which must not exist yet: no
+/// command overwrites a file the user named to write in.
+pub(crate) fn create_new_file(flag: &str, path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| {
+            Error::File(format!(
+                "cannot create {flag} file {}: {e}: name a new file in a writable directory",
+                path.display()
+            ))
+        })
 }
 
 /// A duration flag where `0` is the same as leaving it out (no limit, none).

@@ -12,7 +12,9 @@ pub use config::TailConfig;
 use session::{Feed, Lookup, Session, Stop};
 use stats::{summary, Stats};
 
-use super::{connect_and_discover, resolve_in, resolve_targets, GlobalConfig, Target};
+use super::{
+    connect_and_discover, create_new_file, resolve_in, resolve_targets, GlobalConfig, Target,
+};
 use crate::cli::{InitialMode, OutputFormat};
 use crate::cluster::ApiResource;
 use crate::error::{Error, Result, EXIT_OK};
@@ -158,16 +160,7 @@ fn output_printer(config: &TailConfig, several: bool) -> Box<dyn EventPrinter> {
 /// `--record`: `printer`'s events also recorded, as JSON Lines, in a new file (tail never
 /// overwrites one).
 fn with_record(printer: Box<dyn EventPrinter>, path: &Path) -> Result<Box<dyn EventPrinter>> {
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| {
-            Error::File(format!(
-                "cannot create --record file {}: {e}: name a new file in a writable directory",
-                path.display()
-            ))
-        })?;
+    let file = create_new_file("--record", path)?;
     let recorder = JsonPrinter::new(std::io::BufWriter::new(file));
     Ok(Box::new(Tee(vec![printer, Box::new(recorder)])))
 }

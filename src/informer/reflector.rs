@@ -334,7 +334,7 @@ impl<L: ListerWatcher> Reflector<L> {
             }
         };
         let Some(next) = next else {
-            return self.presumed_dead(opened, events, asked);
+            return self.ended(presumed_dead(asked), opened, events, asked);
         };
         let received_at = SystemTime::now();
         if matches!(next, Ok(Some(ref e)) if !matches!(e, WatchEvent::Error(_))) {
@@ -373,22 +373,6 @@ impl<L: ListerWatcher> Reflector<L> {
             asked,
             dead,
         })
-    }
-
-    /// The watch outlived its `timeoutSeconds` by [`DEAD_WATCH_GRACE`] without the server
-    /// ending it: taken for a connection lost.
-    fn presumed_dead(
-        &mut self,
-        opened: Instant,
-        events: u64,
-        asked: Duration,
-    ) -> Result<State, ReflectorError> {
-        let reason = format!(
-            "the server did not end the watch {}s after its timeoutSeconds ({}s): presumed dead",
-            DEAD_WATCH_GRACE.as_secs(),
-            asked.as_secs()
-        );
-        self.ended(CloseReason::ConnectionLost(reason), opened, events, asked)
     }
 
     /// An object event of the watch: while a watch-list's initial events arrive, an ADDED is
@@ -645,6 +629,16 @@ impl<L: ListerWatcher> Reflector<L> {
             then: Box::new(then),
         })
     }
+}
+
+/// Why a watch that asked for `asked` is closed when it outlived it by [`DEAD_WATCH_GRACE`]
+/// without the server ending it: taken for a lost connection.
+fn presumed_dead(asked: Duration) -> CloseReason {
+    CloseReason::ConnectionLost(format!(
+        "the server did not end the watch {}s after its timeoutSeconds ({}s): presumed dead",
+        DEAD_WATCH_GRACE.as_secs(),
+        asked.as_secs()
+    ))
 }
 
 /// The `ListRestarted` a watch-list cut short after `objects` initial events calls for: none

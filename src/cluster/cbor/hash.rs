@@ -104,7 +104,8 @@ fn entry_digest(key: u64, value: u64) -> u64 {
 
 /// Hashes a simple value or a float (major type 7) whose head is `h`: a float by its value at
 /// any width, any other by its number.
-#[inline]
+// `always`: with a plain #[inline] the compiler kept a call for every simple value.
+#[inline(always)]
 fn hash_simple(h: &Head, hasher: &mut DefaultHasher) -> Result<()> {
     match h.info {
         25..=27 => {

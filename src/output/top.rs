@@ -3,7 +3,7 @@
 
 use crate::format::{format_number, format_seconds};
 use crate::scrape::interval::{
-    BoundFigure, InformerInterval, Interval, Percentiles, QueueInterval,
+    BoundFigure, InformerInterval, Interval, Percentiles, QueueInterval, ReconcilerInterval,
 };
 use comfy_table::presets::NOTHING;
 use comfy_table::{CellAlignment, Table};
@@ -72,35 +72,7 @@ pub fn write_interval(
         .filter(|q| all || !queue_idle(q))
         .collect();
     if !queues.is_empty() {
-        let mut t = table(&[
-            "QUEUE",
-            "DEPTH",
-            "ADDS/S",
-            "RETRIES/S",
-            "QUEUE P50",
-            "QUEUE P99",
-            "WORK P50",
-            "WORK P99",
-            "UNFINISHED",
-            "LONGEST",
-        ]);
-        for q in &queues {
-            let (queue50, queue99) = p(&q.queue_duration);
-            let (work50, work99) = p(&q.work_duration);
-            t.add_row(vec![
-                q.name.clone(),
-                format_number(q.depth),
-                format!("{:.1}", q.adds_per_second),
-                format!("{:.1}", q.retries_per_second),
-                queue50,
-                queue99,
-                work50,
-                work99,
-                format_seconds(q.unfinished_work_seconds),
-                format_seconds(q.longest_running_processor_seconds),
-            ]);
-        }
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", queue_table(&queues))?;
     }
     let informers: Vec<_> = interval
         .informers
@@ -108,63 +80,10 @@ pub fn write_interval(
         .filter(|i| all || !informer_idle(i))
         .collect();
     if !informers.is_empty() {
-        let lags = informers.iter().any(|i| i.lag.is_some());
-        let mut header = vec![
-            "INFORMER",
-            "QUEUED",
-            "PROCESSING P50",
-            "PROCESSING P99",
-            "STORE RV",
-        ];
-        if lags {
-            header.extend(["LAG RVS", "LAG"]);
-        }
-        let mut t = table(&header);
-        for i in &informers {
-            let (p50, p99) = p(&i.processing_latency);
-            let group = if i.group.is_empty() { "core" } else { &i.group };
-            let mut row = vec![
-                format!("{} {group}/{}", i.resource, i.version),
-                format_number(i.queued_items),
-                p50,
-                p99,
-                i.store_resource_version
-                    .map(format_number)
-                    .unwrap_or_else(|| "-".into()),
-            ];
-            if lags {
-                row.extend(match i.lag {
-                    Some(l) => [l.resource_versions.to_string(), format_seconds(l.seconds)],
-                    None => ["-".to_string(), "-".to_string()],
-                });
-            }
-            t.add_row(row);
-        }
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", informer_table(&informers))?;
     }
     if !interval.reconcilers.is_empty() {
-        let mut t = table(&[
-            "RECONCILER",
-            "RECONCILES/S",
-            "ERRORS/S",
-            "TIME P50",
-            "TIME P99",
-            "WORKERS",
-        ]);
-        for r in &interval.reconcilers {
-            let (p50, p99) = p(&r.time);
-            t.add_row(vec![
-                r.controller.clone(),
-                format!("{:.1}", r.reconciles_per_second),
-                format!("{:.1}", r.errors_per_second),
-                p50,
-                p99,
-                r.active_workers
-                    .map(format_number)
-                    .unwrap_or_else(|| "-".into()),
-            ]);
-        }
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", reconciler_table(&interval.reconcilers))?;
     }
     if let Some(t) = &interval.throttling {
         writeln!(
@@ -186,6 +105,102 @@ pub fn write_interval(
         )?;
     }
     Ok(())
+}
+
+/// A row per workqueue.
+fn queue_table(queues: &[&QueueInterval]) -> Table {
+    let mut t = table(&[
+        "QUEUE",
+        "DEPTH",
+        "ADDS/S",
+        "RETRIES/S",
+        "QUEUE P50",
+        "QUEUE P99",
+        "WORK P50",
+        "WORK P99",
+        "UNFINISHED",
+        "LONGEST",
+    ]);
+    for q in queues {
+        let (queue50, queue99) = p(&q.queue_duration);
+        let (work50, work99) = p(&q.work_duration);
+        t.add_row(vec![
+            q.name.clone(),
+            format_number(q.depth),
+            format!("{:.1}", q.adds_per_second),
+            format!("{:.1}", q.retries_per_second),
+            queue50,
+            queue99,
+            work50,
+            work99,
+            format_seconds(q.unfinished_work_seconds),
+            format_seconds(q.longest_running_processor_seconds),
+        ]);
+    }
+    t
+}
+
+/// A row per informer, with the lag columns when any lag was measured.
+fn informer_table(informers: &[&InformerInterval]) -> Table {
+    let lags = informers.iter().any(|i| i.lag.is_some());
+    let mut header = vec![
+        "INFORMER",
+        "QUEUED",
+        "PROCESSING P50",
+        "PROCESSING P99",
+        "STORE RV",
+    ];
+    if lags {
+        header.extend(["LAG RVS", "LAG"]);
+    }
+    let mut t = table(&header);
+    for i in informers {
+        let (p50, p99) = p(&i.processing_latency);
+        let group = if i.group.is_empty() { "core" } else { &i.group };
+        let mut row = vec![
+            format!("{} {group}/{}", i.resource, i.version),
+            format_number(i.queued_items),
+            p50,
+            p99,
+            i.store_resource_version
+                .map(format_number)
+                .unwrap_or_else(|| "-".into()),
+        ];
+        if lags {
+            row.extend(match i.lag {
+                Some(l) => [l.resource_versions.to_string(), format_seconds(l.seconds)],
+                None => ["-".to_string(), "-".to_string()],
+            });
+        }
+        t.add_row(row);
+    }
+    t
+}
+
+/// A row per controller-runtime reconciler.
+fn reconciler_table(reconcilers: &[ReconcilerInterval]) -> Table {
+    let mut t = table(&[
+        "RECONCILER",
+        "RECONCILES/S",
+        "ERRORS/S",
+        "TIME P50",
+        "TIME P99",
+        "WORKERS",
+    ]);
+    for r in reconcilers {
+        let (p50, p99) = p(&r.time);
+        t.add_row(vec![
+            r.controller.clone(),
+            format!("{:.1}", r.reconciles_per_second),
+            format!("{:.1}", r.errors_per_second),
+            p50,
+            p99,
+            r.active_workers
+                .map(format_number)
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    t
 }
 
 #[cfg(test)]

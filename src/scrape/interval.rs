@@ -3,7 +3,7 @@
 //! histograms' bucket edges, from the buckets' growth in the interval); per informer its queued
 //! items and processing latency; the client's throttling; controller-runtime's reconciles.
 
-use super::controller::{Bound, Controller, Histogram, InformerKey};
+use super::controller::{Bound, Controller, Histogram, Informer, InformerKey, Queue, Reconciler};
 use serde::Serialize;
 
 /// Percentiles of the observations in an interval, each as the bucket it falls in.
@@ -111,28 +111,16 @@ fn growth(before: f64, now: f64) -> f64 {
 }
 
 impl Interval {
-    /// What happened from `earlier` to `later`, `seconds` apart. A queue or an informer that
-    /// appeared in between counts from zero.
+    /// What happened from `earlier` to `later`, `seconds` apart. A queue, an informer or a
+    /// reconciler that appeared in between counts from zero.
     pub fn between(earlier: &Controller, later: &Controller, seconds: f64) -> Interval {
-        let per_second = |n: f64| if seconds > 0.0 { n / seconds } else { 0.0 };
+        let rate = Rate(seconds);
         let queues = later
             .queues
             .iter()
             .map(|(name, q)| {
                 let before = earlier.queues.get(name).cloned().unwrap_or_default();
-                QueueInterval {
-                    name: name.clone(),
-                    depth: q.depth,
-                    adds_per_second: per_second(growth(before.adds_total, q.adds_total)),
-                    retries_per_second: per_second(growth(before.retries_total, q.retries_total)),
-                    queue_duration: Percentiles::of(
-                        &q.queue_duration.since(&before.queue_duration),
-                    ),
-                    work_duration: Percentiles::of(&q.work_duration.since(&before.work_duration)),
-                    unfinished_work_seconds: q.unfinished_work_seconds,
-                    longest_running_processor_seconds: q.longest_running_processor_seconds,
-                    max_depth: None,
-                }
+                QueueInterval::between(name, &before, q, rate)
             })
             .collect();
         let informers = later
@@ -140,24 +128,7 @@ impl Interval {
             .iter()
             .map(|(key, i)| {
                 let before = earlier.informers.get(key).cloned().unwrap_or_default();
-                let InformerKey {
-                    name,
-                    group,
-                    version,
-                    resource,
-                } = key.clone();
-                InformerInterval {
-                    name,
-                    group,
-                    version,
-                    resource,
-                    queued_items: i.queued_items,
-                    processing_latency: Percentiles::of(
-                        &i.processing_latency.since(&before.processing_latency),
-                    ),
-                    store_resource_version: i.store_resource_version,
-                    lag: None,
-                }
+                InformerInterval::between(key, &before, i)
             })
             .collect();
         let throttling = later.throttling.as_ref().map(|h| {
@@ -173,19 +144,7 @@ impl Interval {
                     .get(controller)
                     .cloned()
                     .unwrap_or_default();
-                let total = |results: &std::collections::BTreeMap<String, f64>| {
-                    results.values().sum::<f64>()
-                };
-                ReconcilerInterval {
-                    controller: controller.clone(),
-                    reconciles_per_second: per_second(growth(
-                        total(&before.results),
-                        total(&r.results),
-                    )),
-                    errors_per_second: per_second(growth(before.errors_total, r.errors_total)),
-                    time: Percentiles::of(&r.time.since(&before.time)),
-                    active_workers: r.active_workers,
-                }
+                ReconcilerInterval::between(controller, &before, r, rate)
             })
             .collect();
         Interval {
@@ -194,6 +153,72 @@ impl Interval {
             informers,
             throttling,
             reconcilers,
+        }
+    }
+}
+
+/// A counter's growth per second over an interval of this many seconds.
+#[derive(Clone, Copy)]
+struct Rate(f64);
+
+impl Rate {
+    fn of(self, before: f64, now: f64) -> f64 {
+        if self.0 > 0.0 {
+            growth(before, now) / self.0
+        } else {
+            0.0
+        }
+    }
+}
+
+impl QueueInterval {
+    fn between(name: &str, before: &Queue, q: &Queue, rate: Rate) -> QueueInterval {
+        QueueInterval {
+            name: name.to_string(),
+            depth: q.depth,
+            adds_per_second: rate.of(before.adds_total, q.adds_total),
+            retries_per_second: rate.of(before.retries_total, q.retries_total),
+            queue_duration: Percentiles::of(&q.queue_duration.since(&before.queue_duration)),
+            work_duration: Percentiles::of(&q.work_duration.since(&before.work_duration)),
+            unfinished_work_seconds: q.unfinished_work_seconds,
+            longest_running_processor_seconds: q.longest_running_processor_seconds,
+            max_depth: None,
+        }
+    }
+}
+
+impl InformerInterval {
+    fn between(key: &InformerKey, before: &Informer, i: &Informer) -> InformerInterval {
+        let InformerKey {
+            name,
+            group,
+            version,
+            resource,
+        } = key.clone();
+        InformerInterval {
+            name,
+            group,
+            version,
+            resource,
+            queued_items: i.queued_items,
+            processing_latency: Percentiles::of(
+                &i.processing_latency.since(&before.processing_latency),
+            ),
+            store_resource_version: i.store_resource_version,
+            lag: None,
+        }
+    }
+}
+
+impl ReconcilerInterval {
+    fn between(controller: &str, before: &Reconciler, r: &Reconciler, rate: Rate) -> Self {
+        let total = |r: &Reconciler| r.results.values().sum::<f64>();
+        ReconcilerInterval {
+            controller: controller.to_string(),
+            reconciles_per_second: rate.of(total(before), total(r)),
+            errors_per_second: rate.of(before.errors_total, r.errors_total),
+            time: Percentiles::of(&r.time.since(&before.time)),
+            active_workers: r.active_workers,
         }
     }
 }

@@ -42,6 +42,8 @@
 //! manifest, for bench and conform to write). `tests/layers.rs` checks that the imports are these
 //! edges.
 
+#![warn(clippy::too_many_lines)]
+
 pub mod bench;
 pub mod cli;
 pub mod cluster;

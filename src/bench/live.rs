@@ -75,6 +75,9 @@ pub async fn run_live(
     notice: &(dyn Fn(String) + Sync),
 ) -> Result<LiveFinished, BenchError> {
     let mut informers = Informers::start(&lw, reacting.as_ref(), options).await?;
+    // Re-opens and relists are counted from the initial sync, as the report says: those during
+    // the set-up are the run's too.
+    let at_sync = AtSync::read(&informers.running);
     let mut load = set_up(
         &lw,
         churn.as_ref(),
@@ -86,7 +89,6 @@ pub async fn run_live(
     )
     .await?;
 
-    let at_sync = AtSync::read(&informers.running);
     let window_start_wall = SystemTime::now() + options.warmup;
     let (window, source_result) = informers
         .measure(load.as_mut(), options, duration, on_tick)
@@ -275,8 +277,8 @@ impl Informers {
     }
 }
 
-/// The watch's re-opens and relists as the run starts (after the sync and the set-up): the
-/// run's are counted from there.
+/// The watch's re-opens and relists at the informer's initial sync: the run's are counted from
+/// there.
 struct AtSync {
     counters: Arc<ReflectorCounters>,
     closed: u64,

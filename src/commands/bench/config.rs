@@ -125,7 +125,6 @@ impl BenchConfig {
     }
 }
 
-/// `100`, `100/s`, `2.5`: from 0.01 to 100,000 writes per second.
 /// The objects the generator writes: ConfigMaps, or `--template`'s with `--mutate`'s change.
 fn workload(args: &BenchArgs, react: Option<&Reaction>) -> Result<Workload> {
     let Some(path) = &args.template else {

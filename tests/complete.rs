@@ -66,6 +66,10 @@ async fn contexts_subcommands_and_flags_complete() {
     let (candidates, _) = complete(&["tail", "cm", "--context", ""]);
     assert_eq!(candidates, vec!["admin", "nobody"]);
     let (candidates, _) = complete(&["t"]);
+    assert_eq!(candidates.len(), 2, "{candidates:?}");
+    assert!(candidates[0].starts_with("tail\t"), "{candidates:?}");
+    assert!(candidates[1].starts_with("top\t"), "{candidates:?}");
+    let (candidates, _) = complete(&["ta"]);
     assert_eq!(candidates.len(), 1);
     assert!(candidates[0].starts_with("tail\t"), "{candidates:?}");
     let (candidates, _) = complete(&["tail", "cm", "--server-t"]);

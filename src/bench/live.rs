@@ -84,14 +84,13 @@ pub async fn run_live(
         reacting.as_ref(),
         &informers,
         options,
-        duration,
         notice,
     )
     .await?;
 
     let window_start_wall = SystemTime::now() + options.warmup;
     let (window, source_result) = informers
-        .measure(load.as_mut(), options, duration, on_tick)
+        .measure(load.as_mut(), options, duration, on_tick, notice)
         .await;
     // The source's own failure first, then the watch's, then a window that never opened.
     let generated = source_result?;
@@ -206,6 +205,7 @@ impl Informers {
         options: &RunOptions,
         duration: Duration,
         on_tick: &mut (dyn FnMut(&Tick) + Send),
+        notice: &(dyn Fn(String) + Sync),
     ) -> (
         Result<Window, RunError>,
         Result<Option<Generated>, BenchError>,
@@ -219,6 +219,14 @@ impl Informers {
                 match load {
                     Some(load) => load.run(options.warmup, duration).await.map(Some),
                     None => {
+                        // Said once the run has begun (the window is open unless there is a
+                        // warm-up): what comes after this line is measured.
+                        let cached = running.read(Store::len);
+                        notice(format!(
+                            "the informer holds {}; measuring their own traffic for {} from now",
+                            crate::format::count(cached as u64, "object"),
+                            crate::format::wait(total)
+                        ));
                         tokio::time::sleep(total).await;
                         Ok(None)
                     }
@@ -353,14 +361,14 @@ fn latency_of(durations: impl IntoIterator<Item = Duration>) -> Latency {
 
 /// Before the clock starts. With `churn`, the generator creates the objects, and their events
 /// (and, with `--react`, the controller's reactions to them) are awaited: the load generator is
-/// returned ready to churn. Without, the initial LIST's notifications drain first.
+/// returned ready to churn. Without, the initial LIST's notifications drain first (the run says
+/// what it measures once it has begun: `Informers::measure`).
 async fn set_up(
     lw: &ListWatch,
     churn: Option<&Churn>,
     reacting: Option<&Reacting>,
     w: &Informers,
     options: &RunOptions,
-    duration: Duration,
     notice: &(dyn Fn(String) + Sync),
 ) -> Result<Option<LoadThread>, BenchError> {
     let namespace = lw.namespace.clone().unwrap_or_default();
@@ -405,12 +413,6 @@ async fn set_up(
         None => {
             // The initial LIST's notifications are set-up, not traffic: let them drain first.
             wait_for_quiet(w, &[], notice).await;
-            let cached = w.running.read(Store::len);
-            notice(format!(
-                "the informer holds {}; measuring their own traffic for {} from now",
-                crate::format::count(cached as u64, "object"),
-                crate::format::wait(options.warmup + duration)
-            ));
             None
         }
     })

@@ -168,6 +168,8 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
     let mut run = Run::new(started, first);
     let mut out = std::io::stdout().lock();
     let redraw = config.output == ReportFormat::Text && stdout_is_terminal();
+    // How long a scrape may take before it is a gap: the interval, at least a second.
+    let patience = config.interval.max(Duration::from_secs(1));
     let code = loop {
         let due = run.last.0.max(started) + config.interval;
         let due = deadline.map_or(due, |d| due.min(d));
@@ -181,7 +183,7 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         // A scrape slower than the interval is a gap, as a failed one is: the next interval
         // starts at the last good scrape.
         let scraped = tokio::select! {
-            scraped = tokio::time::timeout(config.interval.max(Duration::from_secs(1)), scraper.scrape()) => scraped,
+            scraped = tokio::time::timeout(patience, scraper.scrape()) => scraped,
             _ = &mut interrupt => break crate::stop::exit_code(),
             _ = sleep_until(deadline) => break EXIT_OK,
         };
@@ -198,10 +200,7 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
             Err(_) => gap(
                 &mut run,
                 scraper.target(),
-                &format!(
-                    "no answer within {}",
-                    crate::format::wait(config.interval.max(Duration::from_secs(1)))
-                ),
+                &format!("no answer within {}", crate::format::wait(patience)),
             ),
         }
     };

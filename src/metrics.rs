@@ -145,6 +145,8 @@ impl Gauge {
 #[derive(Debug, Clone, Default)]
 pub struct ArrivalWindow {
     state: Arc<Mutex<WindowState>>,
+    /// Whether it has opened and whether it has closed, for those who wait on either.
+    phase: Arc<tokio::sync::watch::Sender<(bool, bool)>>,
 }
 
 #[derive(Debug, Default)]
@@ -163,16 +165,32 @@ impl ArrivalWindow {
             opened: Some(now),
             ..WindowState::default()
         };
+        self.phase.send_replace((true, false));
         now
     }
 
     /// Closes the window now; arrivals stamped before now still count when they are looked at
-    /// later. A window that never opened stays empty.
+    /// later. A window that never opened stays empty (and will not open for those waiting).
     pub fn close(&self) {
         let mut s = self.lock();
-        if s.opened.is_some() && s.closed.is_none() {
-            s.closed = Some(Instant::now());
+        if s.closed.is_none() {
+            s.closed = s.opened.map(|_| Instant::now());
+            self.phase.send_replace((s.opened.is_some(), true));
         }
+    }
+
+    /// Returns once the window has opened (at once if it has): true, or false when it was closed
+    /// without opening.
+    pub async fn opened(&self) -> bool {
+        let mut phase = self.phase.subscribe();
+        let phase = phase.wait_for(|(opened, closed)| *opened || *closed).await;
+        phase.is_ok_and(|p| p.0)
+    }
+
+    /// Returns once the window has closed (at once if it has).
+    pub async fn closed(&self) {
+        let mut phase = self.phase.subscribe();
+        let _ = phase.wait_for(|(_, closed)| *closed).await;
     }
 
     /// Whether an arrival stamped `at` is in the window.

@@ -17,6 +17,7 @@ use crate::informer::shared::{ReflectorCounters, RunningInformer, SharedInformer
 use crate::informer::store::Store;
 use crate::informer::transition::{EventType, ReflectorEvent};
 use crate::metrics::Latency;
+use crate::scrape::window::{ControllerFigures, ControllerSource, Scrapes};
 use crate::signal::Signal;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -46,6 +47,14 @@ pub struct Reacting {
     pub timeout: Duration,
 }
 
+/// What a live run observes beyond its own pipeline: a real controller's reactions to the
+/// writes (`--react`) and that controller's own metrics (`--metrics-from`).
+#[derive(Default)]
+pub struct Outside {
+    pub reacting: Option<Reacting>,
+    pub controller: Option<ControllerSource>,
+}
+
 /// What the live run measured beyond the pipeline.
 pub struct LiveFinished {
     pub finished: Finished,
@@ -61,6 +70,8 @@ pub struct LiveFinished {
     /// answer to what was asked: protobuf is asked for and custom resources come in JSON);
     /// `None` when the cache was empty.
     pub encoding: Option<Encoding>,
+    /// With `--metrics-from`: what the controller's metrics said over the window.
+    pub controller: Option<ControllerFigures>,
 }
 
 /// Runs the informer on `lw` with the simulated controller; with `churn`, the generator makes
@@ -68,12 +79,16 @@ pub struct LiveFinished {
 pub async fn run_live(
     lw: ListWatch,
     churn: Option<Churn>,
-    reacting: Option<Reacting>,
+    outside: Outside,
     duration: Duration,
     options: &RunOptions,
     on_tick: &mut (dyn FnMut(&Tick) + Send),
     notice: &(dyn Fn(String) + Sync),
 ) -> Result<LiveFinished, BenchError> {
+    let Outside {
+        reacting,
+        controller,
+    } = outside;
     let mut informers = Informers::start(&lw, reacting.as_ref(), options).await?;
     // Re-opens and relists are counted from the initial sync, as the report says: those during
     // the set-up are the run's too.
@@ -89,8 +104,15 @@ pub async fn run_live(
     .await?;
 
     let window_start_wall = SystemTime::now() + options.warmup;
-    let (window, source_result) = informers
-        .measure(load.as_mut(), options, duration, on_tick, notice)
+    let ((window, source_result), scrapes) = informers
+        .measure(
+            load.as_mut(),
+            options,
+            duration,
+            controller.as_ref(),
+            on_tick,
+            notice,
+        )
         .await;
     // The source's own failure first, then the watch's, then a window that never opened.
     let generated = source_result?;
@@ -137,6 +159,7 @@ pub async fn run_live(
         relists: stopped.transitions.relists,
         reactions,
         encoding: stopped.encoding,
+        controller: scrapes.map(|s| s.figures()),
     })
 }
 
@@ -198,18 +221,31 @@ impl Informers {
 
     /// Measures the window: the generator's load (without one, `warmup` + `duration` of the
     /// namespace's own traffic) through the informer into the controller, cut short when the
-    /// watch ends. The window, and what the generator did.
+    /// watch ends, while `controller`'s metrics are scraped over the same window. The window,
+    /// what the generator did, and the scrapes (`None` without `controller`, or when the window
+    /// never opened).
     async fn measure(
         &mut self,
         load: Option<&mut LoadThread>,
         options: &RunOptions,
         duration: Duration,
+        controller: Option<&ControllerSource>,
         on_tick: &mut (dyn FnMut(&Tick) + Send),
         notice: &(dyn Fn(String) + Sync),
     ) -> (
-        Result<Window, RunError>,
-        Result<Option<Generated>, BenchError>,
+        (
+            Result<Window, RunError>,
+            Result<Option<Generated>, BenchError>,
+        ),
+        Option<Scrapes>,
     ) {
+        let window = self.pipeline.window();
+        let scrapes = async {
+            match controller {
+                Some(c) => c.over(&window, notice).await,
+                None => None,
+            }
+        };
         let counters = self.running.counters();
         let events = move || ReflectorCounters::get(&counters.events);
         let total = options.warmup + duration;
@@ -237,7 +273,8 @@ impl Informers {
                 _ = running.finished() => Ok(None),
             }
         };
-        measure(&mut self.pipeline, &events, options.warmup, source, on_tick).await
+        let measured = measure(&mut self.pipeline, &events, options.warmup, source, on_tick);
+        tokio::join!(measured, scrapes)
     }
 
     /// Why the watch ended during the window: its error, or `WatchEnded` when it ended

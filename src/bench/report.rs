@@ -8,6 +8,7 @@ use super::pipeline::Measured;
 use super::run::Window;
 use super::timeline::Timeline;
 use crate::metrics::{GaugeSummary, Latency, Summary};
+use crate::scrape::window::ControllerFigures;
 use serde::Serialize;
 
 /// Version of the bench report's JSON schema. 2: keys in camelCase, `schemaVersion` (1 had
@@ -185,6 +186,9 @@ pub struct BenchReport {
     /// Backlog and depth at every sample of the window (what the exports' charts draw).
     pub timeline: Timeline,
     pub generator: Option<LoadStats>,
+    /// `--metrics-from`: what the controller's own metrics said over the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<ControllerFigures>,
     pub gates: Vec<GateResult>,
     pub baseline: Option<BaselineReport>,
     pub time: String,
@@ -264,6 +268,7 @@ impl BenchReport {
                 .collect(),
             timeline: measured.timeline.clone(),
             generator: None,
+            controller: None,
             gates: Vec::new(),
             baseline: None,
             time: crate::format::rfc3339_millis(std::time::SystemTime::now()),
@@ -282,6 +287,7 @@ impl BenchReport {
             f.drain.as_secs_f64(),
         );
         report.generator = live.generator.clone();
+        report.controller = live.controller.clone();
         report.counters.writes = live.writes;
         report.counters.writes_without_event = live.writes_without_event;
         report.counters.reconnects = Some(live.reconnects);

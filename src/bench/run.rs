@@ -107,6 +107,8 @@ pub async fn measure<F: Future>(
     };
     let ended = Instant::now();
     let Some((start, cpu_at_start)) = window_start else {
+        // Those waiting for it to open learn that it never will.
+        pipeline.window().close();
         return (
             Err(RunError::EndedInWarmup {
                 ended_after: ended - started,

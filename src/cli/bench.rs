@@ -98,6 +98,16 @@ pub struct BenchArgs {
         value_parser = duration::parse
     )]
     pub reaction_timeout: Duration,
+    /// Also read a running controller's own metrics over the window, and report its
+    /// workqueues, informers (and their lag behind the server), client throttling and
+    /// reconcilers: `pod/NAME[:PORT][/PATH]`, `svc/NAME:PORT[/PATH]` (through the API
+    /// server's proxy) or an `https://` URL (with the kubeconfig's credentials). Scraped when
+    /// the window opens, every second, and when it closes. Live runs only.
+    #[arg(long, value_name = "TARGET", conflicts_with = "from_file")]
+    pub metrics_from: Option<String>,
+    /// The namespace of --metrics-from's pod or service (default: -n's, else the context's).
+    #[arg(long, value_name = "NAMESPACE", requires = "metrics_from")]
+    pub metrics_namespace: Option<String>,
     /// Event handlers (informer listeners), each with its own pending buffer.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub handlers: usize,

@@ -9,7 +9,7 @@ pub use config::{BenchConfig, SourceConfig};
 
 use super::{connect_and_discover, resolve_in, GlobalConfig, Target};
 use crate::bench::gate::{compare_with_baseline, config_differences};
-use crate::bench::live::{can_churn, run_live, Churn, LiveFinished, Reacting};
+use crate::bench::live::{can_churn, run_live, Churn, LiveFinished, Outside, Reacting};
 use crate::bench::load::Workload;
 use crate::bench::react::Reaction;
 use crate::bench::replay::Speed;
@@ -19,10 +19,14 @@ use crate::bench::scratch;
 use crate::bench::snapshot::PipelineSnapshot;
 use crate::bench::BenchError;
 use crate::cli::ReportFormat;
+use crate::cluster::ApiResource;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::Encoding;
 use crate::output::{bench as print, stderr_is_terminal, tolerate_closed_pipe};
+use crate::scrape::lag::{resource_of, ServerSide};
+use crate::scrape::target::Scraper;
+use crate::scrape::window::{ControllerSource, SCRAPE_EVERY};
 use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -175,10 +179,17 @@ async fn live(
             )));
         }
     }
+    let controller = tokio::select! {
+        c = controller_source(global, config, &target, reacting.as_ref(), notice) => c?,
+        _ = &mut *interrupt => return Ok(None),
+    };
     let run = LiveRun {
         target: &target,
         config,
-        reacting,
+        outside: Outside {
+            reacting,
+            controller,
+        },
         on_tick,
         notice,
     };
@@ -208,7 +219,7 @@ async fn live(
 struct LiveRun<'a> {
     target: &'a Target,
     config: &'a BenchConfig,
-    reacting: Option<Reacting>,
+    outside: Outside,
     on_tick: &'a mut (dyn FnMut(&Tick) + Send),
     notice: &'a (dyn Fn(String) + Sync),
 }
@@ -286,7 +297,7 @@ impl LiveRun<'_> {
         let live = run_live(
             lw,
             churn,
-            self.reacting,
+            self.outside,
             self.config.duration,
             &self.config.options,
             self.on_tick,
@@ -295,6 +306,59 @@ impl LiveRun<'_> {
         .await?;
         Ok((namespace, live))
     }
+}
+
+/// `--metrics-from`: the controller's metrics endpoint, scraped once now (a target that is not
+/// a controller's metrics is refused before the run), and our own watches of the resources
+/// the run loads (the measured one and `--react owned:`'s) for the lag of the controller's
+/// informers of them.
+async fn controller_source(
+    global: &GlobalConfig,
+    config: &BenchConfig,
+    target: &Target,
+    reacting: Option<&Reacting>,
+    notice: &(dyn Fn(String) + Sync),
+) -> Result<Option<ControllerSource>> {
+    let Some((metrics, namespace)) = &config.metrics_from else {
+        return Ok(None);
+    };
+    let cluster = &target.cluster;
+    let namespace = namespace
+        .clone()
+        .or_else(|| global.namespace.clone())
+        .unwrap_or_else(|| cluster.default_namespace.clone());
+    let scraper = Scraper::new(metrics, cluster, &namespace).await?;
+    let first = scraper.scrape().await?;
+    let loaded: Vec<ApiResource> = [
+        Some(&target.resource),
+        reacting.and_then(|r| r.owned.as_ref()),
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect();
+    let keys = first
+        .informers
+        .keys()
+        .filter(|key| resource_of(key, &loaded).is_some());
+    let (server_side, not_followed) = ServerSide::follow(cluster, &loaded, keys).await;
+    for n in not_followed {
+        notice(format!(
+            "no lag for the {} informer: {}",
+            n.informer, n.reason
+        ));
+    }
+    notice(format!(
+        "reading {}'s metrics: {}, {}",
+        scraper.target(),
+        crate::format::count(first.queues.len() as u64, "workqueue"),
+        crate::format::count(first.informers.len() as u64, "named informer"),
+    ));
+    Ok(Some(ControllerSource {
+        scraper,
+        every: SCRAPE_EVERY,
+        server_side: Some(server_side),
+    }))
 }
 
 /// Resolves the resource (and `--react owned:`'s) and checks that the load fits it: ConfigMaps,

@@ -168,6 +168,9 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
     writeln!(out, "{}", source_line(report))?;
     writeln!(out, "{}", latency_table(report))?;
     write_counts(out, report)?;
+    if let Some(c) = &report.controller {
+        super::controller::write_controller(out, c)?;
+    }
     for g in &report.gates {
         writeln!(out, "{}", g.line())?;
     }

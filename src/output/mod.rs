@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod conform;
+pub mod controller;
 pub mod diff;
 pub mod export;
 pub mod file;

@@ -31,11 +31,11 @@ pub fn bound(b: Option<BoundFigure>) -> String {
     }
 }
 
-fn p(percentiles: &Percentiles) -> (String, String) {
+pub(crate) fn p(percentiles: &Percentiles) -> (String, String) {
     (bound(percentiles.p50), bound(percentiles.p99))
 }
 
-fn table(header: &[&str]) -> Table {
+pub(crate) fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(NOTHING).set_header(header.to_vec());
     for i in 1..header.len() {

@@ -11,7 +11,10 @@ use serde::Serialize;
 #[serde(rename_all = "camelCase")]
 pub struct Percentiles {
     pub count: f64,
+    /// Exact, from the histogram's sum and count (seconds); null without observations.
+    pub mean: Option<f64>,
     pub p50: Option<BoundFigure>,
+    pub p90: Option<BoundFigure>,
     pub p99: Option<BoundFigure>,
 }
 
@@ -33,10 +36,14 @@ impl From<Bound> for BoundFigure {
 }
 
 impl Percentiles {
-    fn of(h: &Histogram) -> Percentiles {
+    /// The figures of the observations `h` holds.
+    pub fn of(h: &Histogram) -> Percentiles {
+        let count = h.buckets.last().map_or(h.count, |(_, c)| *c);
         Percentiles {
-            count: h.buckets.last().map_or(h.count, |(_, c)| *c),
+            count,
+            mean: (h.count > 0.0).then(|| h.sum / h.count),
             p50: h.quantile(0.50).map(BoundFigure::from),
+            p90: h.quantile(0.90).map(BoundFigure::from),
             p99: h.quantile(0.99).map(BoundFigure::from),
         }
     }
@@ -102,7 +109,7 @@ pub struct Interval {
 
 /// How much a counter grew from `before` to `now`; a counter that went down (the process
 /// restarted) grew by what it holds now.
-fn growth(before: f64, now: f64) -> f64 {
+pub fn growth(before: f64, now: f64) -> f64 {
     if now < before {
         now
     } else {

@@ -7,3 +7,4 @@ pub mod interval;
 pub mod lag;
 pub mod target;
 pub mod text;
+pub mod window;

@@ -15,6 +15,7 @@ use crate::cli::{BenchArgs, ReportFormat};
 use crate::error::{Error, Result};
 use crate::informer::object::Encoding;
 use crate::output::export::Exporter;
+use crate::scrape::target::Target;
 use crate::template::{Mutation, Template};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -51,6 +52,9 @@ pub struct BenchConfig {
     pub encoding: Encoding,
     /// `--allow-empty`: a `--no-churn` run of a namespace that does not exist goes ahead.
     pub allow_empty: bool,
+    /// `--metrics-from`, and the namespace its pod or service is in (`None`: -n's, else the
+    /// context's).
+    pub metrics_from: Option<(crate::scrape::target::Target, Option<String>)>,
 }
 
 impl BenchConfig {
@@ -72,6 +76,16 @@ impl BenchConfig {
                 args.tolerance
             )));
         }
+        let metrics_from = metrics_from(args)?;
+        if let Some(g) = gates.iter().find(|g| g.controller.is_some()) {
+            if metrics_from.is_none() {
+                return Err(usage(format!(
+                    "--fail-if '{}' reads the controller's metrics: add --metrics-from TARGET \
+                     (its pod, service or URL)",
+                    g.text
+                )));
+            }
+        }
         let exports = exports(args)?;
         let resource = resource_of(args, &source);
         Ok(BenchConfig {
@@ -85,6 +99,7 @@ impl BenchConfig {
             exports,
             output: args.output,
             allow_empty: args.allow_empty,
+            metrics_from,
             encoding: super::super::wire_encoding(
                 args.encoding,
                 args.react.is_some().then_some("--react"),
@@ -385,4 +400,20 @@ fn resource_of(args: &BenchArgs, source: &SourceConfig) -> String {
         },
         (None, _) => "configmaps".to_string(),
     }
+}
+
+/// `--metrics-from`'s target, read before anything runs.
+fn metrics_from(args: &BenchArgs) -> Result<Option<(Target, Option<String>)>> {
+    let Some(text) = &args.metrics_from else {
+        return Ok(None);
+    };
+    let target = Target::parse(text).map_err(|why| {
+        let shown = crate::scrape::target::shown(text);
+        Error::Usage(format!("--metrics-from \"{shown}\": {why}"))
+    })?;
+    if let Some(ns) = &args.metrics_namespace {
+        super::super::validate_dns_label(ns)
+            .map_err(|why| Error::Usage(format!("invalid --metrics-namespace \"{ns}\": {why}")))?;
+    }
+    Ok(Some((target, args.metrics_namespace.clone())))
 }

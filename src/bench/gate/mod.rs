@@ -2,7 +2,10 @@
 //! evaluated against the report's JSON document; and the comparison with a `--baseline` report.
 //! Both read the same document `--export-json` writes, so a baseline is just an earlier export.
 
+mod controller;
+
 use crate::format::{format_number, format_seconds};
+use controller::ControllerGate;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -101,6 +104,8 @@ pub struct Gate {
     /// Seconds for latencies.
     pub threshold: f64,
     pub is_latency: bool,
+    /// A gate on the controller section (`controller.…`, with `--metrics-from`).
+    pub controller: Option<ControllerGate>,
 }
 
 /// A gate after the run.
@@ -124,6 +129,9 @@ impl Gate {
              'queueDuration.p99 > 50ms'"
                 .to_string()
         })?;
+        if let Some(rest) = left.strip_prefix("controller.") {
+            return Self::parse_controller(text, rest, op, right);
+        }
         let (metric, stat) = match left.split_once('.') {
             Some((m, s)) => (m, Some(s)),
             None => (left, None),
@@ -139,7 +147,8 @@ impl Gate {
             &[]
         } else {
             return Err(format!(
-                "unknown metric \"{metric}\": use one of {}, {} or {}",
+                "unknown metric \"{metric}\": use one of {}, {} or {} (or, with --metrics-from, \
+                 controller.<metric>, e.g. controller.queueDuration.p99{{name=deployment}})",
                 LATENCIES.join(", "),
                 GAUGES.join(", "),
                 COUNTERS.join(", ")
@@ -167,27 +176,30 @@ impl Gate {
             _ => {}
         }
         let counted = !is_latency || stat == Some("count");
-        let threshold = if counted {
-            right
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| {
-                    format!("\"{right}\" is not a number ({left} is a count, without a unit)")
-                })?
-        } else {
-            crate::duration::parse(right)
-                .map(|d| d.as_secs_f64())
-                .map_err(|e| format!("{left} is a latency: {e}"))?
-        };
         Ok(Gate {
             text: text.trim().to_string(),
             metric: metric.to_string(),
             deprecated_name: deprecated.map(|(old, _)| *old),
             stat: stat.map(str::to_string),
             op,
-            threshold,
+            threshold: threshold(left, right, !counted)?,
             is_latency: !counted,
+            controller: None,
+        })
+    }
+
+    /// A gate on the controller section: `controller.` then `rest`.
+    fn parse_controller(text: &str, rest: &str, op: Op, right: &str) -> Result<Gate, String> {
+        let (gate, is_latency) = ControllerGate::parse(rest)?;
+        Ok(Gate {
+            text: text.trim().to_string(),
+            metric: format!("controller.{}", gate.metric()),
+            deprecated_name: None,
+            stat: None,
+            op,
+            threshold: threshold(&format!("controller.{rest}"), right, is_latency)?,
+            is_latency,
+            controller: Some(gate),
         })
     }
 
@@ -205,6 +217,9 @@ impl Gate {
 
     /// The figure this gate reads from a report document.
     pub fn measured(&self, report: &Value) -> Option<f64> {
+        if let Some(c) = &self.controller {
+            return c.read(report).map(|r| r.value);
+        }
         let figure = match &self.stat {
             Some(stat) => &report["metrics"][&self.metric][stat],
             None => &report["counters"][&self.metric],
@@ -215,6 +230,18 @@ impl Gate {
     /// Evaluates against a report document. A gate whose figure the run does not have fails:
     /// a gate that cannot fail would pass a broken pipeline.
     pub fn evaluate(&self, report: &Value) -> GateResult {
+        if let Some(c) = &self.controller {
+            let reading = c.read(report);
+            return GateResult {
+                expr: self.text.clone(),
+                measured: reading.as_ref().map(|r| r.value),
+                failed: reading
+                    .as_ref()
+                    .is_none_or(|r| self.op.holds(r.value, self.threshold)),
+                display: reading
+                    .map_or_else(|| "not measured in this run".to_string(), |r| r.display),
+            };
+        }
         let measured = self.measured(report);
         GateResult {
             expr: self.text.clone(),
@@ -226,6 +253,23 @@ impl Gate {
                 None => "not measured in this run".to_string(),
             },
         }
+    }
+}
+
+/// The threshold as written: a duration for a latency (`50ms`), else a plain number.
+fn threshold(left: &str, right: &str, is_latency: bool) -> Result<f64, String> {
+    if is_latency {
+        crate::duration::parse(right)
+            .map(|d| d.as_secs_f64())
+            .map_err(|e| format!("{left} is a latency: {e}"))
+    } else {
+        right
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| {
+                format!("\"{right}\" is not a number ({left} is a count, without a unit)")
+            })
     }
 }
 
@@ -305,6 +349,60 @@ pub fn compare_with_baseline(
             };
             out.push(BaselineComparison {
                 metric: metric.to_string(),
+                stat: stat.to_string(),
+                baseline: base,
+                measured,
+                change_percent,
+                regressed: change_percent > tolerance_percent
+                    && measured - base > BASELINE_FLOOR_SECONDS,
+            });
+        }
+    }
+    out.extend(compare_controller_queues(
+        report,
+        baseline,
+        tolerance_percent,
+    ));
+    out
+}
+
+/// The controller's workqueue percentiles a baseline comparison looks at, each as its bucket's
+/// upper edge: per queue both reports have, where both bound it (a percentile past the last
+/// edge, or with no observation, is not compared).
+fn compare_controller_queues(
+    report: &Value,
+    baseline: &Value,
+    tolerance_percent: f64,
+) -> Vec<BaselineComparison> {
+    let queues = |doc: &Value| {
+        doc.pointer("/controller/queues")
+            .and_then(Value::as_array)
+            .cloned()
+    };
+    let (Some(now), Some(then)) = (queues(report), queues(baseline)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for q in &now {
+        let Some(before) = then.iter().find(|b| b["name"] == q["name"]) else {
+            continue;
+        };
+        let name = q["name"].as_str().unwrap_or_default();
+        for (field, stat) in ["queueDuration", "workDuration"]
+            .into_iter()
+            .flat_map(|f| ["p50", "p99"].map(|s| (f, s)))
+        {
+            let edge = |doc: &Value| doc[field][stat]["atMost"].as_f64();
+            let (Some(measured), Some(base)) = (edge(q), edge(before)) else {
+                continue;
+            };
+            let change_percent = if base > 0.0 {
+                (measured - base) / base * 100.0
+            } else {
+                0.0
+            };
+            out.push(BaselineComparison {
+                metric: format!("controller.{field}{{name={name}}}"),
                 stat: stat.to_string(),
                 baseline: base,
                 measured,

@@ -1,0 +1,365 @@
+//! A controller's metrics over bench's measured window: a scrape when the window opens, one
+//! every `every` while it is open and one when it closes. What the controller did in the window
+//! is the growth of its counters and histograms from the first good scrape to the last; its
+//! queues' depths and its informers' queued items and lag are sampled at every scrape. A scrape
+//! that fails or does not answer in time is a gap: counted, and the figures span it.
+
+use super::controller::{Controller, InformerKey};
+use super::interval::{growth, Percentiles};
+use super::lag::{Lag, ServerSide};
+use super::target::Scraper;
+use crate::metrics::ArrivalWindow;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How often bench scrapes while its window is open.
+pub const SCRAPE_EVERY: Duration = Duration::from_secs(1);
+
+/// A controller's metrics endpoint, and our own watches of the resources whose informers' lag
+/// is measured.
+pub struct ControllerSource {
+    pub scraper: Scraper,
+    pub every: Duration,
+    pub server_side: Option<ServerSide>,
+}
+
+impl ControllerSource {
+    /// Scrapes the controller from `window`'s opening to its close (returns after the scrape at
+    /// the close); `None` when it closed without opening. Each gap is told through `notice`.
+    pub async fn over(
+        &self,
+        window: &ArrivalWindow,
+        notice: &(dyn Fn(String) + Sync),
+    ) -> Option<Scrapes> {
+        if !window.opened().await {
+            return None;
+        }
+        let mut scrapes = Scrapes::new(self.scraper.target(), Instant::now());
+        self.scrape_into(&mut scrapes, notice).await;
+        let closed = window.closed();
+        tokio::pin!(closed);
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(self.every) => self.scrape_into(&mut scrapes, notice).await,
+                _ = &mut closed => break,
+            }
+        }
+        self.scrape_into(&mut scrapes, notice).await;
+        Some(scrapes)
+    }
+
+    /// One scrape, or a gap when it fails or takes longer than the interval (at least a second:
+    /// a stopped controller holds a scrape open).
+    async fn scrape_into(&self, scrapes: &mut Scrapes, notice: &(dyn Fn(String) + Sync)) {
+        let patience = self.every.max(Duration::from_secs(1));
+        let why = match tokio::time::timeout(patience, self.scraper.scrape()).await {
+            Ok(Ok(controller)) => {
+                scrapes.take(Instant::now(), controller, self.server_side.as_ref());
+                return;
+            }
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => format!("no answer within {}", crate::format::wait(patience)),
+        };
+        scrapes.gaps += 1;
+        scrapes.scrapes += 1;
+        notice(format!(
+            "scrape of {} failed ({}): {why}",
+            self.scraper.target(),
+            crate::format::count(scrapes.gaps, "gap")
+        ));
+    }
+}
+
+/// What one scrape sampled.
+#[derive(Debug, Clone)]
+struct Point {
+    /// Since the window opened.
+    seconds: f64,
+    depths: BTreeMap<String, f64>,
+    informers: BTreeMap<InformerKey, (f64, Option<Lag>)>,
+}
+
+/// The scrapes of one window.
+#[derive(Debug, Clone)]
+pub struct Scrapes {
+    target: String,
+    opened: Instant,
+    first: Option<(Instant, Controller)>,
+    last: Option<(Instant, Controller)>,
+    points: Vec<Point>,
+    scrapes: u64,
+    gaps: u64,
+}
+
+impl Scrapes {
+    fn new(target: &str, opened: Instant) -> Scrapes {
+        Scrapes {
+            target: target.to_string(),
+            opened,
+            first: None,
+            last: None,
+            points: Vec::new(),
+            scrapes: 0,
+            gaps: 0,
+        }
+    }
+
+    /// A good scrape taken `at`; each informer's lag from the store resourceVersion it reports.
+    fn take(&mut self, at: Instant, controller: Controller, side: Option<&ServerSide>) {
+        self.scrapes += 1;
+        let informers = controller
+            .informers
+            .iter()
+            .map(|(key, i)| {
+                let lag = side
+                    .zip(i.store_resource_version)
+                    .and_then(|(side, store)| side.lag(key, store, at));
+                (key.clone(), (i.queued_items, lag))
+            })
+            .collect();
+        self.points.push(Point {
+            seconds: at.saturating_duration_since(self.opened).as_secs_f64(),
+            depths: controller
+                .queues
+                .iter()
+                .map(|(name, q)| (name.clone(), q.depth))
+                .collect(),
+            informers,
+        });
+        if self.first.is_none() {
+            self.first = Some((at, controller.clone()));
+        }
+        self.last = Some((at, controller));
+    }
+
+    /// The window's figures.
+    pub fn figures(&self) -> ControllerFigures {
+        let empty = Controller::default();
+        let (first_at, first) = self
+            .first
+            .as_ref()
+            .map_or((self.opened, &empty), |(at, c)| (*at, c));
+        let (last_at, last) = self
+            .last
+            .as_ref()
+            .map_or((self.opened, &empty), |(at, c)| (*at, c));
+        ControllerFigures {
+            target: self.target.clone(),
+            scrapes: self.scrapes,
+            gaps: self.gaps,
+            seconds: last_at.saturating_duration_since(first_at).as_secs_f64(),
+            queues: self.queue_figures(first, last),
+            informers: self.informer_figures(first, last),
+            throttling: last
+                .throttling
+                .as_ref()
+                .map(|h| Percentiles::of(&h.since(&first.throttling.clone().unwrap_or_default()))),
+            reconcilers: last
+                .reconcilers
+                .iter()
+                .map(|(controller, r)| {
+                    let before = first.reconcilers.get(controller).cloned();
+                    let before = before.unwrap_or_default();
+                    let total = |r: &super::controller::Reconciler| r.results.values().sum();
+                    ReconcilerFigures {
+                        controller: controller.clone(),
+                        reconciles: growth(total(&before), total(r)),
+                        errors: growth(before.errors_total, r.errors_total),
+                        time: Percentiles::of(&r.time.since(&before.time)),
+                        active_workers: r.active_workers,
+                    }
+                })
+                .collect(),
+            timeline: self.timeline(),
+        }
+    }
+
+    fn queue_figures(&self, first: &Controller, last: &Controller) -> Vec<QueueFigures> {
+        last.queues
+            .iter()
+            .map(|(name, q)| {
+                let before = first.queues.get(name).cloned().unwrap_or_default();
+                QueueFigures {
+                    name: name.clone(),
+                    depth: Sampled::of(self.points.iter().map(|p| p.depths.get(name).copied())),
+                    adds: growth(before.adds_total, q.adds_total),
+                    retries: growth(before.retries_total, q.retries_total),
+                    queue_duration: Percentiles::of(
+                        &q.queue_duration.since(&before.queue_duration),
+                    ),
+                    work_duration: Percentiles::of(&q.work_duration.since(&before.work_duration)),
+                    unfinished_work_seconds: q.unfinished_work_seconds,
+                    longest_running_processor_seconds: q.longest_running_processor_seconds,
+                }
+            })
+            .collect()
+    }
+
+    fn informer_figures(&self, first: &Controller, last: &Controller) -> Vec<InformerFigures> {
+        last.informers
+            .iter()
+            .map(|(key, i)| {
+                let before = first.informers.get(key).cloned().unwrap_or_default();
+                let sampled = || self.points.iter().map(|p| p.informers.get(key));
+                let lags: Vec<Lag> = sampled().flatten().filter_map(|(_, lag)| *lag).collect();
+                InformerFigures {
+                    name: key.name.clone(),
+                    group: key.group.clone(),
+                    version: key.version.clone(),
+                    resource: key.resource.clone(),
+                    queued_items: Sampled::of(sampled().map(|s| s.map(|(queued, _)| *queued))),
+                    processing_latency: Percentiles::of(
+                        &i.processing_latency.since(&before.processing_latency),
+                    ),
+                    lag: lags.last().map(|last| LagFigures {
+                        max_resource_versions: lags
+                            .iter()
+                            .map(|l| l.resource_versions)
+                            .max()
+                            .unwrap_or(0),
+                        max_seconds: lags.iter().map(|l| l.seconds).fold(0.0, f64::max),
+                        last: *last,
+                        samples: lags.len() as u64,
+                    }),
+                }
+            })
+            .collect()
+    }
+
+    /// Each queue's depth at every scrape, for the queues that held anything.
+    fn timeline(&self) -> ControllerTimeline {
+        let mut depth: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for (i, point) in self.points.iter().enumerate() {
+            for (name, d) in &point.depths {
+                if *d > 0.0 || depth.contains_key(name) {
+                    let column = depth.entry(name.clone()).or_insert_with(|| vec![0.0; i]);
+                    column.resize(i, 0.0);
+                    column.push(*d);
+                }
+            }
+        }
+        for column in depth.values_mut() {
+            column.resize(self.points.len(), 0.0);
+        }
+        ControllerTimeline {
+            seconds: self
+                .points
+                .iter()
+                .map(|p| (p.seconds * 1000.0).round() / 1000.0)
+                .collect(),
+            depth,
+        }
+    }
+}
+
+/// A figure sampled at every good scrape: its largest value, its mean and its value at the last.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sampled {
+    pub max: f64,
+    pub mean: f64,
+    pub last: f64,
+}
+
+impl Sampled {
+    /// Over the scrapes; one that lacked the figure counts as 0.
+    fn of(values: impl Iterator<Item = Option<f64>>) -> Sampled {
+        let (mut n, mut sum, mut out) = (0u32, 0.0, Sampled::default());
+        for v in values {
+            let v = v.unwrap_or(0.0);
+            n += 1;
+            sum += v;
+            out.max = out.max.max(v);
+            out.last = v;
+        }
+        if n > 0 {
+            out.mean = sum / f64::from(n);
+        }
+        out
+    }
+}
+
+/// One workqueue over the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueueFigures {
+    pub name: String,
+    pub depth: Sampled,
+    /// `workqueue_adds_total` and `workqueue_retries_total`'s growth in the window.
+    pub adds: f64,
+    pub retries: f64,
+    /// Where the percentiles of the window's observations lie, bounded by the bucket edges.
+    pub queue_duration: Percentiles,
+    pub work_duration: Percentiles,
+    /// At the last scrape.
+    pub unfinished_work_seconds: f64,
+    pub longest_running_processor_seconds: f64,
+}
+
+/// How far an informer's store was behind our watch of its resource, at the window's scrapes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LagFigures {
+    pub max_resource_versions: u64,
+    pub max_seconds: f64,
+    /// At the last scrape.
+    pub last: Lag,
+    /// Scrapes it was measured at.
+    pub samples: u64,
+}
+
+/// One informer over the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InformerFigures {
+    pub name: String,
+    pub group: String,
+    pub version: String,
+    /// client-go's label: lower-case kind plus `s` (`endpointss`).
+    pub resource: String,
+    pub queued_items: Sampled,
+    pub processing_latency: Percentiles,
+    /// Null when its resource was not followed.
+    pub lag: Option<LagFigures>,
+}
+
+/// One controller-runtime reconciler over the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReconcilerFigures {
+    pub controller: String,
+    pub reconciles: f64,
+    pub errors: f64,
+    pub time: Percentiles,
+    pub active_workers: Option<f64>,
+}
+
+/// The queues' depths at every good scrape (what the exports' charts draw).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControllerTimeline {
+    /// Seconds since the window opened, to the millisecond.
+    pub seconds: Vec<f64>,
+    /// Per queue that held anything in the window, its depth at each of those times.
+    pub depth: BTreeMap<String, Vec<f64>>,
+}
+
+/// What a controller's metrics said over the window: the report's `controller` section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControllerFigures {
+    pub target: String,
+    /// Scrapes made, and those that failed or did not answer in time.
+    pub scrapes: u64,
+    pub gaps: u64,
+    /// From the first good scrape to the last: the span the counts and percentiles cover.
+    pub seconds: f64,
+    pub queues: Vec<QueueFigures>,
+    pub informers: Vec<InformerFigures>,
+    /// Waits for the client's rate limiter; null when the process serves none.
+    pub throttling: Option<Percentiles>,
+    pub reconcilers: Vec<ReconcilerFigures>,
+    pub timeline: ControllerTimeline,
+}

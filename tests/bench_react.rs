@@ -349,6 +349,227 @@ async fn a_paused_controller_manager_shows_as_a_slower_reaction() {
     );
 }
 
+/// kube-controller-manager's own metrics, as `--metrics-from` reaches them: its secure port,
+/// with the kubeconfig's credentials.
+fn controller_manager_metrics() -> String {
+    let port_file = kubeconfig_path().with_file_name("kube-controller-manager.port");
+    let port = std::fs::read_to_string(&port_file)
+        .unwrap_or_else(|e| panic!("{}: {e}", port_file.display()));
+    format!("https://127.0.0.1:{}/metrics", port.trim())
+}
+
+/// One of the report's controller queues, by name.
+fn queue<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["controller"]["queues"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no controller queues: {doc}"))
+        .iter()
+        .find(|q| q["name"] == name)
+        .unwrap_or_else(|| panic!("no queue {name}: {doc}"))
+}
+
+/// The lower edge of the bucket a queue's percentile lies in: it is above this.
+fn above(q: &Value, stat: &str) -> f64 {
+    q["queueDuration"][stat]["above"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no queueDuration.{stat}: {q}"))
+}
+
+#[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn writes_beyond_the_controllers_client_qps_fill_its_queues_and_throttle_it_and_a_gate_on_them_fails(
+) {
+    let _one = ONE_AT_A_TIME.lock().await;
+    require_controllers();
+    let dir = tempfile::tempdir().unwrap();
+    let template = write_file(dir.path(), "deploy.yaml", DEPLOYMENT);
+    let metrics = controller_manager_metrics();
+    let gates = [
+        "controller.queueDuration.p50{name=deployment} > 1s",
+        "controller.depth.max{name=deployment} > 20",
+    ];
+    // The warm-up lets the controller work through the creation of the objects first.
+    let run = |rate: &'static str| {
+        let (template, metrics) = (template.display().to_string(), metrics.clone());
+        async move {
+            let mut args = vec![
+                "bench",
+                "--template",
+                &template,
+                "--react",
+                "owned:replicasets",
+                "--objects",
+                "30",
+                "--rate",
+                rate,
+                "--warmup",
+                "3s",
+                "--for",
+                "8s",
+                "--metrics-from",
+                &metrics,
+            ];
+            for g in gates {
+                args.extend(["--fail-if", g]);
+            }
+            bench(&args).await
+        }
+    };
+    // One write a second: kube-controller-manager keeps up (each rollout is a handful of its
+    // requests, and its client allows 20 a second).
+    let (out, calm) = run("1").await;
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(&format!("controller {metrics}: ")),
+        "{}",
+        out.stdout
+    );
+    for g in gates {
+        let line = out
+            .stdout
+            .lines()
+            .find(|l| l.contains(g.split(' ').next().unwrap()));
+        assert!(
+            line.is_some_and(|l| l.starts_with("PASS ")),
+            "{g}: {}",
+            out.stdout
+        );
+    }
+    // Ten a second, each a ReplicaSet and a Pod to make: more than its client may send.
+    let (out, busy) = run("10").await;
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let failed: Vec<_> = busy["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["failed"] == true)
+        .collect();
+    assert_eq!(failed.len(), 2, "{}", busy["gates"]);
+    assert!(
+        out.stdout
+            .contains("FAIL controller.depth.max{name=deployment} = "),
+        "{}",
+        out.stdout
+    );
+    for name in ["deployment", "replicaset"] {
+        let (c, b) = (queue(&calm, name), queue(&busy, name));
+        assert!(
+            b["depth"]["max"].as_f64().unwrap() > c["depth"]["max"].as_f64().unwrap().max(10.0),
+            "{name}: calm {c}\nbusy {b}"
+        );
+        assert!(above(b, "p99") >= 1.0, "{name} queue p99 above 1s: {b}");
+        assert!(
+            above(b, "p99") > above(c, "p99"),
+            "{name}: calm {c}\nbusy {b}"
+        );
+    }
+    let waited = |doc: &Value| doc["controller"]["throttling"]["mean"].as_f64().unwrap();
+    assert!(
+        waited(&busy) > 0.1 && waited(&busy) > 2.0 * waited(&calm),
+        "rate-limiter waits: calm {}, busy {}",
+        calm["controller"]["throttling"],
+        busy["controller"]["throttling"]
+    );
+    // The informers of what bench writes are followed: their lag is measured at each scrape.
+    let informer = |resource: &str| {
+        busy["controller"]["informers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["resource"] == resource && i["group"] == "apps")
+            .cloned()
+            .unwrap_or_else(|| panic!("no {resource} informer: {busy}"))
+    };
+    for resource in ["deployments", "replicasets"] {
+        let lag = &informer(resource)["lag"];
+        assert!(lag["samples"].as_u64().unwrap() >= 3, "{resource}: {lag}");
+    }
+    assert_eq!(busy["controller"]["gaps"], 0, "{}", busy["controller"]);
+}
+
+#[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn a_stopped_controller_manager_shows_as_gaps_in_its_scrapes_and_the_run_goes_on() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    require_controllers();
+    let dir = tempfile::tempdir().unwrap();
+    let template = write_file(
+        dir.path(),
+        "deploy.yaml",
+        &DEPLOYMENT.replace("replicas: 1", "replicas: 0"),
+    );
+    let report = dir.path().join("report.json");
+    let metrics = controller_manager_metrics();
+    let args = [
+        "bench",
+        "--template",
+        template.to_str().unwrap(),
+        "--react",
+        "observed-generation",
+        "--objects",
+        "20",
+        "--rate",
+        "2",
+        "--for",
+        "20s",
+        "--metrics-from",
+        &metrics,
+        "--fail-if",
+        "controller.gaps > 30",
+        "--export-json",
+        report.to_str().unwrap(),
+    ];
+    let mut run = Spawned::start(&args);
+    run.wait_for("the clock starts now");
+    {
+        let _pause = Paused::controller_manager();
+        tokio::time::sleep(Duration::from_secs(10)).await;
+    }
+    let (code, run) =
+        tokio::task::spawn_blocking(move || (run.wait(Duration::from_secs(120)), run))
+            .await
+            .unwrap();
+    // Gaps are counted, not a failure of the run: its gate passes.
+    assert_eq!(code, Some(0), "{:?}", run.seen);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let c = &doc["controller"];
+    let gaps = c["gaps"].as_u64().unwrap();
+    assert!(gaps >= 3, "a 10 s pause, a scrape a second: {c}");
+    assert!(c["scrapes"].as_u64().unwrap() > gaps + 3, "{c}");
+    let said: Vec<_> = run
+        .seen
+        .iter()
+        .filter(|l| l.contains(&format!("scrape of {metrics} failed")))
+        .collect();
+    assert_eq!(said.len() as u64, gaps, "each gap is said: {:?}", run.seen);
+    assert!(said[0].contains("no answer within 1s"), "{said:?}");
+    // The good scrapes' times (since the window opened) show the hole: 5 s at least between
+    // two of them, or before the first.
+    let times: Vec<f64> = std::iter::once(0.0)
+        .chain(
+            c["timeline"]["seconds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_f64().unwrap()),
+        )
+        .collect();
+    assert!(times.windows(2).any(|w| w[1] - w[0] >= 5.0), "{times:?}");
+    // The deployment informer's lag was measured after the resume too.
+    let deployments = c["informers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["resource"] == "deployments")
+        .unwrap_or_else(|| panic!("{c}"));
+    let lag = &deployments["lag"];
+    assert!(
+        lag["samples"].as_u64().unwrap() + gaps >= c["scrapes"].as_u64().unwrap(),
+        "{lag}"
+    );
+    assert_eq!(doc["gates"][0]["failed"], false, "{}", doc["gates"]);
+}
+
 #[tokio::test]
 #[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
 async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
@@ -391,6 +612,18 @@ async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
         (
             vec!["pods", "--template", deploy],
             vec!["--template is a apps/v1 Deployment and bench watches pods"],
+        ),
+        (
+            vec!["--template", deploy, "--metrics-from", "pod/nosuch"],
+            vec!["pods \"nosuch\" not found"],
+        ),
+        (
+            vec!["--template", deploy, "--metrics-from", "deploy/x"],
+            vec!["--metrics-from \"deploy/x\"", "is not pod or svc"],
+        ),
+        (
+            vec!["--template", deploy, "--fail-if", "controller.depth.max > 5"],
+            vec!["reads the controller's metrics: add --metrics-from TARGET"],
         ),
     ] {
         let mut all = vec!["bench"];

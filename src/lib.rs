@@ -13,10 +13,12 @@
 //!             ├─▶ tail/     the owner graph --follow-owned follows, and what owns what
 //!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,
-//!             │             scratch namespace, report, gates
-//!             ├─▶ conform/  the watch-contract checks, run against a server, and their report
+//!             │      │      scratch namespace, report, gates
+//!             │      ▼      (a live run scrapes a real controller over its window)
 //!             ├─▶ scrape/   a running controller's own metrics: where they are served, the
-//!             │             Prometheus text, its queues, informers and throttling, intervals
+//!             │             Prometheus text, its queues, informers and throttling, intervals,
+//!             │             a window's scrapes
+//!             ├─▶ conform/  the watch-contract checks, run against a server, and their report
 //!             ▼
 //!         informer/  the pipeline, one client-go stage per file: listwatch (the ListerWatcher
 //!                    trait and the wire protocol) ─▶ reflector (reports `transition`s) ─▶ fifo
@@ -32,7 +34,7 @@
 //! `output/` and `recording/` are only imported by `commands/` (and by each other: the text printer
 //! renders the recording's records); `informer/` imports neither. `tail/`, `bench/`, `diff/`,
 //! `conform/` and `scrape/` compute without rendering, know neither the recording format nor each
-//! other, and have their own errors (`BenchError`, `DiffError`, `ScrapeError`, conform's
+//! other (but for bench, which uses scrape), and have their own errors (`BenchError`, `DiffError`, `ScrapeError`, conform's
 //! verdicts), which `commands/` map into `error`: the top-level error and exit codes, which wraps
 //! the cluster's and the reflector's errors. `cli` parses flags into the value types of `cluster/`, `informer/` and `bench/`. Leaves
 //! anyone may use: `duration` (the one parser of every duration flag and gate value), `format`

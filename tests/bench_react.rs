@@ -622,7 +622,12 @@ async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
             vec!["--metrics-from \"deploy/x\"", "is not pod or svc"],
         ),
         (
-            vec!["--template", deploy, "--fail-if", "controller.depth.max > 5"],
+            vec![
+                "--template",
+                deploy,
+                "--fail-if",
+                "controller.depth.max > 5",
+            ],
             vec!["reads the controller's metrics: add --metrics-from TARGET"],
         ),
     ] {

@@ -682,14 +682,24 @@ async fn bench_reports_follow_the_naming_rule() {
             .is_empty());
     }
 
-    // All namespaces (--no-churn -A): null.
-    let out = tokio::task::spawn_blocking(|| {
+    // All namespaces (--no-churn -A): null; with kube-controller-manager's own metrics, whose
+    // section has queue names as data, not keys.
+    common::controllers::require_controllers();
+    let port =
+        std::fs::read_to_string(kubeconfig_path().with_file_name("kube-controller-manager.port"))
+            .unwrap();
+    let metrics = format!("https://127.0.0.1:{}/metrics", port.trim());
+    let out = tokio::task::spawn_blocking(move || {
         run(&[
             "bench",
             "--no-churn",
             "-A",
             "--duration",
-            "1s",
+            "2s",
+            "--metrics-from",
+            &metrics,
+            "--fail-if",
+            "controller.gaps > 1000",
             "-o",
             "json",
         ])
@@ -698,8 +708,19 @@ async fn bench_reports_follow_the_naming_rule() {
     .unwrap();
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_document("bench --no-churn -A -o json", &doc, 2, BENCH_REPORT);
+    assert_document(
+        "bench --no-churn -A --metrics-from -o json",
+        &doc,
+        2,
+        BENCH_REPORT,
+    );
     assert!(doc["source"]["namespace"].is_null(), "{}", doc["source"]);
+    let controller = &doc["controller"];
+    assert!(
+        !controller["queues"].as_array().unwrap().is_empty()
+            && !controller["informers"].as_array().unwrap().is_empty(),
+        "{controller}"
+    );
 
     // A replay.
     let doc = replay_report();

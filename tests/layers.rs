@@ -37,8 +37,10 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         ],
         "recording" => &["informer", "cluster", "output"],
         // The domain layers compute: no rendering, no recording format, no flags, no
-        // top-level error (each has its own, which the commands map), and not each other.
-        "tail" | "bench" | "diff" | "conform" | "scrape" => &["informer", "cluster"],
+        // top-level error (each has its own, which the commands map), and not each other, but
+        // for bench, which scrapes a running controller over its window (--metrics-from).
+        "bench" => &["scrape", "informer", "cluster"],
+        "tail" | "diff" | "conform" | "scrape" => &["informer", "cluster"],
         "informer" => &["cluster"],
         "cluster" => &[],
         // The top-level error wraps the cluster's and the reflector's errors.

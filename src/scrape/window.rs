@@ -342,8 +342,23 @@ pub struct ReconcilerFigures {
 pub struct ControllerTimeline {
     /// Seconds since the window opened, to the millisecond.
     pub seconds: Vec<f64>,
-    /// Per queue that held anything in the window, its depth at each of those times.
+    /// Per queue that held anything in the window, its depth at each of those times; written
+    /// as a list of `{name, depth}` (a queue's name is data, not a key).
+    #[serde(serialize_with = "named_columns")]
     pub depth: BTreeMap<String, Vec<f64>>,
+}
+
+/// `{"a": [1]}` as `[{"name": "a", "depth": [1]}]`.
+fn named_columns<S: serde::Serializer>(
+    columns: &BTreeMap<String, Vec<f64>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Column<'a> {
+        name: &'a str,
+        depth: &'a [f64],
+    }
+    serializer.collect_seq(columns.iter().map(|(name, depth)| Column { name, depth }))
 }
 
 /// What a controller's metrics said over the window: the report's `controller` section.

@@ -1,7 +1,9 @@
 //! `top` against kube-controller-manager itself (its /metrics on the test control plane, reached
 //! with the kubeconfig's credentials), and against a scripted loopback server for what the real
 //! one will not do on demand: serve an HTML page, metrics that are not a controller's, or stop
-//! answering for a while.
+//! answering for a while; and a pod's plain-http metrics through the API server's proxy (a
+//! network namespace of the test's own holds the pod's address), read by `top` and by
+//! `bench --metrics-from`.
 
 mod common;
 
@@ -400,7 +402,7 @@ impl Drop for PodNetwork {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
-async fn top_reaches_a_pods_plain_http_metrics_through_the_api_servers_proxy() {
+async fn top_and_bench_reach_a_pods_plain_http_metrics_through_the_api_servers_proxy() {
     use k8s_openapi::api::core::v1::Pod;
     use kube::api::{Api, Patch, PatchParams, PostParams};
     let ns = TestNamespace::new("top-pod").await;
@@ -444,6 +446,39 @@ async fn top_reaches_a_pods_plain_http_metrics_through_the_api_servers_proxy() {
     assert_eq!(summary["target"], "pod/operator:8080");
     assert_eq!(summary["gaps"], 0, "{summary}");
     assert_eq!(queue(summary, "web").unwrap()["depth"], 3.0);
+
+    // bench reads it the same way over its window: the pod in --metrics-namespace while the
+    // informer watches all namespaces.
+    let mut cmd = informer();
+    cmd.args([
+        "bench",
+        "configmaps",
+        "--no-churn",
+        "-A",
+        "--for",
+        "2s",
+        "--metrics-from",
+        "pod/operator:8080",
+        "--metrics-namespace",
+        &ns.name,
+        "--fail-if",
+        "controller.depth.max{name=web} < 3",
+        "-o",
+        "json",
+    ]);
+    let out = run_with_limit(cmd, Duration::from_secs(60));
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let controller = &report["controller"];
+    assert_eq!(controller["target"], "pod/operator:8080", "{controller}");
+    assert_eq!(controller["gaps"], 0, "{controller}");
+    assert!(controller["scrapes"].as_u64().unwrap() >= 3, "{controller}");
+    let web = &controller["queues"][0];
+    assert_eq!(
+        (&web["name"], &web["depth"]["max"]),
+        (&Value::from("web"), &Value::from(3.0))
+    );
+    assert_eq!(report["gates"][0]["failed"], false, "{}", report["gates"]);
 
     // The same through a Service without a selector whose endpoints are the pod's address.
     let services: Api<k8s_openapi::api::core::v1::Service> =

@@ -7,6 +7,13 @@
 //!     tests/controlplane/controlplane.sh up
 //!     cargo bench --bench scrape_cost -- [SECONDS]
 //!
+//! Then whether scraping beside `bench` moves bench's own figures: `bench` runs of the same
+//! load (100 ConfigMap writes a second for 20 s, a handler of exp:1ms, a worker of 1ms)
+//! alternated with and without `--metrics-from` the same kube-controller-manager, ROUNDS of
+//! each (default 3), their latencies and CPU time side by side.
+//!
+//!     cargo bench --bench scrape_cost -- [SECONDS] [ROUNDS]
+//!
 //! Needs curl and GNU time at /usr/bin/time; figures go to BENCHMARKS.md.
 
 #[path = "../tests/common/mod.rs"]
@@ -35,11 +42,13 @@ fn cpu_and_rss(program: &str, args: &[&str]) -> (f64, u64) {
 }
 
 fn main() {
-    let seconds: u64 = std::env::args()
+    let numbers: Vec<u64> = std::env::args()
         .skip(1)
-        .find(|a| !a.starts_with('-'))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(60);
+        .filter(|a| !a.starts_with('-'))
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let seconds = numbers.first().copied().unwrap_or(60);
+    let rounds = numbers.get(1).copied().unwrap_or(3);
     let port = std::fs::read_to_string(common::run_dir().join("kube-controller-manager.port"))
         .expect("the local control plane with kube-controller-manager: tests/controlplane/controlplane.sh up");
     let url = format!("https://127.0.0.1:{}/metrics", port.trim());
@@ -92,4 +101,66 @@ fn main() {
         "| curl, one process per scrape (fetch only) | {curl_cpu:.2} | {:.2}% | - |",
         100.0 * curl_cpu / seconds as f64
     );
+    beside_bench(&url, rounds);
+}
+
+/// One bench run's report, with `--metrics-from url` or without.
+fn bench_report(metrics_from: Option<&str>) -> serde_json::Value {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubectl-informer"));
+    cmd.args([
+        "bench",
+        "--objects",
+        "100",
+        "--rate",
+        "100",
+        "--warmup",
+        "2s",
+        "--for",
+        "20s",
+        "--handler-time",
+        "exp:1ms",
+        "--work-time",
+        "1ms",
+        "-o",
+        "json",
+    ])
+    .env("KUBECONFIG", common::kubeconfig_path())
+    .stderr(Stdio::null());
+    if let Some(url) = metrics_from {
+        cmd.args(["--metrics-from", url]);
+    }
+    let out = cmd.output().expect("run bench");
+    assert!(out.status.success(), "bench failed: {out:?}");
+    serde_json::from_slice(&out.stdout).expect("bench's JSON report")
+}
+
+/// bench's own figures with and without scraping beside them, alternated.
+fn beside_bench(url: &str, rounds: u64) {
+    println!("\nbench, 100 writes/s for 20 s, {rounds} rounds alternated:");
+    println!(
+        "| round | --metrics-from | watchLatency p50 / p99 | deliveryLag p50 / p99 | \
+         queueDuration p99 | CPU s in the window | scrapes / gaps |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let ms = |v: &serde_json::Value| format!("{:.2} ms", v.as_f64().unwrap_or(f64::NAN) * 1e3);
+    for round in 1..=rounds {
+        for with in [false, true] {
+            let doc = bench_report(with.then_some(url));
+            let m = &doc["metrics"];
+            let scraped = match &doc["controller"] {
+                serde_json::Value::Null => "-".to_string(),
+                c => format!("{} / {}", c["scrapes"], c["gaps"]),
+            };
+            println!(
+                "| {round} | {} | {} / {} | {} / {} | {} | {:.2} | {scraped} |",
+                if with { "yes" } else { "no" },
+                ms(&m["watchLatency"]["p50"]),
+                ms(&m["watchLatency"]["p99"]),
+                ms(&m["deliveryLag"]["p50"]),
+                ms(&m["deliveryLag"]["p99"]),
+                ms(&m["queueDuration"]["p99"]),
+                doc["processCpuSeconds"].as_f64().unwrap_or(f64::NAN),
+            );
+        }
+    }
 }

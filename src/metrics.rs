@@ -274,6 +274,32 @@ mod tests {
         assert!(w.admits(Instant::now()) && !w.admits(inside));
     }
 
+    #[tokio::test]
+    async fn those_waiting_for_a_window_learn_when_it_opens_closes_or_never_opens() {
+        let w = ArrivalWindow::default();
+        let waiting = tokio::spawn({
+            let w = w.clone();
+            async move { w.opened().await }
+        });
+        w.open();
+        assert!(waiting.await.unwrap(), "opened");
+        let closing = tokio::spawn({
+            let w = w.clone();
+            async move { w.closed().await }
+        });
+        w.close();
+        closing.await.unwrap();
+        // One that closes without opening: those waiting for it to open are told it never will.
+        let never = ArrivalWindow::default();
+        let waiting = tokio::spawn({
+            let w = never.clone();
+            async move { w.opened().await }
+        });
+        never.close();
+        assert!(!waiting.await.unwrap());
+        assert!(!never.admits(Instant::now()), "and it counts nothing");
+    }
+
     #[test]
     fn latency_summary_is_in_seconds_with_microsecond_resolution() {
         let mut l = Latency::default();

@@ -378,3 +378,98 @@ pub struct ControllerFigures {
     pub reconcilers: Vec<ReconcilerFigures>,
     pub timeline: ControllerTimeline,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scrape::text::parse;
+
+    fn controller(depth: u32, adds: u32, bucket_1s: u32) -> Controller {
+        let text = format!(
+            "workqueue_depth{{name=\"deployment\"}} {depth}\n\
+             workqueue_adds_total{{name=\"deployment\"}} {adds}\n\
+             workqueue_queue_duration_seconds_bucket{{name=\"deployment\",le=\"0.1\"}} 10\n\
+             workqueue_queue_duration_seconds_bucket{{name=\"deployment\",le=\"1\"}} {}\n\
+             workqueue_queue_duration_seconds_bucket{{name=\"deployment\",le=\"+Inf\"}} {}\n\
+             workqueue_queue_duration_seconds_sum{{name=\"deployment\"}} {}\n\
+             workqueue_queue_duration_seconds_count{{name=\"deployment\"}} {}\n\
+             workqueue_depth{{name=\"idle\"}} 0\n",
+            10 + bucket_1s,
+            10 + bucket_1s,
+            0.5 * f64::from(bucket_1s),
+            10 + bucket_1s,
+        );
+        Controller::read(&parse(&text).unwrap()).unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_figures_are_what_grew_between_the_first_good_scrape_and_the_last() {
+        let opened = Instant::now();
+        let mut s = Scrapes::new("pod/kcm", opened);
+        // Before the window: 10 observations under 100 ms, counted already.
+        s.take(Instant::now(), controller(2, 100, 0), None);
+        tokio::time::advance(Duration::from_secs(1)).await;
+        s.gaps += 1;
+        s.scrapes += 1;
+        tokio::time::advance(Duration::from_secs(1)).await;
+        s.take(Instant::now(), controller(8, 130, 20), None);
+        tokio::time::advance(Duration::from_secs(1)).await;
+        s.take(Instant::now(), controller(5, 150, 40), None);
+        let f = s.figures();
+        assert_eq!((f.scrapes, f.gaps, f.seconds), (4, 1, 3.0));
+        let q = &f.queues[0];
+        assert_eq!((q.name.as_str(), q.adds), ("deployment", 50.0));
+        assert_eq!(
+            q.depth,
+            Sampled {
+                max: 8.0,
+                mean: 5.0,
+                last: 5.0
+            }
+        );
+        // The window's 40 observations all fell in (100 ms, 1 s]: the earlier ten are not its.
+        let p99 = q.queue_duration.p99.unwrap();
+        assert_eq!((p99.above, p99.at_most), (0.1, Some(1.0)));
+        assert_eq!(q.queue_duration.count, 40.0);
+        assert_eq!(q.queue_duration.mean, Some(0.5));
+        // The timeline: each good scrape's time, the queues that held anything.
+        assert_eq!(f.timeline.seconds, vec![0.0, 2.0, 3.0]);
+        assert_eq!(
+            f.timeline.depth.keys().collect::<Vec<_>>(),
+            vec!["deployment"]
+        );
+        let json = serde_json::to_value(&f.timeline).unwrap();
+        assert_eq!(
+            json["depth"],
+            serde_json::json!([{"name": "deployment", "depth": [2.0, 8.0, 5.0]}])
+        );
+        assert_eq!(f.queues[1].name, "idle");
+    }
+
+    #[test]
+    fn without_a_good_scrape_there_are_no_figures_but_the_gaps() {
+        let mut s = Scrapes::new("pod/kcm", Instant::now());
+        s.gaps = 2;
+        s.scrapes = 2;
+        let f = s.figures();
+        assert_eq!((f.scrapes, f.gaps, f.seconds), (2, 2, 0.0));
+        assert!(f.queues.is_empty() && f.informers.is_empty() && f.throttling.is_none());
+    }
+
+    #[test]
+    fn a_queue_that_appears_in_the_window_is_zero_before_it_did() {
+        let mut s = Scrapes::new("pod/kcm", Instant::now());
+        s.take(Instant::now(), controller(0, 1, 0), None);
+        let later = Controller::read(
+            &parse("workqueue_depth{name=\"deployment\"} 0\nworkqueue_depth{name=\"new\"} 4\n")
+                .unwrap(),
+        )
+        .unwrap();
+        s.take(Instant::now(), later, None);
+        let f = s.figures();
+        let new = f.queues.iter().find(|q| q.name == "new").unwrap();
+        assert_eq!(new.depth.max, 4.0);
+        assert_eq!(new.depth.mean, 2.0, "absent at the first scrape: 0");
+        assert_eq!(f.timeline.depth["new"], vec![0.0, 4.0]);
+    }
+}

@@ -1,9 +1,11 @@
 //! What the exports' charts draw, taken from a report once for every format: backlog and
-//! workqueue depth over the window, and each latency's percentiles.
+//! workqueue depth over the window, and each latency's percentiles; and, with `--metrics-from`,
+//! the controller's busiest queues' depth over the window.
 
 use crate::bench::report::BenchReport;
 use crate::bench::timeline::Timeline;
 use crate::output::bench::latency_rows;
+use crate::scrape::window::{ControllerFigures, QueueFigures};
 
 /// The most points a time chart draws (Mermaid spreads them evenly over the x axis; a run of
 /// 10 minutes has 6,000 samples).
@@ -73,9 +75,296 @@ pub fn millis(seconds: f64) -> f64 {
     (ms * scale).round() / scale
 }
 
+/// The most queues a depth chart draws.
+pub const BUSIEST_QUEUES: usize = 4;
+
+/// The busiest queues' depth over the window, one line per queue at shared times.
+pub struct DepthLines {
+    /// Seconds since the window opened.
+    pub seconds: Vec<f64>,
+    /// Each queue's name, largest depth and depth at each of `seconds`, the deepest first.
+    pub lines: Vec<(String, f64, Vec<f64>)>,
+}
+
+/// The depth of the [`BUSIEST_QUEUES`] queues with the largest depth (ties in name order), at
+/// most `points` points each. Past `points` scrapes, each point is the largest depth of a run
+/// of scrapes at the time of the run's last, as the pipeline's timeline is downsampled: a peak
+/// is never averaged away. None when no queue held anything or nothing was scraped.
+pub fn busiest_depths(c: &ControllerFigures, points: usize) -> Option<DepthLines> {
+    let t = &c.timeline;
+    let mut busy: Vec<&QueueFigures> = c
+        .queues
+        .iter()
+        .filter(|q| q.depth.max > 0.0 && t.depth.contains_key(&q.name))
+        .collect();
+    busy.sort_by(|a, b| b.depth.max.total_cmp(&a.depth.max));
+    busy.truncate(BUSIEST_QUEUES);
+    let n = t.seconds.len();
+    if busy.is_empty() || n == 0 {
+        return None;
+    }
+    let runs: Vec<(usize, usize)> = if n <= points || points == 0 {
+        (0..n).map(|i| (i, i + 1)).collect()
+    } else {
+        (0..points)
+            .map(|run| (run * n / points, (run + 1) * n / points))
+            .collect()
+    };
+    let lines = busy
+        .into_iter()
+        .map(|q| {
+            let column = &t.depth[&q.name];
+            let peak = |&(start, end): &(usize, usize)| {
+                column
+                    .get(start..end)
+                    .map_or(0.0, |run| run.iter().copied().fold(0.0, f64::max))
+            };
+            (q.name.clone(), q.depth.max, runs.iter().map(peak).collect())
+        })
+        .collect();
+    Some(DepthLines {
+        seconds: runs.iter().map(|(_, end)| t.seconds[end - 1]).collect(),
+        lines,
+    })
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+    use crate::bench::pipeline::Measured;
+    use crate::bench::report::{Settings, Source};
+    use crate::bench::run::Window;
+    use crate::bench::snapshot::{PipelineSnapshot, QueueSnapshot};
+    use crate::output::controller::{
+        controller_lines, informer_idle, informer_rows, queue_idle, queue_rows,
+    };
+    use crate::scrape::interval::{BoundFigure, Percentiles};
+    use crate::scrape::lag::Lag;
+    use crate::scrape::window::{
+        ControllerTimeline, InformerFigures, LagFigures, ReconcilerFigures, Sampled,
+    };
+
+    /// A queue name with every character some format escapes: a pipe, angle brackets, an
+    /// ampersand, quotes, a backslash and a line end.
+    pub const ODD: &str = "a|<b>&\"c\"\\\nd";
+
+    /// Percentiles of `count` observations whose p50 is at most `p50` seconds and whose p90
+    /// and p99 lie past the last edge (10 s); none without observations.
+    pub fn percentiles(count: f64, p50: f64) -> Percentiles {
+        let past = Some(BoundFigure {
+            above: 10.0,
+            at_most: None,
+        });
+        let some = count > 0.0;
+        Percentiles {
+            count,
+            mean: some.then_some(p50),
+            p50: some.then_some(BoundFigure {
+                above: p50 / 10.0,
+                at_most: Some(p50),
+            }),
+            p90: past.filter(|_| some),
+            p99: past.filter(|_| some),
+        }
+    }
+
+    fn queue(name: &str, depth: Sampled, adds: f64) -> QueueFigures {
+        QueueFigures {
+            name: name.into(),
+            depth,
+            adds,
+            retries: adds / 10.0,
+            queue_duration: percentiles(adds, 1.0),
+            work_duration: percentiles(adds, 0.01),
+            unfinished_work_seconds: 0.0,
+            longest_running_processor_seconds: 0.0,
+        }
+    }
+
+    fn informer(resource: &str, group: &str, lag: Option<LagFigures>) -> InformerFigures {
+        InformerFigures {
+            name: "kube-controller-manager".into(),
+            group: group.into(),
+            version: "v1".into(),
+            resource: resource.into(),
+            queued_items: Sampled::default(),
+            processing_latency: percentiles(0.0, 0.0),
+            lag,
+        }
+    }
+
+    /// A controller with two busy queues (`deployment`, deepest, and [`ODD`]), an idle one, a
+    /// lagging informer, an idle one, throttling, a reconciler and four scrapes' depths.
+    pub fn controller() -> ControllerFigures {
+        let depth = |max, mean, last| Sampled { max, mean, last };
+        let lag = LagFigures {
+            max_resource_versions: 12,
+            max_seconds: 0.25,
+            last: Lag {
+                resource_versions: 2,
+                seconds: 0.05,
+            },
+            samples: 4,
+        };
+        ControllerFigures {
+            target: "pod/kube-system/kube-controller-manager".into(),
+            scrapes: 5,
+            gaps: 1,
+            seconds: 3.0,
+            queues: vec![
+                queue(ODD, depth(3.0, 1.0, 0.0), 5.0),
+                queue("deployment", depth(7.0, 2.5, 1.0), 40.0),
+                queue("idle", Sampled::default(), 0.0),
+            ],
+            informers: vec![
+                informer("configmaps", "", None),
+                informer("deployments", "apps", Some(lag)),
+            ],
+            throttling: Some(percentiles(3.0, 0.1)),
+            reconcilers: vec![ReconcilerFigures {
+                controller: "certificate".into(),
+                reconciles: 12.0,
+                errors: 1.0,
+                time: percentiles(12.0, 0.01),
+                active_workers: Some(2.0),
+            }],
+            timeline: ControllerTimeline {
+                seconds: vec![0.0, 1.0, 2.0, 3.0],
+                depth: [
+                    ("deployment".to_string(), vec![0.0, 7.0, 3.0, 1.0]),
+                    (ODD.to_string(), vec![1.0, 3.0, 0.0, 0.0]),
+                ]
+                .into(),
+            },
+        }
+    }
+
+    /// A report of a run that measured nothing, with `controller` as its controller section.
+    pub fn report(controller: Option<ControllerFigures>) -> BenchReport {
+        let measured = Measured {
+            events: 0,
+            snapshot: PipelineSnapshot {
+                listeners: Vec::new(),
+                queues: vec![QueueSnapshot {
+                    name: "bench".into(),
+                    metrics: Default::default(),
+                    gauges: Default::default(),
+                }],
+                watch_latency: None,
+                reaction_latency: None,
+                watch_transitions: None,
+            },
+            backlog_at_end: Vec::new(),
+            depth_at_end: 0,
+            timeline: Timeline::default(),
+        };
+        let settings = Settings {
+            handlers: 1,
+            handler_time: "0s".into(),
+            workers: 1,
+            work_time: "0s".into(),
+            error_rate: 0.0,
+            resync: None,
+            warmup: "0s".into(),
+            duration: None,
+            objects: None,
+            rate: None,
+            speed: None,
+            seed: 1,
+            react: None,
+            reaction_timeout: None,
+        };
+        let source = Source::File {
+            path: "r.jsonl".into(),
+            speed: "1x".into(),
+        };
+        let window = Window {
+            seconds: 3.0,
+            cpu_seconds: None,
+        };
+        let mut report = BenchReport::new(source, settings, &measured, &window, 0.0);
+        report.controller = controller;
+        report
+    }
+
+    #[test]
+    fn idle_queues_and_informers_are_counted_not_shown() {
+        let c = controller();
+        let queues: Vec<String> = queue_rows(&c).into_iter().map(|r| r[0].clone()).collect();
+        assert_eq!(queues, [ODD, "deployment"]);
+        let informers = informer_rows(&c);
+        assert_eq!(
+            informers,
+            [["deployments apps/v1", "0", "-", "12", "250.0ms", "50.0ms"].map(String::from)]
+        );
+        assert_eq!(
+            controller_lines(&c).last().unwrap(),
+            "not shown, idle: 1 queue and 1 informer (all in the JSON report)"
+        );
+        assert_eq!(queue_rows(&c)[1][7], ">10.00s", "a p99 past the last edge");
+    }
+
+    #[test]
+    fn a_queue_or_informer_that_did_anything_is_busy() {
+        let idle = queue("q", Sampled::default(), 0.0);
+        assert!(queue_idle(&idle));
+        let added = queue("q", Sampled::default(), 3.0);
+        let mut working = idle.clone();
+        working.unfinished_work_seconds = 2.0;
+        let mut held = idle.clone();
+        held.depth.max = 1.0;
+        for busy in [added, working, held] {
+            assert!(!queue_idle(&busy), "{busy:?}");
+        }
+        let idle = informer("configmaps", "", None);
+        assert!(informer_idle(&idle));
+        let mut caught_up = idle.clone();
+        caught_up.lag = Some(LagFigures {
+            max_resource_versions: 0,
+            max_seconds: 0.0,
+            last: Lag {
+                resource_versions: 0,
+                seconds: 0.0,
+            },
+            samples: 3,
+        });
+        assert!(informer_idle(&caught_up));
+        let mut queued = idle.clone();
+        queued.queued_items.max = 2.0;
+        let mut processed = idle.clone();
+        processed.processing_latency = percentiles(1.0, 0.001);
+        let mut behind = caught_up.clone();
+        behind.lag.as_mut().unwrap().max_resource_versions = 1;
+        for busy in [queued, processed, behind] {
+            assert!(!informer_idle(&busy), "{busy:?}");
+        }
+    }
+
+    #[test]
+    fn the_deepest_queues_are_drawn_and_a_long_window_keeps_each_runs_peak() {
+        let mut c = controller();
+        let d = busiest_depths(&c, 100).unwrap();
+        assert_eq!(d.seconds, [0.0, 1.0, 2.0, 3.0]);
+        let names: Vec<&str> = d.lines.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["deployment", ODD]);
+        assert_eq!(d.lines[0].2, [0.0, 7.0, 3.0, 1.0]);
+        let d = busiest_depths(&c, 2).unwrap();
+        assert_eq!(d.seconds, [1.0, 3.0]);
+        assert_eq!(d.lines[0].2, [7.0, 3.0]);
+        assert_eq!(d.lines[1].2, [3.0, 0.0]);
+        for i in 0..6 {
+            let mut q = c.queues[1].clone();
+            q.name = format!("q{i}");
+            q.depth.max = 1.0;
+            c.timeline.depth.insert(q.name.clone(), vec![1.0; 4]);
+            c.queues.push(q);
+        }
+        let d = busiest_depths(&c, 100).unwrap();
+        let names: Vec<&str> = d.lines.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(names, ["deployment", ODD, "q0", "q1"]);
+        c.timeline = ControllerTimeline::default();
+        assert!(busiest_depths(&c, 100).is_none());
+    }
 
     #[test]
     fn milliseconds_keep_three_significant_digits() {

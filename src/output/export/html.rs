@@ -1,12 +1,19 @@
 //! The HTML export (`--export-html`): one self-contained page (inline CSS and SVG; no script,
 //! no font, nothing fetched) with the tables and the charts of the Markdown export, drawn to
-//! scale: backlog and depth against the time of each sample, percentiles on a log scale.
+//! scale: backlog and depth against the time of each sample, percentiles on a log scale; with
+//! `--metrics-from`, the controller's section and its busiest queues' depth against time.
 
-use super::chart::{gauge_series, latency_bars, millis, GaugeSeries, LatencyBars, PERCENTILES};
+use super::chart::{
+    busiest_depths, gauge_series, latency_bars, millis, DepthLines, GaugeSeries, LatencyBars,
+    PERCENTILES,
+};
 use crate::bench::report::BenchReport;
 use crate::format::format_seconds;
 use crate::output::bench::{
     cells, counts_after_events, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
+};
+use crate::output::controller::{
+    controller_lines, informer_rows, queue_rows, window_line, INFORMER_HEADER, QUEUE_HEADER,
 };
 use std::fmt::Write as _;
 use std::io::Write;
@@ -39,6 +46,7 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
     latency_section(&mut page, report);
     gauge_section(&mut page, report);
     counters_section(&mut page, report);
+    controller_section(&mut page, report);
     gates_section(&mut page, report);
     baseline_section(&mut page, report);
     page.push_str("</body>\n</html>\n");
@@ -108,6 +116,52 @@ fn counters_section(page: &mut String, report: &BenchReport) {
             "<p>watch since the initial sync: {reconnects} reconnects, {relists} relists</p>"
         );
     }
+}
+
+/// The controller's section (`--metrics-from`), when the run has one: its scrapes, the busy
+/// queues and informers, throttling, reconcilers and the idle count, and the busiest queues'
+/// depth over the window.
+fn controller_section(page: &mut String, report: &BenchReport) {
+    let Some(c) = &report.controller else {
+        return;
+    };
+    let _ = writeln!(
+        page,
+        "<h2>Controller</h2>\n<p><code>{}</code>: {}</p>",
+        escape(&c.target),
+        escape(&window_line(c))
+    );
+    let queues = queue_rows(c);
+    if !queues.is_empty() {
+        table(page, QUEUE_HEADER, &queues);
+    }
+    let informers = informer_rows(c);
+    if !informers.is_empty() {
+        table(page, INFORMER_HEADER, &informers);
+    }
+    for line in controller_lines(c) {
+        let _ = writeln!(page, "<p>{}</p>", escape(&line));
+    }
+    if let Some(d) = busiest_depths(c, MAX_POINTS) {
+        page.push_str(&depth_chart(&d));
+    }
+}
+
+/// A table of `rows` under `header`, every cell escaped.
+fn table<const N: usize>(page: &mut String, header: [&str; N], rows: &[[String; N]]) {
+    page.push_str("<table>\n<tr>");
+    for h in header {
+        let _ = write!(page, "<th>{}</th>", escape(h));
+    }
+    page.push_str("</tr>\n");
+    for row in rows {
+        page.push_str("<tr>");
+        for c in row {
+            let _ = write!(page, "<td>{}</td>", escape(c));
+        }
+        page.push_str("</tr>\n");
+    }
+    page.push_str("</table>\n");
 }
 
 /// The `--fail-if` gates, each PASS or FAIL, when any was given.
@@ -207,15 +261,15 @@ fn grid_line(svg: &mut String, y: f64, value: f64) {
     );
 }
 
+/// One line of a time chart: its values at the chart's times. A named line (one of several)
+/// carries its name and values on its polyline, and its name as a tooltip.
+struct Line<'a> {
+    name: Option<&'a str>,
+    values: Vec<f64>,
+}
+
 /// A gauge against the time of each sample.
 fn time_chart(g: &GaugeSeries) -> String {
-    let (left, top, width, height) = plot_area();
-    let x_max = g.seconds.last().copied().unwrap_or(0.0).max(0.1);
-    let peak = g.values.iter().copied().max().unwrap_or(0).max(1) as f64;
-    let y_step = step(peak, 4.0).max(1.0);
-    let y_max = (peak / y_step).ceil() * y_step;
-    let x = |s: f64| left + s / x_max * width;
-    let y = |v: f64| top + height - v / y_max * height;
     let join = |v: Vec<String>| v.join(" ");
     let data = format!(
         "data-chart=\"timeline\" data-unit=\"{}\" data-seconds=\"{}\" data-values=\"{}\"",
@@ -223,8 +277,62 @@ fn time_chart(g: &GaugeSeries) -> String {
         join(g.seconds.iter().map(f64::to_string).collect()),
         join(g.values.iter().map(u64::to_string).collect())
     );
+    let line = Line {
+        name: None,
+        values: g.values.iter().map(|v| *v as f64).collect(),
+    };
+    let title = format!("{} over the window", g.title);
+    lines_chart(&title, g.unit, &g.seconds, &[line], &data)
+}
+
+/// The busiest queues' depth against the time of each scrape, a line each in the palette's
+/// order, and a legend under the chart naming them (queue names are too long to fit in it).
+fn depth_chart(d: &DepthLines) -> String {
+    let seconds: Vec<String> = d.seconds.iter().map(f64::to_string).collect();
+    let data = format!(
+        "data-chart=\"controller-depth\" data-unit=\"items\" data-seconds=\"{}\"",
+        seconds.join(" ")
+    );
+    let lines: Vec<Line> = d
+        .lines
+        .iter()
+        .map(|(name, _, values)| Line {
+            name: Some(name),
+            values: values.clone(),
+        })
+        .collect();
+    let title = "controller workqueue depth over the window";
+    let mut html = lines_chart(title, "items", &d.seconds, &lines, &data);
+    let legend: Vec<String> = d
+        .lines
+        .iter()
+        .zip(COLORS.iter().cycle())
+        .map(|((name, max, _), color)| {
+            format!(
+                "<span style=\"color:{color}\">■</span> {} (max {max})",
+                escape(name)
+            )
+        })
+        .collect();
+    let _ = writeln!(html, "<p>{}</p>", legend.join(", "));
+    html
+}
+
+/// `lines` against `seconds` (one value of each line per time): a grid of about four steps up
+/// to the largest value (at least 1), about six steps of time.
+fn lines_chart(title: &str, unit: &str, seconds: &[f64], lines: &[Line], data: &str) -> String {
+    let (left, top, width, height) = plot_area();
+    let x_max = seconds.last().copied().unwrap_or(0.0).max(0.1);
+    let peak = lines
+        .iter()
+        .flat_map(|l| l.values.iter().copied())
+        .fold(1.0, f64::max);
+    let y_step = step(peak, 4.0).max(1.0);
+    let y_max = (peak / y_step).ceil() * y_step;
+    let x = |s: f64| left + s / x_max * width;
+    let y = |v: f64| top + height - v / y_max * height;
     let mut svg = String::new();
-    svg_open(&mut svg, &format!("{} over the window", g.title), &data);
+    svg_open(&mut svg, title, data);
     let mut v = 0.0;
     while v <= y_max {
         grid_line(&mut svg, y(v), v);
@@ -250,20 +358,32 @@ fn time_chart(g: &GaugeSeries) -> String {
         HEIGHT - 4.0,
         top + height / 2.0,
         top + height / 2.0,
-        g.unit
+        unit
     );
-    let points: Vec<String> = g
-        .seconds
-        .iter()
-        .zip(&g.values)
-        .map(|(s, v)| format!("{:.1},{:.1}", x(*s), y(*v as f64)))
-        .collect();
-    let _ = writeln!(
-        svg,
-        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n</svg>",
-        COLORS[0],
-        points.join(" ")
-    );
+    for (line, color) in lines.iter().zip(COLORS.iter().cycle()) {
+        let points: Vec<String> = seconds
+            .iter()
+            .zip(&line.values)
+            .map(|(s, v)| format!("{:.1},{:.1}", x(*s), y(*v)))
+            .collect();
+        let (open, close) = match line.name {
+            None => (String::new(), "/>".to_string()),
+            Some(name) => {
+                let values: Vec<String> = line.values.iter().map(f64::to_string).collect();
+                let name = escape(name);
+                (
+                    format!("data-name=\"{name}\" data-values=\"{}\" ", values.join(" ")),
+                    format!("><title>{name}</title></polyline>"),
+                )
+            }
+        };
+        let _ = writeln!(
+            svg,
+            "<polyline {open}fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"{close}",
+            points.join(" ")
+        );
+    }
+    svg.push_str("</svg>\n");
     svg
 }
 
@@ -349,7 +469,108 @@ fn percentile_chart(bars: &[LatencyBars]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::chart::tests::{controller, report};
     use super::*;
+
+    fn html(report: &BenchReport) -> String {
+        let mut out = Vec::new();
+        write(&mut out, report).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The page from its `<h2>Controller</h2>` to the next heading or the end of the body.
+    fn section(page: &str) -> &str {
+        let start = page
+            .find("<h2>Controller</h2>")
+            .expect("a controller section");
+        let rest = &page[start..];
+        let end = ["<h2>", "</body>"]
+            .iter()
+            .filter_map(|e| rest[4..].find(e))
+            .min()
+            .expect("the end of the body")
+            + 4;
+        &rest[..end]
+    }
+
+    #[test]
+    fn the_controller_section_has_escaped_tables_and_a_depth_chart() {
+        let page = html(&report(Some(controller())));
+        let s = section(&page);
+        for line in [
+            "<h2>Controller</h2>",
+            "<p><code>pod/kube-system/kube-controller-manager</code>: 5 scrapes over 3.0s, 1 gap; \
+             percentiles are bucket bounds (≤ the bucket's upper edge)</p>",
+            "<tr><td>deployment</td><td>7</td><td>2.5</td><td>1</td><td>40</td><td>4</td>\
+             <td>≤1.00s</td><td>&gt;10.00s</td><td>≤10.0ms</td><td>&gt;10.00s</td></tr>",
+            "<tr><td>deployments apps/v1</td><td>0</td><td>-</td><td>12</td><td>250.0ms</td>\
+             <td>50.0ms</td></tr>",
+            "<p>client throttling: p50 ≤100.0ms, p99 &gt;10.00s (3 requests waited on the rate \
+             limiter)</p>",
+            "<p>not shown, idle: 1 queue and 1 informer (all in the JSON report)</p>",
+        ] {
+            assert!(s.contains(line), "missing {line:?} in\n{s}");
+        }
+        assert!(
+            s.contains("<tr><td>a|&lt;b&gt;&amp;&quot;c&quot;\\\nd</td><td>3</td>"),
+            "{s}"
+        );
+        assert!(
+            !s.contains("<td>idle</td>") && !s.contains("configmaps"),
+            "{s}"
+        );
+        assert_eq!(s.matches("<svg ").count(), 1, "{s}");
+        assert!(s.contains("data-chart=\"controller-depth\""), "{s}");
+        assert!(s.contains("data-seconds=\"0 1 2 3\""), "{s}");
+        assert!(
+            s.contains("data-name=\"deployment\" data-values=\"0 7 3 1\""),
+            "{s}"
+        );
+        assert!(
+            s.contains("data-name=\"a|&lt;b&gt;&amp;&quot;c&quot;\\\nd\" data-values=\"1 3 0 0\""),
+            "{s}"
+        );
+        assert!(s.contains("</span> deployment (max 7), "), "{s}");
+    }
+
+    #[test]
+    fn a_gauges_chart_is_one_line_without_a_name() {
+        let g = GaugeSeries {
+            title: "workqueue depth",
+            unit: "items",
+            seconds: vec![0.0, 1.0, 2.0],
+            values: vec![0, 4, 2],
+        };
+        let svg = time_chart(&g);
+        assert!(
+            svg.ends_with(
+                "<polyline fill=\"none\" stroke=\"#4e79a7\" stroke-width=\"1.5\" \
+                 points=\"64.0,200.0 384.0,30.0 704.0,115.0\"/>\n</svg>\n"
+            ),
+            "{svg}"
+        );
+        assert_eq!(svg.matches("<polyline").count(), 1, "{svg}");
+        assert!(
+            svg.contains("data-seconds=\"0 1 2\" data-values=\"0 4 2\">"),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn a_page_without_the_section_has_none_of_it() {
+        let (mut with, mut without) = (report(Some(controller())), report(None));
+        (with.time, without.time) = ("now".into(), "now".into());
+        let (with, without) = (html(&with), html(&without));
+        assert!(
+            !without.contains("Controller") && !without.contains("<svg"),
+            "{without}"
+        );
+        assert_eq!(
+            with.replace(section(&with), ""),
+            without,
+            "the section is all that a controller adds"
+        );
+    }
 
     #[test]
     fn tick_steps_are_one_two_or_five_times_a_power_of_ten() {

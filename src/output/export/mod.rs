@@ -19,7 +19,8 @@ pub enum Exporter {
     Markdown,
     /// `--export-html`: one self-contained page with the tables and SVG charts.
     Html,
-    /// `--export-prometheus`: client-go's metric names, text exposition.
+    /// `--export-prometheus`: client-go's metric names, text exposition; with `--metrics-from`,
+    /// the controller's figures over the window as `kubectl_informer_controller_*` gauges.
     Prometheus,
 }
 
@@ -45,7 +46,9 @@ impl Exporter {
             Exporter::Json => json::write(&mut bytes, report)?,
             Exporter::Markdown => markdown::write(&mut bytes, report)?,
             Exporter::Html => html::write(&mut bytes, report)?,
-            Exporter::Prometheus => prometheus::write(snapshot, &mut bytes)?,
+            Exporter::Prometheus => {
+                prometheus::write(snapshot, report.controller.as_ref(), &mut bytes)?
+            }
         }
         Ok(bytes)
     }

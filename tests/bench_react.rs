@@ -389,8 +389,9 @@ async fn writes_beyond_the_controllers_client_qps_fill_its_queues_and_throttle_i
         "controller.depth.max{name=deployment} > 20",
     ];
     // The warm-up lets the controller work through the creation of the objects first.
-    let run = |rate: &'static str| {
+    let run = |rate: &'static str, exports: &[&str]| {
         let (template, metrics) = (template.display().to_string(), metrics.clone());
+        let exports: Vec<String> = exports.iter().map(|e| e.to_string()).collect();
         async move {
             let mut args = vec![
                 "bench",
@@ -412,12 +413,13 @@ async fn writes_beyond_the_controllers_client_qps_fill_its_queues_and_throttle_i
             for g in gates {
                 args.extend(["--fail-if", g]);
             }
+            args.extend(exports.iter().map(String::as_str));
             bench(&args).await
         }
     };
     // One write a second: kube-controller-manager keeps up (each rollout is a handful of its
     // requests, and its client allows 20 a second).
-    let (out, calm) = run("1").await;
+    let (out, calm) = run("1", &[]).await;
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     assert!(
         out.stdout.contains(&format!("controller {metrics}: ")),
@@ -435,8 +437,16 @@ async fn writes_beyond_the_controllers_client_qps_fill_its_queues_and_throttle_i
             out.stdout
         );
     }
-    // Ten a second, each a ReplicaSet and a Pod to make: more than its client may send.
-    let (out, busy) = run("10").await;
+    // Ten a second, each a ReplicaSet and a Pod to make: more than its client may send. Its
+    // exports carry the controller's section.
+    let (prom, markdown) = (dir.path().join("busy.prom"), dir.path().join("busy.md"));
+    let exports = [
+        "--export-prometheus",
+        prom.to_str().unwrap(),
+        "--export-markdown",
+        markdown.to_str().unwrap(),
+    ];
+    let (out, busy) = run("10", &exports).await;
     assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
     let failed: Vec<_> = busy["gates"]
         .as_array()
@@ -485,6 +495,17 @@ async fn writes_beyond_the_controllers_client_qps_fill_its_queues_and_throttle_i
         assert!(lag["samples"].as_u64().unwrap() >= 3, "{resource}: {lag}");
     }
     assert_eq!(busy["controller"]["gaps"], 0, "{}", busy["controller"]);
+    assert_promtool_accepts(&prom);
+    let prom = std::fs::read_to_string(&prom).unwrap();
+    assert!(
+        prom.contains("kubectl_informer_controller_workqueue_depth_max{name=\"deployment\"}"),
+        "{prom}"
+    );
+    let markdown = std::fs::read_to_string(&markdown).unwrap();
+    assert!(
+        markdown.contains("| deployment |") && markdown.contains("xychart-beta"),
+        "{markdown}"
+    );
 }
 
 #[tokio::test]

@@ -27,7 +27,10 @@ pub struct ControllerSource {
 
 impl ControllerSource {
     /// Scrapes the controller from `window`'s opening to its close (returns after the scrape at
-    /// the close); `None` when it closed without opening. Each gap is told through `notice`.
+    /// the close); `None` when it closed without opening. One scrape at a time, one due every
+    /// `every`: a scrape still unanswered when the next is due makes that one a gap (told
+    /// through `notice`), and is kept waiting rather than given up, so that a controller that
+    /// was stopped is read the moment it answers again, when its informers are furthest behind.
     pub async fn over(
         &self,
         window: &ArrivalWindow,
@@ -37,31 +40,58 @@ impl ControllerSource {
             return None;
         }
         let mut scrapes = Scrapes::new(self.scraper.target(), Instant::now());
-        self.scrape_into(&mut scrapes, notice).await;
+        // How long the scrape at the close may take: the interval, at least a second.
+        let patience = self.every.max(Duration::from_secs(1));
         let closed = window.closed();
         tokio::pin!(closed);
+        let mut pending = None;
+        let mut due = Instant::now();
+        // Once the window has closed: until when its last scrape may answer.
+        let mut end: Option<Instant> = None;
         loop {
             tokio::select! {
-                _ = tokio::time::sleep(self.every) => self.scrape_into(&mut scrapes, notice).await,
-                _ = &mut closed => break,
+                _ = tokio::time::sleep_until(due), if end.is_none() => {
+                    due = Instant::now() + self.every;
+                    match pending {
+                        Some(_) => self.gap(&mut scrapes, notice, &self.no_answer(self.every)),
+                        None => pending = Some(Box::pin(self.scraper.scrape())),
+                    }
+                }
+                answer = async { pending.as_mut().expect("polled only when pending").await },
+                    if pending.is_some() =>
+                {
+                    pending = None;
+                    match answer {
+                        Ok(controller) => {
+                            scrapes.take(Instant::now(), controller, self.server_side.as_ref());
+                        }
+                        Err(e) => self.gap(&mut scrapes, notice, &e.to_string()),
+                    }
+                    if end.is_some() {
+                        break;
+                    }
+                }
+                _ = &mut closed, if end.is_none() => {
+                    end = Some(Instant::now() + patience);
+                    if pending.is_none() {
+                        pending = Some(Box::pin(self.scraper.scrape()));
+                    }
+                }
+                _ = tokio::time::sleep_until(end.unwrap_or(due)), if end.is_some() => {
+                    self.gap(&mut scrapes, notice, &self.no_answer(patience));
+                    break;
+                }
             }
         }
-        self.scrape_into(&mut scrapes, notice).await;
         Some(scrapes)
     }
 
-    /// One scrape, or a gap when it fails or takes longer than the interval (at least a second:
-    /// a stopped controller holds a scrape open).
-    async fn scrape_into(&self, scrapes: &mut Scrapes, notice: &(dyn Fn(String) + Sync)) {
-        let patience = self.every.max(Duration::from_secs(1));
-        let why = match tokio::time::timeout(patience, self.scraper.scrape()).await {
-            Ok(Ok(controller)) => {
-                scrapes.take(Instant::now(), controller, self.server_side.as_ref());
-                return;
-            }
-            Ok(Err(e)) => e.to_string(),
-            Err(_) => format!("no answer within {}", crate::format::wait(patience)),
-        };
+    fn no_answer(&self, within: Duration) -> String {
+        format!("no answer within {}", crate::format::wait(within))
+    }
+
+    /// A scrape that failed, or was due while the last one had no answer yet.
+    fn gap(&self, scrapes: &mut Scrapes, notice: &(dyn Fn(String) + Sync), why: &str) {
         scrapes.gaps += 1;
         scrapes.scrapes += 1;
         notice(format!(

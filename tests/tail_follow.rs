@@ -123,11 +123,15 @@ async fn a_rollout_followed_from_its_deployment_shows_the_whole_chain_and_nothin
                 format!("replicaset.apps/{new_rs_name}")
             ])
         );
+        // Usually a MODIFIED; but a Pod whose event overtook its new ReplicaSet's joins the
+        // stream with its state when the ReplicaSet does, which on a loaded machine can be
+        // Ready already.
         assert!(
-            of("pods", "MODIFIED")
+            events
                 .iter()
+                .filter(|e| e["resource"] == "pods" && e["type"] != "DELETED")
                 .any(|e| e["name"] == pod["name"] && running_and_ready_on_a_kwok_node(&e["object"])),
-            "no MODIFIED of {} to Ready",
+            "no event of {} showing it Ready",
             pod["name"]
         );
     }

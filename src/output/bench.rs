@@ -264,9 +264,8 @@ fn write_baseline(out: &mut impl Write, b: &BaselineReport) -> std::io::Result<(
     for r in regressed {
         writeln!(
             out,
-            "REGRESSED {}.{} {} → {} ({:+.1}%)",
-            r.metric,
-            r.stat,
+            "REGRESSED {} {} → {} ({:+.1}%)",
+            r.figure(),
             format_seconds(r.baseline),
             format_seconds(r.measured),
             r.change_percent

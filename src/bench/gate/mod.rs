@@ -322,6 +322,17 @@ pub struct BaselineComparison {
     pub regressed: bool,
 }
 
+impl BaselineComparison {
+    /// The figure as a gate names it: `queueDuration.p99`, or with the controller's queue
+    /// selected last, `controller.queueDuration.p99{name=deployment}`.
+    pub fn figure(&self) -> String {
+        match self.metric.split_once('{') {
+            Some((metric, selector)) => format!("{metric}.{}{{{selector}", self.stat),
+            None => format!("{}.{}", self.metric, self.stat),
+        }
+    }
+}
+
 /// Compares every latency figure both reports have; a figure regressed when it grew by more than
 /// `tolerance_percent` and by more than `BASELINE_FLOOR_SECONDS`.
 pub fn compare_with_baseline(
@@ -609,6 +620,48 @@ mod tests {
         assert!(gate.evaluate(&with_reaction(2.0)).failed);
         let none = Gate::parse("writesWithoutReaction > 0").unwrap();
         assert!(none.evaluate(&with_reaction(2.0)).failed);
+    }
+
+    #[test]
+    fn the_controllers_queue_percentiles_are_compared_on_their_bucket_edges() {
+        let with_queue = |p50: Option<f64>, p99: Option<f64>| {
+            let mut r = report(0.040, 0, 0);
+            let bound = |edge: Option<f64>| json!({"above": 0.0, "atMost": edge});
+            r["controller"] = json!({"queues": [{
+                "name": "deployment",
+                "queueDuration": {"count": 10, "p50": bound(p50), "p99": bound(p99)},
+                "workDuration": {"count": 0, "p50": null, "p99": null}
+            }]});
+            r
+        };
+        let base = with_queue(Some(0.01), Some(1.0));
+        let worse = compare_with_baseline(&with_queue(Some(0.01), Some(10.0)), &base, 10.0);
+        let queue: Vec<_> = worse
+            .iter()
+            .filter(|c| c.metric.starts_with("controller."))
+            .collect();
+        assert_eq!(
+            queue.len(),
+            2,
+            "p50 and p99 of the queue duration: {queue:?}"
+        );
+        let p99 = queue.iter().find(|c| c.stat == "p99").unwrap();
+        assert!(p99.regressed && (p99.change_percent - 900.0).abs() < 1e-9);
+        assert_eq!(
+            p99.figure(),
+            "controller.queueDuration.p99{name=deployment}"
+        );
+        assert!(!queue.iter().find(|c| c.stat == "p50").unwrap().regressed);
+        // Past the last edge (null) or without observations: not compared.
+        let unbounded = compare_with_baseline(&with_queue(Some(0.01), None), &base, 10.0);
+        assert_eq!(
+            unbounded
+                .iter()
+                .filter(|c| c.metric.starts_with("controller."))
+                .count(),
+            1
+        );
+        assert_eq!(worse[0].figure(), "queueDuration.p50");
     }
 
     #[test]

@@ -200,10 +200,9 @@ fn baseline_section(page: &mut String, report: &BenchReport) {
     for r in &b.comparisons {
         let _ = writeln!(
             page,
-            "<tr{}><td>{}.{}</td><td>{}</td><td>{}</td><td>{:+.1}%</td></tr>",
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}%</td></tr>",
             if r.regressed { " class=\"fail\"" } else { "" },
-            escape(&r.metric),
-            escape(&r.stat),
+            escape(&r.figure()),
             format_seconds(r.baseline),
             format_seconds(r.measured),
             r.change_percent

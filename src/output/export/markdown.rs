@@ -82,10 +82,9 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
         for r in &b.comparisons {
             writeln!(
                 out,
-                "| {}{}.{} | {} | {} | {:+.1}% |",
+                "| {}{} | {} | {} | {:+.1}% |",
                 if r.regressed { "❌ " } else { "" },
-                r.metric,
-                r.stat,
+                r.figure(),
                 format_seconds(r.baseline),
                 format_seconds(r.measured),
                 r.change_percent

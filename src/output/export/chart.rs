@@ -129,15 +129,12 @@ pub fn busiest_depths(c: &ControllerFigures, points: usize) -> Option<DepthLines
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::bench::pipeline::Measured;
     use crate::bench::report::{Settings, Source};
     use crate::bench::run::Window;
     use crate::bench::snapshot::{PipelineSnapshot, QueueSnapshot};
-    use crate::output::controller::{
-        controller_lines, informer_idle, informer_rows, queue_idle, queue_rows,
-    };
     use crate::scrape::interval::{BoundFigure, Percentiles};
     use crate::scrape::lag::Lag;
     use crate::scrape::window::{
@@ -168,7 +165,7 @@ pub(super) mod tests {
         }
     }
 
-    fn queue(name: &str, depth: Sampled, adds: f64) -> QueueFigures {
+    pub(crate) fn queue(name: &str, depth: Sampled, adds: f64) -> QueueFigures {
         QueueFigures {
             name: name.into(),
             depth,
@@ -181,7 +178,11 @@ pub(super) mod tests {
         }
     }
 
-    fn informer(resource: &str, group: &str, lag: Option<LagFigures>) -> InformerFigures {
+    pub(crate) fn informer(
+        resource: &str,
+        group: &str,
+        lag: Option<LagFigures>,
+    ) -> InformerFigures {
         InformerFigures {
             name: "kube-controller-manager".into(),
             group: group.into(),
@@ -285,59 +286,6 @@ pub(super) mod tests {
         let mut report = BenchReport::new(source, settings, &measured, &window, 0.0);
         report.controller = controller;
         report
-    }
-
-    #[test]
-    fn idle_queues_and_informers_are_counted_not_shown() {
-        let c = controller();
-        let queues: Vec<String> = queue_rows(&c).into_iter().map(|r| r[0].clone()).collect();
-        assert_eq!(queues, [ODD, "deployment"]);
-        let informers = informer_rows(&c);
-        assert_eq!(
-            informers,
-            [["deployments apps/v1", "0", "-", "12", "250.0ms", "50.0ms"].map(String::from)]
-        );
-        assert_eq!(
-            controller_lines(&c).last().unwrap(),
-            "not shown, idle: 1 queue and 1 informer (all in the JSON report)"
-        );
-        assert_eq!(queue_rows(&c)[1][7], ">10.00s", "a p99 past the last edge");
-    }
-
-    #[test]
-    fn a_queue_or_informer_that_did_anything_is_busy() {
-        let idle = queue("q", Sampled::default(), 0.0);
-        assert!(queue_idle(&idle));
-        let added = queue("q", Sampled::default(), 3.0);
-        let mut working = idle.clone();
-        working.unfinished_work_seconds = 2.0;
-        let mut held = idle.clone();
-        held.depth.max = 1.0;
-        for busy in [added, working, held] {
-            assert!(!queue_idle(&busy), "{busy:?}");
-        }
-        let idle = informer("configmaps", "", None);
-        assert!(informer_idle(&idle));
-        let mut caught_up = idle.clone();
-        caught_up.lag = Some(LagFigures {
-            max_resource_versions: 0,
-            max_seconds: 0.0,
-            last: Lag {
-                resource_versions: 0,
-                seconds: 0.0,
-            },
-            samples: 3,
-        });
-        assert!(informer_idle(&caught_up));
-        let mut queued = idle.clone();
-        queued.queued_items.max = 2.0;
-        let mut processed = idle.clone();
-        processed.processing_latency = percentiles(1.0, 0.001);
-        let mut behind = caught_up.clone();
-        behind.lag.as_mut().unwrap().max_resource_versions = 1;
-        for busy in [queued, processed, behind] {
-            assert!(!informer_idle(&busy), "{busy:?}");
-        }
     }
 
     #[test]

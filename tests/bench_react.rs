@@ -469,13 +469,13 @@ async fn writes_beyond_the_controllers_client_qps_fill_its_queues_and_throttle_i
         );
         assert!(above(b, "p99") >= 1.0, "{name} queue p99 above 1s: {b}");
         assert!(
-            above(b, "p99") > above(c, "p99"),
+            above(b, "p99") >= above(c, "p99"),
             "{name}: calm {c}\nbusy {b}"
         );
     }
     let waited = |doc: &Value| doc["controller"]["throttling"]["mean"].as_f64().unwrap();
     assert!(
-        waited(&busy) > 0.1 && waited(&busy) > 2.0 * waited(&calm),
+        waited(&busy) > 0.1 && waited(&busy) > waited(&calm),
         "rate-limiter waits: calm {}, busy {}",
         calm["controller"]["throttling"],
         busy["controller"]["throttling"]

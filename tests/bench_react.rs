@@ -377,7 +377,7 @@ fn above(q: &Value, stat: &str) -> f64 {
 
 #[tokio::test]
 #[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
-async fn writes_beyond_the_controllers_client_qps_fill_its_queues_and_throttle_it_and_a_gate_on_them_fails(
+async fn writes_beyond_the_controllers_client_qps_fill_its_deployment_queue_and_throttle_it_and_a_gate_on_them_fails(
 ) {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();
@@ -461,18 +461,18 @@ async fn writes_beyond_the_controllers_client_qps_fill_its_queues_and_throttle_i
         "{}",
         out.stdout
     );
-    for name in ["deployment", "replicaset"] {
-        let (c, b) = (queue(&calm, name), queue(&busy, name));
-        assert!(
-            b["depth"]["max"].as_f64().unwrap() > c["depth"]["max"].as_f64().unwrap().max(10.0),
-            "{name}: calm {c}\nbusy {b}"
-        );
-        assert!(above(b, "p99") >= 1.0, "{name} queue p99 above 1s: {b}");
-        assert!(
-            above(b, "p99") >= above(c, "p99"),
-            "{name}: calm {c}\nbusy {b}"
-        );
-    }
+    // The deployment queue is where the writes wait (its controller's updates are throttled):
+    // deeper, and its p99 past 1 s. The replicaset queue gets more work, but how deep it gets
+    // depends on how fast the throttled deployment controller hands it on (4 to 61 here).
+    let (c, b) = (queue(&calm, "deployment"), queue(&busy, "deployment"));
+    assert!(
+        b["depth"]["max"].as_f64().unwrap() > c["depth"]["max"].as_f64().unwrap().max(10.0),
+        "calm {c}\nbusy {b}"
+    );
+    assert!(above(b, "p99") >= 1.0, "queue p99 above 1s: {b}");
+    assert!(above(b, "p99") >= above(c, "p99"), "calm {c}\nbusy {b}");
+    let adds = |doc: &Value| queue(doc, "replicaset")["adds"].as_f64().unwrap();
+    assert!(adds(&busy) > adds(&calm), "calm {calm}\nbusy {busy}");
     let waited = |doc: &Value| doc["controller"]["throttling"]["mean"].as_f64().unwrap();
     assert!(
         waited(&busy) > 0.1 && waited(&busy) > waited(&calm),

@@ -3,7 +3,7 @@
 //! one will not do on demand: serve an HTML page, metrics that are not a controller's, or stop
 //! answering for a while; and a pod's plain-http metrics through the API server's proxy (a
 //! network namespace of the test's own holds the pod's address), read by `top` and by
-//! `bench --metrics-from`.
+//! `bench --metrics-from`; and bench's patience with a scrape that never answers.
 
 mod common;
 
@@ -652,5 +652,57 @@ fn without_a_terminal_each_interval_is_a_table_and_the_summary_ends_the_run() {
     assert!(
         !out.stdout.contains('\u{1b}'),
         "no redraw without a terminal"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn bench_keeps_an_unanswered_scrape_waiting_for_a_while_then_scrapes_on() {
+    common::admin().await;
+    // The scrape at the window's first tick (the third request: one before the run, one when
+    // the window opens) never answers; the others answer at once.
+    let server = FakeServer::start(|_, n| {
+        if n == 2 {
+            Reply::Stream(vec![Step::Sleep(Duration::from_secs(120))])
+        } else {
+            Reply::Typed(200, "text/plain; version=0.0.4", controller_metrics(n))
+        }
+    });
+    let url = format!("{}/metrics", server.url);
+    let out = tokio::task::spawn_blocking(move || {
+        let mut cmd = informer();
+        cmd.args([
+            "bench",
+            "configmaps",
+            "--no-churn",
+            "-A",
+            "--for",
+            "36s",
+            "--metrics-from",
+            &url,
+            "-o",
+            "json",
+        ]);
+        run_with_limit(cmd, Duration::from_secs(120))
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let c = &report["controller"];
+    // Waited for 30 s (a gap each second), then given up for a new scrape, which answered.
+    let gaps = c["gaps"].as_u64().unwrap();
+    assert!((25..=31).contains(&gaps), "{c}");
+    let times: Vec<f64> = c["timeline"]["seconds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
+    assert!(times.iter().any(|t| *t > 30.0), "scraped again: {times:?}");
+    assert!(
+        out.stderr.contains("failed (1 gap): no answer within 1s"),
+        "{}",
+        out.stderr
     );
 }

@@ -17,6 +17,11 @@ use tokio::time::Instant;
 /// How often bench scrapes while its window is open.
 pub const SCRAPE_EVERY: Duration = Duration::from_secs(1);
 
+/// How long an unanswered scrape is kept waiting before it is given up for a new one: long
+/// enough for a controller stopped for a while to answer it when it resumes, short enough that a
+/// connection that hangs for good does not end the scraping.
+const KEEP_WAITING: Duration = Duration::from_secs(30);
+
 /// A controller's metrics endpoint, and our own watches of the resources whose informers' lag
 /// is measured.
 pub struct ControllerSource {
@@ -29,8 +34,9 @@ impl ControllerSource {
     /// Scrapes the controller from `window`'s opening to its close (returns after the scrape at
     /// the close); `None` when it closed without opening. One scrape at a time, one due every
     /// `every`: a scrape still unanswered when the next is due makes that one a gap (told
-    /// through `notice`), and is kept waiting rather than given up, so that a controller that
-    /// was stopped is read the moment it answers again, when its informers are furthest behind.
+    /// through `notice`), and is kept waiting (up to `KEEP_WAITING`) rather than given up, so
+    /// that a controller that was stopped is read the moment it answers again, when its
+    /// informers are furthest behind.
     pub async fn over(
         &self,
         window: &ArrivalWindow,
@@ -46,16 +52,22 @@ impl ControllerSource {
         tokio::pin!(closed);
         let mut pending = None;
         let mut due = Instant::now();
+        let mut asked = due;
         // Once the window has closed: until when its last scrape may answer.
         let mut end: Option<Instant> = None;
         loop {
             tokio::select! {
                 _ = tokio::time::sleep_until(due), if end.is_none() => {
-                    due = Instant::now() + self.every;
-                    match pending {
-                        Some(_) => self.gap(&mut scrapes, notice, &self.no_answer(self.every)),
-                        None => pending = Some(Box::pin(self.scraper.scrape())),
+                    let now = Instant::now();
+                    due = now + self.every;
+                    if pending.is_some() {
+                        self.gap(&mut scrapes, notice, &self.no_answer(self.every));
+                        if now.duration_since(asked) < KEEP_WAITING {
+                            continue;
+                        }
                     }
+                    pending = Some(Box::pin(self.scraper.scrape()));
+                    asked = now;
                 }
                 answer = async { pending.as_mut().expect("polled only when pending").await },
                     if pending.is_some() =>
@@ -76,6 +88,7 @@ impl ControllerSource {
                     if pending.is_none() {
                         pending = Some(Box::pin(self.scraper.scrape()));
                     }
+                    asked = Instant::now();
                 }
                 _ = tokio::time::sleep_until(end.unwrap_or(due)), if end.is_some() => {
                     self.gap(&mut scrapes, notice, &self.no_answer(patience));

@@ -23,6 +23,36 @@ fn events(lines: &[String]) -> Vec<Value> {
         .collect()
 }
 
+/// The lines of a `-o json` stream that `pick` picks, and every notice, each shortened to what
+/// tells the story (type, origin, name, resourceVersion, replicas, phase): for a failure's
+/// message.
+fn story(lines: &[String], pick: impl Fn(&Value) -> bool) -> String {
+    parse_json_lines(lines)
+        .into_iter()
+        .filter(|l| l["type"] == "NOTICE" || pick(l))
+        .map(|l| {
+            let o = &l["object"];
+            format!(
+                "{} {} {} {} rv={} replicas={}/{} phase={}",
+                l["type"],
+                l["origin"],
+                l["notice"],
+                l["name"],
+                o["metadata"]["resourceVersion"],
+                o["spec"]["replicas"],
+                o["status"]["replicas"],
+                o["status"]["phase"]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// [`story`] of the ReplicaSets.
+fn replica_set_story(lines: &[String]) -> String {
+    story(lines, |l| l["resource"] == "replicasets.apps")
+}
+
 /// Starts `tail ARGS -o json` and waits until each of `resources` has its watch open.
 fn follow_json(args: &[&str], resources: usize) -> Streaming {
     let mut all = args.to_vec();
@@ -107,7 +137,8 @@ async fn a_rollout_followed_from_its_deployment_shows_the_whole_chain_and_nothin
         of("replicasets.apps", "MODIFIED")
             .iter()
             .any(|e| { e["name"] != new_rs_name && e["object"]["spec"]["replicas"] == 0 }),
-        "the old ReplicaSet scaled to 0"
+        "the old ReplicaSet scaled to 0; the ReplicaSets' events and every notice:\n{}",
+        replica_set_story(&tail.seen)
     );
     let pod_image = "/spec/containers/0/image";
     let new_pods: Vec<&Value> = of("pods", "ADDED")
@@ -131,8 +162,9 @@ async fn a_rollout_followed_from_its_deployment_shows_the_whole_chain_and_nothin
                 .iter()
                 .filter(|e| e["resource"] == "pods" && e["type"] != "DELETED")
                 .any(|e| e["name"] == pod["name"] && running_and_ready_on_a_kwok_node(&e["object"])),
-            "no event of {} showing it Ready",
-            pod["name"]
+            "no event of {} showing it Ready; its events and every notice:\n{}",
+            pod["name"],
+            story(&tail.seen, |l| l["name"] == pod["name"])
         );
     }
     let old_pods_deleted = of("pods", "DELETED")

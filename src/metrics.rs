@@ -3,7 +3,7 @@
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -144,14 +144,15 @@ impl Gauge {
 /// opens, a window counts nothing. A clone is a handle to the same window.
 #[derive(Debug, Clone, Default)]
 pub struct ArrivalWindow {
-    state: Arc<Mutex<WindowState>>,
-    /// Whether it has opened and whether it has closed, for those who wait on either.
-    phase: Arc<tokio::sync::watch::Sender<(bool, bool)>>,
+    /// A watch channel's value, so that those who wait for the window to open or close are
+    /// woken when it does (counting an arrival wakes no one).
+    state: Arc<tokio::sync::watch::Sender<WindowState>>,
 }
 
 #[derive(Debug, Default)]
 struct WindowState {
     opened: Option<Instant>,
+    /// Set by `close` also when the window never opened: it then never will.
     closed: Option<Instant>,
     arrivals: u64,
 }
@@ -161,58 +162,60 @@ impl ArrivalWindow {
     /// and returns when.
     pub fn open(&self) -> Instant {
         let now = Instant::now();
-        *self.lock() = WindowState {
+        self.state.send_replace(WindowState {
             opened: Some(now),
             ..WindowState::default()
-        };
-        self.phase.send_replace((true, false));
+        });
         now
     }
 
     /// Closes the window now; arrivals stamped before now still count when they are looked at
     /// later. A window that never opened stays empty (and will not open for those waiting).
     pub fn close(&self) {
-        let mut s = self.lock();
-        if s.closed.is_none() {
-            s.closed = s.opened.map(|_| Instant::now());
-            self.phase.send_replace((s.opened.is_some(), true));
-        }
+        self.state.send_if_modified(|s| {
+            let closing = s.closed.is_none();
+            if closing {
+                s.closed = Some(Instant::now());
+            }
+            closing
+        });
     }
 
     /// Returns once the window has opened (at once if it has): true, or false when it was closed
     /// without opening.
     pub async fn opened(&self) -> bool {
-        let mut phase = self.phase.subscribe();
-        let phase = phase.wait_for(|(opened, closed)| *opened || *closed).await;
-        phase.is_ok_and(|p| p.0)
+        let mut state = self.state.subscribe();
+        let state = state
+            .wait_for(|s| s.opened.is_some() || s.closed.is_some())
+            .await;
+        state.is_ok_and(|s| s.opened.is_some())
     }
 
     /// Returns once the window has closed (at once if it has).
     pub async fn closed(&self) {
-        let mut phase = self.phase.subscribe();
-        let _ = phase.wait_for(|(_, closed)| *closed).await;
+        let mut state = self.state.subscribe();
+        let _ = state.wait_for(|s| s.closed.is_some()).await;
     }
 
     /// Whether an arrival stamped `at` is in the window.
     pub fn admits(&self, at: Instant) -> bool {
-        self.lock().admits(at)
+        self.state.borrow().admits(at)
     }
 
     /// Counts an arrival stamped `at` if it is in the window; returns whether it was.
     pub fn arrived(&self, at: Instant) -> bool {
-        let mut s = self.lock();
-        let admitted = s.admits(at);
-        s.arrivals += u64::from(admitted);
+        let mut admitted = false;
+        self.state.send_if_modified(|s| {
+            admitted = s.admits(at);
+            s.arrivals += u64::from(admitted);
+            false
+        });
         admitted
     }
 
     /// The arrivals counted in the window (complete once every source has stopped).
     pub fn arrivals(&self) -> u64 {
-        self.lock().arrivals
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, WindowState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.borrow().arrivals
     }
 }
 

@@ -26,7 +26,7 @@ use crate::informer::object::Encoding;
 use crate::output::{bench as print, stderr_is_terminal, tolerate_closed_pipe};
 use crate::scrape::lag::{resource_of, ServerSide};
 use crate::scrape::target::Scraper;
-use crate::scrape::window::{ControllerSource, SCRAPE_EVERY};
+use crate::scrape::window::ControllerSource;
 use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -356,8 +356,7 @@ async fn controller_source(
     ));
     Ok(Some(ControllerSource {
         scraper,
-        every: SCRAPE_EVERY,
-        server_side: Some(server_side),
+        server_side,
     }))
 }
 

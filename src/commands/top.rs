@@ -168,8 +168,7 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
     let mut run = Run::new(started, first);
     let mut out = std::io::stdout().lock();
     let redraw = config.output == ReportFormat::Text && stdout_is_terminal();
-    // How long a scrape may take before it is a gap: the interval, at least a second.
-    let patience = config.interval.max(Duration::from_secs(1));
+    let patience = crate::scrape::target::patience(config.interval);
     let code = loop {
         let due = run.last.0.max(started) + config.interval;
         let due = deadline.map_or(due, |d| due.min(d));
@@ -196,11 +195,11 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
                 write_one(&mut out, &config, scraper.target(), &interval, redraw)
                     .map_err(Error::Output)?;
             }
-            Ok(Err(e)) => gap(&mut run, scraper.target(), &e.to_string()),
+            Ok(Err(e)) => gap(&mut run, &scraper, &e.to_string()),
             Err(_) => gap(
                 &mut run,
-                scraper.target(),
-                &format!("no answer within {}", crate::format::wait(patience)),
+                &scraper,
+                &crate::scrape::target::no_answer(patience),
             ),
         }
     };
@@ -242,13 +241,10 @@ fn add_lags(interval: &mut Interval, side: &ServerSide) {
 }
 
 /// A scrape that gave nothing: counted, and said on stderr.
-fn gap(run: &mut Run, target: &str, why: &str) {
+fn gap(run: &mut Run, scraper: &Scraper, why: &str) {
     run.gaps += 1;
     run.scrapes += 1;
-    eprintln!(
-        "kubectl-informer: scrape of {target} failed ({}): {why}",
-        crate::format::count(run.gaps, "gap")
-    );
+    eprintln!("kubectl-informer: {}", scraper.gap_line(run.gaps, why));
 }
 
 fn write_one(

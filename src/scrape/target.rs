@@ -168,6 +168,17 @@ pub enum ScrapeError {
     NotAController { target: String },
 }
 
+/// How long a scrape may take before it is a gap: the interval between scrapes, at least a
+/// second (a scrape of kube-controller-manager is about 4,000 lines).
+pub fn patience(interval: std::time::Duration) -> std::time::Duration {
+    interval.max(std::time::Duration::from_secs(1))
+}
+
+/// Why a scrape that timed out is a gap.
+pub fn no_answer(within: std::time::Duration) -> String {
+    format!("no answer within {}", crate::format::wait(within))
+}
+
 /// A connection to one metrics endpoint.
 pub struct Scraper {
     cluster: Cluster,
@@ -232,6 +243,15 @@ impl Scraper {
     /// What is scraped, as the user named it.
     pub fn target(&self) -> &str {
         &self.target
+    }
+
+    /// The line that says a scrape gave nothing, the `gaps`-th: `why`.
+    pub fn gap_line(&self, gaps: u64, why: &str) -> String {
+        format!(
+            "scrape of {} failed ({}): {why}",
+            self.target,
+            crate::format::count(gaps, "gap")
+        )
     }
 
     /// One scrape, read into what it says about the controller.

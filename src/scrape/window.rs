@@ -7,7 +7,7 @@
 use super::controller::{Controller, InformerKey};
 use super::interval::{growth, Percentiles};
 use super::lag::{Lag, ServerSide};
-use super::target::Scraper;
+use super::target::{no_answer, patience, Scraper};
 use crate::metrics::ArrivalWindow;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -22,18 +22,17 @@ pub const SCRAPE_EVERY: Duration = Duration::from_secs(1);
 /// connection that hangs for good does not end the scraping.
 const KEEP_WAITING: Duration = Duration::from_secs(30);
 
-/// A controller's metrics endpoint, and our own watches of the resources whose informers' lag
-/// is measured.
+/// A controller's metrics endpoint, scraped every [`SCRAPE_EVERY`], and our own watches of the
+/// resources whose informers' lag is measured.
 pub struct ControllerSource {
     pub scraper: Scraper,
-    pub every: Duration,
-    pub server_side: Option<ServerSide>,
+    pub server_side: ServerSide,
 }
 
 impl ControllerSource {
     /// Scrapes the controller from `window`'s opening to its close (returns after the scrape at
     /// the close); `None` when it closed without opening. One scrape at a time, one due every
-    /// `every`: a scrape still unanswered when the next is due makes that one a gap (told
+    /// [`SCRAPE_EVERY`]: a scrape still unanswered when the next is due makes that one a gap (told
     /// through `notice`), and is kept waiting (up to `KEEP_WAITING`) rather than given up, so
     /// that a controller that was stopped is read the moment it answers again, when its
     /// informers are furthest behind.
@@ -46,8 +45,8 @@ impl ControllerSource {
             return None;
         }
         let mut scrapes = Scrapes::new(self.scraper.target(), Instant::now());
-        // How long the scrape at the close may take: the interval, at least a second.
-        let patience = self.every.max(Duration::from_secs(1));
+        // How long the scrape at the close may take.
+        let patience = patience(SCRAPE_EVERY);
         let closed = window.closed();
         tokio::pin!(closed);
         let mut pending = None;
@@ -59,9 +58,9 @@ impl ControllerSource {
             tokio::select! {
                 _ = tokio::time::sleep_until(due), if end.is_none() => {
                     let now = Instant::now();
-                    due = now + self.every;
+                    due = now + SCRAPE_EVERY;
                     if pending.is_some() {
-                        self.gap(&mut scrapes, notice, &self.no_answer(self.every));
+                        self.gap(&mut scrapes, notice, &no_answer(SCRAPE_EVERY));
                         if now.duration_since(asked) < KEEP_WAITING {
                             continue;
                         }
@@ -75,7 +74,7 @@ impl ControllerSource {
                     pending = None;
                     match answer {
                         Ok(controller) => {
-                            scrapes.take(Instant::now(), controller, self.server_side.as_ref());
+                            scrapes.take(Instant::now(), controller, Some(&self.server_side));
                         }
                         Err(e) => self.gap(&mut scrapes, notice, &e.to_string()),
                     }
@@ -91,7 +90,7 @@ impl ControllerSource {
                     asked = Instant::now();
                 }
                 _ = tokio::time::sleep_until(end.unwrap_or(due)), if end.is_some() => {
-                    self.gap(&mut scrapes, notice, &self.no_answer(patience));
+                    self.gap(&mut scrapes, notice, &no_answer(patience));
                     break;
                 }
             }
@@ -99,19 +98,11 @@ impl ControllerSource {
         Some(scrapes)
     }
 
-    fn no_answer(&self, within: Duration) -> String {
-        format!("no answer within {}", crate::format::wait(within))
-    }
-
     /// A scrape that failed, or was due while the last one had no answer yet.
     fn gap(&self, scrapes: &mut Scrapes, notice: &(dyn Fn(String) + Sync), why: &str) {
         scrapes.gaps += 1;
         scrapes.scrapes += 1;
-        notice(format!(
-            "scrape of {} failed ({}): {why}",
-            self.scraper.target(),
-            crate::format::count(scrapes.gaps, "gap")
-        ));
+        notice(self.scraper.gap_line(scrapes.gaps, why));
     }
 }
 

@@ -323,6 +323,27 @@ pub struct BaselineComparison {
 }
 
 impl BaselineComparison {
+    /// `measured` against `base`: regressed when it grew by more than `tolerance_percent` and
+    /// by more than `BASELINE_FLOOR_SECONDS`.
+    fn new(metric: String, stat: &str, base: f64, measured: f64, tolerance_percent: f64) -> Self {
+        let change_percent = if base > 0.0 {
+            (measured - base) / base * 100.0
+        } else if measured > 0.0 {
+            f64::INFINITY
+        } else {
+            0.0
+        };
+        BaselineComparison {
+            metric,
+            stat: stat.to_string(),
+            baseline: base,
+            measured,
+            change_percent,
+            regressed: change_percent > tolerance_percent
+                && measured - base > BASELINE_FLOOR_SECONDS,
+        }
+    }
+
     /// The figure as a gate names it: `queueDuration.p99`, or with the controller's queue
     /// selected last, `controller.queueDuration.p99{name=deployment}`.
     pub fn figure(&self) -> String {
@@ -351,22 +372,13 @@ pub fn compare_with_baseline(
             let (Some(measured), Some(base)) = (now[stat].as_f64(), then[stat].as_f64()) else {
                 continue;
             };
-            let change_percent = if base > 0.0 {
-                (measured - base) / base * 100.0
-            } else if measured > 0.0 {
-                f64::INFINITY
-            } else {
-                0.0
-            };
-            out.push(BaselineComparison {
-                metric: metric.to_string(),
-                stat: stat.to_string(),
-                baseline: base,
+            out.push(BaselineComparison::new(
+                metric.to_string(),
+                stat,
+                base,
                 measured,
-                change_percent,
-                regressed: change_percent > tolerance_percent
-                    && measured - base > BASELINE_FLOOR_SECONDS,
-            });
+                tolerance_percent,
+            ));
         }
     }
     out.extend(compare_controller_queues(
@@ -385,16 +397,14 @@ fn compare_controller_queues(
     baseline: &Value,
     tolerance_percent: f64,
 ) -> Vec<BaselineComparison> {
-    let queues = |doc: &Value| {
-        doc.pointer("/controller/queues")
-            .and_then(Value::as_array)
-            .cloned()
-    };
+    fn queues(doc: &Value) -> Option<&Vec<Value>> {
+        doc.pointer("/controller/queues").and_then(Value::as_array)
+    }
     let (Some(now), Some(then)) = (queues(report), queues(baseline)) else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for q in &now {
+    for q in now {
         let Some(before) = then.iter().find(|b| b["name"] == q["name"]) else {
             continue;
         };
@@ -407,20 +417,13 @@ fn compare_controller_queues(
             let (Some(measured), Some(base)) = (edge(q), edge(before)) else {
                 continue;
             };
-            let change_percent = if base > 0.0 {
-                (measured - base) / base * 100.0
-            } else {
-                0.0
-            };
-            out.push(BaselineComparison {
-                metric: format!("controller.{field}{{name={name}}}"),
-                stat: stat.to_string(),
-                baseline: base,
+            out.push(BaselineComparison::new(
+                format!("controller.{field}{{name={name}}}"),
+                stat,
+                base,
                 measured,
-                change_percent,
-                regressed: change_percent > tolerance_percent
-                    && measured - base > BASELINE_FLOOR_SECONDS,
-            });
+                tolerance_percent,
+            ));
         }
     }
     out

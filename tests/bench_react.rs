@@ -278,6 +278,20 @@ impl Drop for Paused {
     }
 }
 
+/// Starts `bench ARGS`, stops kube-controller-manager for 10 s once the clock starts (the run
+/// goes on; its gates are judged after), and returns bench's exit code and what it said.
+async fn paused_for_ten_seconds(args: &[&str]) -> (Option<i32>, Spawned) {
+    let mut run = Spawned::start(args);
+    run.wait_for("the clock starts now");
+    {
+        let _pause = Paused::controller_manager();
+        tokio::time::sleep(Duration::from_secs(10)).await;
+    }
+    tokio::task::spawn_blocking(move || (run.wait(Duration::from_secs(120)), run))
+        .await
+        .unwrap()
+}
+
 fn signal(pid: &str, sig: &str) {
     let status = std::process::Command::new("kill")
         .args([sig, pid])
@@ -327,17 +341,8 @@ async fn a_paused_controller_manager_shows_as_a_slower_reaction() {
     let report = dir.path().join("paused.json");
     let mut paused: Vec<String> = args("16s");
     paused.extend(["--export-json".into(), report.display().to_string()]);
-    let mut run = Spawned::start(&paused.iter().map(String::as_str).collect::<Vec<_>>());
-    run.wait_for("the clock starts now");
-    {
-        let _pause = Paused::controller_manager();
-        // The fault: 10 s without the controller (the run goes on; its gate is judged after).
-        tokio::time::sleep(Duration::from_secs(10)).await;
-    }
     let (code, run) =
-        tokio::task::spawn_blocking(move || (run.wait(Duration::from_secs(120)), run))
-            .await
-            .unwrap();
+        paused_for_ten_seconds(&paused.iter().map(String::as_str).collect::<Vec<_>>()).await;
     assert_eq!(code, Some(1), "{:?}", run.seen);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let gate = &doc["gates"][0];
@@ -540,16 +545,7 @@ async fn a_stopped_controller_manager_shows_as_gaps_in_its_scrapes_and_the_run_g
         "--export-json",
         report.to_str().unwrap(),
     ];
-    let mut run = Spawned::start(&args);
-    run.wait_for("the clock starts now");
-    {
-        let _pause = Paused::controller_manager();
-        tokio::time::sleep(Duration::from_secs(10)).await;
-    }
-    let (code, run) =
-        tokio::task::spawn_blocking(move || (run.wait(Duration::from_secs(120)), run))
-            .await
-            .unwrap();
+    let (code, run) = paused_for_ten_seconds(&args).await;
     // Gaps are counted, not a failure of the run: its gate passes.
     assert_eq!(code, Some(0), "{:?}", run.seen);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();

@@ -133,7 +133,7 @@ pub enum Source {
 }
 
 /// The settings that shape the figures (compared with a baseline's).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     pub handlers: usize,
@@ -398,23 +398,7 @@ mod tests {
         assert_eq!(doc["config"]["handlerTime"], old["config"]["handler_time"]);
         assert_eq!(doc["source"]["namespace"], old["source"]["namespace"]);
         // Exactly the keys a current report has.
-        let settings = Settings {
-            handlers: 1,
-            handler_time: String::new(),
-            workers: 1,
-            work_time: String::new(),
-            error_rate: 0.0,
-            resync: None,
-            warmup: String::new(),
-            duration: None,
-            objects: None,
-            rate: None,
-            speed: None,
-            seed: 1,
-            react: None,
-            reaction_timeout: None,
-        };
-        let now = serde_json::to_value(&settings).unwrap();
+        let now = serde_json::to_value(Settings::default()).unwrap();
         let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
         assert_eq!(keys(&doc["config"]), keys(&now));
     }

@@ -264,16 +264,9 @@ pub(crate) mod tests {
             handler_time: "0s".into(),
             workers: 1,
             work_time: "0s".into(),
-            error_rate: 0.0,
-            resync: None,
             warmup: "0s".into(),
-            duration: None,
-            objects: None,
-            rate: None,
-            speed: None,
             seed: 1,
-            react: None,
-            reaction_timeout: None,
+            ..Settings::default()
         };
         let source = Source::File {
             path: "r.jsonl".into(),

@@ -59,6 +59,7 @@ pub mod informer;
 pub mod memory;
 pub mod metrics;
 pub mod output;
+pub mod proxy;
 pub mod recording;
 pub mod rng;
 pub mod scrape;

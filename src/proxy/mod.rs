@@ -1,0 +1,5 @@
+//! `proxy`: the Kubernetes API on a loopback port, forwarded to the current context's server
+//! with the user's credentials, for a controller to be started against; the place where
+//! watch-level faults are put in front of it.
+
+pub mod tls;

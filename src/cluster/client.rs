@@ -293,6 +293,20 @@ impl Cluster {
         Ok(sink)
     }
 
+    /// Sends `request` as it is (any method, path, headers and body; the user's credentials
+    /// added) and returns the server's response whatever its status, its body unread: what a
+    /// proxy passes on. Not bounded by the request timeout: a watch lasts.
+    pub async fn forward(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> Result<http::Response<kube::client::Body>, ClusterError> {
+        let op = Operation::new("proxy", request.uri().path().to_string(), None);
+        self.client
+            .send(request.map(kube::client::Body::from))
+            .await
+            .map_err(|e| self.classify(e, &op))
+    }
+
     /// Sends `request` and returns the response once its status is a success. An error status
     /// becomes the server's `Status` (or its plain-text body), with the `Retry-After` header when
     /// the Status has none: API Priority and Fairness and max-in-flight answer 429 in plain

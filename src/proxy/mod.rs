@@ -2,4 +2,5 @@
 //! with the user's credentials, for a controller to be started against; the place where
 //! watch-level faults are put in front of it.
 
+pub mod serve;
 pub mod tls;

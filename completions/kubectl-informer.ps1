@@ -54,6 +54,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI')
             [CompletionResult]::new('conform', 'conform', [CompletionResultType]::ParameterValue, 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check')
             [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A running controller''s own workqueues, informers and client throttling, from its metrics endpoint, refreshed every interval like kubectl top')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Serve the cluster''s API on a loopback port with your credentials, over HTTPS and HTTP/2 (as kube-apiserver does), for a controller to be started against')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the client''s version and commit, and the server''s version (as `kubectl version`)')
             [CompletionResult]::new('options', 'options', [CompletionResultType]::ParameterValue, 'Print the global options, which every command takes (as `kubectl options`)')
@@ -306,6 +307,42 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-informer;proxy' {
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'The port on 127.0.0.1 to serve on; 0 picks a free one (the line on stdout says which)')
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'The port on 127.0.0.1 to serve on; 0 picks a free one (the line on stdout says which)')
+            [CompletionResult]::new('--write-kubeconfig', '--write-kubeconfig', [CompletionResultType]::ParameterName, 'Write a kubeconfig that reaches the cluster through the proxy to FILE: its address and, over HTTPS, the proxy''s certificate authority; no credential (the proxy adds yours)')
+            [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'Stop after this long (default: until Ctrl-C)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use (overrides the context''s)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use (overrides the context''s)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace to work in (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace to work in (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl)')
+            [CompletionResult]::new('--health-check', '--health-check', [CompletionResultType]::ParameterName, 'Check a connection that has received nothing for this long, e.g. `30s` (0: never): an HTTP/2 PING whose answer is due within 15 s, as client-go does; on HTTP/1.1, TCP keep-alive probes. A dead peer is then noticed within this plus 15 s, and a response body that stops for as long is abandoned. Costs one 17-byte PING and its answer per quiet connection per period')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log level on stderr, as kubectl''s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log level on stderr, as kubectl''s: -v=1 (up to 5) the context, server, user and resolved resource; -v=6 and up also every request with its status and time')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig''s cluster; `https://` is assumed without a scheme)')
+            [CompletionResult]::new('--server', '--server', [CompletionResultType]::ParameterName, 'The address and port of the API server, e.g. `https://10.0.0.1:6443` (overrides the kubeconfig''s cluster; `https://` is assumed without a scheme)')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Bearer token for authentication to the API server (overrides the kubeconfig user''s credentials). Prefer a kubeconfig: a flag''s value is visible to other local users in `ps`')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate, e.g. a controller''s service account: `system:serviceaccount:NAMESPACE:NAME`')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable); needs --as')
+            [CompletionResult]::new('--as-uid', '--as-uid', [CompletionResultType]::ParameterName, 'UID to impersonate; needs --as')
+            [CompletionResult]::new('--certificate-authority', '--certificate-authority', [CompletionResultType]::ParameterName, 'Path to a certificate file for the certificate authority (overrides the kubeconfig''s)')
+            [CompletionResult]::new('--client-certificate', '--client-certificate', [CompletionResultType]::ParameterName, 'Path to a client certificate file for TLS')
+            [CompletionResult]::new('--client-key', '--client-key', [CompletionResultType]::ParameterName, 'Path to a client key file for TLS')
+            [CompletionResult]::new('--insecure-skip-tls-verify', '--insecure-skip-tls-verify', [CompletionResultType]::ParameterName, 'Do not check the server''s certificate: the connection is then open to interception')
+            [CompletionResult]::new('--tls-server-name', '--tls-server-name', [CompletionResultType]::ParameterName, 'Server name to check the server''s certificate against (default: the host of the server''s address)')
+            [CompletionResult]::new('--disable-compression', '--disable-compression', [CompletionResultType]::ParameterName, 'Do not ask the server to gzip its responses (as the kubeconfig''s `disable-compression`)')
+            [CompletionResult]::new('--plain-http', '--plain-http', [CompletionResultType]::ParameterName, 'Serve plain HTTP/1.1, as kubectl proxy does, instead of HTTPS with HTTP/2 (with a certificate authority of the proxy''s own, made for this run). A client then has no HTTP/2 health check: client-go notices a connection that went silent only over HTTP/2')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Work across all namespaces')
+            [CompletionResult]::new('--all-namespaces', '--all-namespaces', [CompletionResultType]::ParameterName, 'Work across all namespaces')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-informer;completion' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
@@ -437,6 +474,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure event-handler backlog and workqueue latency under load, with percentiles and pass/fail gates for CI')
             [CompletionResult]::new('conform', 'conform', [CompletionResultType]::ParameterValue, 'Check that a server (or a proxy in front of it) keeps the watch contract informers rely on, one line per check')
             [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A running controller''s own workqueues, informers and client throttling, from its metrics endpoint, refreshed every interval like kubectl top')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Serve the cluster''s API on a loopback port with your credentials, over HTTPS and HTTP/2 (as kube-apiserver does), for a controller to be started against')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the client''s version and commit, and the server''s version (as `kubectl version`)')
             [CompletionResult]::new('options', 'options', [CompletionResultType]::ParameterValue, 'Print the global options, which every command takes (as `kubectl options`)')
@@ -457,6 +495,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             break
         }
         'kubectl-informer;help;top' {
+            break
+        }
+        'kubectl-informer;help;proxy' {
             break
         }
         'kubectl-informer;help;completion' {

@@ -7,6 +7,7 @@ mod conform;
 mod diff;
 mod errors;
 mod global;
+mod proxy;
 mod tail;
 mod top;
 
@@ -14,6 +15,7 @@ pub use bench::BenchArgs;
 pub use conform::ConformArgs;
 pub use diff::{CacheInitial, DiffArgs};
 pub use global::GlobalArgs;
+pub use proxy::ProxyArgs;
 pub use tail::{InitialMode, OnExpired, OutputFormat, TailArgs};
 pub use top::TopArgs;
 
@@ -117,6 +119,9 @@ pub enum Command {
     /// A running controller's own workqueues, informers and client throttling, from its
     /// metrics endpoint, refreshed every interval like kubectl top.
     Top(Box<TopArgs>),
+    /// Serve the cluster's API on a loopback port with your credentials, over HTTPS and HTTP/2
+    /// (as kube-apiserver does), for a controller to be started against.
+    Proxy(Box<ProxyArgs>),
     /// Print a shell completion script.
     Completion(CompletionArgs),
     /// Print the client's version and commit, and the server's version (as `kubectl version`).

@@ -4,7 +4,7 @@
 //! The layers, and which way they point (an arrow is "imports"):
 //!
 //! ```text
-//! main ─▶ cli, commands/{tail,diff,bench,conform,schema,complete,completion}  flags ─▶ config ─▶ exec
+//! main ─▶ cli, commands/{tail,diff,bench,conform,top,proxy,schema,complete,completion}  flags ─▶ config ─▶ exec
 //!             │
 //!             ├─▶ output/   renders for people: tail's text, diff's table, bench's table,
 //!             │             exports (json, markdown, html, prometheus) and writing them to a
@@ -19,6 +19,8 @@
 //!             │             Prometheus text, its queues, informers and throttling, intervals,
 //!             │             a window's scrapes
 //!             ├─▶ conform/  the watch-contract checks, run against a server, and their report
+//!             ├─▶ proxy/    the API on a loopback port: its own CA and TLS (h2, http/1.1), and
+//!             │             every request forwarded with the user's credentials
 //!             ▼
 //!         informer/  the pipeline, one client-go stage per file: listwatch (the ListerWatcher
 //!                    trait and the wire protocol) ─▶ reflector (reports `transition`s) ─▶ fifo
@@ -113,6 +115,7 @@ async fn exec(cli: Cli) -> Result<u8> {
             let config = commands::top::TopConfig::from_args(&args)?;
             commands::top::exec(&global, config).await
         }
+        Command::Proxy(args) => commands::proxy::exec(&global, &args).await,
         Command::Version(args) => commands::version::exec(&global, &args).await,
         Command::Options => {
             use std::io::Write;

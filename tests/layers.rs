@@ -41,6 +41,8 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         // for bench, which scrapes a running controller over its window (--metrics-from).
         "bench" => &["scrape", "informer", "cluster"],
         "tail" | "diff" | "conform" | "scrape" => &["informer", "cluster"],
+        // The proxy forwards through the cluster's client.
+        "proxy" => &["cluster"],
         "informer" => &["cluster"],
         "cluster" => &[],
         // The top-level error wraps the cluster's and the reflector's errors.

@@ -5,6 +5,7 @@ pub mod complete;
 pub mod completion;
 pub mod conform;
 pub mod diff;
+pub mod proxy;
 pub mod schema;
 pub mod tail;
 pub mod top;

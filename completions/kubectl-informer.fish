@@ -278,6 +278,10 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand top" -
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand top" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -s p -l port -d 'The port on 127.0.0.1 to serve on; 0 picks a free one (the line on stdout says which)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -l write-kubeconfig -d 'Write a kubeconfig that reaches the cluster through the proxy to FILE: its address and, over HTTPS, the proxy\'s certificate authority; no credential (the proxy adds yours)' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -l fault -d 'Put a fault in front of the clients (repeatable): KIND[:OPTION=VALUE,...], as listed above. Each one applied is a NOTICE line on stderr (with -o json, a line on stdout)' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -l seed -d 'Seed of the faults\' draws (share=, every=D1-D2); the same seed repeats a run\'s choices. Default: one from the clock, said in the first line' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -s o -l output -d '`text`: the faults applied as NOTICE lines on stderr; `json`: one JSON line per fault applied on stdout, after a line saying where the proxy serves, and a summary line at the end' -r -f -a "text\t'For people: a table and a verdict'
+json\t'One JSON document (diff: one per line with --every)'"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -l for -d 'Stop after this long (default: until Ctrl-C)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -l context -d 'The kubeconfig context to use' -r
@@ -302,7 +306,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy"
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -l plain-http -d 'Serve plain HTTP/1.1, as kubectl proxy does, instead of HTTPS with HTTP/2 (with a certificate authority of the proxy\'s own, made for this run). A client then has no HTTP/2 health check: client-go notices a connection that went silent only over HTTP/2'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -s A -l all-namespaces -d 'Work across all namespaces'
-complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -s h -l help -d 'Print help'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand proxy" -s V -l version -d 'Print version'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)' -r -F
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r

@@ -8,7 +8,7 @@
 //!             │
 //!             ├─▶ output/   renders for people: tail's text, diff's table, bench's table,
 //!             │             exports (json, markdown, html, prometheus) and writing them to a
-//!             │             path (file), progress bars
+//!             │             path (file), progress bars, the proxy's notices
 //!             ├─▶ recording/ the JSON Lines format, both ways: records, writer, reader, snapshot
 //!             ├─▶ tail/     the owner graph --follow-owned follows, and what owns what
 //!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog
@@ -19,8 +19,10 @@
 //!             │             Prometheus text, its queues, informers and throttling, intervals,
 //!             │             a window's scrapes
 //!             ├─▶ conform/  the watch-contract checks, run against a server, and their report
-//!             ├─▶ proxy/    the API on a loopback port: its own CA and TLS (h2, http/1.1), and
-//!             │             every request forwarded with the user's credentials
+//!             ├─▶ proxy/    the API on a loopback port: its own CA and TLS (h2, http/1.1),
+//!             │             every request forwarded with the user's credentials, and the
+//!             │             faults (what they are, when they happen, a watch's events
+//!             │             relayed through them, a connection's bytes stopped)
 //!             ▼
 //!         informer/  the pipeline, one client-go stage per file: listwatch (the ListerWatcher
 //!                    trait and the wire protocol) ─▶ reflector (reports `transition`s) ─▶ fifo
@@ -35,10 +37,10 @@
 //!
 //! `output/` and `recording/` are only imported by `commands/` (and by each other: the text printer
 //! renders the recording's records); `informer/` imports neither. `tail/`, `bench/`, `diff/`,
-//! `conform/` and `scrape/` compute without rendering, know neither the recording format nor each
+//! `conform/`, `scrape/` and `proxy/` compute without rendering, know neither the recording format nor each
 //! other (but for bench, which uses scrape), and have their own errors (`BenchError`, `DiffError`, `ScrapeError`, conform's
 //! verdicts), which `commands/` map into `error`: the top-level error and exit codes, which wraps
-//! the cluster's and the reflector's errors. `cli` parses flags into the value types of `cluster/`, `informer/` and `bench/`. Leaves
+//! the cluster's and the reflector's errors. `cli` parses flags into the value types of `cluster/`, `informer/`, `bench/` and `proxy/`. Leaves
 //! anyone may use: `duration` (the one parser of every duration flag and gate value), `format`
 //! (numbers, times and foreign text for people), `metrics` (histograms, gauges, CPU time), `rng`,
 //! `signal` (await a condition), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`,

@@ -24,13 +24,14 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         // main and the commands run everything.
         "main" | "commands" | "lib" => return None,
         // Flags parse into the value types of the layers below.
-        "cli" => &["cluster", "informer", "bench"],
+        "cli" => &["cluster", "informer", "bench", "proxy"],
         // Renders the reports of the domain layers, and the recording's records.
         "output" => &[
             "bench",
             "conform",
             "diff",
             "scrape",
+            "proxy",
             "recording",
             "informer",
             "cluster",
@@ -41,8 +42,9 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         // for bench, which scrapes a running controller over its window (--metrics-from).
         "bench" => &["scrape", "informer", "cluster"],
         "tail" | "diff" | "conform" | "scrape" => &["informer", "cluster"],
-        // The proxy forwards through the cluster's client.
-        "proxy" => &["cluster"],
+        // The proxy forwards through the cluster's client, and reads watch events as the
+        // informer decodes them.
+        "proxy" => &["informer", "cluster"],
         "informer" => &["cluster"],
         "cluster" => &[],
         // The top-level error wraps the cluster's and the reflector's errors.

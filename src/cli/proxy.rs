@@ -1,6 +1,8 @@
 //! `proxy`'s command line ([`ProxyArgs`]).
 
+use crate::cli::ReportFormat;
 use crate::duration;
+use crate::proxy::fault::Fault;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,7 +14,28 @@ use std::time::Duration;
     kubectl informer proxy --write-kubeconfig proxy.kubeconfig\n  \
     kube-controller-manager --kubeconfig proxy.kubeconfig ...\n\n  \
     # As kubectl proxy serves it: plain HTTP/1.1, any free port\n  \
-    kubectl informer proxy --plain-http -p 0\n\n\
+    kubectl informer proxy --plain-http -p 0\n\n  \
+    # Cut every watch every 5 to 20 s, and answer each resume with 410 Gone\n  \
+    kubectl informer proxy --write-kubeconfig proxy.kubeconfig --fault sever:every=5s-20s,how=end --fault gone\n\n  \
+    # After 30 s, the connection carrying the deployments watch goes dead for 2 minutes\n  \
+    kubectl informer proxy --fault silence:at=30s,for=2m,resource=deployments\n\n  \
+    # 429 with Retry-After: 1 on a fifth of the LISTs and WATCHes, every LIST page 2 s late\n  \
+    kubectl informer proxy --fault error:status=429,retry-after=1s,share=20% --fault slow-list:by=2s\n\n\
+Faults (--fault KIND[:OPTION=VALUE,...]; D a duration, at=D and every=D from the start):\n  \
+    sever:every=D[-D2]|at=D[,how=reset|end]   cut every open watch (reset: HTTP/2 RST_STREAM or\n  \
+    \x20                                        the HTTP/1.1 connection dropped, the default; end:\n  \
+    \x20                                        a clean end, as at the server's timeout)\n  \
+    silence:every=D|at=D,for=D                 the connections carrying a watch stop: nothing\n  \
+    \x20                                        read or written, HTTP/2 PINGs unanswered (dead peer)\n  \
+    stall:every=D|at=D,for=D                   open watches send nothing, then what they held\n  \
+    refuse:every=D|at=D,for=D                  every connection closed, new ones refused (restart)\n  \
+    gone                                       a watch resuming where one ended gets 410 Expired\n  \
+    drop-bookmarks, drop-initial-events-end    BOOKMARK events dropped (all, or that one)\n  \
+    delay:by=D                                 every watch event sent D after it came\n  \
+    error:status=CODE[,retry-after=D][,verb=V+V]  answer CODE (default verbs list+watch)\n  \
+    slow-list:by=D                             every LIST request (page) answered D later\n\
+Any fault takes resource=NAME (as kubectl names it); gone, drop-*, delay, error and slow-list\n\
+take share=P% (of the requests or watches in scope, drawn with --seed).\n\n\
     Exit status: 0 --for ran out, 2 error (the port taken, the cluster unreachable), 130 \
     interrupted by Ctrl-C, 143 by SIGTERM.")]
 pub struct ProxyArgs {
@@ -28,6 +51,19 @@ pub struct ProxyArgs {
     /// HTTP/2 health check: client-go notices a connection that went silent only over HTTP/2.
     #[arg(long)]
     pub plain_http: bool,
+    /// Put a fault in front of the clients (repeatable): KIND[:OPTION=VALUE,...], as listed
+    /// above. Each one applied is a NOTICE line on stderr (with -o json, a line on stdout).
+    #[arg(long = "fault", value_name = "FAULT", value_parser = Fault::parse)]
+    pub faults: Vec<Fault>,
+    /// Seed of the faults' draws (share=, every=D1-D2); the same seed repeats a run's choices.
+    /// Default: one from the clock, said in the first line.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// `text`: the faults applied as NOTICE lines on stderr; `json`: one JSON line per fault
+    /// applied on stdout, after a line saying where the proxy serves, and a summary line at the
+    /// end.
+    #[arg(short = 'o', long, value_enum, default_value_t = ReportFormat::Text)]
+    pub output: ReportFormat,
     /// Stop after this long (default: until Ctrl-C).
     #[arg(long = "for", value_name = "DURATION", value_parser = duration::parse)]
     pub run_for: Option<Duration>,

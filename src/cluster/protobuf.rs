@@ -486,8 +486,7 @@ pub fn label(labels: &[u8], key: &str) -> Option<String> {
     })
 }
 
-#[cfg(test)]
-pub(crate) mod encode;
+pub mod encode;
 
 #[cfg(test)]
 mod tests {

@@ -4,18 +4,22 @@
 //! and 143 after Ctrl-C and SIGTERM.
 
 use super::GlobalConfig;
-use crate::cli::ProxyArgs;
+use crate::cli::{ProxyArgs, ReportFormat};
+use crate::cluster::resolve::resolve;
 use crate::cluster::Cluster;
 use crate::error::{Error, Result, EXIT_OK};
+use crate::output;
+use crate::proxy::engine::{Armed, Engine, Notice};
+use crate::proxy::fault::Fault;
 use crate::proxy::serve::serve;
 use crate::proxy::tls::Authority;
-use base64::Engine;
+use crate::rng::Rng;
+use base64::Engine as _;
 use std::io::Write;
+use std::sync::Arc;
 
 pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
-    let cluster = Cluster::connect(&global.selection, global.transport)
-        .await?
-        .with_verbosity(global.verbose);
+    let (cluster, armed) = arm(global, &args.faults).await?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
         .await
         .map_err(|e| {
@@ -40,22 +44,126 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
             ))
         })?;
     }
+    let seed = args
+        .seed
+        .unwrap_or_else(|| Rng::from_clock().next_u64() % 1_000_000);
+    let faults: Vec<String> = args.faults.iter().map(|f| f.text.clone()).collect();
+    let json = args.output == ReportFormat::Json;
+    let first = match json {
+        true => output::proxy::serving_json(&url, &cluster.context, &cluster.server, seed, &faults)
+            .to_string(),
+        false => {
+            let faults = match faults.is_empty() {
+                true => String::new(),
+                false => format!(", faults {}, seed {seed}", faults.join(" ")),
+            };
+            format!(
+                "Starting to serve on {url} (context \"{}\", server {}){faults}",
+                cluster.context, cluster.server
+            )
+        }
+    };
     let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "Starting to serve on {url} (context \"{}\", server {})",
-        cluster.context, cluster.server
-    )
-    .and_then(|()| out.flush())
-    .map_err(Error::Output)?;
+    writeln!(out, "{first}")
+        .and_then(|()| out.flush())
+        .map_err(Error::Output)?;
     drop(out);
+    let (notices, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let engine = Arc::new(Engine::new(armed, seed, notices));
+    engine.run_timers(seed);
+    let started = std::time::Instant::now();
+    let printer = tokio::spawn(async move {
+        while let Some(notice) = received.recv().await {
+            if print(&notice, json).is_err() {
+                return;
+            }
+        }
+    });
     let interrupt = crate::stop::requested();
-    let served = serve(listener, authority.map(|a| a.server), cluster);
-    tokio::select! {
+    let served = serve(
+        listener,
+        authority.map(|a| a.server),
+        cluster,
+        engine.clone(),
+    );
+    let code = tokio::select! {
         r = served => r.map(|()| EXIT_OK).map_err(|e| Error::Failed(format!("proxy stopped: {e}"))),
         _ = interrupt => Ok(crate::stop::exit_code()),
         _ = super::sleep_until(args.run_for.map(|d| tokio::time::Instant::now() + d)) => Ok(EXIT_OK),
+    };
+    summarize(&engine, printer, started.elapsed(), json).await;
+    code
+}
+
+/// Each fault, its resource resolved as kubectl names resolve (discovery is asked only when one
+/// names a resource).
+async fn arm(global: &GlobalConfig, faults: &[Fault]) -> Result<(Cluster, Vec<Armed>)> {
+    if faults.iter().all(|f| f.resource.is_none()) {
+        let cluster = Cluster::connect(&global.selection, global.transport)
+            .await?
+            .with_verbosity(global.verbose);
+        let armed = faults
+            .iter()
+            .map(|f| Armed {
+                fault: f.clone(),
+                scope: None,
+            })
+            .collect();
+        return Ok((cluster, armed));
     }
+    let (cluster, resources) = super::connect_and_discover(global).await?;
+    let mut armed = Vec::new();
+    for fault in faults {
+        let scope = match &fault.resource {
+            Some(name) => {
+                let r = resolve(name, &resources)
+                    .map_err(|e| Error::Usage(format!("--fault {}: {e}", fault.text)))?;
+                Some((r.group.clone(), r.plural.clone()))
+            }
+            None => None,
+        };
+        armed.push(Armed {
+            fault: fault.clone(),
+            scope,
+        });
+    }
+    Ok((cluster, armed))
+}
+
+fn print(notice: &Notice, json: bool) -> std::io::Result<()> {
+    match json {
+        true => {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", output::proxy::notice_json(notice))?;
+            out.flush()
+        }
+        false => writeln!(std::io::stderr(), "{}", output::proxy::notice_line(notice)),
+    }
+}
+
+/// The notices still to print, then the summary: on stderr, and with -o json as the last line.
+async fn summarize(
+    engine: &Arc<Engine>,
+    printer: tokio::task::JoinHandle<()>,
+    ran: std::time::Duration,
+    json: bool,
+) {
+    let applied = engine.applied();
+    printer.abort();
+    let _ = printer.await;
+    if applied.is_empty() {
+        return;
+    }
+    if json {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", output::proxy::summary_json(&applied, ran));
+        let _ = out.flush();
+    }
+    let _ = write!(
+        std::io::stderr(),
+        "{}",
+        output::proxy::summary_text(&applied, ran)
+    );
 }
 
 /// A kubeconfig whose one context reaches the cluster through the proxy at `url`, in

@@ -14,6 +14,8 @@ use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use decode::{WireList, REASON_CHARS};
 
 pub use decode::{decode_event, ApiStatus, StreamError, WatchEvent};
+pub use frames::decode_frame;
+pub use items::decode_item;
 pub use stream::{WatchStream, MAX_EVENT_BYTES};
 
 // What the body readers (`lines`, `frames`, `items`) share.

@@ -13,6 +13,7 @@ pub mod export;
 pub mod file;
 pub mod kubectl;
 pub mod progress;
+pub mod proxy;
 pub mod table;
 pub mod text;
 pub mod top;

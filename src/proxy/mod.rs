@@ -2,5 +2,11 @@
 //! with the user's credentials, for a controller to be started against; the place where
 //! watch-level faults are put in front of it.
 
+pub mod engine;
+pub mod fault;
+pub mod frames;
+pub mod gate;
+pub mod relay;
+pub mod request;
 pub mod serve;
 pub mod tls;

@@ -2,6 +2,12 @@
 //! on it forwarded to the cluster with the user's credentials, the response streamed back as it
 //! comes (a watch event by event), whatever its status.
 
+use super::engine::{Connection, Engine, WatchGuard};
+use super::fault::{Kind, Verb};
+use super::frames::{expired_event, Framing};
+use super::gate::Gated;
+use super::relay::relay;
+use super::request::ApiRequest;
 use crate::cluster::Cluster;
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
@@ -12,14 +18,14 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
-type ProxyBody = UnsyncBoxBody<Bytes, BoxError>;
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub type ProxyBody = UnsyncBoxBody<Bytes, BoxError>;
 
 /// The largest request body forwarded (kube-apiserver refuses more than 3 MiB for most writes).
 const MAX_REQUEST_BYTES: usize = 64 << 20;
 
-/// Headers of one hop that are not forwarded (RFC 9110 section 7.6.1), and what the upstream
-/// client sets itself (the host, the credentials, the encodings it decodes).
+/// Headers of one hop that are not forwarded (RFC 9110 section 7.6.1), and what the proxy sets
+/// itself (the host, the credentials, the encodings: none).
 const NOT_FORWARDED: [&str; 11] = [
     "connection",
     "keep-alive",
@@ -36,33 +42,201 @@ const NOT_FORWARDED: [&str; 11] = [
 
 /// Accepts connections on `listener` until it fails, each served on a task of its own: with TLS
 /// when `tls` is given (HTTP/2 or HTTP/1.1 as the client's ALPN chose), else plain HTTP/1.1.
+/// While a `refuse` lasts the listener is closed (a client's connect is refused) and every
+/// connection is closed; it is opened again on the same address after.
 pub async fn serve(
     listener: TcpListener,
     tls: Option<Arc<rustls::ServerConfig>>,
     cluster: Cluster,
+    engine: Arc<Engine>,
 ) -> std::io::Result<()> {
+    let address = listener.local_addr()?;
     let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+    let mut moments = engine.subscribe();
+    let mut listener = listener;
     loop {
-        let (tcp, _) = listener.accept().await?;
-        let _ = tcp.set_nodelay(true);
-        let (acceptor, cluster) = (acceptor.clone(), cluster.clone());
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let cluster = cluster.clone();
-                async move { Ok::<_, Infallible>(forward(&cluster, request).await) }
-            });
-            let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-            match acceptor {
-                Some(acceptor) => {
-                    if let Ok(tls) = acceptor.accept(tcp).await {
-                        let _ = builder.serve_connection(TokioIo::new(tls), service).await;
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => accepted?,
+            moment = moments.recv() => {
+                if let Ok(m) = moment {
+                    if let Kind::Refuse { .. } = engine.kind(m.fault) {
+                        drop(listener);
+                        tokio::time::sleep_until(m.until).await;
+                        listener = TcpListener::bind(address).await?;
+                        engine.notice(m.fault, None, "accepting connections again".into(), false);
                     }
                 }
-                None => {
-                    let _ = builder.serve_connection(TokioIo::new(tcp), service).await;
-                }
+                continue;
             }
+        };
+        let _ = tcp.set_nodelay(true);
+        let connection = engine.connection(peer);
+        let (acceptor, cluster, engine) = (acceptor.clone(), cluster.clone(), engine.clone());
+        tokio::spawn(async move {
+            let mut closed = connection.closed.subscribe();
+            let io = Gated::new(tcp, connection.silent_until.subscribe());
+            let served =
+                serve_connection(io, acceptor, cluster, engine.clone(), connection.clone());
+            tokio::select! {
+                () = served => {}
+                _ = closed.wait_for(|c| *c) => {}
+            }
+            engine.forget(&connection);
         });
+    }
+}
+
+/// One connection's requests, each forwarded.
+async fn serve_connection(
+    io: Gated<tokio::net::TcpStream>,
+    acceptor: Option<tokio_rustls::TlsAcceptor>,
+    cluster: Cluster,
+    engine: Arc<Engine>,
+    connection: Arc<Connection>,
+) {
+    let service = hyper::service::service_fn(move |request| {
+        let (cluster, engine, connection) = (cluster.clone(), engine.clone(), connection.clone());
+        async move { Ok::<_, Infallible>(handle(&cluster, &engine, &connection, request).await) }
+    });
+    let builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    match acceptor {
+        Some(acceptor) => {
+            if let Ok(tls) = acceptor.accept(io).await {
+                let _ = builder.serve_connection(TokioIo::new(tls), service).await;
+            }
+        }
+        None => {
+            let _ = builder.serve_connection(TokioIo::new(io), service).await;
+        }
+    }
+}
+
+/// One request: answered by a fault, or forwarded (later, for a slow list), its watch stream
+/// passed through the faults that act on it.
+async fn handle(
+    cluster: &Cluster,
+    engine: &Arc<Engine>,
+    connection: &Arc<Connection>,
+    request: hyper::Request<Incoming>,
+) -> hyper::Response<ProxyBody> {
+    if engine.is_empty() {
+        return forward(cluster, request).await;
+    }
+    let api = ApiRequest::new(
+        request.method(),
+        request.uri().path(),
+        request.uri().query(),
+    );
+    let plan = engine.plan(&api);
+    if let Some((fault, code, retry_after)) = plan.error {
+        let wait = retry_after.map_or(String::new(), |s| format!(" with Retry-After: {s}"));
+        engine.notice(fault, Some(&api), format!("answered {code}{wait}"), true);
+        let mut response = status(code, reason(code), &format!("fault {}", engine.text(fault)));
+        if let Some(seconds) = retry_after {
+            response
+                .headers_mut()
+                .insert(http::header::RETRY_AFTER, seconds.into());
+        }
+        return response;
+    }
+    if let Some((fault, by)) = plan.slow {
+        engine.notice(
+            fault,
+            Some(&api),
+            format!("answered {} later", crate::format::duration(by)),
+            true,
+        );
+        tokio::time::sleep(by).await;
+    }
+    let response = forward(cluster, request).await;
+    if api.verb != Verb::Watch || response.status() != http::StatusCode::OK {
+        return response;
+    }
+    let framing = Framing::of(
+        response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or(""),
+    );
+    if let Some(fault) = plan.gone {
+        return gone(engine, fault, &api, framing, response);
+    }
+    let guard = engine.watch_opened(&api, connection);
+    let (parts, body) = response.into_parts();
+    let body = match plan.stream.is_empty() {
+        true => Guarded { body, guard }.boxed_unsync(),
+        false => relay(engine.clone(), api, plan.stream, framing, body, guard),
+    };
+    hyper::Response::from_parts(parts, body)
+}
+
+/// A watch resumed where one ended, answered as kube-apiserver answers a resourceVersion its
+/// history no longer holds: the stream's one event is a 410 Expired ERROR (a CBOR stream, whose
+/// events this does not write, gets the status 410 itself).
+fn gone(
+    engine: &Engine,
+    fault: usize,
+    api: &ApiRequest,
+    framing: Framing,
+    response: hyper::Response<ProxyBody>,
+) -> hyper::Response<ProxyBody> {
+    let rv = api.resource_version.as_deref().unwrap_or_default();
+    let (parts, _) = response.into_parts();
+    match expired_event(framing, rv) {
+        Some(event) => {
+            engine.notice(
+                fault,
+                Some(api),
+                "answered 410 Gone (an ERROR event)".into(),
+                true,
+            );
+            let body = Full::new(event)
+                .map_err(|never| match never {})
+                .boxed_unsync();
+            hyper::Response::from_parts(parts, body)
+        }
+        None => {
+            engine.notice(fault, Some(api), "answered 410 Gone".into(), true);
+            status(410, "Expired", &format!("too old resource version: {rv}"))
+        }
+    }
+}
+
+/// The reason kube-apiserver gives with a status.
+fn reason(code: u16) -> &'static str {
+    match code {
+        400 => "BadRequest",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "NotFound",
+        409 => "Conflict",
+        410 => "Expired",
+        422 => "Invalid",
+        429 => "TooManyRequests",
+        500 => "InternalError",
+        503 => "ServiceUnavailable",
+        504 => "Timeout",
+        _ => "Unknown",
+    }
+}
+
+/// A watch's body passed on as it comes, with the guard that says when it ended.
+struct Guarded {
+    body: ProxyBody,
+    guard: WatchGuard,
+}
+
+impl http_body::Body for Guarded {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, BoxError>>> {
+        let _ = &self.guard;
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
     }
 }
 
@@ -89,6 +263,10 @@ async fn forward(
             upstream = upstream.header(name, value);
         }
     }
+    // The bytes as the server encodes them, never gzipped: the client's client would otherwise
+    // ask for gzip and undo it, and the faults cut a watch into its events. (kube-apiserver
+    // gzips a watch-list's stream when asked; kube-controller-manager does not ask.)
+    upstream = upstream.header(http::header::ACCEPT_ENCODING, "identity");
     let upstream = match upstream.body(body) {
         Ok(r) => r,
         Err(e) => return status(400, "BadRequest", &e.to_string()),

@@ -1,4 +1,4 @@
-//! Writes messages in the encoding, for the tests of what reads it.
+//! Writes messages in the encoding: for the tests of what reads it, and the proxy's ERROR events.
 
 use super::MAGIC;
 

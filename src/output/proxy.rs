@@ -1,0 +1,93 @@
+//! `proxy`'s lines: each fault applied as a NOTICE line (text, stderr) or a JSON line (stdout),
+//! the line saying where it serves, and the summary of the faults applied.
+
+use crate::format::{local_time, rfc3339_millis};
+use crate::proxy::engine::{Applied, Notice};
+use serde_json::{json, Value};
+use std::time::{Duration, SystemTime};
+
+/// The version of the JSON lines' schema (`schemas/proxy-line.v1.schema.json`).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `14:03:07.512  NOTICE    sever:every=3s  watch deployments.apps -A from rv 12: ...`
+pub fn notice_line(notice: &Notice) -> String {
+    let request = match &notice.request {
+        Some(r) => format!("{r}: "),
+        None => String::new(),
+    };
+    format!(
+        "{}  NOTICE    {}  {request}{}",
+        local_time(notice.at),
+        notice.fault,
+        notice.detail
+    )
+}
+
+pub fn notice_json(notice: &Notice) -> Value {
+    json!({
+        "type": "fault",
+        "time": rfc3339_millis(notice.at),
+        "fault": notice.fault,
+        "kind": notice.kind,
+        "request": notice.request,
+        "detail": notice.detail,
+    })
+}
+
+/// The first JSON line: where the proxy serves, for which cluster, with which faults and seed.
+pub fn serving_json(url: &str, context: &str, server: &str, seed: u64, faults: &[String]) -> Value {
+    json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "type": "serving",
+        "time": rfc3339_millis(SystemTime::now()),
+        "url": url,
+        "context": context,
+        "server": server,
+        "seed": seed,
+        "faults": faults,
+    })
+}
+
+pub fn summary_json(applied: &[Applied], ran: Duration) -> Value {
+    let faults: Vec<Value> = applied
+        .iter()
+        .map(|a| {
+            json!({
+                "fault": a.fault,
+                "applied": a.count,
+                "first": a.first.map(rfc3339_millis),
+                "last": a.last.map(rfc3339_millis),
+            })
+        })
+        .collect();
+    json!({
+        "type": "summary",
+        "time": rfc3339_millis(SystemTime::now()),
+        "seconds": (ran.as_secs_f64() * 1000.0).round() / 1000.0,
+        "faults": faults,
+    })
+}
+
+/// The summary for people: how often each fault was applied, first and last.
+pub fn summary_text(applied: &[Applied], ran: Duration) -> String {
+    let mut out = format!(
+        "Faults applied in {}:\n",
+        crate::format::format_seconds(ran.as_secs_f64())
+    );
+    let width = applied.iter().map(|a| a.fault.len()).max().unwrap_or(0);
+    for a in applied {
+        let when = match (a.first, a.last) {
+            (Some(first), Some(last)) if a.count > 1 => {
+                format!("  first {}, last {}", local_time(first), local_time(last))
+            }
+            (Some(first), _) => format!("  at {}", local_time(first)),
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "  {:width$}  {:>9}{when}\n",
+            a.fault,
+            crate::format::count(a.count, "time"),
+        ));
+    }
+    out
+}

@@ -1,0 +1,435 @@
+//! The faults at run time: which apply to a request (drawn with the run's seed), the moments of
+//! the timed ones, the connections and watches open, and every fault applied, as a [`Notice`]
+//! and in the counts of the summary.
+
+use super::fault::{Fault, Kind, Schedule};
+use super::request::ApiRequest;
+use crate::rng::Rng;
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::time::Instant;
+
+/// A fault, with the resource it is limited to resolved to the group and plural the paths name.
+#[derive(Debug, Clone)]
+pub struct Armed {
+    pub fault: Fault,
+    pub scope: Option<(String, String)>,
+}
+
+impl Armed {
+    fn covers(&self, request: &ApiRequest) -> bool {
+        match (&self.scope, &request.resource) {
+            (None, _) => true,
+            (Some((group, plural)), Some(r)) => r.group == *group && r.plural == *plural,
+            (Some(_), None) => false,
+        }
+    }
+}
+
+/// A fault applied: when, which (as the user wrote it), to what, and what it did.
+#[derive(Debug, Clone)]
+pub struct Notice {
+    pub at: SystemTime,
+    pub fault: String,
+    pub kind: &'static str,
+    /// The request it was applied to (`watch deployments.apps -A from rv 12`), if one.
+    pub request: Option<String>,
+    pub detail: String,
+}
+
+/// How often a fault was applied, for the summary.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub fault: String,
+    pub count: u64,
+    pub first: Option<SystemTime>,
+    pub last: Option<SystemTime>,
+}
+
+/// A timed fault's moment: `fault` (an index into the run's faults) happens now, until `until`.
+#[derive(Debug, Clone, Copy)]
+pub struct Moment {
+    pub fault: usize,
+    pub until: Instant,
+}
+
+/// What the faults do to one request, decided when it comes.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// Answer with this status (and Retry-After seconds) instead of forwarding.
+    pub error: Option<(usize, u16, Option<u64>)>,
+    /// Forward it this much later.
+    pub slow: Option<(usize, Duration)>,
+    /// Answer the watch with 410 Gone.
+    pub gone: Option<usize>,
+    /// The faults that act on the watch's stream.
+    pub stream: Vec<usize>,
+}
+
+/// A client's connection, as the timed faults reach it.
+pub struct Connection {
+    pub id: u64,
+    pub peer: SocketAddr,
+    /// The open watches on it: their id and the faults covering them.
+    watches: Mutex<HashMap<u64, ApiRequest>>,
+    /// Set while it is silent: nothing is read or written until then.
+    pub silent_until: watch::Sender<Option<Instant>>,
+    /// Set when it is to be closed.
+    pub closed: watch::Sender<bool>,
+}
+
+pub struct Engine {
+    faults: Vec<Armed>,
+    rng: Mutex<Rng>,
+    notices: mpsc::UnboundedSender<Notice>,
+    applied: Mutex<Vec<Applied>>,
+    /// The keys of watches (covered by a `gone`) that ended: the next watch from a
+    /// resourceVersion with one of them resumes it.
+    ended: Mutex<HashSet<String>>,
+    moments: broadcast::Sender<Moment>,
+    /// Per fault, the watches open in its scope.
+    open: Vec<AtomicUsize>,
+    connections: Mutex<HashMap<u64, Arc<Connection>>>,
+    /// The silence in effect, if one: the connection, the fault, when it began.
+    silences: Mutex<Vec<(u64, usize, Instant)>>,
+    next_id: AtomicU64,
+    started: Instant,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Engine {
+    pub fn new(faults: Vec<Armed>, seed: u64, notices: mpsc::UnboundedSender<Notice>) -> Self {
+        let applied = faults
+            .iter()
+            .map(|a| Applied {
+                fault: a.fault.text.clone(),
+                count: 0,
+                first: None,
+                last: None,
+            })
+            .collect();
+        Engine {
+            open: faults.iter().map(|_| AtomicUsize::new(0)).collect(),
+            faults,
+            rng: Mutex::new(Rng::new(seed)),
+            notices,
+            applied: Mutex::new(applied),
+            ended: Mutex::new(HashSet::new()),
+            moments: broadcast::channel(64).0,
+            connections: Mutex::new(HashMap::new()),
+            silences: Mutex::new(Vec::new()),
+            next_id: AtomicU64::new(1),
+            started: Instant::now(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.faults.is_empty()
+    }
+
+    pub fn kind(&self, fault: usize) -> &Kind {
+        &self.faults[fault].fault.kind
+    }
+
+    /// The fault as the user wrote it.
+    pub fn text(&self, fault: usize) -> &str {
+        &self.faults[fault].fault.text
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Moment> {
+        self.moments.subscribe()
+    }
+
+    /// How often each fault was applied.
+    pub fn applied(&self) -> Vec<Applied> {
+        lock(&self.applied).clone()
+    }
+
+    /// Says that `fault` was applied (counted), or only what it found (`counted` false).
+    pub fn notice(
+        &self,
+        fault: usize,
+        request: Option<&ApiRequest>,
+        detail: String,
+        counted: bool,
+    ) {
+        let at = SystemTime::now();
+        if counted {
+            let mut applied = lock(&self.applied);
+            let a = &mut applied[fault];
+            a.count += 1;
+            a.first.get_or_insert(at);
+            a.last = Some(at);
+        }
+        let _ = self.notices.send(Notice {
+            at,
+            fault: self.faults[fault].fault.text.clone(),
+            kind: self.faults[fault].fault.name(),
+            request: request.map(ApiRequest::describe),
+            detail,
+        });
+    }
+
+    fn coin(&self, share: f64) -> bool {
+        share >= 1.0 || lock(&self.rng).next_f64() < share
+    }
+
+    /// Decides what the faults do to `request`.
+    pub fn plan(&self, request: &ApiRequest) -> Plan {
+        let mut plan = Plan::default();
+        for (i, armed) in self.faults.iter().enumerate() {
+            if !armed.covers(request) {
+                continue;
+            }
+            let fault = &armed.fault;
+            match fault.kind {
+                Kind::Error {
+                    status,
+                    retry_after,
+                } if plan.error.is_none()
+                    && fault.verbs.contains(&request.verb)
+                    && self.coin(fault.share) =>
+                {
+                    plan.error = Some((i, status, retry_after));
+                }
+                Kind::SlowList { by }
+                    if plan.slow.is_none()
+                        && request.verb == super::fault::Verb::List
+                        && self.coin(fault.share) =>
+                {
+                    plan.slow = Some((i, by));
+                }
+                Kind::Gone
+                    if plan.gone.is_none()
+                        && request.is_resume()
+                        && lock(&self.ended).remove(&request.key)
+                        && self.coin(fault.share) =>
+                {
+                    plan.gone = Some(i);
+                }
+                Kind::Sever { .. } | Kind::Stall { .. }
+                    if request.verb == super::fault::Verb::Watch =>
+                {
+                    plan.stream.push(i);
+                }
+                Kind::Delay { .. } | Kind::DropBookmarks { .. }
+                    if request.verb == super::fault::Verb::Watch && self.coin(fault.share) =>
+                {
+                    plan.stream.push(i);
+                }
+                _ => {}
+            }
+        }
+        plan
+    }
+
+    /// A connection accepted from `peer`, registered until [`Engine::forget`]. One that comes
+    /// while another is silent says how long into the silence the client came back.
+    pub fn connection(&self, peer: SocketAddr) -> Arc<Connection> {
+        let connection = Arc::new(Connection {
+            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+            peer,
+            watches: Mutex::new(HashMap::new()),
+            silent_until: watch::channel(None).0,
+            closed: watch::channel(false).0,
+        });
+        lock(&self.connections).insert(connection.id, connection.clone());
+        let now = Instant::now();
+        let silences = lock(&self.silences).clone();
+        for (silent, fault, since) in silences {
+            let until = lock(&self.connections)
+                .get(&silent)
+                .and_then(|c| *c.silent_until.borrow());
+            if until.is_some_and(|u| u > now) {
+                self.notice(
+                    fault,
+                    None,
+                    format!(
+                        "a new connection #{} from {peer}, {} into the silence of connection #{silent}: the client has given up on it",
+                        connection.id,
+                        crate::format::format_seconds((now - since).as_secs_f64())
+                    ),
+                    false,
+                );
+            }
+        }
+        connection
+    }
+
+    pub fn forget(&self, connection: &Connection) {
+        lock(&self.connections).remove(&connection.id);
+    }
+
+    /// A watch opened on `connection`: counted open in the scope of the timed faults until the
+    /// guard is dropped, when it also becomes one a `gone` answers the resume of.
+    pub fn watch_opened(
+        self: &Arc<Self>,
+        request: &ApiRequest,
+        connection: &Arc<Connection>,
+    ) -> WatchGuard {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        for (i, armed) in self.faults.iter().enumerate() {
+            if armed.covers(request) {
+                self.open[i].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        lock(&connection.watches).insert(id, request.clone());
+        WatchGuard {
+            engine: self.clone(),
+            connection: connection.clone(),
+            request: request.clone(),
+            id,
+        }
+    }
+
+    /// Runs the timed faults' moments, each at its schedule from the start, until the process
+    /// ends.
+    pub fn run_timers(self: &Arc<Self>, seed: u64) {
+        for (i, armed) in self.faults.iter().enumerate() {
+            let Some(schedule) = armed.fault.schedule else {
+                continue;
+            };
+            let engine = self.clone();
+            let mut rng = Rng::new(seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            tokio::spawn(async move {
+                let mut next = engine.started;
+                loop {
+                    next += match schedule {
+                        Schedule::At(at) => at,
+                        Schedule::Every { min, max } => min + (max - min).mul_f64(rng.next_f64()),
+                    };
+                    tokio::time::sleep_until(next).await;
+                    engine.fire(i);
+                    if matches!(schedule, Schedule::At(_)) {
+                        return;
+                    }
+                }
+            });
+        }
+    }
+
+    /// A timed fault's moment.
+    fn fire(&self, fault: usize) {
+        let armed = &self.faults[fault];
+        let now = Instant::now();
+        let until = now
+            + match armed.fault.kind {
+                Kind::Silence { length } | Kind::Stall { length } | Kind::Refuse { length } => {
+                    length
+                }
+                _ => Duration::ZERO,
+            };
+        let moment = Moment { fault, until };
+        match armed.fault.kind {
+            Kind::Sever { .. } | Kind::Stall { .. } => {
+                if self.open[fault].load(Ordering::Relaxed) == 0 {
+                    let scope = armed
+                        .scope
+                        .as_ref()
+                        .map_or("any resource".to_string(), |(g, p)| qualified(g, p));
+                    self.notice(fault, None, format!("no watch of {scope} is open"), false);
+                }
+                let _ = self.moments.send(moment);
+            }
+            Kind::Silence { length } => self.silence(fault, until, length),
+            Kind::Refuse { length } => {
+                let connections: Vec<Arc<Connection>> =
+                    lock(&self.connections).values().cloned().collect();
+                for c in &connections {
+                    c.closed.send_replace(true);
+                }
+                self.notice(
+                    fault,
+                    None,
+                    format!(
+                        "{} closed; new connections refused for {}",
+                        crate::format::count(connections.len() as u64, "connection"),
+                        crate::format::duration(length)
+                    ),
+                    true,
+                );
+                let _ = self.moments.send(moment);
+            }
+            _ => {}
+        }
+    }
+
+    fn silence(&self, fault: usize, until: Instant, length: Duration) {
+        let armed = &self.faults[fault];
+        let connections: Vec<Arc<Connection>> = lock(&self.connections).values().cloned().collect();
+        let mut silenced = 0;
+        for c in connections {
+            let watches: Vec<String> = lock(&c.watches)
+                .values()
+                .filter(|w| armed.covers(w))
+                .map(ApiRequest::describe)
+                .collect();
+            if watches.is_empty() {
+                continue;
+            }
+            silenced += 1;
+            c.silent_until.send_replace(Some(until));
+            lock(&self.silences).push((c.id, fault, Instant::now()));
+            self.notice(
+                fault,
+                None,
+                format!(
+                    "connection #{} from {} silent for {} (nothing read or written, HTTP/2 PINGs unanswered); it carries {}",
+                    c.id,
+                    c.peer,
+                    crate::format::duration(length),
+                    watches.join(", ")
+                ),
+                true,
+            );
+        }
+        if silenced == 0 {
+            self.notice(
+                fault,
+                None,
+                "no connection carries a watch in scope".into(),
+                false,
+            );
+        }
+    }
+}
+
+/// `plural.group`, or `plural` for the core group.
+pub fn qualified(group: &str, plural: &str) -> String {
+    match group {
+        "" => plural.to_string(),
+        g => format!("{plural}.{g}"),
+    }
+}
+
+/// An open watch; dropped when it ends, however it ends.
+pub struct WatchGuard {
+    engine: Arc<Engine>,
+    connection: Arc<Connection>,
+    request: ApiRequest,
+    id: u64,
+}
+
+impl Drop for WatchGuard {
+    fn drop(&mut self) {
+        let engine = &self.engine;
+        let mut gone = false;
+        for (i, armed) in engine.faults.iter().enumerate() {
+            if armed.covers(&self.request) {
+                engine.open[i].fetch_sub(1, Ordering::Relaxed);
+                gone |= matches!(armed.fault.kind, Kind::Gone);
+            }
+        }
+        if gone {
+            lock(&engine.ended).insert(self.request.key.clone());
+        }
+        lock(&self.connection.watches).remove(&self.id);
+    }
+}

@@ -1,0 +1,451 @@
+//! The faults `proxy --fault` puts in front of a client, as written on the command line:
+//! `KIND[:OPTION=VALUE,...]`. Some happen at moments (`at=D` once, `every=D` or `every=D1-D2`
+//! over and over, timed from the proxy's start) and act on what is open then; the others act on
+//! each request or watch in their scope, on a share of them (`share=P%`).
+
+use crate::duration;
+use std::fmt;
+use std::time::Duration;
+
+/// One `--fault`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    pub kind: Kind,
+    /// The resource it is limited to, as the user named it (resolved at start); `None`: all.
+    pub resource: Option<String>,
+    /// The verbs it is limited to (`error` only; the others say which verbs they act on).
+    pub verbs: Vec<Verb>,
+    /// When a timed fault happens.
+    pub schedule: Option<Schedule>,
+    /// The share of the requests (or watches) in scope it applies to, in (0, 1].
+    pub share: f64,
+    /// As the user wrote it, to name it in notices.
+    pub text: String,
+}
+
+/// What a fault does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// Every open watch in scope is cut: its stream ends cleanly (`end`, as at the server's
+    /// timeout) or is reset (`reset`: HTTP/2 RST_STREAM, an HTTP/1.1 connection dropped).
+    Sever { reset: bool },
+    /// Every connection carrying a watch in scope stops: nothing read or written, HTTP/2 PINGs
+    /// unanswered, for this long (a dead peer).
+    Silence { length: Duration },
+    /// Every open watch in scope sends nothing for this long, then what it held (a stalled
+    /// watch cache; the connection answers PINGs).
+    Stall { length: Duration },
+    /// Every connection is closed and new ones are refused for this long (an API server
+    /// restart).
+    Refuse { length: Duration },
+    /// A watch that resumes where one of the same resource ended is answered 410 Gone.
+    Gone,
+    /// BOOKMARK events are dropped: all of them, or only the initial-events-end one.
+    DropBookmarks { initial_events_end_only: bool },
+    /// Every event of a watch is held this long before it is sent (a lagging watch cache).
+    Delay { by: Duration },
+    /// Requests are answered with this status (and `Retry-After`, in whole seconds).
+    Error {
+        status: u16,
+        retry_after: Option<u64>,
+    },
+    /// Each LIST request (each page) is answered this much later.
+    SlowList { by: Duration },
+}
+
+/// When a timed fault happens, from the proxy's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    At(Duration),
+    /// Every `min`, or at a random time in `[min, max]` after the last one.
+    Every {
+        min: Duration,
+        max: Duration,
+    },
+}
+
+/// What a request does, as kube-apiserver's authorizer names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Verb {
+    Get,
+    List,
+    Watch,
+    Create,
+    Update,
+    Patch,
+    Delete,
+}
+
+impl Verb {
+    pub const ALL: [Verb; 7] = [
+        Verb::Get,
+        Verb::List,
+        Verb::Watch,
+        Verb::Create,
+        Verb::Update,
+        Verb::Patch,
+        Verb::Delete,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+            Verb::Delete => "delete",
+        }
+    }
+}
+
+/// The kinds, with the options each takes, for messages and help.
+const KINDS: [(&str, &[&str]); 10] = [
+    ("sever", &["every", "at", "how", "resource"]),
+    ("silence", &["every", "at", "for", "resource"]),
+    ("stall", &["every", "at", "for", "resource"]),
+    ("refuse", &["every", "at", "for"]),
+    ("gone", &["share", "resource"]),
+    ("drop-bookmarks", &["share", "resource"]),
+    ("drop-initial-events-end", &["share", "resource"]),
+    ("delay", &["by", "share", "resource"]),
+    (
+        "error",
+        &["status", "retry-after", "verb", "share", "resource"],
+    ),
+    ("slow-list", &["by", "share", "resource"]),
+];
+
+impl Fault {
+    /// Parses `--fault TEXT`; the error reads well after `--fault TEXT: `.
+    pub fn parse(text: &str) -> Result<Fault, String> {
+        let text = text.trim();
+        let (name, options) = text.split_once(':').unwrap_or((text, ""));
+        let Some((name, allowed)) = KINDS.iter().find(|(k, _)| *k == name) else {
+            let kinds: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
+            return Err(format!(
+                "unknown fault \"{name}\": use one of {}",
+                kinds.join(", ")
+            ));
+        };
+        let mut given = Options::default();
+        for option in options.split(',').filter(|o| !o.trim().is_empty()) {
+            let (key, value) = option.split_once('=').ok_or_else(|| {
+                format!(
+                    "\"{option}\" is not OPTION=VALUE: {name} takes {}",
+                    allowed.join(", ")
+                )
+            })?;
+            let (key, value) = (key.trim(), value.trim());
+            if !allowed.contains(&key) {
+                return Err(format!(
+                    "{name} has no option \"{key}\": it takes {}",
+                    allowed.join(", ")
+                ));
+            }
+            given.set(key, value)?;
+        }
+        given.into_fault(name, text)
+    }
+
+    /// Whether it happens at moments (`at`/`every`) rather than on each request.
+    pub fn is_timed(&self) -> bool {
+        self.schedule.is_some()
+    }
+
+    /// The kind's name, as written.
+    pub fn name(&self) -> &'static str {
+        match self.kind {
+            Kind::Sever { .. } => "sever",
+            Kind::Silence { .. } => "silence",
+            Kind::Stall { .. } => "stall",
+            Kind::Refuse { .. } => "refuse",
+            Kind::Gone => "gone",
+            Kind::DropBookmarks {
+                initial_events_end_only: false,
+            } => "drop-bookmarks",
+            Kind::DropBookmarks {
+                initial_events_end_only: true,
+            } => "drop-initial-events-end",
+            Kind::Delay { .. } => "delay",
+            Kind::Error { .. } => "error",
+            Kind::SlowList { .. } => "slow-list",
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The options as given, each checked on its own; [`Options::into_fault`] checks them together.
+#[derive(Default)]
+struct Options {
+    every: Option<(Duration, Duration)>,
+    at: Option<Duration>,
+    length: Option<Duration>,
+    by: Option<Duration>,
+    reset: Option<bool>,
+    share: Option<f64>,
+    resource: Option<String>,
+    status: Option<u16>,
+    retry_after: Option<u64>,
+    verbs: Vec<Verb>,
+}
+
+impl Options {
+    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let length =
+            |value: &str| duration::parse(value).map_err(|e| format!("{key}={value}: {e}"));
+        let positive = |value: &str| match length(value)? {
+            d if d.is_zero() => Err(format!("{key}={value}: must be above 0")),
+            d => Ok(d),
+        };
+        match key {
+            "every" => {
+                // `D1-D2`; a leading `-` is a sign, which the duration refuses.
+                let (min, max) = match value.split_once('-') {
+                    Some((min, max)) if !min.is_empty() => (positive(min)?, positive(max)?),
+                    _ => (positive(value)?, positive(value)?),
+                };
+                if max < min {
+                    return Err(format!(
+                        "every={value}: a range is written low-high, e.g. every=5s-20s"
+                    ));
+                }
+                self.every = Some((min, max));
+            }
+            "at" => self.at = Some(length(value)?),
+            "for" => self.length = Some(positive(value)?),
+            "by" => self.by = Some(positive(value)?),
+            "how" => {
+                self.reset = Some(match value {
+                    "reset" => true,
+                    "end" => false,
+                    _ => return Err(format!("how={value}: use how=reset or how=end")),
+                })
+            }
+            "share" => self.share = Some(share(value)?),
+            "resource" if value.is_empty() => {
+                return Err("resource= needs a resource, e.g. resource=deployments".into())
+            }
+            "resource" => self.resource = Some(value.to_string()),
+            "status" => {
+                self.status = Some(
+                    value
+                        .parse::<u16>()
+                        .ok()
+                        .filter(|s| (400..=599).contains(s))
+                        .ok_or_else(|| {
+                            format!(
+                            "status={value}: use an HTTP error status, 400 to 599, e.g. 429 or 500"
+                        )
+                        })?,
+                )
+            }
+            "retry-after" => {
+                let d = length(value)?;
+                if d.subsec_nanos() != 0 {
+                    return Err(format!(
+                        "retry-after={value}: Retry-After is whole seconds, e.g. retry-after=1s"
+                    ));
+                }
+                self.retry_after = Some(d.as_secs());
+            }
+            "verb" => {
+                for verb in value.split('+') {
+                    let found = Verb::ALL.into_iter().find(|v| v.name() == verb);
+                    self.verbs.push(found.ok_or_else(|| {
+                        let names: Vec<&str> = Verb::ALL.iter().map(|v| v.name()).collect();
+                        format!(
+                            "verb={value}: \"{verb}\" is not a verb: use {} (several joined by +)",
+                            names.join(", ")
+                        )
+                    })?);
+                }
+            }
+            _ => unreachable!("every option a kind allows is set here"),
+        }
+        Ok(())
+    }
+
+    fn into_fault(self, name: &str, text: &str) -> Result<Fault, String> {
+        let schedule = match (self.at, self.every) {
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "{name}: give at (once) or every (again and again), not both"
+                ))
+            }
+            (Some(at), None) => Some(Schedule::At(at)),
+            (None, Some((min, max))) => Some(Schedule::Every { min, max }),
+            (None, None) => None,
+        };
+        let timed = KINDS
+            .iter()
+            .any(|(k, options)| *k == name && options.contains(&"every"));
+        if timed && schedule.is_none() {
+            return Err(format!(
+                "{name} needs a time: at=D (once) or every=D (e.g. every=10s)"
+            ));
+        }
+        let length = || {
+            self.length
+                .ok_or_else(|| format!("{name} needs for=D, how long it lasts (e.g. for=1m)"))
+        };
+        let by = || {
+            self.by
+                .ok_or_else(|| format!("{name} needs by=D, how much later (e.g. by=2s)"))
+        };
+        let kind = match name {
+            "sever" => Kind::Sever {
+                reset: self.reset.unwrap_or(true),
+            },
+            "silence" => Kind::Silence { length: length()? },
+            "stall" => Kind::Stall { length: length()? },
+            "refuse" => Kind::Refuse { length: length()? },
+            "gone" => Kind::Gone,
+            "drop-bookmarks" | "drop-initial-events-end" => Kind::DropBookmarks {
+                initial_events_end_only: name == "drop-initial-events-end",
+            },
+            "delay" => Kind::Delay { by: by()? },
+            "error" => Kind::Error {
+                status: self.status.ok_or_else(|| {
+                    "error needs status=CODE, e.g. status=429 or status=500".to_string()
+                })?,
+                retry_after: self.retry_after,
+            },
+            "slow-list" => Kind::SlowList { by: by()? },
+            _ => unreachable!("every kind in KINDS is built here"),
+        };
+        let verbs = match (&kind, self.verbs.is_empty()) {
+            (Kind::Error { .. }, true) => vec![Verb::List, Verb::Watch],
+            _ => self.verbs,
+        };
+        Ok(Fault {
+            kind,
+            resource: self.resource,
+            verbs,
+            schedule,
+            share: self.share.unwrap_or(1.0),
+            text: text.to_string(),
+        })
+    }
+}
+
+/// `P%`, a share above 0 and at most 100%.
+fn share(value: &str) -> Result<f64, String> {
+    let percent = value
+        .strip_suffix('%')
+        .and_then(|p| p.trim().parse::<f64>().ok())
+        .filter(|p| p.is_finite())
+        .ok_or_else(|| format!("share={value}: write a percentage, e.g. share=20%"))?;
+    if percent <= 0.0 || percent > 100.0 {
+        return Err(format!(
+            "share={value}: a share is above 0% and at most 100%"
+        ));
+    }
+    Ok(percent / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    #[test]
+    fn timed_faults_take_a_moment_or_a_period_and_the_rest_a_share() {
+        let sever = Fault::parse("sever:every=5s-20s,how=end,resource=deployments.apps").unwrap();
+        assert_eq!(sever.kind, Kind::Sever { reset: false });
+        assert_eq!(
+            sever.schedule,
+            Some(Schedule::Every {
+                min: secs(5),
+                max: secs(20)
+            })
+        );
+        assert_eq!(sever.resource.as_deref(), Some("deployments.apps"));
+        assert!(sever.is_timed());
+        let silence = Fault::parse("silence:at=30s,for=2m").unwrap();
+        assert_eq!(silence.kind, Kind::Silence { length: secs(120) });
+        assert_eq!(silence.schedule, Some(Schedule::At(secs(30))));
+        assert_eq!(
+            Fault::parse("sever:every=3s").unwrap().kind,
+            Kind::Sever { reset: true }
+        );
+        let error = Fault::parse("error:status=429,retry-after=1s,share=20%").unwrap();
+        assert_eq!(
+            error.kind,
+            Kind::Error {
+                status: 429,
+                retry_after: Some(1)
+            }
+        );
+        assert_eq!(error.verbs, vec![Verb::List, Verb::Watch]);
+        assert!((error.share - 0.2).abs() < 1e-12);
+        assert!(!error.is_timed());
+        let gets = Fault::parse("error:status=500,verb=get+create").unwrap();
+        assert_eq!(gets.verbs, vec![Verb::Get, Verb::Create]);
+        assert_eq!(
+            Fault::parse("drop-initial-events-end").unwrap().kind,
+            Kind::DropBookmarks {
+                initial_events_end_only: true
+            }
+        );
+        assert_eq!(Fault::parse("gone").unwrap().share, 1.0);
+        assert_eq!(Fault::parse("gone").unwrap().name(), "gone");
+    }
+
+    #[test]
+    fn bad_faults_say_what_is_wrong_and_what_to_write() {
+        let cases = [
+            (
+                "explode",
+                "unknown fault \"explode\": use one of sever, silence",
+            ),
+            ("sever", "sever needs a time: at=D (once) or every=D"),
+            (
+                "sever:every=-5s",
+                "every=-5s: a duration cannot be negative",
+            ),
+            ("sever:every=0s", "every=0s: must be above 0"),
+            ("sever:every=20s-5s", "a range is written low-high"),
+            (
+                "sever:at=1s,every=2s",
+                "give at (once) or every (again and again), not both",
+            ),
+            ("sever:how=gently,every=1s", "use how=reset or how=end"),
+            (
+                "sever:for=1s,every=1s",
+                "sever has no option \"for\": it takes every, at, how",
+            ),
+            ("silence:at=1s", "silence needs for=D"),
+            ("delay", "delay needs by=D"),
+            (
+                "gone:share=150%",
+                "share=150%: a share is above 0% and at most 100%",
+            ),
+            ("gone:share=0%", "a share is above 0%"),
+            ("gone:share=0.5", "write a percentage, e.g. share=20%"),
+            ("error:share=10%", "error needs status=CODE"),
+            ("error:status=200", "use an HTTP error status, 400 to 599"),
+            (
+                "error:status=429,retry-after=1.5s",
+                "Retry-After is whole seconds",
+            ),
+            ("error:status=500,verb=frob", "\"frob\" is not a verb"),
+            ("gone:resource=", "resource= needs a resource"),
+            ("gone:share", "\"share\" is not OPTION=VALUE"),
+        ];
+        for (text, expected) in cases {
+            let e = Fault::parse(text).expect_err(text);
+            assert!(e.contains(expected), "{text}: {e}");
+            assert!(!e.contains('\n'), "{text}: {e}");
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! A watch stream under faults: its events passed on one by one, each whole, delayed, held while
+//! the watch is stalled, dropped (bookmarks), and the stream cut (ended or reset) when a sever
+//! comes.
+
+use super::engine::{Engine, Moment, WatchGuard};
+use super::fault::Kind;
+use super::frames::{Framing, Splitter};
+use super::request::ApiRequest;
+use super::serve::{BoxError, ProxyBody};
+use bytes::Bytes;
+use http_body::Frame;
+use http_body_util::{BodyExt, StreamBody};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
+
+/// One watch's relay: what it was asked, which faults act on it, and what it has done.
+struct Relay {
+    engine: Arc<Engine>,
+    request: ApiRequest,
+    faults: Vec<usize>,
+    splitter: Splitter,
+    /// Events waiting: until their time (delay), or until the stall ends.
+    waiting: VecDeque<(Instant, Bytes)>,
+    stalled_until: Option<(usize, Instant)>,
+    opened: Instant,
+    events: u64,
+    last_rv: Option<String>,
+    delay_noticed: bool,
+    tx: mpsc::Sender<Result<Frame<Bytes>, BoxError>>,
+}
+
+/// The body of a watch whose stream `faults` act on; `guard` is dropped when it ends.
+pub fn relay(
+    engine: Arc<Engine>,
+    request: ApiRequest,
+    faults: Vec<usize>,
+    framing: Framing,
+    upstream: ProxyBody,
+    guard: WatchGuard,
+) -> ProxyBody {
+    let (tx, rx) = mpsc::channel(16);
+    let moments = engine.subscribe();
+    let relay = Relay {
+        engine,
+        request,
+        faults,
+        splitter: Splitter::new(framing),
+        waiting: VecDeque::new(),
+        stalled_until: None,
+        opened: Instant::now(),
+        events: 0,
+        last_rv: None,
+        delay_noticed: false,
+        tx,
+    };
+    tokio::spawn(async move {
+        relay.run(upstream, moments).await;
+        drop(guard);
+    });
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+    StreamBody::new(stream).boxed_unsync()
+}
+
+impl Relay {
+    async fn run(mut self, mut upstream: ProxyBody, mut moments: broadcast::Receiver<Moment>) {
+        let mut upstream_done = false;
+        loop {
+            if upstream_done && self.waiting.is_empty() {
+                return;
+            }
+            let wake = self.next_wake();
+            tokio::select! {
+                biased;
+                () = self.tx.closed() => return,
+                moment = moments.recv() => match moment {
+                    Ok(m) if self.faults.contains(&m.fault) => {
+                        if self.moment(m).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => {}
+                },
+                () = sleep_until(wake), if wake.is_some() => {}
+                frame = upstream.frame(), if !upstream_done => match frame {
+                    None => upstream_done = true,
+                    Some(Err(e)) => {
+                        let _ = self.tx.send(Err(e)).await;
+                        return;
+                    }
+                    Some(Ok(frame)) => {
+                        if let Ok(data) = frame.into_data() {
+                            self.take(&data);
+                        }
+                    }
+                },
+            }
+            if self.release().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    fn next_wake(&self) -> Option<Instant> {
+        match self.stalled_until {
+            Some((_, until)) => Some(until),
+            None => self.waiting.front().map(|(due, _)| *due),
+        }
+    }
+
+    /// The events a chunk completes: dropped, or queued to be sent at their time.
+    fn take(&mut self, chunk: &[u8]) {
+        let now = Instant::now();
+        for event in self.splitter.push(chunk) {
+            let info = self.splitter.info(&event);
+            let mut delay = std::time::Duration::ZERO;
+            let mut dropped_by = None;
+            for &fault in &self.faults {
+                match *self.engine.kind(fault) {
+                    Kind::DropBookmarks {
+                        initial_events_end_only,
+                    } if info.bookmark && (info.initial_events_end || !initial_events_end_only) => {
+                        dropped_by = Some(fault);
+                    }
+                    Kind::Delay { by } => delay = delay.max(by),
+                    _ => {}
+                }
+            }
+            if let Some(fault) = dropped_by {
+                let what = match info.initial_events_end {
+                    true => "the initial-events-end BOOKMARK",
+                    false => "a BOOKMARK",
+                };
+                let rv = info.resource_version.as_deref().unwrap_or("?");
+                self.engine.notice(
+                    fault,
+                    Some(&self.request),
+                    format!("dropped {what} at rv {rv}"),
+                    true,
+                );
+                continue;
+            }
+            if !delay.is_zero() && !self.delay_noticed {
+                self.delay_noticed = true;
+                let fault = self
+                    .faults
+                    .iter()
+                    .copied()
+                    .find(|f| matches!(self.engine.kind(*f), Kind::Delay { .. }));
+                if let Some(fault) = fault {
+                    self.engine.notice(
+                        fault,
+                        Some(&self.request),
+                        format!(
+                            "every event sent {} after it came",
+                            crate::format::duration(delay)
+                        ),
+                        true,
+                    );
+                }
+            }
+            if info.resource_version.is_some() {
+                self.last_rv = info.resource_version;
+            }
+            self.waiting.push_back((now + delay, event));
+        }
+    }
+
+    /// Sends what is due, unless the watch is stalled.
+    async fn release(&mut self) -> Result<(), ()> {
+        let now = Instant::now();
+        if let Some((fault, until)) = self.stalled_until {
+            if until > now {
+                return Ok(());
+            }
+            self.stalled_until = None;
+            self.engine.notice(
+                fault,
+                Some(&self.request),
+                format!(
+                    "stall over: {} held are sent",
+                    crate::format::count(self.waiting.len() as u64, "event")
+                ),
+                false,
+            );
+        }
+        while self.waiting.front().is_some_and(|(due, _)| *due <= now) {
+            let Some((_, event)) = self.waiting.pop_front() else {
+                break;
+            };
+            self.events += 1;
+            self.tx.send(Ok(Frame::data(event))).await.map_err(|_| ())?;
+        }
+        Ok(())
+    }
+
+    /// A timed fault's moment, for this watch: a sever cuts it (`Err`: the relay is over), a
+    /// stall holds its events.
+    async fn moment(&mut self, moment: Moment) -> Result<(), ()> {
+        let at = match &self.last_rv {
+            Some(rv) => format!(", last rv {rv}"),
+            None => String::new(),
+        };
+        let lived = format!(
+            "after {} and {}{at}",
+            crate::format::format_seconds(self.opened.elapsed().as_secs_f64()),
+            crate::format::count(self.events, "event")
+        );
+        match *self.engine.kind(moment.fault) {
+            Kind::Sever { reset } => {
+                let how = match reset {
+                    true => "reset (HTTP/2 RST_STREAM; HTTP/1.1: connection dropped)",
+                    false => "ended cleanly, as at the server's timeout",
+                };
+                self.engine.notice(
+                    moment.fault,
+                    Some(&self.request),
+                    format!("{how} {lived}"),
+                    true,
+                );
+                if reset {
+                    let _ = self
+                        .tx
+                        .send(Err("kubectl-informer proxy: fault sever".into()))
+                        .await;
+                }
+                Err(())
+            }
+            Kind::Stall { length } => {
+                self.stalled_until = Some((moment.fault, moment.until));
+                self.engine.notice(
+                    moment.fault,
+                    Some(&self.request),
+                    format!(
+                        "stalled for {} {lived}: its events are held",
+                        crate::format::duration(length)
+                    ),
+                    true,
+                );
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -407,10 +407,13 @@ start_controllers() {
     --bind-address=127.0.0.1 --tls-cert-file="$run/pki/apiserver.crt"
     --tls-private-key-file="$run/pki/apiserver.key" --leader-elect=false)
   # Every controller but root-ca-cert-publisher, whose ConfigMap in each namespace would be an
-  # object the tests did not write; each controller with its own service account, as kubeadm runs it.
+  # object the tests did not write, and replicationcontroller, which tests/proxy.rs runs in a
+  # kube-controller-manager of its own behind the proxy's faults (it alone must react to the
+  # ReplicationControllers they write); each controller with its own service account, as kubeadm
+  # runs it.
   "$bin/kube-controller-manager" "${common[@]}" --secure-port="$kcm_port" \
     --use-service-account-credentials=true --service-account-private-key-file="$run/pki/sa.key" \
-    --root-ca-file="$run/pki/ca.crt" --controllers='*,-root-ca-cert-publisher' --profiling=false \
+    --root-ca-file="$run/pki/ca.crt" --controllers='*,-root-ca-cert-publisher,-replicationcontroller' --profiling=false \
     >"$run/kube-controller-manager.log" 2>&1 &
   echo $! > "$run/kube-controller-manager.pid"
   "$bin/kube-scheduler" "${common[@]}" --secure-port="$sched_port" --profiling=false \

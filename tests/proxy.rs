@@ -619,3 +619,107 @@ fn a_fault_on_a_resource_the_server_does_not_have_is_one_line_and_exit_2() {
         &["--fault gone:resource=nosuchthings: ", "nosuchthings"],
     );
 }
+
+/// kubectl with `kubeconfig`, its output piped.
+fn kubectl_at(kubeconfig: &Path) -> Command {
+    let mut cmd = kubectl();
+    cmd.env("KUBECONFIG", kubeconfig);
+    cmd
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn kubectl_meets_the_errors_and_slow_lists_and_a_watch_outlives_a_restart_of_the_proxy() {
+    let ns = TestNamespace::new("proxy-faults").await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut proxy = FaultProxy::start(
+        dir.path(),
+        &[
+            "error:status=503,verb=get,resource=namespaces",
+            "slow-list:by=2s,resource=configmaps",
+            "refuse:at=12s,for=3s",
+        ],
+    );
+    let kubeconfig = proxy.kubeconfig.clone();
+    // A tail through the proxy, before the restart.
+    let mut tail = Streaming::start(&[
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "tail",
+        "configmaps",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+    ]);
+    tail.wait_for_notice_within("watch-opened", Duration::from_secs(60));
+
+    // A GET answered 503 with no Retry-After: kubectl says the server's message.
+    let out = kubectl_at(&kubeconfig)
+        .args(["get", "namespace", &ns.name])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("ServiceUnavailable") || stderr.contains("503"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("fault error:status=503"), "{stderr}");
+    // Lists of other resources are not in its scope.
+    let out = kubectl_at(&kubeconfig)
+        .args(["get", "namespaces"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A LIST of ConfigMaps is answered 2 s late, at least.
+    let asked = Instant::now();
+    let out = kubectl_at(&kubeconfig)
+        .args(["get", "configmaps", "-n", &ns.name])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(asked.elapsed() >= Duration::from_secs(2));
+    let slow = proxy.applied("slow-list", "list configmaps");
+    assert!(
+        slow.iter().any(|l| l["detail"] == "answered 2s later"),
+        "{slow:#?}"
+    );
+    let error = proxy.applied("error", "get namespaces");
+    assert_eq!(error[0]["detail"], "answered 503", "{error:#?}");
+
+    // The restart: every connection closed, the tail's with them; new ones refused for 3 s.
+    let restart = proxy.wait_for("the restart", Duration::from_secs(60), |l| {
+        l["kind"] == "refuse" && l["detail"].as_str().is_some_and(|d| d.contains("closed"))
+    });
+    assert!(
+        restart["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with("new connections refused for 3s"),
+        "{restart}"
+    );
+    proxy.wait_for("the end of the restart", Duration::from_secs(60), |l| {
+        l["kind"] == "refuse" && l["detail"] == "accepting connections again"
+    });
+    let closed = tail.wait_for_notice("watch-closed");
+    assert!(closed["retryInSeconds"].is_number(), "{closed}");
+    // The tail comes back through the proxy and sees what is written after.
+    ns.create_configmap("after-the-restart", &[]).await;
+    tail.wait_for(
+        "the ConfigMap written after the restart",
+        Duration::from_secs(90),
+        |l| l.contains("\"ADDED\"") && l.contains("after-the-restart"),
+    );
+    drop(tail);
+    proxy.stop();
+}

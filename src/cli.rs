@@ -172,6 +172,8 @@ pub enum SchemaDocument {
     ConformReport,
     /// A line of `top -o json`.
     TopLine,
+    /// A line of `proxy -o json`.
+    ProxyLine,
 }
 
 /// Output formats for reports (diff, bench).

@@ -129,6 +129,7 @@ fn the_reference_pages_flag_tables_match_the_command_line() {
         ("docs/bench.md", "bench", Some("bench")),
         ("docs/conform.md", "conform", Some("conform")),
         ("docs/top.md", "top", Some("top")),
+        ("docs/proxy.md", "proxy", Some("proxy")),
         ("docs/other-commands.md", "version", Some("version")),
         ("docs/global-options.md", "global", None),
     ] {

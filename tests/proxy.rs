@@ -184,7 +184,7 @@ impl FaultProxy {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok(line) => self.seen.push(line),
+                Ok(line) => self.take(line),
                 Err(_) => {
                     let _ = self.child.kill();
                     panic!(
@@ -196,12 +196,24 @@ impl FaultProxy {
         }
     }
 
+    /// Keeps `line`, checked against the schema of the proxy's lines.
+    fn take(&mut self, line: Value) {
+        schema::assert_matches_schema(
+            "proxy-line.v1.schema.json",
+            "a line of proxy -o json",
+            &line,
+        );
+        self.seen.push(line);
+    }
+
     /// The fault lines so far of `kind` whose request names `resource`.
     fn applied(&mut self, kind: &str, resource: &str) -> Vec<Value> {
-        self.seen.extend(self.lines.try_iter());
+        while let Ok(line) = self.lines.try_recv() {
+            self.take(line);
+        }
         self.seen
             .iter()
-            .filter(|l| l["type"] == "fault" && l["kind"] == kind)
+            .filter(|l| l["type"] == "fault" && l["fault"] == kind)
             .filter(|l| l["request"].as_str().is_some_and(|r| r.contains(resource)))
             .cloned()
             .collect()
@@ -225,7 +237,9 @@ impl FaultProxy {
             std::thread::sleep(Duration::from_millis(20));
         };
         assert_eq!(code, Some(130), "Ctrl-C's exit code");
-        self.seen.extend(self.lines.iter());
+        while let Ok(line) = self.lines.recv() {
+            self.take(line);
+        }
         let summary = self.seen.last().cloned().unwrap_or(Value::Null);
         let stderr = self.stderr.take().map(|t| t.join().unwrap_or_default());
         (summary, stderr.unwrap_or_default())
@@ -372,7 +386,7 @@ async fn a_controller_behind_severed_watches_and_410_on_every_resume_still_react
         "a sever of the controller's watch",
         Duration::from_secs(120),
         |l| {
-            l["kind"] == "sever"
+            l["fault"] == "sever"
                 && l["request"]
                     .as_str()
                     .is_some_and(|r| r.starts_with("watch replicationcontrollers"))
@@ -459,7 +473,7 @@ async fn without_the_initial_events_end_bookmark_the_controller_never_syncs_and_
         "the initial-events-end bookmark dropped",
         Duration::from_secs(120),
         |l| {
-            l["kind"] == "drop-initial-events-end"
+            l["fault"] == "drop-initial-events-end"
                 && l["detail"]
                     .as_str()
                     .is_some_and(|d| d.starts_with("dropped the initial-events-end BOOKMARK"))
@@ -545,7 +559,7 @@ async fn a_dead_connection_is_given_up_by_the_controllers_http2_health_check_and
     let given_up = tokio::task::spawn_blocking(move || {
         let mut proxy = proxy;
         let silenced = proxy.wait_for("the silence", Duration::from_secs(60), |l| {
-            l["kind"] == "silence"
+            l["fault"] == "silence"
         });
         let detail = silenced["detail"].as_str().unwrap_or_default();
         assert!(
@@ -557,7 +571,7 @@ async fn a_dead_connection_is_given_up_by_the_controllers_http2_health_check_and
             "the controller's new connection",
             Duration::from_secs(100),
             |l| {
-                l["kind"] == "silence"
+                l["fault"] == "silence"
                     && l["detail"]
                         .as_str()
                         .is_some_and(|d| d.contains("has given up on it"))
@@ -699,7 +713,7 @@ async fn kubectl_meets_the_errors_and_slow_lists_and_a_watch_outlives_a_restart_
 
     // The restart: every connection closed, the tail's with them; new ones refused for 3 s.
     let restart = proxy.wait_for("the restart", Duration::from_secs(60), |l| {
-        l["kind"] == "refuse" && l["detail"].as_str().is_some_and(|d| d.contains("closed"))
+        l["fault"] == "refuse" && l["detail"].as_str().is_some_and(|d| d.contains("closed"))
     });
     assert!(
         restart["detail"]
@@ -709,7 +723,7 @@ async fn kubectl_meets_the_errors_and_slow_lists_and_a_watch_outlives_a_restart_
         "{restart}"
     );
     proxy.wait_for("the end of the restart", Duration::from_secs(60), |l| {
-        l["kind"] == "refuse" && l["detail"] == "accepting connections again"
+        l["fault"] == "refuse" && l["detail"] == "accepting connections again"
     });
     let closed = tail.wait_for_notice("watch-closed");
     assert!(closed["retryInSeconds"].is_number(), "{closed}");
@@ -721,5 +735,41 @@ async fn kubectl_meets_the_errors_and_slow_lists_and_a_watch_outlives_a_restart_
         |l| l.contains("\"ADDED\"") && l.contains("after-the-restart"),
     );
     drop(tail);
+    proxy.stop();
+}
+
+#[test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+fn conform_through_a_proxy_that_drops_bookmarks_fails_the_two_bookmark_checks_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut proxy = FaultProxy::start(dir.path(), &["drop-bookmarks:resource=configmaps"]);
+    let mut cmd = informer();
+    cmd.arg("--kubeconfig")
+        .arg(&proxy.kubeconfig)
+        .args(["conform", "configmaps", "-o", "json"]);
+    let out = run_with_limit(cmd, Duration::from_secs(240));
+    assert_eq!(
+        out.code,
+        Some(1),
+        "a check fails\n{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let failed: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["watch-bookmarks", "watch-list"], "{report:#}");
+    let dropped = proxy.applied("drop-bookmarks", "watch configmaps");
+    assert!(
+        dropped.iter().any(|d| d["detail"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("dropped the initial-events-end BOOKMARK"))),
+        "{dropped:#?}"
+    );
     proxy.stop();
 }

@@ -11,7 +11,7 @@ use kubectl_informer::{bench, conform, diff, recording};
 use serde_json::Value;
 
 /// Each document and its current version: its schema is `schemas/<document>.v<version>.schema.json`.
-const DOCUMENTS: [(&str, u32); 5] = [
+const DOCUMENTS: [(&str, u32); 6] = [
     ("recording", recording::SCHEMA_VERSION),
     ("diff-report", diff::report::REPORT_SCHEMA_VERSION),
     ("bench-report", bench::report::BENCH_SCHEMA_VERSION),
@@ -20,6 +20,10 @@ const DOCUMENTS: [(&str, u32); 5] = [
         "top-line",
         kubectl_informer::commands::top::TOP_SCHEMA_VERSION,
     ),
+    (
+        "proxy-line",
+        kubectl_informer::output::proxy::SCHEMA_VERSION,
+    ),
 ];
 
 /// Where each document's `schemaVersion` is pinned: the top of a report, the `start` notice of
@@ -27,6 +31,7 @@ const DOCUMENTS: [(&str, u32); 5] = [
 fn pinned_version(document: &str, schema: &Value) -> Value {
     let at = match document {
         "recording" => "/$defs/start/properties/schemaVersion/const",
+        "proxy-line" => "/$defs/serving/properties/schemaVersion/const",
         _ => "/properties/schemaVersion/const",
     };
     schema.pointer(at).cloned().unwrap_or_default()

@@ -16,27 +16,37 @@ use std::time::Duration;
     # As kubectl proxy serves it: plain HTTP/1.1, any free port\n  \
     kubectl informer proxy --plain-http -p 0\n\n  \
     # Cut every watch every 5 to 20 s, and answer each resume with 410 Gone\n  \
-    kubectl informer proxy --write-kubeconfig proxy.kubeconfig --fault sever:every=5s-20s,how=end --fault gone\n\n  \
+    kubectl informer proxy --fault sever:every=5s-20s,how=end --fault gone\n\n  \
     # After 30 s, the connection carrying the deployments watch goes dead for 2 minutes\n  \
     kubectl informer proxy --fault silence:at=30s,for=2m,resource=deployments\n\n  \
     # 429 with Retry-After: 1 on a fifth of the LISTs and WATCHes, every LIST page 2 s late\n  \
     kubectl informer proxy --fault error:status=429,retry-after=1s,share=20% --fault slow-list:by=2s\n\n\
-Faults (--fault KIND[:OPTION=VALUE,...]; D a duration, at=D and every=D from the start):\n  \
-    sever:every=D[-D2]|at=D[,how=reset|end]   cut every open watch (reset: HTTP/2 RST_STREAM or\n  \
-    \x20                                        the HTTP/1.1 connection dropped, the default; end:\n  \
-    \x20                                        a clean end, as at the server's timeout)\n  \
-    silence:every=D|at=D,for=D                 the connections carrying a watch stop: nothing\n  \
-    \x20                                        read or written, HTTP/2 PINGs unanswered (dead peer)\n  \
-    stall:every=D|at=D,for=D                   open watches send nothing, then what they held\n  \
-    refuse:every=D|at=D,for=D                  every connection closed, new ones refused (restart)\n  \
-    gone                                       a watch resuming where one ended gets 410 Expired\n  \
-    drop-bookmarks, drop-initial-events-end    BOOKMARK events dropped (all, or that one)\n  \
-    delay:by=D                                 every watch event sent D after it came\n  \
-    error:status=CODE[,retry-after=D][,verb=V+V]  answer CODE (default verbs list+watch)\n  \
-    slow-list:by=D                             every LIST request (page) answered D later\n\
-Any fault takes resource=NAME (as kubectl names it); gone, drop-*, delay, error and slow-list\n\
-take share=P% (of the requests or watches in scope, drawn with --seed).\n\n\
-    Exit status: 0 --for ran out, 2 error (the port taken, the cluster unreachable), 130 \
+Faults (--fault KIND[:OPTION=VALUE,...]; D a duration; at=D once, every=D or every=D1-D2 \
+again and again, from the start):\n  \
+    sever:every=D|at=D[,how=reset|end]\n      \
+    cut every open watch: reset (the default) is an HTTP/2 RST_STREAM or the HTTP/1.1\n      \
+    connection dropped; end is a clean end, as at the server's timeout\n  \
+    silence:every=D|at=D,for=D\n      \
+    the connections carrying a watch stop: nothing read or written, HTTP/2 PINGs\n      \
+    unanswered (a dead peer)\n  \
+    stall:every=D|at=D,for=D\n      \
+    open watches send nothing, then what they held\n  \
+    refuse:every=D|at=D,for=D\n      \
+    every connection closed, new ones refused (an API server restart)\n  \
+    gone\n      \
+    a watch that resumes where one of its resource ended is answered 410 Expired\n  \
+    drop-bookmarks, drop-initial-events-end\n      \
+    BOOKMARK events dropped: all, or the one that ends a watch-list's initial events\n  \
+    delay:by=D\n      \
+    every watch event sent D after it came\n  \
+    error:status=CODE[,retry-after=D][,verb=VERB+VERB]\n      \
+    requests answered CODE (verbs: get, list, watch, create, update, patch, delete;\n      \
+    default list+watch)\n  \
+    slow-list:by=D\n      \
+    every LIST request (every page) answered D later\n\
+Every fault but refuse takes resource=NAME (as kubectl names it); gone, drop-*, delay, error and \
+slow-list take share=P% (of the requests or watches in scope, drawn with --seed).\n\n\
+Exit status: 0 --for ran out, 2 error (the port taken, the cluster unreachable), 130 \
     interrupted by Ctrl-C, 143 by SIGTERM.")]
 pub struct ProxyArgs {
     /// The port on 127.0.0.1 to serve on; 0 picks a free one (the line on stdout says which).
@@ -51,8 +61,9 @@ pub struct ProxyArgs {
     /// HTTP/2 health check: client-go notices a connection that went silent only over HTTP/2.
     #[arg(long)]
     pub plain_http: bool,
-    /// Put a fault in front of the clients (repeatable): KIND[:OPTION=VALUE,...], as listed
-    /// above. Each one applied is a NOTICE line on stderr (with -o json, a line on stdout).
+    /// Put a fault in front of the clients (repeatable): KIND[:OPTION=VALUE,...], one of the
+    /// faults listed above (and in docs/proxy.md). Each one applied is a NOTICE line on stderr
+    /// (with -o json, a line on stdout).
     #[arg(long = "fault", value_name = "FAULT", value_parser = Fault::parse)]
     pub faults: Vec<Fault>,
     /// Seed of the faults' draws (share=, every=D1-D2); the same seed repeats a run's choices.

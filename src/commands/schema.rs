@@ -18,6 +18,7 @@ pub fn json_schema(document: SchemaDocument) -> &'static str {
             include_str!("../../schemas/conform-report.v1.schema.json")
         }
         SchemaDocument::TopLine => include_str!("../../schemas/top-line.v1.schema.json"),
+        SchemaDocument::ProxyLine => include_str!("../../schemas/proxy-line.v1.schema.json"),
     }
 }
 

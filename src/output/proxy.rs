@@ -25,10 +25,11 @@ pub fn notice_line(notice: &Notice) -> String {
 
 pub fn notice_json(notice: &Notice) -> Value {
     json!({
+        "schemaVersion": SCHEMA_VERSION,
         "type": "fault",
         "time": rfc3339_millis(notice.at),
-        "fault": notice.fault,
-        "kind": notice.kind,
+        "fault": notice.kind,
+        "spec": notice.fault,
         "request": notice.request,
         "detail": notice.detail,
     })
@@ -53,7 +54,7 @@ pub fn summary_json(applied: &[Applied], ran: Duration) -> Value {
         .iter()
         .map(|a| {
             json!({
-                "fault": a.fault,
+                "spec": a.fault,
                 "applied": a.count,
                 "first": a.first.map(rfc3339_millis),
                 "last": a.last.map(rfc3339_millis),
@@ -61,6 +62,7 @@ pub fn summary_json(applied: &[Applied], ran: Duration) -> Value {
         })
         .collect();
     json!({
+        "schemaVersion": SCHEMA_VERSION,
         "type": "summary",
         "time": rfc3339_millis(SystemTime::now()),
         "seconds": (ran.as_secs_f64() * 1000.0).round() / 1000.0,

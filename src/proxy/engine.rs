@@ -242,23 +242,25 @@ impl Engine {
         });
         lock(&self.connections).insert(connection.id, connection.clone());
         let now = Instant::now();
+        let silent_until = |id: &u64| {
+            lock(&self.connections)
+                .get(id)
+                .and_then(|c| *c.silent_until.borrow())
+        };
+        // The silences over (or whose connection is gone) are forgotten.
+        lock(&self.silences).retain(|(id, _, _)| silent_until(id).is_some_and(|u| u > now));
         let silences = lock(&self.silences).clone();
         for (silent, fault, since) in silences {
-            let until = lock(&self.connections)
-                .get(&silent)
-                .and_then(|c| *c.silent_until.borrow());
-            if until.is_some_and(|u| u > now) {
-                self.notice(
-                    fault,
-                    None,
-                    format!(
-                        "a new connection #{} from {peer}, {} into the silence of connection #{silent}: the client has given up on it",
-                        connection.id,
-                        crate::format::format_seconds((now - since).as_secs_f64())
-                    ),
-                    false,
-                );
-            }
+            self.notice(
+                fault,
+                None,
+                format!(
+                    "a new connection #{} from {peer}, {} into the silence of connection #{silent}: the client has given up on it",
+                    connection.id,
+                    crate::format::format_seconds((now - since).as_secs_f64())
+                ),
+                false,
+            );
         }
         connection
     }

@@ -213,8 +213,8 @@ impl Relay {
         match *self.engine.kind(moment.fault) {
             Kind::Sever { reset } => {
                 let how = match reset {
-                    true => "reset (HTTP/2 RST_STREAM; HTTP/1.1: connection dropped)",
-                    false => "ended cleanly, as at the server's timeout",
+                    true => "reset",
+                    false => "ended cleanly",
                 };
                 self.engine.notice(
                     moment.fault,

@@ -165,7 +165,11 @@ async fn handle(
     let guard = engine.watch_opened(&api, connection);
     let (parts, body) = response.into_parts();
     let body = match plan.stream.is_empty() {
-        true => Guarded { body, guard }.boxed_unsync(),
+        true => Guarded {
+            body,
+            _guard: guard,
+        }
+        .boxed_unsync(),
         false => relay(engine.clone(), api, plan.stream, framing, body, guard),
     };
     hyper::Response::from_parts(parts, body)
@@ -221,10 +225,11 @@ fn reason(code: u16) -> &'static str {
     }
 }
 
-/// A watch's body passed on as it comes, with the guard that says when it ended.
+/// A watch's body passed on as it comes, with the guard that says when it ended (dropped with
+/// the body).
 struct Guarded {
     body: ProxyBody,
-    guard: WatchGuard,
+    _guard: WatchGuard,
 }
 
 impl http_body::Body for Guarded {
@@ -235,7 +240,6 @@ impl http_body::Body for Guarded {
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, BoxError>>> {
-        let _ = &self.guard;
         std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
     }
 }

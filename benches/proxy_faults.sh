@@ -17,19 +17,6 @@ informer="${CARGO_TARGET_DIR:-$root/target}/debug/kubectl-informer"
 kcm="$root/target/controlplane/bin/kube-controller-manager"
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
-cat > "$out/rc.yaml" <<'YAML'
-apiVersion: v1
-kind: ReplicationController
-metadata:
-  name: replaced
-spec:
-  replicas: 0
-  selector: {app: bench}
-  template:
-    metadata: {labels: {app: bench}}
-    spec:
-      containers: [{name: app, image: registry.invalid/app:1}]
-YAML
 
 # run NAME [FAULT...]
 run() {
@@ -44,7 +31,7 @@ run() {
   "$kcm" --kubeconfig="$out/$name.kubeconfig" --secure-port=0 --leader-elect=false \
     --controllers=replicationcontroller -v=2 >"$out/$name.kcm.log" 2>&1 &
   controller=$!
-  "$informer" bench --template "$out/rc.yaml" --react observed-generation --objects 10 --rate 2 \
+  "$informer" bench --template "$root/tests/fixtures/replication-controller.yaml" --react observed-generation --objects 10 --rate 2 \
     --warmup 2s --for 30s --reaction-timeout 90s --export-json "$out/$name.json" \
     >"$out/$name.bench.out" 2>&1 || true
   kill "$controller"; wait "$controller" 2>/dev/null || true

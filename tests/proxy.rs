@@ -313,27 +313,11 @@ impl Drop for ControllerManager {
     }
 }
 
-/// No Pods (replicas 0): a write's reaction is the controller's status update, whose
-/// observedGeneration reaches the write's generation.
-const REPLICATION_CONTROLLER: &str = "
-apiVersion: v1
-kind: ReplicationController
-metadata:
-  name: replaced
-spec:
-  replicas: 0
-  selector: {app: bench}
-  template:
-    metadata: {labels: {app: bench}}
-    spec:
-      containers: [{name: app, image: registry.invalid/app:1}]
-";
-
 /// Runs `bench` on ReplicationControllers with `--react observed-generation` (off the
 /// runtime) and returns its output and report.
 async fn bench_replication_controllers(dir: &Path, extra: &[&str]) -> (Output, Value) {
-    let template = dir.join("rc.yaml");
-    std::fs::write(&template, REPLICATION_CONTROLLER).unwrap();
+    let template =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replication-controller.yaml");
     let report = dir.join("report.json");
     let mut args: Vec<String> = [
         "bench",

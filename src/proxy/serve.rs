@@ -119,6 +119,15 @@ async fn handle(
     connection: &Arc<Connection>,
     request: hyper::Request<Incoming>,
 ) -> hyper::Response<ProxyBody> {
+    if let Some(host) = foreign_host(&request) {
+        return status(
+            403,
+            "Forbidden",
+            &format!(
+                "host \"{host}\" refused: the proxy answers only to localhost, 127.0.0.1 and [::1], as kubectl proxy does by default, so that no web page can reach your cluster with your credentials (DNS rebinding)"
+            ),
+        );
+    }
     if engine.is_empty() {
         return forward(cluster, request).await;
     }
@@ -173,6 +182,21 @@ async fn handle(
         false => relay(engine.clone(), api, plan.stream, framing, body, guard),
     };
     hyper::Response::from_parts(parts, body)
+}
+
+/// The host a request names (HTTP/2's `:authority`, HTTP/1.1's `Host`) when it is not a
+/// loopback name: a page in a browser whose name was made to resolve to 127.0.0.1 names its own.
+fn foreign_host<B>(request: &hyper::Request<B>) -> Option<String> {
+    let named = request.uri().host().map(str::to_string).or_else(|| {
+        let header = request.headers().get(http::header::HOST)?.to_str().ok()?;
+        let host = match header.strip_prefix('[') {
+            Some(v6) => format!("[{}]", v6.split(']').next().unwrap_or_default()),
+            None => header.split(':').next().unwrap_or_default().to_string(),
+        };
+        Some(host)
+    })?;
+    let loopback = ["localhost", "127.0.0.1", "[::1]", "::1"];
+    (!loopback.contains(&named.to_ascii_lowercase().as_str())).then_some(named)
 }
 
 /// A watch resumed where one ended, answered as kube-apiserver answers a resourceVersion its
@@ -297,4 +321,44 @@ fn status(code: u16, reason: &str, message: &str) -> hyper::Response<ProxyBody> 
                 .boxed_unsync(),
         )
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::foreign_host;
+
+    fn request(uri: &str, host: Option<&str>) -> hyper::Request<()> {
+        let mut builder = hyper::Request::builder().uri(uri);
+        if let Some(host) = host {
+            builder = builder.header(http::header::HOST, host);
+        }
+        builder.body(()).unwrap()
+    }
+
+    #[test]
+    fn only_loopback_names_are_answered_as_kubectl_proxy_answers_them_by_default() {
+        for (uri, host) in [
+            ("/api/v1/pods", Some("127.0.0.1:8001")),
+            ("/api/v1/pods", Some("localhost:8001")),
+            ("/api/v1/pods", Some("LOCALHOST")),
+            ("/api/v1/pods", Some("[::1]:8001")),
+            ("https://127.0.0.1:8001/api/v1/pods", None),
+            ("https://[::1]:8001/api/v1/pods", None),
+            ("/api/v1/pods", None),
+        ] {
+            assert_eq!(foreign_host(&request(uri, host)), None, "{uri} {host:?}");
+        }
+        assert_eq!(
+            foreign_host(&request("/api/v1/secrets", Some("evil.example:8001"))).as_deref(),
+            Some("evil.example")
+        );
+        assert_eq!(
+            foreign_host(&request("https://evil.example:8001/api", None)).as_deref(),
+            Some("evil.example")
+        );
+        assert_eq!(
+            foreign_host(&request("/api", Some("192.168.1.5"))).as_deref(),
+            Some("192.168.1.5")
+        );
+    }
 }

@@ -586,11 +586,24 @@ async fn a_dead_connection_is_given_up_by_the_controllers_http2_health_check_and
     );
     assert_eq!(count(&doc, "/counters/writesWithoutReaction"), 0, "{doc:#}");
     // The writes made while the connection was dead waited for the new one: at least the 15 s
-    // of the health check's PING, for the first of them.
+    // of the health check's PING, for the first of them. (On a machine so loaded that bench's
+    // clock started only after the silence began, the wait is in its creates' reactions, which
+    // it waits for before its clock starts: "reacted to the 5 objects created within 46.1s".)
     let max = doc["metrics"]["reactionLatency"]["max"]
         .as_f64()
         .unwrap_or(0.0);
-    assert!(max >= 15.0, "reaction max {max} s: {doc:#}");
+    let creates: f64 = out
+        .stderr
+        .split("objects created within ")
+        .nth(1)
+        .and_then(|s| s.split('s').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0.0);
+    assert!(
+        max >= 15.0 || creates >= 15.0,
+        "reaction max {max} s, creates' reactions within {creates} s:\n{}\n{doc:#}",
+        out.stderr
+    );
     drop(kcm);
     proxy.stop();
 }

@@ -25,7 +25,7 @@ pub type ProxyBody = UnsyncBoxBody<Bytes, BoxError>;
 const MAX_REQUEST_BYTES: usize = 64 << 20;
 
 /// Headers of one hop that are not forwarded (RFC 9110 section 7.6.1), and what the proxy sets
-/// itself (the host, the credentials, the encodings: none).
+/// itself (the host, the credentials, the encodings its client decodes: see [`forward`]).
 const NOT_FORWARDED: [&str; 11] = [
     "connection",
     "keep-alive",
@@ -128,14 +128,14 @@ async fn handle(
             ),
         );
     }
-    if engine.is_empty() {
-        return forward(cluster, request).await;
-    }
     let api = ApiRequest::new(
         request.method(),
         request.uri().path(),
         request.uri().query(),
     );
+    if engine.is_empty() {
+        return forward(cluster, request, api.verb == Verb::Watch).await;
+    }
     let plan = engine.plan(&api);
     if let Some((fault, code, retry_after)) = plan.error {
         let wait = retry_after.map_or(String::new(), |s| format!(" with Retry-After: {s}"));
@@ -157,7 +157,7 @@ async fn handle(
         );
         tokio::time::sleep(by).await;
     }
-    let response = forward(cluster, request).await;
+    let response = forward(cluster, request, api.verb == Verb::Watch).await;
     if api.verb != Verb::Watch || response.status() != http::StatusCode::OK {
         return response;
     }
@@ -269,9 +269,16 @@ impl http_body::Body for Guarded {
 }
 
 /// One request, forwarded; a failure to reach the cluster is a 502 with a `Status` saying why.
+///
+/// The upstream client asks for gzip and undoes it, as Go's transport does for kubectl proxy
+/// (a LIST comes faster so, even on loopback), except for a watch (`watch`), asked unencoded:
+/// kube-apiserver gzips a watch-list's stream when asked, which would hide its events from the
+/// faults, and the upstream client cannot undo a stream gzipped event by event. (A plain watch
+/// is never gzipped.)
 async fn forward(
     cluster: &Cluster,
     request: hyper::Request<Incoming>,
+    watch: bool,
 ) -> hyper::Response<ProxyBody> {
     let (parts, body) = request.into_parts();
     let body = match Limited::new(body, MAX_REQUEST_BYTES).collect().await {
@@ -291,10 +298,9 @@ async fn forward(
             upstream = upstream.header(name, value);
         }
     }
-    // The bytes as the server encodes them, never gzipped: the client's client would otherwise
-    // ask for gzip and undo it, and the faults cut a watch into its events. (kube-apiserver
-    // gzips a watch-list's stream when asked; kube-controller-manager does not ask.)
-    upstream = upstream.header(http::header::ACCEPT_ENCODING, "identity");
+    if watch {
+        upstream = upstream.header(http::header::ACCEPT_ENCODING, "identity");
+    }
     let upstream = match upstream.body(body) {
         Ok(r) => r,
         Err(e) => return status(400, "BadRequest", &e.to_string()),

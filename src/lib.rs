@@ -43,7 +43,7 @@
 //! the cluster's and the reflector's errors. `cli` parses flags into the value types of `cluster/`, `informer/`, `bench/` and `proxy/`. Leaves
 //! anyone may use: `duration` (the one parser of every duration flag and gate value), `format`
 //! (numbers, times and foreign text for people), `metrics` (histograms, gauges, CPU time), `rng`,
-//! `signal` (await a condition), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`,
+//! `signal` (await a condition, or a deadline that may be none), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`,
 //! `verbosity` (the one sink of `-v` diagnostics on stderr), `template` (objects made from a
 //! manifest, for bench and conform to write). `tests/layers.rs` checks that the imports are these
 //! edges.

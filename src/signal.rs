@@ -1,5 +1,6 @@
 //! A wake-up for conditions that other tasks make true: a waiter re-checks its condition each
-//! time the signal is raised, so nothing waits by polling on a timer.
+//! time the signal is raised, so nothing waits by polling on a timer; and a deadline that may be
+//! none, for a `select!` arm.
 
 use tokio::sync::Notify;
 
@@ -25,6 +26,15 @@ impl Signal {
             }
             raised.await;
         }
+    }
+}
+
+/// Sleeps until `deadline`, or forever without one (a `select!` arm for `--for`, `--timeout`, a
+/// reflector's initial deadline, a watch's next event due).
+pub async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
     }
 }
 

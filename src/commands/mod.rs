@@ -267,13 +267,7 @@ fn target(
     })
 }
 
-/// Sleeps until `deadline`, or forever without one (a `select!` arm for `--for` or `--timeout`).
-pub(crate) async fn sleep_until(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
-    }
-}
+pub(crate) use crate::signal::sleep_until;
 
 /// Creates the file `flag` names (`--record`, `--save-cache`), which must not exist yet: no
 /// command overwrites a file the user named to write in.

@@ -35,14 +35,6 @@ const MIN_WATCH_TIMEOUT: u64 = 300;
 /// process that is alive but stuck).
 const DEAD_WATCH_GRACE: Duration = Duration::from_secs(5);
 
-/// Sleeps until `deadline`, or forever without one.
-async fn until(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
-        None => std::future::pending().await,
-    }
-}
-
 enum State {
     List {
         continue_token: Option<String>,
@@ -329,7 +321,7 @@ impl<L: ListerWatcher> Reflector<L> {
             biased;
             next = stream.next() => Some(next),
             _ = dead.as_mut() => None,
-            _ = until(initial_deadline) => {
+            _ = crate::signal::sleep_until(initial_deadline) => {
                 return Ok(self.initial_events_timed_out());
             }
         };

@@ -85,7 +85,7 @@ impl Relay {
                     Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                     Err(broadcast::error::RecvError::Closed) => {}
                 },
-                () = sleep_until(wake), if wake.is_some() => {}
+                () = crate::signal::sleep_until(wake) => {}
                 frame = upstream.frame(), if !upstream_done => match frame {
                     None => upstream_done = true,
                     Some(Err(e)) => {
@@ -245,13 +245,6 @@ impl Relay {
             }
             _ => Ok(()),
         }
-    }
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }
 

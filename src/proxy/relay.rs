@@ -59,6 +59,11 @@ pub fn relay(
         relay.run(upstream, moments).await;
         drop(guard);
     });
+    received(rx)
+}
+
+/// A body of the frames sent on the channel `rx` reads, ending when its senders are gone.
+pub(super) fn received(rx: mpsc::Receiver<Result<Frame<Bytes>, BoxError>>) -> ProxyBody {
     let stream = futures::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|item| (item, rx))
     });
@@ -292,10 +297,7 @@ mod tests {
         let connection = engine.connection("127.0.0.1:1".parse().unwrap());
         let guard = engine.watch_opened(&request, &connection);
         let (tx, rx) = mpsc::channel(16);
-        let upstream = StreamBody::new(futures::stream::unfold(rx, |mut rx| async move {
-            rx.recv().await.map(|item| (item, rx))
-        }))
-        .boxed_unsync();
+        let upstream = received(rx);
         let body = relay(
             engine.clone(),
             request,

@@ -2,7 +2,7 @@
 //! on it forwarded to the cluster with the user's credentials, the response streamed back as it
 //! comes (a watch event by event), whatever its status.
 
-use super::engine::{Connection, Engine, WatchGuard};
+use super::engine::{Connection, Engine};
 use super::fault::{Kind, Verb};
 use super::frames::{expired_event, Framing};
 use super::gate::Gated;
@@ -174,11 +174,13 @@ async fn handle(
     let guard = engine.watch_opened(&api, connection);
     let (parts, body) = response.into_parts();
     let body = match plan.stream.is_empty() {
-        true => Guarded {
-            body,
-            _guard: guard,
-        }
-        .boxed_unsync(),
+        // The guard goes with the body, dropped when the watch ends.
+        true => body
+            .map_frame(move |frame| {
+                let _open = &guard;
+                frame
+            })
+            .boxed_unsync(),
         false => relay(engine.clone(), api, plan.stream, framing, body, guard),
     };
     hyper::Response::from_parts(parts, body)
@@ -219,10 +221,7 @@ fn gone(
                 "answered 410 Gone (an ERROR event)".into(),
                 true,
             );
-            let body = Full::new(event)
-                .map_err(|never| match never {})
-                .boxed_unsync();
-            hyper::Response::from_parts(parts, body)
+            hyper::Response::from_parts(parts, whole(event))
         }
         None => {
             engine.notice(fault, Some(api), "answered 410 Gone".into(), true);
@@ -246,25 +245,6 @@ fn reason(code: u16) -> &'static str {
         503 => "ServiceUnavailable",
         504 => "Timeout",
         _ => "Unknown",
-    }
-}
-
-/// A watch's body passed on as it comes, with the guard that says when it ended (dropped with
-/// the body).
-struct Guarded {
-    body: ProxyBody,
-    _guard: WatchGuard,
-}
-
-impl http_body::Body for Guarded {
-    type Data = Bytes;
-    type Error = BoxError;
-
-    fn poll_frame(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, BoxError>>> {
-        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
     }
 }
 
@@ -395,32 +375,32 @@ fn status(code: u16, reason: &str, message: &str) -> hyper::Response<ProxyBody> 
     hyper::Response::builder()
         .status(code)
         .header(http::header::CONTENT_TYPE, "application/json")
-        .body(
-            Full::new(Bytes::from(body.to_string()))
-                .map_err(|never| match never {})
-                .boxed_unsync(),
-        )
+        .body(whole(Bytes::from(body.to_string())))
         .unwrap_or_default()
+}
+
+/// A body of `bytes`, all there.
+fn whole(bytes: Bytes) -> ProxyBody {
+    Full::new(bytes)
+        .map_err(|never| match never {})
+        .boxed_unsync()
 }
 
 #[cfg(test)]
 mod tests {
     use super::{foreign_host, BoxError, Coalesced, COALESCE_BYTES};
+    use crate::proxy::relay::received;
     use bytes::Bytes;
     use http_body::Frame;
-    use http_body_util::{BodyExt, StreamBody};
+    use http_body_util::BodyExt;
 
     #[tokio::test]
     async fn pieces_ready_together_go_as_one_frame_and_nothing_waits_for_more() {
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Result<Frame<Bytes>, BoxError>>();
-        let inner = StreamBody::new(futures::stream::unfold(rx, |mut rx| async move {
-            rx.recv().await.map(|item| (item, rx))
-        }))
-        .boxed_unsync();
-        let mut body = Coalesced::new(inner);
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, BoxError>>(64);
+        let mut body = Coalesced::new(received(rx));
         let piece = Bytes::from(vec![b'x'; 4096]);
         for _ in 0..20 {
-            tx.send(Ok(Frame::data(piece.clone()))).unwrap();
+            tx.try_send(Ok(Frame::data(piece.clone()))).unwrap();
         }
         // 80 KiB ready: one frame of 64 KiB, then the 16 KiB left, without waiting for more.
         let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
@@ -428,15 +408,15 @@ mod tests {
         let second = body.frame().await.unwrap().unwrap().into_data().unwrap();
         assert_eq!(second.len(), 20 * 4096 - COALESCE_BYTES);
         // One event alone goes out alone.
-        tx.send(Ok(Frame::data(Bytes::from_static(
+        tx.try_send(Ok(Frame::data(Bytes::from_static(
             b"{\"type\":\"ADDED\"}\n",
         ))))
         .unwrap();
         let event = body.frame().await.unwrap().unwrap().into_data().unwrap();
         assert_eq!(&event[..], b"{\"type\":\"ADDED\"}\n");
         // What is held comes before an error, and the error after it.
-        tx.send(Ok(Frame::data(piece.clone()))).unwrap();
-        tx.send(Err("reset".into())).unwrap();
+        tx.try_send(Ok(Frame::data(piece.clone()))).unwrap();
+        tx.try_send(Err("reset".into())).unwrap();
         let held = body.frame().await.unwrap().unwrap().into_data().unwrap();
         assert_eq!(held.len(), 4096);
         assert!(body.frame().await.unwrap().is_err());

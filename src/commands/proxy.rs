@@ -37,7 +37,7 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
     let url = format!("{scheme}://127.0.0.1:{port}");
     if let Some(path) = &args.write_kubeconfig {
         let text = kubeconfig(&url, authority.as_ref(), &cluster.default_namespace);
-        crate::output::file::write_whole(path, text.as_bytes()).map_err(|e| {
+        output::file::write_whole(path, text.as_bytes()).map_err(|e| {
             Error::File(format!(
                 "cannot write --write-kubeconfig {}: {e}",
                 path.display()
@@ -70,7 +70,7 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
     drop(out);
     let (notices, mut received) = tokio::sync::mpsc::unbounded_channel();
     let engine = Arc::new(Engine::new(armed, seed, notices));
-    engine.run_timers(seed);
+    engine.run_timers();
     let started = std::time::Instant::now();
     let printer = tokio::spawn(async move {
         while let Some(notice) = received.recv().await {
@@ -98,35 +98,32 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
 /// Each fault, its resource resolved as kubectl names resolve (discovery is asked only when one
 /// names a resource).
 async fn arm(global: &GlobalConfig, faults: &[Fault]) -> Result<(Cluster, Vec<Armed>)> {
-    if faults.iter().all(|f| f.resource.is_none()) {
-        let cluster = Cluster::connect(&global.selection, global.transport)
-            .await?
-            .with_verbosity(global.verbose);
-        let armed = faults
-            .iter()
-            .map(|f| Armed {
-                fault: f.clone(),
-                scope: None,
+    let (cluster, resources) = match faults.iter().any(|f| f.resource.is_some()) {
+        true => super::connect_and_discover(global).await?,
+        false => (
+            Cluster::connect(&global.selection, global.transport)
+                .await?
+                .with_verbosity(global.verbose),
+            Vec::new(),
+        ),
+    };
+    let armed = faults
+        .iter()
+        .map(|fault| {
+            let scope = match &fault.resource {
+                Some(name) => Some(
+                    resolve(name, &resources)
+                        .map_err(|e| Error::Usage(format!("--fault {}: {e}", fault.text)))?
+                        .clone(),
+                ),
+                None => None,
+            };
+            Ok(Armed {
+                fault: fault.clone(),
+                scope,
             })
-            .collect();
-        return Ok((cluster, armed));
-    }
-    let (cluster, resources) = super::connect_and_discover(global).await?;
-    let mut armed = Vec::new();
-    for fault in faults {
-        let scope = match &fault.resource {
-            Some(name) => {
-                let r = resolve(name, &resources)
-                    .map_err(|e| Error::Usage(format!("--fault {}: {e}", fault.text)))?;
-                Some((r.group.clone(), r.plural.clone()))
-            }
-            None => None,
-        };
-        armed.push(Armed {
-            fault: fault.clone(),
-            scope,
-        });
-    }
+        })
+        .collect::<Result<_>>()?;
     Ok((cluster, armed))
 }
 

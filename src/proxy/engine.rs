@@ -4,6 +4,7 @@
 
 use super::fault::{Fault, Kind, Schedule};
 use super::request::ApiRequest;
+use crate::cluster::resolve::ApiResource;
 use crate::rng::Rng;
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -13,18 +14,18 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
-/// A fault, with the resource it is limited to resolved to the group and plural the paths name.
+/// A fault, with the resource it is limited to resolved through discovery.
 #[derive(Debug, Clone)]
 pub struct Armed {
     pub fault: Fault,
-    pub scope: Option<(String, String)>,
+    pub scope: Option<ApiResource>,
 }
 
 impl Armed {
     fn covers(&self, request: &ApiRequest) -> bool {
         match (&self.scope, &request.resource) {
             (None, _) => true,
-            (Some((group, plural)), Some(r)) => r.group == *group && r.plural == *plural,
+            (Some(scope), Some(r)) => r.group == scope.group && r.plural == scope.plural,
             (Some(_), None) => false,
         }
     }
@@ -74,10 +75,12 @@ pub struct Plan {
 pub struct Connection {
     pub id: u64,
     pub peer: SocketAddr,
-    /// The open watches on it: their id and the faults covering them.
+    /// The open watches on it, by their id.
     watches: Mutex<HashMap<u64, ApiRequest>>,
     /// Set while it is silent: nothing is read or written until then.
     pub silent_until: watch::Sender<Option<Instant>>,
+    /// The silence that fault put on it last, and when.
+    silenced: Mutex<Option<(usize, Instant)>>,
     /// Set when it is to be closed.
     pub closed: watch::Sender<bool>,
 }
@@ -94,10 +97,10 @@ pub struct Engine {
     /// Per fault, the watches open in its scope.
     open: Vec<AtomicUsize>,
     connections: Mutex<HashMap<u64, Arc<Connection>>>,
-    /// The silence in effect, if one: the connection, the fault, when it began.
-    silences: Mutex<Vec<(u64, usize, Instant)>>,
     next_id: AtomicU64,
     started: Instant,
+    /// The run's seed, from which each timed fault's draws are seeded too.
+    seed: u64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -124,9 +127,9 @@ impl Engine {
             ended: Mutex::new(HashSet::new()),
             moments: broadcast::channel(64).0,
             connections: Mutex::new(HashMap::new()),
-            silences: Mutex::new(Vec::new()),
             next_id: AtomicU64::new(1),
             started: Instant::now(),
+            seed,
         }
     }
 
@@ -238,24 +241,22 @@ impl Engine {
             peer,
             watches: Mutex::new(HashMap::new()),
             silent_until: watch::channel(None).0,
+            silenced: Mutex::new(None),
             closed: watch::channel(false).0,
         });
-        lock(&self.connections).insert(connection.id, connection.clone());
         let now = Instant::now();
-        let silent_until = |id: &u64| {
-            lock(&self.connections)
-                .get(id)
-                .and_then(|c| *c.silent_until.borrow())
-        };
-        // The silences over (or whose connection is gone) are forgotten.
-        lock(&self.silences).retain(|(id, _, _)| silent_until(id).is_some_and(|u| u > now));
-        let silences = lock(&self.silences).clone();
-        for (silent, fault, since) in silences {
+        let silent: Vec<(u64, usize, Instant)> = lock(&self.connections)
+            .values()
+            .filter(|c| c.silent_until.borrow().is_some_and(|until| until > now))
+            .filter_map(|c| lock(&c.silenced).map(|(fault, since)| (c.id, fault, since)))
+            .collect();
+        lock(&self.connections).insert(connection.id, connection.clone());
+        for (id, fault, since) in silent {
             self.notice(
                 fault,
                 None,
                 format!(
-                    "a new connection #{} from {peer}, {} into the silence of connection #{silent}: the client has given up on it",
+                    "a new connection #{} from {peer}, {} into the silence of connection #{id}: the client has given up on it",
                     connection.id,
                     crate::format::format_seconds((now - since).as_secs_f64())
                 ),
@@ -293,13 +294,13 @@ impl Engine {
 
     /// Runs the timed faults' moments, each at its schedule from the start, until the process
     /// ends.
-    pub fn run_timers(self: &Arc<Self>, seed: u64) {
+    pub fn run_timers(self: &Arc<Self>) {
         for (i, armed) in self.faults.iter().enumerate() {
             let Some(schedule) = armed.fault.schedule else {
                 continue;
             };
             let engine = self.clone();
-            let mut rng = Rng::new(seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut rng = Rng::new(self.seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
             tokio::spawn(async move {
                 let mut next = engine.started;
                 loop {
@@ -335,7 +336,7 @@ impl Engine {
                     let scope = armed
                         .scope
                         .as_ref()
-                        .map_or("any resource".to_string(), |(g, p)| qualified(g, p));
+                        .map_or("any resource".to_string(), ApiResource::qualified_name);
                     self.notice(fault, None, format!("no watch of {scope} is open"), false);
                 }
                 let _ = self.moments.send(moment);
@@ -378,7 +379,7 @@ impl Engine {
             }
             silenced += 1;
             c.silent_until.send_replace(Some(until));
-            lock(&self.silences).push((c.id, fault, Instant::now()));
+            *lock(&c.silenced) = Some((fault, Instant::now()));
             self.notice(
                 fault,
                 None,
@@ -400,14 +401,6 @@ impl Engine {
                 false,
             );
         }
-    }
-}
-
-/// `plural.group`, or `plural` for the core group.
-pub fn qualified(group: &str, plural: &str) -> String {
-    match group {
-        "" => plural.to_string(),
-        g => format!("{plural}.{g}"),
     }
 }
 

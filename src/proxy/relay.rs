@@ -402,7 +402,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_stalled_watch_holds_its_events_until_the_stall_ends_then_sends_them() {
         let (engine, mut notices) = engine(&["stall:at=1s,for=10s"]);
-        engine.run_timers(1);
+        engine.run_timers();
         let (tx, mut body) = watch(&engine);
         let start = Instant::now();
         send(&tx, event("ADDED", 1, false)).await;
@@ -435,7 +435,7 @@ mod tests {
     async fn a_sever_ends_the_stream_cleanly_or_resets_it() {
         for (fault, reset) in [("sever:at=1s,how=end", false), ("sever:at=1s", true)] {
             let (engine, mut notices) = engine(&[fault]);
-            engine.run_timers(1);
+            engine.run_timers();
             let (tx, mut body) = watch(&engine);
             send(&tx, event("ADDED", 7, false)).await;
             assert!(next(&mut body).await.unwrap().is_ok());

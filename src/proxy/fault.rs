@@ -149,8 +149,10 @@ impl Fault {
         given.into_fault(name, text)
     }
 
-    /// Whether it happens at moments (`at`/`every`) rather than on each request.
-    pub fn is_timed(&self) -> bool {
+    /// Whether it happens at moments (`at`/`every`) rather than on each request (the engine
+    /// reads `schedule` itself).
+    #[cfg(test)]
+    fn is_timed(&self) -> bool {
         self.schedule.is_some()
     }
 

@@ -66,7 +66,8 @@ impl Splitter {
     }
 
     /// Bytes of an event not yet complete.
-    pub fn pending(&self) -> usize {
+    #[cfg(test)]
+    fn pending(&self) -> usize {
         self.held.len()
     }
 

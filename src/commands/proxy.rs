@@ -68,17 +68,12 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
         .and_then(|()| out.flush())
         .map_err(Error::Output)?;
     drop(out);
-    let (notices, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let (notices, received) = tokio::sync::mpsc::unbounded_channel();
     let engine = Arc::new(Engine::new(armed, seed, notices));
     engine.run_timers();
     let started = std::time::Instant::now();
-    let printer = tokio::spawn(async move {
-        while let Some(notice) = received.recv().await {
-            if print(&notice, json).is_err() {
-                return;
-            }
-        }
-    });
+    let (stop_printing, stopped) = tokio::sync::oneshot::channel::<()>();
+    let printer = tokio::spawn(print_notices(received, stopped, json));
     let interrupt = crate::stop::requested();
     let served = serve(
         listener,
@@ -91,6 +86,7 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
         _ = interrupt => Ok(crate::stop::exit_code()),
         _ = super::sleep_until(args.run_for.map(|d| tokio::time::Instant::now() + d)) => Ok(EXIT_OK),
     };
+    let _ = stop_printing.send(());
     summarize(&engine, printer, started.elapsed(), json).await;
     code
 }
@@ -127,6 +123,34 @@ async fn arm(global: &GlobalConfig, faults: &[Fault]) -> Result<(Cluster, Vec<Ar
     Ok((cluster, armed))
 }
 
+/// Prints each notice as it comes until `stopped`, then those already queued, so that none
+/// applied before the proxy stopped is missing before the summary.
+async fn print_notices(
+    mut received: tokio::sync::mpsc::UnboundedReceiver<Notice>,
+    stopped: tokio::sync::oneshot::Receiver<()>,
+    json: bool,
+) {
+    let as_they_come = async {
+        while let Some(notice) = received.recv().await {
+            if print(&notice, json).is_err() {
+                return false;
+            }
+        }
+        false
+    };
+    let go_on = tokio::select! {
+        go_on = as_they_come => go_on,
+        _ = stopped => true,
+    };
+    if go_on {
+        while let Ok(notice) = received.try_recv() {
+            if print(&notice, json).is_err() {
+                return;
+            }
+        }
+    }
+}
+
 fn print(notice: &Notice, json: bool) -> std::io::Result<()> {
     match json {
         true => {
@@ -146,7 +170,6 @@ async fn summarize(
     json: bool,
 ) {
     let applied = engine.applied();
-    printer.abort();
     let _ = printer.await;
     if applied.is_empty() {
         return;

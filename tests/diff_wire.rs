@@ -315,3 +315,122 @@ fn a_cache_file_list_whose_continue_token_expires_starts_over_in_one_request() {
     let out = diff(&fake, &["--cache-file", unshown.to_str().unwrap()]);
     assert_one_line_error(&out, &["holds no complete LIST"]);
 }
+
+/// Aggregated discovery for `/apis` serving the custom resource `widgets` of
+/// `bench.informer.test/v1`.
+fn widget_discovery() -> Reply {
+    let body = serde_json::json!({
+        "kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2",
+        "items": [{"metadata": {"name": "bench.informer.test"}, "versions": [{"version": "v1", "resources": [{
+            "resource": "widgets", "responseKind": {"group": "bench.informer.test", "version": "v1", "kind": "Widget"},
+            "scope": "Namespaced", "singularResource": "widget", "verbs": ["list", "watch", "get"]
+        }]}]}]
+    })
+    .to_string();
+    Reply::Typed(200, AGGREGATED, body)
+}
+
+/// A widget's LIST item at RV 10; `spec` is its spec's JSON text, as the server wrote it.
+fn widget_list(spec: &str, metadata_first: bool) -> Reply {
+    let metadata = r#"{"name":"w","namespace":"ns","uid":"uw","resourceVersion":"10","labels":{"app":"a","tier":"b"}}"#;
+    let item = if metadata_first {
+        format!(r#"{{"metadata":{metadata},"spec":{spec}}}"#)
+    } else {
+        let reordered = r#"{"labels":{"tier":"b","app":"a"},"resourceVersion":"10","uid":"uw","namespace":"ns","name":"w"}"#;
+        format!(r#"{{"spec":{spec},"metadata":{reordered}}}"#)
+    };
+    Reply::Json(
+        200,
+        format!(
+            r#"{{"kind":"WidgetList","apiVersion":"bench.informer.test/v1","metadata":{{"resourceVersion":"10"}},"items":[{item}]}}"#
+        ),
+    )
+}
+
+/// `diff widgets` where the informer's LIST and the exact LIST at the same RV give `cached` and
+/// `listed` (each a spec's text and whether metadata comes first), with `extra` flags.
+fn diff_widget(
+    cached: (&'static str, bool),
+    listed: (&'static str, bool),
+    extra: &[&str],
+) -> Output {
+    let fake = FakeServer::start(move |target, _| {
+        let path = target.split('?').next().unwrap_or("");
+        match (
+            path,
+            query(target, "watch"),
+            query(target, "resourceVersionMatch"),
+        ) {
+            ("/api", ..) => core_discovery(),
+            ("/apis", ..) => widget_discovery(),
+            (_, Some(_), _) => Reply::Stream(vec![Step::Sleep(std::time::Duration::from_secs(30))]),
+            (_, None, Some(m)) if m == "Exact" => widget_list(listed.0, listed.1),
+            _ => widget_list(cached.0, cached.1),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &fake.url);
+    let mut args = vec![
+        "diff",
+        "widgets",
+        "-n",
+        "ns",
+        "-o",
+        "json",
+        "--initial",
+        "list",
+    ];
+    args.extend(["--kubeconfig", kc.to_str().unwrap()]);
+    args.extend(extra);
+    run(&args)
+}
+
+#[test]
+fn a_custom_resource_differing_only_in_key_order_has_no_drift_and_changed_content_has() {
+    const SPEC: &str = r#"{"replicas":2,"settings":{"a":"1","b":"2"},"ports":[{"name":"http","port":80}],"weight":0.5}"#;
+    const REORDERED: &str = r#"{"weight":0.5,"ports":[{"port":80,"name":"http"}],"settings":{"b":"2","a":"1"},"replicas":2}"#;
+    const CHANGED: &str = r#"{"weight":0.5,"ports":[{"port":81,"name":"http"}],"settings":{"b":"2","a":"1"},"replicas":2}"#;
+    // By default the objects are kept as digests; with --show-fields, as their JSON.
+    for extra in [&[][..], &["--show-fields"][..]] {
+        let out = diff_widget((SPEC, true), (REORDERED, false), extra);
+        assert_eq!(
+            out.code,
+            Some(0),
+            "{extra:?}: {}\n{}",
+            out.stdout,
+            out.stderr
+        );
+        let r = &reports(&out)[0];
+        assert_eq!(
+            (r["compared"].as_u64(), r["method"].as_str()),
+            (Some(1), Some("exact")),
+            "{r}"
+        );
+        assert_eq!(r["objects"].as_array().unwrap().len(), 0, "{extra:?}: {r}");
+
+        let out = diff_widget((SPEC, true), (CHANGED, false), extra);
+        assert_eq!(
+            out.code,
+            Some(1),
+            "{extra:?}: {}\n{}",
+            out.stdout,
+            out.stderr
+        );
+        let r = &reports(&out)[0];
+        let drift = &r["objects"][0];
+        assert_eq!(
+            (drift["class"].as_str(), drift["name"].as_str()),
+            (Some("content"), Some("w")),
+            "{r}"
+        );
+        if !extra.is_empty() {
+            assert!(
+                drift["fields"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("spec.ports"),
+                "{r}"
+            );
+        }
+    }
+}

@@ -10,7 +10,7 @@ use k8s_openapi::api::core::v1::PodTemplate;
 use kube::api::{Api, DeleteParams, PostParams};
 use kubectl_informer::cluster::{resolve, Cluster, KubeconfigSelection, Transport};
 use kubectl_informer::informer::listwatch::{ListOptions, ListWatch};
-use kubectl_informer::informer::object::Encoding;
+use kubectl_informer::informer::object::{Encoding, Keep};
 use kubectl_informer::informer::processor::{Notification, NotificationKind};
 use kubectl_informer::informer::reflector::{ReflectorConfig, Start};
 use kubectl_informer::informer::shared::{ReflectorCounters, SharedInformer};
@@ -99,6 +99,7 @@ async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fres
         metadata_only: false,
         // In protobuf, as diff and bench read: the frames are cut mid-stream as JSON lines are.
         encoding: Encoding::Protobuf,
+        keep: Keep::Digest,
     };
     let mut informer = SharedInformer::new(
         lw.clone(),

@@ -166,6 +166,7 @@ async fn remove_labelled(
             field_selector: None,
             metadata_only: true,
             encoding: crate::informer::object::Encoding::Json,
+            keep: crate::informer::object::Keep::Digest,
         };
         let mut names = Vec::new();
         let mut opts = ListOptions::default();

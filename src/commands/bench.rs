@@ -293,6 +293,7 @@ impl LiveRun<'_> {
             field_selector: None,
             metadata_only: false,
             encoding: self.config.encoding,
+            keep: self.config.keep,
         };
         let live = run_live(
             lw,

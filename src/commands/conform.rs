@@ -224,6 +224,7 @@ impl Run<'_> {
             field_selector: None,
             metadata_only: false,
             encoding: Encoding::Json,
+            keep: crate::informer::object::Keep::Whole,
         };
         // A resource that cannot even be listed is an error, not eleven SKIPs.
         lw.list_page(&ListOptions {

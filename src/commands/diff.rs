@@ -11,7 +11,7 @@ use crate::diff::report::{DiffReport, Watchdog};
 use crate::diff::DiffError;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
-use crate::informer::object::Encoding;
+use crate::informer::object::{Encoding, Keep};
 use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
 use crate::informer::store::Objects;
@@ -46,12 +46,24 @@ pub struct DiffConfig {
     /// `--allow-empty`: nothing to compare is a pass.
     pub allow_empty: bool,
     pub encoding: Encoding,
+    /// What the informer and the LIST keep of an object answered in JSON.
+    pub keep: Keep,
     pub output: ReportFormat,
 }
 
 impl DiffConfig {
     pub fn from_args(args: &DiffArgs) -> Result<Self> {
         check_list_flags(args)?;
+        let (encoding, keep) = super::wire_encoding(
+            args.encoding,
+            [
+                (args.show_fields, "--show-fields"),
+                (args.save_cache.is_some(), "--save-cache"),
+                (args.cache_file.is_some(), "--cache-file"),
+            ]
+            .into_iter()
+            .find_map(|(set, flag)| set.then_some(flag)),
+        )?;
         let Times {
             settle,
             every,
@@ -77,16 +89,8 @@ impl DiffConfig {
             save_cache: args.save_cache.clone(),
             show_fields: args.show_fields,
             allow_empty: args.allow_empty,
-            encoding: super::wire_encoding(
-                args.encoding,
-                [
-                    (args.show_fields, "--show-fields"),
-                    (args.save_cache.is_some(), "--save-cache"),
-                    (args.cache_file.is_some(), "--cache-file"),
-                ]
-                .into_iter()
-                .find_map(|(set, flag)| set.then_some(flag)),
-            )?,
+            encoding,
+            keep,
             output: args.output,
         })
     }
@@ -202,6 +206,7 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
         field_selector: config.field_selector.clone(),
         metadata_only: false,
         encoding: config.encoding,
+        keep: config.keep,
     };
     let detail = match (config.show_fields, lw.resource.is_secret()) {
         (false, _) => FieldDetail::None,

@@ -17,7 +17,7 @@ use crate::cluster::{
 };
 use crate::error::{Error, Result};
 use crate::informer::listwatch::ListWatch;
-use crate::informer::object::Encoding;
+use crate::informer::object::{Encoding, Keep};
 use std::path::Path;
 use std::time::Duration;
 
@@ -291,24 +291,34 @@ pub fn nonzero(d: impl Into<Option<Duration>>) -> Option<Duration> {
 
 /// The encoding an informer asks for: `asked`, else protobuf unless `needs_json` names the flag
 /// that needs the objects' JSON (shown or recorded); asking for protobuf or CBOR with that flag
-/// is an error.
-pub fn wire_encoding(asked: Option<WireEncoding>, needs_json: Option<&str>) -> Result<Encoding> {
-    match (asked, needs_json) {
+/// is an error. And what it keeps of an object the server answers in JSON (a custom resource,
+/// or anything asked in JSON): its text only for such a flag, else its identity and a digest.
+pub fn wire_encoding(
+    asked: Option<WireEncoding>,
+    needs_json: Option<&str>,
+) -> Result<(Encoding, Keep)> {
+    let encoding = match (asked, needs_json) {
         (Some(binary @ (WireEncoding::Protobuf | WireEncoding::Cbor)), Some(flag)) => {
             let name = if binary == WireEncoding::Cbor {
                 "cbor"
             } else {
                 "protobuf"
             };
-            Err(Error::Usage(format!(
+            return Err(Error::Usage(format!(
                 "--encoding {name} with {flag}: {flag} needs the objects' JSON, which is not \
                  kept from {name}; drop --encoding"
-            )))
+            )));
         }
-        (Some(WireEncoding::Json), _) | (None, Some(_)) => Ok(Encoding::Json),
-        (Some(WireEncoding::Cbor), None) => Ok(Encoding::Cbor),
-        (Some(WireEncoding::Protobuf) | None, None) => Ok(Encoding::Protobuf),
-    }
+        (Some(WireEncoding::Json), _) | (None, Some(_)) => Encoding::Json,
+        (Some(WireEncoding::Cbor), None) => Encoding::Cbor,
+        (Some(WireEncoding::Protobuf) | None, None) => Encoding::Protobuf,
+    };
+    let keep = if needs_json.is_some() {
+        Keep::Whole
+    } else {
+        Keep::Digest
+    };
+    Ok((encoding, keep))
 }
 
 /// `--initial-events-timeout`: only with a watch-list (`watch_list`), more than zero; the

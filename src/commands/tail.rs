@@ -179,6 +179,7 @@ fn list_watch(target: Target, config: &TailConfig, field_selector: Option<String
         field_selector,
         metadata_only: config.metadata_only,
         encoding: Encoding::Json,
+        keep: crate::informer::object::Keep::Whole,
     }
 }
 

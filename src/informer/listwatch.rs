@@ -8,12 +8,12 @@ mod items;
 mod lines;
 mod stream;
 
-use super::object::{Encoding, RawObject};
+use super::object::{Encoding, Keep, RawObject};
 use crate::cluster::{cbor, protobuf};
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
-use decode::{WireList, REASON_CHARS};
+use decode::{KeptList, WireList, REASON_CHARS};
 
-pub use decode::{decode_event, ApiStatus, StreamError, WatchEvent};
+pub use decode::{decode_event, decode_event_kept, ApiStatus, StreamError, WatchEvent};
 pub use frames::decode_frame;
 pub use items::decode_item;
 pub use stream::{WatchStream, MAX_EVENT_BYTES};
@@ -53,6 +53,9 @@ pub struct ListWatch {
     /// The encoding asked for: with `Protobuf`, protobuf where the server offers it (built-in
     /// types) and JSON where it does not (custom resources); objects then have no JSON text.
     pub encoding: Encoding,
+    /// What is kept of an object the server answers in JSON (custom resources always, anything
+    /// with `Encoding::Json`): its text, or its identity and a digest.
+    pub keep: Keep,
 }
 
 /// A LIST page's body as it arrives: JSON, collected whole (serde reads a document), or
@@ -257,25 +260,41 @@ impl ListWatch {
                 });
             }
         };
-        let decode = |e: serde_json::Error| decode(&e);
-        let list: WireList = serde_json::from_slice(&body).map_err(decode)?;
+        self.json_page(&body, api_version.as_str())
+            .map_err(|e| decode(&e))
+    }
+
+    /// A LIST page's JSON body: its items kept as `keep` says, with their kind spliced in.
+    fn json_page(&self, body: &[u8], api_version: &str) -> serde_json::Result<ListPage> {
         let hint = if self.metadata_only {
             Some(("PartialObjectMetadata", "meta.k8s.io/v1"))
         } else {
-            Some((self.resource.kind.as_str(), api_version.as_str()))
+            Some((self.resource.kind.as_str(), api_version))
         };
-        let items = list
-            .items
-            .unwrap_or_default()
-            .into_iter()
-            .map(|raw| RawObject::parse_borrowed(raw, hint))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(decode)?;
+        let (metadata, items) = match self.keep {
+            Keep::Digest => {
+                use serde::de::DeserializeSeed;
+                let mut de = serde_json::Deserializer::from_slice(body);
+                let page = KeptList(hint).deserialize(&mut de)?;
+                de.end()?;
+                page
+            }
+            Keep::Whole => {
+                let list: WireList = serde_json::from_slice(body)?;
+                let items = list
+                    .items
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|raw| RawObject::parse_borrowed(raw, hint))
+                    .collect::<Result<Vec<_>, _>>()?;
+                (list.metadata, items)
+            }
+        };
         Ok(ListPage {
             items,
-            resource_version: list.metadata.resource_version,
-            continue_token: list.metadata.continue_token.filter(|c| !c.is_empty()),
-            remaining_item_count: list.metadata.remaining_item_count,
+            resource_version: metadata.resource_version,
+            continue_token: metadata.continue_token.filter(|c| !c.is_empty()),
+            remaining_item_count: metadata.remaining_item_count,
         })
     }
 
@@ -298,7 +317,7 @@ impl ListWatch {
             // `application/cbor-seq`, or `application/cbor` from a server that names it so.
             WatchStream::items(Box::pin(reader), MAX_EVENT_BYTES)
         } else {
-            WatchStream::new(Box::pin(reader))
+            WatchStream::new(Box::pin(reader)).keeping(self.keep)
         })
     }
 

@@ -1,6 +1,7 @@
 //! Objects as the server sent them, with the metadata the pipeline reads: the JSON kept
 //! verbatim, or (read in protobuf, or compacted) only the identity, labels and a digest.
 
+mod digest;
 mod key;
 mod parse;
 mod redact;
@@ -15,6 +16,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 pub use crate::cluster::protobuf::INITIAL_EVENTS_END;
+pub use digest::Kept;
 pub use key::{object_key, split_key, OwnerReference};
 pub use redact::redaction_marker;
 
@@ -88,6 +90,18 @@ impl Encoding {
             Encoding::Cbor => "cbor",
         }
     }
+}
+
+/// What an informer keeps of an object that arrives in JSON (one in protobuf or CBOR is always
+/// kept as a digest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Its JSON text, for what prints, records or reads its fields (`tail`, `diff
+    /// --show-fields`, `bench --react`, owner references).
+    Whole,
+    /// Its identity, labels and a digest of its JSON value (see [`Kept`]), as an object read in
+    /// protobuf: what `diff` and `bench` need otherwise.
+    Digest,
 }
 
 /// `Inner::generation` of an object without one (the server never sets a negative one).
@@ -176,8 +190,8 @@ impl RawObject {
         }))
     }
 
-    /// The object without its JSON text: its identity, generation, labels and a digest of the
-    /// text, as an object read in protobuf is kept (see [`Body::Digest`]); for what never
+    /// The object without its JSON text: its identity, generation, labels and a digest of its
+    /// JSON value (see `digest`'s module doc), as an object read in protobuf is kept (see [`Body::Digest`]); for what never
     /// prints, indexes by anything but labels or reads owner references (`bench`'s replay). An
     /// object already kept so is returned as it is.
     pub fn compact(&self) -> RawObject {
@@ -196,7 +210,11 @@ impl RawObject {
             ]
             .map(|span| inner.get(span)),
             inner.bytes(inner.labels).into(),
-            (digest(json.get().as_bytes()), Encoding::Json),
+            // The text parsed as an object when it was kept, so it has a digest.
+            (
+                digest::of_text(json.get()).unwrap_or_default(),
+                Encoding::Json,
+            ),
             inner.generation,
             inner.initial_events_end,
         )
@@ -227,12 +245,12 @@ impl RawObject {
         }
     }
 
-    /// Whether `self` and `other` are the same content: the same JSON ignoring key order (the
-    /// same object may be serialized by the watch cache and by etcd's path), or the same
-    /// digest of their protobuf bytes (the server's encoder writes fields in number order and
-    /// map entries sorted, so the same object is the same bytes), or of two compacted JSON
-    /// texts (the same bytes). Objects in different encodings, or a JSON object against a
-    /// compacted one, are never compared: `None`.
+    /// Whether `self` and `other` are the same content: the same JSON value (map entries in
+    /// any order: the same object may be serialized by the watch cache and by etcd's path), or
+    /// the same digest of their protobuf bytes (the server's encoder writes fields in number
+    /// order and map entries sorted, so the same object is the same bytes), of their CBOR value
+    /// or of their JSON value (see `digest`'s module doc). Objects that arrived in different
+    /// encodings are never compared: `None`.
     pub fn same_content(&self, other: &RawObject) -> Option<bool> {
         match (&self.0.body, &other.0.body) {
             (Body::Json(a), Body::Json(b)) => Some(
@@ -252,6 +270,18 @@ impl RawObject {
                     ..
                 },
             ) if x == y => Some(a == b),
+            (
+                Body::Json(json),
+                Body::Digest {
+                    digest, encoding, ..
+                },
+            )
+            | (
+                Body::Digest {
+                    digest, encoding, ..
+                },
+                Body::Json(json),
+            ) if *encoding == Encoding::Json => Some(digest::of_text(json.get()) == Some(*digest)),
             _ => None,
         }
     }

@@ -203,6 +203,7 @@ async fn watch(
         field_selector: None,
         metadata_only: true,
         encoding: Encoding::Json,
+        keep: crate::informer::object::Keep::Digest,
     };
     let mut config = ReflectorConfig::informer(Start::FromResourceVersion(rv), 500);
     config.relist_if_replay_expired = true;

@@ -190,7 +190,7 @@ fn serve(
     }
 }
 
-const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+pub const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 /// Aggregated discovery for `/api` serving only `configmaps` in `v1`.
 pub fn core_discovery() -> Reply {

@@ -13,7 +13,7 @@ use crate::bench::report::Settings;
 use crate::bench::run::RunOptions;
 use crate::cli::{BenchArgs, ReportFormat};
 use crate::error::{Error, Result};
-use crate::informer::object::Encoding;
+use crate::informer::object::{Encoding, Keep};
 use crate::output::export::Exporter;
 use crate::scrape::target::Target;
 use crate::template::{Mutation, Template};
@@ -50,6 +50,8 @@ pub struct BenchConfig {
     pub react: Option<(Reaction, Duration)>,
     /// The encoding a live run's informers ask for.
     pub encoding: Encoding,
+    /// What a live run's informers keep of an object answered in JSON.
+    pub keep: Keep,
     /// `--allow-empty`: a `--no-churn` run of a namespace that does not exist goes ahead.
     pub allow_empty: bool,
     /// `--metrics-from`, and the namespace its pod or service is in (`None`: -n's, else the
@@ -88,6 +90,8 @@ impl BenchConfig {
         }
         let exports = exports(args)?;
         let resource = resource_of(args, &source);
+        let (encoding, keep) =
+            super::super::wire_encoding(args.encoding, args.react.is_some().then_some("--react"))?;
         Ok(BenchConfig {
             resource,
             source,
@@ -100,10 +104,8 @@ impl BenchConfig {
             output: args.output,
             allow_empty: args.allow_empty,
             metrics_from,
-            encoding: super::super::wire_encoding(
-                args.encoding,
-                args.react.is_some().then_some("--react"),
-            )?,
+            encoding,
+            keep,
             react,
         })
     }

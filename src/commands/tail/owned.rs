@@ -89,6 +89,7 @@ async fn list(
         field_selector: None,
         metadata_only: true,
         encoding: Encoding::Json,
+        keep: crate::informer::object::Keep::Whole,
     };
     let mut opts = ListOptions {
         limit: Some(DEFAULT_CHUNK_SIZE),

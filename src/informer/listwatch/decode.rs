@@ -116,6 +116,160 @@ pub(super) struct WireListMeta {
     pub(super) remaining_item_count: Option<i64>,
 }
 
+/// [`decode_event`] for an informer that keeps objects as digests ([`Keep::Digest`]): the line
+/// read once, each object's identity taken and its content digested on the way; the object's
+/// text is not kept. It takes and refuses what `decode_event` does, but for numbers beyond a
+/// 64-bit float and lone UTF-16 surrogate escapes, which this refuses (it reads every value to
+/// digest it), and for serde_json's nesting limit of 128, which this counts from the event
+/// rather than from the object: Go's encoder writes none of these.
+///
+/// [`Keep::Digest`]: crate::informer::object::Keep::Digest
+pub fn decode_event_kept(line: &[u8]) -> Result<WatchEvent, StreamError> {
+    use serde::de::DeserializeSeed;
+    let malformed = |reason: &dyn std::fmt::Display| StreamError::malformed(reason, line);
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let event = KeptEvent.deserialize(&mut de).map_err(|e| malformed(&e))?;
+    de.end().map_err(|e| malformed(&e))?;
+    let (kind, object) = event;
+    let status_raw = match &object {
+        KeptObject::Raw(raw) => Some(*raw),
+        KeptObject::Kept(_) => None,
+    };
+    checked_event(
+        &kind,
+        || match object {
+            KeptObject::Kept(object) => Ok(object),
+            KeptObject::Raw(raw) => {
+                RawObject::read_kept(raw.get(), None).map_err(|e| e.to_string())
+            }
+        },
+        || match status_raw {
+            Some(raw) => status(raw).map_err(|e| e.to_string()),
+            None => Err("an ERROR event whose object is not a Status".into()),
+        },
+        &malformed,
+    )
+}
+
+/// An event's object as [`decode_event_kept`] read it: kept as a digest when its type came
+/// first (as the server writes it) and is not ERROR; otherwise its text, read after.
+enum KeptObject<'a> {
+    Kept(RawObject),
+    Raw(&'a RawValue),
+}
+
+/// A watch event's `type` and its object, for [`decode_event_kept`].
+struct KeptEvent;
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeptEvent {
+    type Value = (Cow<'de, str>, KeptObject<'de>);
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeptEvent {
+    type Value = (Cow<'de, str>, KeptObject<'de>);
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("struct WireEvent")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
+        let (mut kind, mut object): (Option<Cow<str>>, Option<KeptObject>) = (None, None);
+        while let Some(Str(key)) = map.next_key::<Str>()? {
+            match key.as_ref() {
+                "type" if kind.is_some() => return Err(A::Error::duplicate_field("type")),
+                "type" => kind = Some(map.next_value::<Str>()?.0),
+                "object" if object.is_some() => return Err(A::Error::duplicate_field("object")),
+                "object" => {
+                    object = Some(match kind.as_deref() {
+                        Some(kind) if kind != "ERROR" => KeptObject::Kept(
+                            map.next_value_seed(crate::informer::object::Kept(None))?,
+                        ),
+                        _ => KeptObject::Raw(map.next_value()?),
+                    })
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        let kind = kind.ok_or_else(|| A::Error::missing_field("type"))?;
+        let object = object.ok_or_else(|| A::Error::missing_field("object"))?;
+        Ok((kind, object))
+    }
+}
+
+/// A LIST body in JSON read once, its items kept as digests ([`Keep::Digest`]) with kind and
+/// apiVersion from the hint (items carry neither).
+///
+/// [`Keep::Digest`]: crate::informer::object::Keep::Digest
+pub(super) struct KeptList<'h>(pub(super) Option<(&'h str, &'h str)>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeptList<'_> {
+    type Value = (WireListMeta, Vec<RawObject>);
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeptList<'_> {
+    type Value = (WireListMeta, Vec<RawObject>);
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("struct WireList")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
+        let (mut meta, mut items) = (None, None);
+        while let Some(Str(key)) = map.next_key::<Str>()? {
+            match key.as_ref() {
+                "metadata" if meta.is_some() => return Err(A::Error::duplicate_field("metadata")),
+                "metadata" => meta = Some(map.next_value()?),
+                "items" if items.is_some() => return Err(A::Error::duplicate_field("items")),
+                "items" => items = Some(map.next_value_seed(KeptItems(self.0))?),
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok((
+            meta.unwrap_or_default(),
+            items.flatten().unwrap_or_default(),
+        ))
+    }
+}
+
+/// A LIST's `items` (or `null`, as an empty `PartialObjectMetadataList` has them), kept.
+struct KeptItems<'h>(Option<(&'h str, &'h str)>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeptItems<'_> {
+    type Value = Option<Vec<RawObject>>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeptItems<'_> {
+    type Value = Option<Vec<RawObject>>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(crate::informer::object::Kept(self.0))? {
+            items.push(item);
+        }
+        Ok(Some(items))
+    }
+}
+
 /// Decodes one line of a watch stream. Whatever the bytes, the answer is an event or a
 /// [`StreamError::Malformed`] of one short line; an object event must name its object and its
 /// resourceVersion (the reflector resumes from it), a BOOKMARK must carry a resourceVersion, and

@@ -14,6 +14,8 @@ pub(super) struct Lines {
     pub(super) skipping: bool,
     /// What the reader failed with when `has_line` looked: `read` returns it.
     pub(super) failed: Option<std::io::Error>,
+    /// What is kept of each event's object.
+    pub(super) keep: crate::informer::object::Keep,
 }
 
 /// What reading one line found.

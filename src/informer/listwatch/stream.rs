@@ -2,7 +2,8 @@
 //! frames, CBOR items) or a scripted source, and the buffering its readers share.
 
 use super::lines::{Lines, Read};
-use super::{decode_event, frames, items, StreamError, WatchEvent};
+use super::{decode_event, decode_event_kept, frames, items, StreamError, WatchEvent};
+use crate::informer::object::Keep;
 use futures::{AsyncBufRead, Stream, StreamExt};
 use std::pin::Pin;
 
@@ -68,8 +69,17 @@ impl WatchStream {
                 limit,
                 skipping: false,
                 failed: None,
+                keep: Keep::Whole,
             }),
         }
+    }
+
+    /// The stream with JSON objects kept as `keep` says (whole unless told).
+    pub fn keeping(mut self, keep: Keep) -> Self {
+        if let Body::Lines(lines) = &mut self.source {
+            lines.keep = keep;
+        }
+        self
     }
 
     /// A watch body in the protobuf encoding: length-prefixed `WatchEvent` frames, those over
@@ -129,6 +139,9 @@ impl WatchStream {
                 }
                 Read::TooLarge => return Err(StreamError::TooLarge { limit: lines.limit }),
                 Read::Line if lines.line.iter().all(u8::is_ascii_whitespace) => continue,
+                Read::Line if lines.keep == Keep::Digest => {
+                    return decode_event_kept(&lines.line).map(Some)
+                }
                 Read::Line => return decode_event(&lines.line).map(Some),
             }
         }

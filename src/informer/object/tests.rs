@@ -143,9 +143,13 @@ fn a_compacted_object_keeps_its_identity_labels_and_a_digest_not_its_json() {
         Some(false)
     );
     assert!(!o.same_labels(&other("y", r#"{"app":"api","tier":"a"}"#)));
-    // Never compared with the JSON it came from, nor compacted twice.
-    assert_eq!(o.same_content(&full), None);
-    assert_eq!(o.compact().same_content(&o), Some(true));
+    // Compared with the JSON it came from by digesting that; not compacted twice.
+    assert_eq!(o.same_content(&full), Some(true));
+    assert_eq!(
+        o.same_content(&parse("y", r#"{"app":"web","tier":"a"}"#)),
+        Some(false)
+    );
+    assert!(o.compact().ptr_eq(&o));
     assert!(o.redacted().is_err());
 }
 
@@ -247,4 +251,134 @@ fn labels_compare_by_their_text() {
         )
         .unwrap()
     ));
+}
+
+/// A custom object as the watch cache may write it, and the same object with every map's keys
+/// in another order, as the path from etcd may write it.
+const WIDGET: &str = r#"{"apiVersion":"bench.informer.test/v1","kind":"Widget","metadata":{"name":"w-1","namespace":"ns","uid":"u-1","resourceVersion":"42","generation":2,"labels":{"app":"bench","shard":"1"},"annotations":{"owner":"team-1"},"managedFields":[{"manager":"m","operation":"Update","fieldsV1":{"f:spec":{".":{},"f:image":{}}}}]},"spec":{"replicas":2,"image":"r/w:v1","settings":{"a":"1","b":"2"},"ports":[{"name":"http","port":8080},{"name":"metrics","port":9090}],"weight":0.5,"paused":false,"note":null},"status":{"conditions":[{"type":"Ready","status":"True"}]}}"#;
+const WIDGET_REORDERED: &str = r#"{"status":{"conditions":[{"status":"True","type":"Ready"}]},"spec":{"note":null,"paused":false,"weight":0.5,"ports":[{"port":8080,"name":"http"},{"port":9090,"name":"metrics"}],"settings":{"b":"2","a":"1"},"image":"r/w:v1","replicas":2},"metadata":{"managedFields":[{"fieldsV1":{"f:spec":{"f:image":{},".":{}}},"operation":"Update","manager":"m"}],"annotations":{"owner":"team-1"},"labels":{"shard":"1","app":"bench"},"generation":2,"resourceVersion":"42","uid":"u-1","namespace":"ns","name":"w-1"},"kind":"Widget","apiVersion":"bench.informer.test/v1"}"#;
+
+fn kept(text: &str) -> RawObject {
+    RawObject::read_kept(text, None).unwrap()
+}
+
+#[test]
+fn an_object_kept_from_json_has_its_identity_and_no_text() {
+    let o = kept(WIDGET);
+    assert_eq!(
+        (o.kind(), o.api_version(), o.key().as_str(), o.uid()),
+        ("Widget", "bench.informer.test/v1", "ns/w-1", "u-1")
+    );
+    assert_eq!((o.resource_version(), o.generation()), ("42", Some(2)));
+    assert_eq!(o.label("shard").as_deref(), Some("1"));
+    assert_eq!(o.label("none"), None);
+    assert_eq!((o.json(), o.encoding()), (None, Encoding::Json));
+    assert!(!o.initial_events_end());
+    let whole = RawObject::parse(RawValue::from_string(WIDGET.into()).unwrap(), None).unwrap();
+    assert_eq!(o.same_content(&whole), Some(true));
+    assert!(o.compact().ptr_eq(&o));
+    // A LIST's item carries no kind: the hint's, and the same digest.
+    let item = r#"{"metadata":{"name":"w-1","namespace":"ns","resourceVersion":"42","annotations":{"k8s.io/initial-events-end":"true"}}}"#;
+    let listed = RawObject::read_kept(item, Some(("Widget", "bench.informer.test/v1"))).unwrap();
+    assert_eq!((listed.kind(), listed.key().as_str()), ("Widget", "ns/w-1"));
+    assert!(listed.initial_events_end());
+    let watched = format!(r#"{{"kind":"Widget","apiVersion":"x/v1",{}"#, &item[1..]);
+    assert_eq!(kept(&watched).same_content(&listed), Some(true));
+}
+
+#[test]
+fn the_json_digest_ignores_key_order_escapes_and_spaces_but_not_content() {
+    let o = kept(WIDGET);
+    assert_eq!(o.same_content(&kept(WIDGET_REORDERED)), Some(true));
+    // (No string of WIDGET holds a comma or a brace.)
+    let spaced = WIDGET.replace(',', " ,\n ").replace('{', "{ ");
+    assert_eq!(o.same_content(&kept(&spaced)), Some(true));
+    let escaped = WIDGET.replace(r#""r/w:v1""#, r#""r\/w\u003av1""#);
+    assert_eq!(o.same_content(&kept(&escaped)), Some(true));
+    // The compacted whole object and the one read kept agree.
+    let whole = RawObject::parse(
+        RawValue::from_string(WIDGET_REORDERED.into()).unwrap(),
+        None,
+    );
+    assert_eq!(o.same_content(&whole.unwrap().compact()), Some(true));
+    for (what, from, to) in [
+        ("a nested value", r#""b":"2""#, r#""b":"3""#),
+        ("an integer for a float", r#""weight":0.5"#, r#""weight":1"#),
+        (
+            "a float for an integer",
+            r#""replicas":2"#,
+            r#""replicas":2.0"#,
+        ),
+        (
+            "a string for a number",
+            r#""replicas":2"#,
+            r#""replicas":"2""#,
+        ),
+        ("null for false", r#""paused":false"#, r#""paused":null"#),
+        (
+            "an added key",
+            r#""note":null"#,
+            r#""note":null,"extra":{}"#,
+        ),
+        ("a removed key", r#","note":null"#, ""),
+        ("a key renamed", r#""note":null"#, r#""notes":null"#),
+        (
+            "two list items swapped",
+            r#"{"name":"http","port":8080},{"name":"metrics","port":9090}"#,
+            r#"{"name":"metrics","port":9090},{"name":"http","port":8080}"#,
+        ),
+        (
+            "a value moved to another key",
+            r#""settings":{"a":"1","b":"2"}"#,
+            r#""settings":{"a":"2","b":"1"}"#,
+        ),
+        (
+            "a list item's content",
+            r#""type":"Ready""#,
+            r#""type":"Available""#,
+        ),
+        ("a label", r#""shard":"1""#, r#""shard":"2""#),
+        ("an annotation", r#""team-1""#, r#""team-2""#),
+        ("managed fields", r#""f:image":{}"#, r#""f:replicas":{}"#),
+        (
+            "an empty map for an empty list",
+            r#""extra":{}"#,
+            r#""extra":[]"#,
+        ),
+    ] {
+        let base = if what == "an empty map for an empty list" {
+            WIDGET.replace(r#""note":null"#, r#""note":null,"extra":{}"#)
+        } else {
+            WIDGET.to_string()
+        };
+        assert!(base.contains(from), "{what}");
+        let changed = base.replacen(from, to, 1);
+        assert_eq!(
+            kept(&base).same_content(&kept(&changed)),
+            Some(false),
+            "{what}: {changed}"
+        );
+    }
+}
+
+#[test]
+fn reading_kept_refuses_what_parsing_whole_refuses() {
+    for bad in [
+        "[]",
+        r#""x""#,
+        r#"{"metadata":[1]}"#,
+        r#"{"metadata":{"name":1}}"#,
+        r#"{"metadata":{"generation":1.5}}"#,
+        r#"{"metadata":{"annotations":"x"}}"#,
+        r#"{"kind":"A","kind":"B"}"#,
+        r#"{"metadata":{"name":"a","name":"b"}}"#,
+        r#"{"metadata":{}"#,
+        r#"{"metadata":{}} x"#,
+    ] {
+        assert!(RawObject::read_kept(bad, None).is_err(), "{bad}");
+        let whole = RawValue::from_string(bad.into())
+            .map_err(|e| e.to_string())
+            .and_then(|raw| RawObject::parse(raw, None).map_err(|e| e.to_string()));
+        assert!(whole.is_err(), "{bad}");
+    }
 }

@@ -44,6 +44,7 @@ use std::time::{Duration, Instant};
 
 const NAMESPACE: &str = "bench-scale";
 const POD_NAMESPACE: &str = "bench-scale-pods";
+const WIDGET_SCALE_NAMESPACE: &str = "bench-scale-widgets";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -77,7 +78,7 @@ fn status_kib(field: &str) -> u64 {
 async fn child_informer(child: &[String]) {
     use kubectl_informer::cluster::{resolve, Cluster, KubeconfigSelection, Transport};
     use kubectl_informer::informer::listwatch::ListWatch;
-    use kubectl_informer::informer::object::Encoding;
+    use kubectl_informer::informer::object::{Encoding, Keep};
     use kubectl_informer::informer::reflector::{ReflectorConfig, Start};
     use kubectl_informer::informer::shared::SharedInformer;
     // After the four: `identity` (no gzip), `server=URL` (through the throttled link) and
@@ -118,11 +119,14 @@ async fn child_informer(child: &[String]) {
             n.parse().expect("CHUNK: a page size or watch-list"),
         ),
     };
-    let encoding = match encoding.as_str() {
-        "json" => Encoding::Json,
-        "protobuf" => Encoding::Protobuf,
-        "cbor" => Encoding::Cbor,
-        other => panic!("ENCODING {other}: json, protobuf or cbor"),
+    // `json`: objects kept as identity and digest, as diff and bench keep them; `json-whole`:
+    // kept as their text, as tail keeps them.
+    let (encoding, keep) = match encoding.as_str() {
+        "json" => (Encoding::Json, Keep::Digest),
+        "json-whole" => (Encoding::Json, Keep::Whole),
+        "protobuf" => (Encoding::Protobuf, Keep::Digest),
+        "cbor" => (Encoding::Cbor, Keep::Digest),
+        other => panic!("ENCODING {other}: json, json-whole, protobuf or cbor"),
     };
     let resource = resolve(resource, &resources).expect("resource").clone();
     let before = rss_kib();
@@ -134,6 +138,7 @@ async fn child_informer(child: &[String]) {
         field_selector: None,
         metadata_only: false,
         encoding,
+        keep,
     };
     let relist_lw = lw.clone();
     let started = Instant::now();
@@ -246,11 +251,12 @@ fn pod(i: usize) -> serde_json::Value {
 }
 
 /// The objects of one kind the benchmark lists: `configmaps` in NAMESPACE, `pods` in
-/// POD_NAMESPACE.
-#[derive(Clone, Copy)]
+/// POD_NAMESPACE, custom `widgets` in WIDGET_SCALE_NAMESPACE.
+#[derive(Clone, Copy, PartialEq)]
 enum Kind {
     ConfigMaps,
     Pods,
+    Widgets,
 }
 
 impl Kind {
@@ -258,6 +264,7 @@ impl Kind {
         match self {
             Kind::ConfigMaps => "configmaps",
             Kind::Pods => "pods",
+            Kind::Widgets => WIDGETS,
         }
     }
 
@@ -265,6 +272,7 @@ impl Kind {
         match self {
             Kind::ConfigMaps => NAMESPACE,
             Kind::Pods => POD_NAMESPACE,
+            Kind::Widgets => WIDGET_SCALE_NAMESPACE,
         }
     }
 }
@@ -282,6 +290,9 @@ async fn admin_client() -> kube::Client {
 
 /// Creates the namespace and whatever objects of the N are missing.
 async fn ensure_objects(kind: Kind, n: usize) {
+    if kind == Kind::Widgets {
+        return ensure_widgets(WIDGET_SCALE_NAMESPACE, n).await;
+    }
     let client = admin_client().await;
     let ns: Namespace =
         serde_json::from_value(serde_json::json!({"metadata": {"name": kind.namespace()}}))
@@ -295,7 +306,7 @@ async fn ensure_objects(kind: Kind, n: usize) {
         &ApiResource::erase::<ConfigMap>(&()),
     );
     let api = match kind {
-        Kind::ConfigMaps => api,
+        Kind::ConfigMaps | Kind::Widgets => api,
         Kind::Pods => Api::namespaced_with(
             api.into_client(),
             kind.namespace(),
@@ -336,6 +347,7 @@ async fn ensure_objects(kind: Kind, n: usize) {
                         pod["kind"] = "Pod".into();
                         pod
                     }
+                    Kind::Widgets => widget(i),
                 };
                 let object: DynamicObject = serde_json::from_value(value).unwrap();
                 // Already there from an earlier partial run: fine.
@@ -404,16 +416,17 @@ async fn bench_main(args: Vec<String>) {
     let n: usize = args
         .iter()
         .skip(1)
-        .take_while(|a| a.as_str() != "--chunk" && a.as_str() != "--pods")
+        .take_while(|a| !["--chunk", "--pods", "--widgets"].contains(&a.as_str()))
         .find_map(|a| a.parse().ok())
         .unwrap_or(100_000);
     let pods = value("--pods").map_or(n, |p| p as usize);
+    let widgets = value("--widgets").map_or(n, |w| w as usize);
     if let Some(at) = args.iter().position(|a| a == "--cbor") {
         let n = args
             .get(at + 1)
             .and_then(|a| a.parse().ok())
             .unwrap_or(10_000);
-        ensure_widgets(n).await;
+        ensure_widgets(WIDGET_NAMESPACE, n).await;
         cbor_runs(n, chunk);
         return;
     }
@@ -432,6 +445,9 @@ async fn bench_main(args: Vec<String>) {
     ensure_objects(Kind::ConfigMaps, n).await;
     if pods > 0 {
         ensure_objects(Kind::Pods, pods).await;
+    }
+    if widgets > 0 {
+        ensure_objects(Kind::Widgets, widgets).await;
     }
     if let Some(at) = args.iter().position(|a| a == "--compression") {
         // `--compression [MBIT,...]`: links of that many Mbit/s, `loopback` for none.
@@ -454,7 +470,7 @@ async fn bench_main(args: Vec<String>) {
     }
     let informer = PathBuf::from(env!("CARGO_BIN_EXE_kubectl-informer"));
 
-    println!("{n} ConfigMaps of ~1 KB in namespace {NAMESPACE}, {pods} Pods of ~4 KB in {POD_NAMESPACE}; LIST pages of {chunk}\n");
+    println!("{n} ConfigMaps of ~1 KB in namespace {NAMESPACE}, {pods} Pods of ~4 KB in {POD_NAMESPACE}, {widgets} Widgets of ~1.5 KB in {WIDGET_SCALE_NAMESPACE}; LIST pages of {chunk}\n");
     println!("| command | wall s | LIST+compare s | peak RSS MiB |");
     println!("|---|---|---|---|");
     let chunk_arg = chunk.to_string();
@@ -515,11 +531,15 @@ async fn bench_main(args: Vec<String>) {
     );
     println!("|---|---|---|---|---|---|");
     let mut relists = Vec::new();
-    let kinds: &[Kind] = if pods > 0 {
-        &[Kind::ConfigMaps, Kind::Pods]
-    } else {
-        &[Kind::ConfigMaps]
-    };
+    let kinds: Vec<Kind> = [
+        (Kind::ConfigMaps, n),
+        (Kind::Pods, pods),
+        (Kind::Widgets, widgets),
+    ]
+    .into_iter()
+    .filter(|(_, count)| *count > 0)
+    .map(|(kind, _)| kind)
+    .collect();
     for kind in kinds {
         let ours = |encoding: &str, start: &str| {
             Command::new(std::env::current_exe().unwrap())
@@ -534,52 +554,77 @@ async fn bench_main(args: Vec<String>) {
                 .output()
                 .unwrap()
         };
-        let theirs = |encoding: &str| {
+        let theirs = |mode: &str| {
             Command::new(&peer)
-                .args([kind.resource(), kind.namespace(), encoding])
+                .args([kind.resource(), kind.namespace(), mode])
                 .env("KUBECONFIG", kubeconfig())
                 .output()
                 .unwrap()
         };
-        let runs = [
-            (
-                format!(
-                    "kubectl-informer, protobuf, watch-list (diff's and bench's default), {}",
-                    kind.resource()
+        let name = kind.resource();
+        // The first row of each kind is the one relisted after.
+        let runs = if kind == Kind::Widgets {
+            // Served only in JSON: what diff and bench keep (identity and digest), what tail
+            // keeps (the text), client-go decoding into unstructured maps or typed structs.
+            vec![
+                (
+                    format!(
+                        "kubectl-informer, JSON, watch-list (diff's and bench's default), {name}"
+                    ),
+                    ours("json", "watch-list"),
                 ),
-                ours("protobuf", "watch-list"),
-            ),
-            (
-                format!(
-                    "kubectl-informer, protobuf, LIST pages of {chunk}, {}",
-                    kind.resource()
+                (
+                    format!("kubectl-informer, JSON, LIST pages of {chunk}, {name}"),
+                    ours("json", &chunk_arg),
                 ),
-                ours("protobuf", &chunk_arg),
-            ),
-            (
-                format!("kubectl-informer, JSON, watch-list, {}", kind.resource()),
-                ours("json", "watch-list"),
-            ),
-            (
-                format!("client-go, protobuf, watch-list, {}", kind.resource()),
-                theirs("protobuf"),
-            ),
-            (
-                format!(
-                    "client-go, JSON (its default), watch-list, {}",
-                    kind.resource()
+                (
+                    format!(
+                        "kubectl-informer, JSON kept whole (as tail keeps it), watch-list, {name}"
+                    ),
+                    ours("json-whole", "watch-list"),
                 ),
-                theirs("json"),
-            ),
-            (
-                format!("kube-rs reflector, JSON, {}", kind.resource()),
-                Command::new(&kube_rs)
-                    .args([kind.resource(), kind.namespace()])
-                    .env("KUBECONFIG", kubeconfig())
-                    .output()
-                    .unwrap(),
-            ),
-        ];
+                (
+                    format!("client-go, JSON, typed structs, watch-list, {name}"),
+                    theirs("typed"),
+                ),
+                (
+                    format!("client-go, JSON, unstructured (dynamic informer), watch-list, {name}"),
+                    theirs("unstructured"),
+                ),
+            ]
+        } else {
+            vec![
+                (
+                    format!("kubectl-informer, protobuf, watch-list (diff's and bench's default), {name}"),
+                    ours("protobuf", "watch-list"),
+                ),
+                (
+                    format!("kubectl-informer, protobuf, LIST pages of {chunk}, {name}"),
+                    ours("protobuf", &chunk_arg),
+                ),
+                (
+                    format!("kubectl-informer, JSON, watch-list, {name}"),
+                    ours("json", "watch-list"),
+                ),
+                (
+                    format!("kubectl-informer, JSON kept whole (as tail keeps it), watch-list, {name}"),
+                    ours("json-whole", "watch-list"),
+                ),
+                (
+                    format!("client-go, protobuf, watch-list, {name}"),
+                    theirs("protobuf"),
+                ),
+                (format!("client-go, JSON, watch-list, {name}"), theirs("json")),
+                (
+                    format!("kube-rs reflector, JSON, {name}"),
+                    Command::new(&kube_rs)
+                        .args([name, kind.namespace()])
+                        .env("KUBECONFIG", kubeconfig())
+                        .output()
+                        .unwrap(),
+                ),
+            ]
+        };
         for (i, (label, out)) in runs.into_iter().enumerate() {
             let line = String::from_utf8_lossy(&out.stdout);
             let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_else(|e| {
@@ -603,7 +648,7 @@ async fn bench_main(args: Vec<String>) {
             }
         }
     }
-    println!("\n| relist of the synced cache (protobuf, after a watch-list) | s | steady RSS MiB | peak RSS MiB | peak / steady | RSS after MiB | FIFO max |");
+    println!("\n| relist of the synced cache (in the encoding of the first row above; after a watch-list) | s | steady RSS MiB | peak RSS MiB | peak / steady | RSS after MiB | FIFO max |");
     println!("|---|---|---|---|---|---|---|");
     for (resource, relist) in relists {
         let steady = relist["rssAfterKiB"].as_u64().unwrap_or(0);
@@ -686,8 +731,38 @@ fn widget(i: usize) -> serde_json::Value {
     })
 }
 
-/// Creates the Widget CRD and whatever of the N widgets are missing.
-async fn ensure_widgets(n: usize) {
+/// The Widget CRD's structural schema: a spec of a few typed and nested fields, a status with
+/// conditions, as controller-gen writes one. (No status subresource: a create then keeps the
+/// status it is given, so that the objects have one without a second write each.)
+fn widget_schema() -> serde_json::Value {
+    let string = || serde_json::json!({"type": "string"});
+    let integer = || serde_json::json!({"type": "integer"});
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "spec": {"type": "object", "properties": {
+                "replicas": integer(),
+                "image": string(),
+                "settings": {"type": "object", "additionalProperties": string()},
+                "ports": {"type": "array", "items": {"type": "object", "properties": {
+                    "name": string(), "port": integer(), "protocol": string()}}},
+                "weight": {"type": "number"},
+                "paused": {"type": "boolean"}
+            }},
+            "status": {"type": "object", "properties": {
+                "observedGeneration": integer(),
+                "readyReplicas": integer(),
+                "conditions": {"type": "array", "items": {"type": "object", "properties": {
+                    "type": string(), "status": string(), "reason": string(),
+                    "lastTransitionTime": {"type": "string", "format": "date-time"},
+                    "message": string()}}}
+            }}
+        }
+    })
+}
+
+/// Creates the Widget CRD and whatever of the N widgets are missing in `namespace`.
+async fn ensure_widgets(namespace: &str, n: usize) {
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
     let client = admin_client().await;
     let crd: CustomResourceDefinition = serde_json::from_value(serde_json::json!({
@@ -697,7 +772,7 @@ async fn ensure_widgets(n: usize) {
             "scope": "Namespaced",
             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
             "versions": [{"name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]
+                "schema": {"openAPIV3Schema": widget_schema()}}]
         }
     }))
     .unwrap();
@@ -705,8 +780,7 @@ async fn ensure_widgets(n: usize) {
         .create(&PostParams::default(), &crd)
         .await;
     let ns: Namespace =
-        serde_json::from_value(serde_json::json!({"metadata": {"name": WIDGET_NAMESPACE}}))
-            .unwrap();
+        serde_json::from_value(serde_json::json!({"metadata": {"name": namespace}})).unwrap();
     let _ = Api::<Namespace>::all(client.clone())
         .create(&PostParams::default(), &ns)
         .await;
@@ -717,7 +791,7 @@ async fn ensure_widgets(n: usize) {
         kind: "Widget".into(),
         plural: "widgets".into(),
     };
-    let api: Api<DynamicObject> = Api::namespaced_with(client, WIDGET_NAMESPACE, &resource);
+    let api: Api<DynamicObject> = Api::namespaced_with(client, namespace, &resource);
     // The CRD's storage comes up a moment after its creation.
     let existing = loop {
         match api.list_metadata(&ListParams::default().limit(1)).await {
@@ -728,10 +802,7 @@ async fn ensure_widgets(n: usize) {
     if existing >= n {
         return;
     }
-    eprintln!(
-        "creating {} widgets in {WIDGET_NAMESPACE} (once)",
-        n - existing
-    );
+    eprintln!("creating {} widgets in {namespace} (once)", n - existing);
     let workers = 32;
     let mut tasks = Vec::new();
     for w in 0..workers {

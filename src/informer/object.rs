@@ -151,6 +151,36 @@ impl RawObject {
     /// An object kept as a digest (see [`Body::Digest`]): `identity` (kind, apiVersion, name,
     /// namespace, uid, resourceVersion) copied, `labels` as they came, the digest of the bytes
     /// and the encoding they were in.
+    /// [`RawObject::kept`] of an object whose own kind and apiVersion are `own` (empty when it
+    /// leaves them out, as a LIST's items do), `hint`'s then, and whose other identity strings
+    /// are `rest` (name, namespace, uid, resourceVersion); refused past 2 GiB of them.
+    fn kept_hinted(
+        own: (&str, &str),
+        hint: Option<(&str, &str)>,
+        rest: [&str; 4],
+        labels: Box<[u8]>,
+        digest: (u64, Encoding),
+        generation: Option<i64>,
+        initial_events_end: bool,
+    ) -> Result<RawObject, &'static str> {
+        let (kind, api_version) = match hint {
+            Some(hint) if own.0.is_empty() => hint,
+            _ => own,
+        };
+        let [name, namespace, uid, resource_version] = rest;
+        let identity = [kind, api_version, name, namespace, uid, resource_version];
+        if identity.iter().map(|t| t.len()).sum::<usize>() + labels.len() > u32::MAX as usize / 2 {
+            return Err("identity larger than 2 GiB");
+        }
+        Ok(RawObject::kept(
+            identity,
+            labels,
+            digest,
+            generation.unwrap_or(NO_GENERATION),
+            initial_events_end,
+        ))
+    }
+
     fn kept(
         identity: [&str; 6],
         labels: Box<[u8]>,

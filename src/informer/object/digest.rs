@@ -9,7 +9,7 @@
 //! protobuf encoder writes fields in number order and map entries sorted, and its bytes are).
 //! The top-level `kind` and `apiVersion` are left out: a LIST's items carry neither.
 
-use super::{Encoding, RawObject, INITIAL_EVENTS_END, NO_GENERATION};
+use super::{Encoding, RawObject, INITIAL_EVENTS_END};
 use serde::de::{DeserializeSeed, Error, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -475,35 +475,24 @@ impl<'de> Visitor<'de> for Object {
 
 impl Read<'_> {
     /// The object kept as a digest; kind and apiVersion from `kind_hint` where it has no kind.
-    pub(super) fn kept(self, kind_hint: Option<(&str, &str)>) -> Result<RawObject, String> {
-        let own = (
-            self.kind.as_deref().unwrap_or_default(),
-            self.api_version.as_deref().unwrap_or_default(),
-        );
-        let (kind, api_version) = match kind_hint {
-            Some(hint) if own.0.is_empty() => hint,
-            _ => own,
-        };
-        let identity = [
-            kind,
-            api_version,
-            self.name.as_deref().unwrap_or_default(),
-            self.namespace.as_deref().unwrap_or_default(),
-            self.uid.as_deref().unwrap_or_default(),
-            self.resource_version.as_deref().unwrap_or_default(),
-        ];
-        if identity.iter().map(|t| t.len()).sum::<usize>() + self.labels.len()
-            > u32::MAX as usize / 2
-        {
-            return Err("object larger than 2 GiB".into());
-        }
-        Ok(RawObject::kept(
-            identity,
+    pub(super) fn kept(self, kind_hint: Option<(&str, &str)>) -> Result<RawObject, &'static str> {
+        RawObject::kept_hinted(
+            (
+                self.kind.as_deref().unwrap_or_default(),
+                self.api_version.as_deref().unwrap_or_default(),
+            ),
+            kind_hint,
+            [
+                self.name.as_deref().unwrap_or_default(),
+                self.namespace.as_deref().unwrap_or_default(),
+                self.uid.as_deref().unwrap_or_default(),
+                self.resource_version.as_deref().unwrap_or_default(),
+            ],
             self.labels.into_boxed_slice(),
             (self.digest, Encoding::Json),
-            self.generation.unwrap_or(NO_GENERATION),
+            self.generation,
             self.initial_events_end,
-        ))
+        )
     }
 }
 

@@ -1,7 +1,7 @@
 //! Objects read in a binary encoding, protobuf or CBOR: kept as their identity, their labels
 //! and a digest, not as their bytes.
 
-use super::{digest, Encoding, RawObject, NO_GENERATION};
+use super::{digest, Encoding, RawObject};
 use crate::cluster::{cbor, protobuf};
 
 /// Where a binary decoder (protobuf, CBOR) found an object's identity strings (UTF-8, as the
@@ -37,36 +37,27 @@ impl Found<'_> {
         generation: Option<i64>,
         initial_events_end: bool,
     ) -> Result<RawObject, &'static str> {
-        let own = (
-            self.kind.map_or("", |k| self.text(k)),
-            self.api_version.map_or("", |v| self.text(v)),
-        );
-        let (kind, api_version) = match type_meta {
-            Some(type_meta) if own.0.is_empty() => type_meta,
-            _ => own,
-        };
-        let identity = [
-            kind,
-            api_version,
-            self.text(self.name),
-            self.text(self.namespace),
-            self.text(self.uid),
-            self.text(self.resource_version),
-        ];
-        if identity.iter().map(|t| t.len()).sum::<usize>() > u32::MAX as usize / 2 {
-            return Err("identity larger than 2 GiB");
-        }
         let labels: Box<[u8]> = self
             .labels
             .clone()
             .map_or(Box::default(), |r| self.object[r].into());
-        Ok(RawObject::kept(
-            identity,
+        RawObject::kept_hinted(
+            (
+                self.kind.map_or("", |k| self.text(k)),
+                self.api_version.map_or("", |v| self.text(v)),
+            ),
+            type_meta,
+            [
+                self.text(self.name),
+                self.text(self.namespace),
+                self.text(self.uid),
+                self.text(self.resource_version),
+            ],
             labels,
             digest,
-            generation.unwrap_or(NO_GENERATION),
+            generation,
             initial_events_end,
-        ))
+        )
     }
 }
 

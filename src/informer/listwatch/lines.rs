@@ -50,7 +50,7 @@ impl Lines {
                 self.skipping = false;
                 return Ok(if cut { Read::Cut } else { Read::End });
             }
-            let newline = available.iter().position(|b| *b == b'\n');
+            let newline = memchr::memchr(b'\n', available);
             let take = newline.map_or(available.len(), |at| at + 1);
             if self.skipping {
                 self.skipping = newline.is_none();
@@ -88,9 +88,7 @@ impl Lines {
     pub(super) fn has_line(&mut self) -> bool {
         !self.skipping
             && buffered_holds(&mut self.reader, &mut self.failed, |available| {
-                available
-                    .iter()
-                    .position(|b| *b == b'\n')
+                memchr::memchr(b'\n', available)
                     .is_some_and(|at| !available[..at].iter().all(u8::is_ascii_whitespace))
             })
     }

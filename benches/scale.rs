@@ -10,14 +10,17 @@
 //! - the peak resident memory of ours during a relist of the whole cache, against its steady RSS.
 //!
 //!   tests/controlplane/controlplane.sh up
-//!   cargo bench --bench scale -- [OBJECTS] [--pods P] [--chunk N]
-//!   # defaults: 100000 objects, as many Pods, pages of --chunk-size's default
+//!   cargo bench --bench scale -- [OBJECTS] [--pods P] [--widgets W] [--chunk N]
+//!   # defaults: 100000 objects, as many Pods and Widgets, pages of --chunk-size's default
 //!
 //! Needs GNU time at /usr/bin/time, kubectl and Go on PATH. Figures go to BENCHMARKS.md.
 //!
 //! Compression (`--compression loopback,MBIT,...`): the initial sync of our child informer with
 //! responses gzipped and not, in protobuf and JSON, by watch-list and by LIST, from the server
 //! directly (`loopback`) and through a link paced at MBIT Mbit/s (scale/link.rs).
+//!
+//! JSON (`--json [ROUNDS]`, default 5): the initial sync of each kind in JSON, ours against
+//! client-go and against the floor (the JSON read and not decoded), alternated rounds.
 //!
 //! CBOR (`--cbor [N]`, default 10000): N custom objects (a CRD the bench creates) synced in CBOR
 //! and in JSON; the server needs KUBECTL_INFORMER_FEATURE_GATES=CBORServingAndStorage=true.
@@ -121,14 +124,19 @@ async fn child_informer(child: &[String]) {
     };
     // `json`: objects kept as identity and digest, as diff and bench keep them; `json-whole`:
     // kept as their text, as tail keeps them.
+    // `json-bytes`: the floor, the watch-list's JSON lines read and not decoded.
+    let floor = encoding == "json-bytes";
     let (encoding, keep) = match encoding.as_str() {
         "json" => (Encoding::Json, Keep::Digest),
         "json-whole" => (Encoding::Json, Keep::Whole),
         "protobuf" => (Encoding::Protobuf, Keep::Digest),
-        "cbor" => (Encoding::Cbor, Keep::Digest),
-        other => panic!("ENCODING {other}: json, json-whole, protobuf or cbor"),
+        "cbor" | "json-bytes" => (Encoding::Cbor, Keep::Digest),
+        other => panic!("ENCODING {other}: json, json-whole, json-bytes, protobuf or cbor"),
     };
     let resource = resolve(resource, &resources).expect("resource").clone();
+    if floor {
+        return json_bytes_floor(&cluster, &resource, namespace).await;
+    }
     let before = rss_kib();
     let lw = ListWatch {
         cluster,
@@ -207,6 +215,47 @@ async fn child_informer(child: &[String]) {
         "{{\"objects\":{objects},\"rssBeforeKiB\":{before},\"rssAfterKiB\":{steady},\"syncSeconds\":{sync_seconds:.3},\"relistSeconds\":{relist_seconds:.3},\"relistPeakKiB\":{},\"afterRelistKiB\":{},\"relistMaxFifo\":{max_fifo}}}",
         status_kib("VmHWM:"),
         rss_kib()
+    );
+}
+
+/// The floor of a JSON sync: the watch-list of `resource` in `namespace` asked in JSON, its
+/// lines found and not decoded, until the line that carries the initial-events-end annotation.
+/// What no client reading JSON can beat: the server's pace in encoding and sending it.
+async fn json_bytes_floor(
+    cluster: &kubectl_informer::cluster::Cluster,
+    resource: &kubectl_informer::cluster::ApiResource,
+    namespace: &str,
+) {
+    use futures::AsyncBufReadExt;
+    let path = format!(
+        "{}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=",
+        resource.collection_path(Some(namespace))
+    );
+    let op = kubectl_informer::cluster::Operation::new(
+        "watch",
+        resource.qualified_name(),
+        Some(namespace),
+    );
+    let before = rss_kib();
+    let started = Instant::now();
+    let (_, mut reader) = cluster
+        .stream(&path, "application/json", true, &op)
+        .await
+        .expect("watch-list");
+    let (mut lines, mut line) = (0u64, Vec::new());
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).await.expect("read");
+        assert!(n > 0, "the watch-list ended before its initial events did");
+        if memchr::memmem::find(&line, b"\"k8s.io/initial-events-end\"").is_some() {
+            break;
+        }
+        lines += 1;
+    }
+    println!(
+        "{{\"objects\":{lines},\"rssBeforeKiB\":{before},\"rssAfterKiB\":{},\"syncSeconds\":{:.3},\"relistSeconds\":null}}",
+        rss_kib(),
+        started.elapsed().as_secs_f64()
     );
 }
 
@@ -449,6 +498,20 @@ async fn bench_main(args: Vec<String>) {
     if widgets > 0 {
         ensure_objects(Kind::Widgets, widgets).await;
     }
+    if let Some(at) = args.iter().position(|a| a == "--json") {
+        let rounds = args.get(at + 1).and_then(|a| a.parse().ok()).unwrap_or(5);
+        let peer = build_client_go_peer();
+        json_runs(
+            &[
+                (Kind::ConfigMaps, n),
+                (Kind::Pods, pods),
+                (Kind::Widgets, widgets),
+            ],
+            rounds,
+            &peer,
+        );
+        return;
+    }
     if let Some(at) = args.iter().position(|a| a == "--compression") {
         // `--compression [MBIT,...]`: links of that many Mbit/s, `loopback` for none.
         let links: Vec<Option<f64>> = args
@@ -507,15 +570,7 @@ async fn bench_main(args: Vec<String>) {
         mib(rss)
     );
 
-    let peer = root().join("target/peer-client-go-informer");
-    let status = Command::new("go")
-        .args(["build", "-o"])
-        .arg(&peer)
-        .arg(".")
-        .current_dir(root().join("benches/peer/client-go-informer"))
-        .status()
-        .expect("go build of the client-go peer");
-    assert!(status.success(), "go build of the client-go peer failed");
+    let peer = build_client_go_peer();
     let kube_rs_target = root().join("target/peer-kube-rs-reflector");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "--manifest-path"])
@@ -584,6 +639,10 @@ async fn bench_main(args: Vec<String>) {
                     ours("json-whole", "watch-list"),
                 ),
                 (
+                    format!("floor: the watch-list's JSON lines read, not decoded, {name}"),
+                    ours("json-bytes", "watch-list"),
+                ),
+                (
                     format!("client-go, JSON, typed structs, watch-list, {name}"),
                     theirs("typed"),
                 ),
@@ -609,6 +668,10 @@ async fn bench_main(args: Vec<String>) {
                 (
                     format!("kubectl-informer, JSON kept whole (as tail keeps it), watch-list, {name}"),
                     ours("json-whole", "watch-list"),
+                ),
+                (
+                    format!("floor: the watch-list's JSON lines read, not decoded, {name}"),
+                    ours("json-bytes", "watch-list"),
                 ),
                 (
                     format!("client-go, protobuf, watch-list, {name}"),
@@ -663,6 +726,20 @@ async fn bench_main(args: Vec<String>) {
             relist["relistMaxFifo"]
         );
     }
+}
+
+/// Builds benches/peer/client-go-informer with `go build`; its path.
+fn build_client_go_peer() -> PathBuf {
+    let peer = root().join("target/peer-client-go-informer");
+    let status = Command::new("go")
+        .args(["build", "-o"])
+        .arg(&peer)
+        .arg(".")
+        .current_dir(root().join("benches/peer/client-go-informer"))
+        .status()
+        .expect("go build of the client-go peer");
+    assert!(status.success(), "go build of the client-go peer failed");
+    peer
 }
 
 /// Runs this bench as `--child-informer ARGS` on the cluster of `kubeconfig`; its JSON line.
@@ -880,6 +957,92 @@ fn cbor_runs(n: usize, chunk: u32) {
             sync[ROUNDS - 1],
             kib[ROUNDS / 2]
         );
+    }
+}
+
+/// Figures of `--json [ROUNDS]` (default 5): the initial sync by watch-list of each kind in JSON,
+/// ours (kept as digests, as diff and bench keep objects; kept whole, as tail does), the floor
+/// (the JSON lines read, not decoded) and client-go (in JSON and in protobuf for the built-in
+/// kinds; typed and unstructured for the custom one), the configurations alternated within
+/// each round so that the host's drift spreads evenly; medians, with the min and max.
+fn json_runs(kinds: &[(Kind, usize)], rounds: usize, peer: &Path) {
+    println!("| kind | informer (watch-list unless said) | sync s (median of {rounds}) | min | max | KiB per object (median) |");
+    println!("|---|---|---|---|---|---|");
+    for &(kind, n) in kinds {
+        let mut configs: Vec<(&str, &str, &str)> = vec![
+            ("ours", "json", "watch-list"),
+            ("ours", "json", "5000"),
+            ("ours", "json-whole", "watch-list"),
+            ("ours", "json-bytes", "watch-list"),
+        ];
+        if kind == Kind::Widgets {
+            configs.extend([
+                ("client-go", "typed", "watch-list"),
+                ("client-go", "unstructured", "watch-list"),
+            ]);
+        } else {
+            configs.extend([
+                ("ours", "protobuf", "watch-list"),
+                ("client-go", "json", "watch-list"),
+                ("client-go", "protobuf", "watch-list"),
+            ]);
+        }
+        let mut figures = vec![(Vec::new(), Vec::new()); configs.len()];
+        for _ in 0..rounds {
+            for (i, (who, mode, start)) in configs.iter().enumerate() {
+                let v = if *who == "ours" {
+                    child(
+                        &[kind.resource(), kind.namespace(), mode, start, "norelist"],
+                        &kubeconfig(),
+                    )
+                } else {
+                    let out = Command::new(peer)
+                        .args([kind.resource(), kind.namespace(), mode])
+                        .env("KUBECONFIG", kubeconfig())
+                        .output()
+                        .unwrap();
+                    let line = String::from_utf8_lossy(&out.stdout);
+                    serde_json::from_str(line.trim()).unwrap_or_else(|e| {
+                        panic!(
+                            "client-go {mode}: {e}: {line} {}",
+                            String::from_utf8_lossy(&out.stderr)
+                        )
+                    })
+                };
+                assert_eq!(v["objects"].as_u64(), Some(n as u64), "{who} {mode}: {v}");
+                figures[i]
+                    .0
+                    .push(v["syncSeconds"].as_f64().unwrap_or(f64::NAN));
+                let kib = v["rssAfterKiB"].as_u64().unwrap_or(0) as f64
+                    - v["rssBeforeKiB"].as_u64().unwrap_or(0) as f64;
+                figures[i].1.push(kib / n as f64);
+            }
+        }
+        for ((who, mode, start), (mut sync, mut kib)) in configs.into_iter().zip(figures) {
+            sync.sort_by(f64::total_cmp);
+            kib.sort_by(f64::total_cmp);
+            let label = match (who, mode) {
+                ("ours", "json") if start != "watch-list" => {
+                    "kubectl-informer, JSON (diff's and bench's keeping), LIST pages of 5000"
+                }
+                ("ours", "json") => "kubectl-informer, JSON (diff's and bench's keeping)",
+                ("ours", "json-whole") => "kubectl-informer, JSON kept whole (tail's)",
+                ("ours", "json-bytes") => "floor: JSON lines read, not decoded",
+                ("ours", _) => "kubectl-informer, protobuf",
+                ("client-go", "json") => "client-go, JSON",
+                ("client-go", "protobuf") => "client-go, protobuf",
+                ("client-go", "typed") => "client-go, JSON, typed structs",
+                _ => "client-go, JSON, unstructured",
+            };
+            println!(
+                "| {} | {label} | {:.2} | {:.2} | {:.2} | {:.2} |",
+                kind.resource(),
+                sync[rounds / 2],
+                sync[0],
+                sync[rounds - 1],
+                kib[rounds / 2]
+            );
+        }
     }
 }
 

@@ -90,6 +90,10 @@ func settle() {
 }
 
 func main() {
+	// The custom resource by its qualified name too, as kubectl-informer names it.
+	if len(os.Args) > 1 && os.Args[1] == "widgets.bench.informer.test" {
+		os.Args[1] = "widgets"
+	}
 	if len(os.Args) != 4 || !((os.Args[1] == "configmaps" || os.Args[1] == "pods") &&
 		(os.Args[3] == "json" || os.Args[3] == "protobuf" || os.Args[3] == "default") ||
 		os.Args[1] == "widgets" && (os.Args[3] == "unstructured" || os.Args[3] == "typed")) {

@@ -317,9 +317,10 @@ impl<'de> Visitor<'de> for Annotations {
         let (mut found, mut entries) = (false, Entries::default());
         while let Some(Str(key)) = map.next_key::<Str>()? {
             let digest = if key == INITIAL_EVENTS_END {
-                let (value, digest) = map.next_value_seed(OptionalStr)?;
-                found = value.as_deref() == Some("true");
-                digest
+                // A string, not null: as the whole object's reader takes it.
+                let value = map.next_value::<Str>()?.0;
+                found = value == "true";
+                string(&value)
             } else {
                 map.next_value_seed(Digest)?
             };
@@ -342,15 +343,35 @@ pub(super) struct Read<'de> {
     labels: Vec<u8>,
     initial_events_end: bool,
     digest: u64,
+    /// Which of [`FIELDS`] came, a bit each.
+    seen: u16,
 }
 
-/// `Some(value)` unless the field was already seen.
-fn once<T, E: Error>(slot: &mut Option<T>, field: &'static str, value: T) -> Result<(), E> {
-    if slot.is_some() {
-        return Err(E::duplicate_field(field));
+/// The fields read for the identity, each of which may come once (as serde's derive refuses a
+/// duplicate, even after a null).
+const FIELDS: [&str; 10] = [
+    "kind",
+    "apiVersion",
+    "metadata",
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "labels",
+    "annotations",
+];
+
+impl Read<'_> {
+    /// Notes that `field` (one of [`FIELDS`]) came; an error if it already had.
+    fn first<E: Error>(&mut self, field: &'static str) -> Result<(), E> {
+        let bit = 1 << FIELDS.iter().position(|f| *f == field).unwrap_or(0);
+        if self.seen & bit != 0 {
+            return Err(E::duplicate_field(field));
+        }
+        self.seen |= bit;
+        Ok(())
     }
-    *slot = Some(value);
-    Ok(())
 }
 
 /// `metadata`: an object (or null), its identity read and its entries digested into `read`.
@@ -374,43 +395,35 @@ impl<'de> Visitor<'de> for Metadata<'_, 'de> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
         let read = self.0;
         let mut entries = Entries::default();
-        let (mut labels_seen, mut annotations_seen) = (false, false);
         while let Some(Str(key)) = map.next_key::<Str>()? {
-            let slot = match key.as_ref() {
-                "name" => Some((&mut read.name, "name")),
-                "namespace" => Some((&mut read.namespace, "namespace")),
-                "uid" => Some((&mut read.uid, "uid")),
-                "resourceVersion" => Some((&mut read.resource_version, "resourceVersion")),
-                _ => None,
-            };
-            let digest = match (slot, key.as_ref()) {
-                (Some((slot, field)), _) => {
+            let digest = match key.as_ref() {
+                "name" | "namespace" | "uid" | "resourceVersion" => {
+                    let (field, slot) = match key.as_ref() {
+                        "name" => ("name", &mut read.name),
+                        "namespace" => ("namespace", &mut read.namespace),
+                        "uid" => ("uid", &mut read.uid),
+                        _ => ("resourceVersion", &mut read.resource_version),
+                    };
                     let (value, digest) = map.next_value_seed(OptionalStr)?;
-                    if let Some(value) = value {
-                        once(slot, field, value)?;
-                    }
+                    *slot = value;
+                    read.first(field)?;
                     digest
                 }
-                (None, "generation") => {
+                "generation" => {
+                    read.first("generation")?;
                     let (value, digest) = map.next_value_seed(Generation)?;
-                    if let Some(value) = value {
-                        once(&mut read.generation, "generation", value)?;
-                    }
+                    read.generation = value;
                     digest
                 }
-                (None, "labels") => {
+                "labels" => {
+                    read.first("labels")?;
                     let (text, digest) = map.next_value_seed(Labels)?;
-                    if std::mem::replace(&mut labels_seen, true) {
-                        return Err(A::Error::duplicate_field("labels"));
-                    }
                     read.labels = text;
                     digest
                 }
-                (None, "annotations") => {
+                "annotations" => {
+                    read.first("annotations")?;
                     let (found, digest) = map.next_value_seed(Annotations)?;
-                    if std::mem::replace(&mut annotations_seen, true) {
-                        return Err(A::Error::duplicate_field("annotations"));
-                    }
                     read.initial_events_end = found;
                     digest
                 }
@@ -440,25 +453,19 @@ impl<'de> Visitor<'de> for Object {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Read<'de>, A::Error> {
         let mut read = Read::default();
         let mut entries = Entries::default();
-        let mut metadata_seen = false;
         while let Some(Str(key)) = map.next_key::<Str>()? {
             match key.as_ref() {
                 // Not digested: a LIST's items leave them out.
-                "kind" | "apiVersion" => {
-                    let (value, _) = map.next_value_seed(OptionalStr)?;
-                    let (slot, field) = if key == "kind" {
-                        (&mut read.kind, "kind")
-                    } else {
-                        (&mut read.api_version, "apiVersion")
-                    };
-                    if let Some(value) = value {
-                        once(slot, field, value)?;
-                    }
+                "kind" => {
+                    read.first("kind")?;
+                    read.kind = map.next_value_seed(OptionalStr)?.0;
+                }
+                "apiVersion" => {
+                    read.first("apiVersion")?;
+                    read.api_version = map.next_value_seed(OptionalStr)?.0;
                 }
                 "metadata" => {
-                    if std::mem::replace(&mut metadata_seen, true) {
-                        return Err(A::Error::duplicate_field("metadata"));
-                    }
+                    read.first("metadata")?;
                     let digest = map.next_value_seed(Metadata(&mut read))?;
                     entries.add(string(&key), digest);
                 }

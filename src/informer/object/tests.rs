@@ -372,6 +372,12 @@ fn reading_kept_refuses_what_parsing_whole_refuses() {
         r#"{"metadata":{"annotations":"x"}}"#,
         r#"{"kind":"A","kind":"B"}"#,
         r#"{"metadata":{"name":"a","name":"b"}}"#,
+        r#"{"kind":null,"kind":"A"}"#,
+        r#"{"metadata":{"uid":null,"uid":"u"}}"#,
+        r#"{"metadata":{"generation":null,"generation":1}}"#,
+        r#"{"metadata":{"labels":{},"labels":{}}}"#,
+        r#"{"metadata":{"annotations":{"k8s.io/initial-events-end":null}}}"#,
+        r#"{"metadata":null,"metadata":{}}"#,
         r#"{"metadata":{}"#,
         r#"{"metadata":{}} x"#,
     ] {

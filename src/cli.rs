@@ -46,6 +46,10 @@ const ROOT_HELP: &str =
 /// arguments and options; the global options are listed once, by `options`, as kubectl does.
 const COMMAND_HELP: &str = "{about-with-newline}\n{usage-heading} {usage}\n\n{before-help}Arguments:\n{positionals}\n\nOptions:\n{options}{after-help}";
 
+/// [`COMMAND_HELP`] for a command without positional arguments: no empty "Arguments:" heading.
+const COMMAND_HELP_NO_ARGUMENTS: &str =
+    "{about-with-newline}\n{usage-heading} {usage}\n\n{before-help}Options:\n{options}{after-help}";
+
 const GLOBAL_OPTIONS_HINT: &str =
     "Use \"kubectl informer options\" for the global command-line options (kubeconfig, context, \
 namespace, impersonation, TLS, -v), which apply to every command.";
@@ -63,7 +67,12 @@ pub fn command() -> clap::Command {
         .collect();
     for name in names {
         root = root.mut_subcommand(name, |c| {
-            let c = c.help_template(COMMAND_HELP).mut_args(|a| {
+            let template = if c.get_positionals().any(|a| !a.is_hide_set()) {
+                COMMAND_HELP
+            } else {
+                COMMAND_HELP_NO_ARGUMENTS
+            };
+            let c = c.help_template(template).mut_args(|a| {
                 if a.is_global_set() {
                     a.hide(true)
                 } else {

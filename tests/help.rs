@@ -157,3 +157,34 @@ fn an_unknown_flag_says_where_the_flags_are_and_a_near_one_names_the_flag_meant(
     let out = run(&["tail", "cm", "--max-events", "0"]);
     assert_one_line_error(&out, &["--max-events 0", "at least 1"]);
 }
+
+#[test]
+fn a_command_lists_arguments_only_when_it_has_some() {
+    for (command, has_arguments) in [
+        ("tail", true),
+        ("diff", true),
+        ("completion", true),
+        ("version", false),
+        ("proxy", false),
+    ] {
+        let out = run(&[command, "--help"]);
+        assert_eq!(out.code, Some(0), "{command}: {}", out.stderr);
+        assert_eq!(
+            out.stdout.contains("\nArguments:\n"),
+            has_arguments,
+            "{command}: {}",
+            out.stdout
+        );
+        assert!(
+            out.stdout.contains("\nOptions:\n"),
+            "{command}: {}",
+            out.stdout
+        );
+        // Never a heading with nothing under it.
+        assert!(
+            !out.stdout.contains("Arguments:\n\n"),
+            "{command}: {}",
+            out.stdout
+        );
+    }
+}

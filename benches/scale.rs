@@ -122,21 +122,20 @@ async fn child_informer(child: &[String]) {
             n.parse().expect("CHUNK: a page size or watch-list"),
         ),
     };
+    let resource = resolve(resource, &resources).expect("resource").clone();
+    // `json-bytes`: the floor, the watch-list's JSON lines read and not decoded.
+    if encoding == "json-bytes" {
+        return json_bytes_floor(&cluster, &resource, namespace).await;
+    }
     // `json`: objects kept as identity and digest, as diff and bench keep them; `json-whole`:
     // kept as their text, as tail keeps them.
-    // `json-bytes`: the floor, the watch-list's JSON lines read and not decoded.
-    let floor = encoding == "json-bytes";
     let (encoding, keep) = match encoding.as_str() {
         "json" => (Encoding::Json, Keep::Digest),
         "json-whole" => (Encoding::Json, Keep::Whole),
         "protobuf" => (Encoding::Protobuf, Keep::Digest),
-        "cbor" | "json-bytes" => (Encoding::Cbor, Keep::Digest),
+        "cbor" => (Encoding::Cbor, Keep::Digest),
         other => panic!("ENCODING {other}: json, json-whole, json-bytes, protobuf or cbor"),
     };
-    let resource = resolve(resource, &resources).expect("resource").clone();
-    if floor {
-        return json_bytes_floor(&cluster, &resource, namespace).await;
-    }
     let before = rss_kib();
     let lw = ListWatch {
         cluster,

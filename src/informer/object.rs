@@ -18,6 +18,7 @@ use std::sync::Arc;
 pub use crate::cluster::protobuf::INITIAL_EVENTS_END;
 pub use digest::Kept;
 pub use key::{object_key, split_key, OwnerReference};
+pub(crate) use parse::Str;
 pub use redact::redaction_marker;
 
 /// An object exactly as the server sent it, with its parsed identity. The identity is kept as

@@ -1,7 +1,7 @@
 //! Watch events and what they are decoded from: the `WatchEvent` and `Status` types, a watch
 //! stream's errors, and the JSON of a watch event or a LIST body as the server sends it.
 
-use crate::informer::object::RawObject;
+use crate::informer::object::{RawObject, Str};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -175,8 +175,6 @@ impl<'de> serde::de::Visitor<'de> for KeptEvent {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         use serde::de::Error;
-        #[derive(Deserialize)]
-        struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
         let (mut kind, mut object): (Option<Cow<str>>, Option<KeptObject>) = (None, None);
         while let Some(Str(key)) = map.next_key::<Str>()? {
             match key.as_ref() {
@@ -222,8 +220,6 @@ impl<'de> serde::de::Visitor<'de> for KeptList<'_> {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         use serde::de::Error;
-        #[derive(Deserialize)]
-        struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
         let (mut meta, mut items) = (None, None);
         while let Some(Str(key)) = map.next_key::<Str>()? {
             match key.as_ref() {

@@ -9,7 +9,7 @@
 //! protobuf encoder writes fields in number order and map entries sorted, and its bytes are).
 //! The top-level `kind` and `apiVersion` are left out: a LIST's items carry neither.
 
-use super::{Encoding, RawObject, INITIAL_EVENTS_END};
+use super::{Encoding, RawObject, Str, INITIAL_EVENTS_END};
 use serde::de::{DeserializeSeed, Error, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
@@ -130,11 +130,6 @@ impl<'de> Visitor<'de> for Digest {
         Ok(entries.finish())
     }
 }
-
-/// A string borrowed from the JSON unless escapes had to be undone (serde borrows a `Cow<str>`
-/// only when it is the whole type, hence the newtype).
-#[derive(serde::Deserialize)]
-struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
 
 /// A string or null (`None`), and its digest.
 struct OptionalStr;

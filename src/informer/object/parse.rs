@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// `Cow<str>` field only when it is the field's whole type; inside an `Option` it would always
 /// copy, so the `Cow` sits in this newtype.)
 #[derive(Deserialize)]
-struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
+pub(crate) struct Str<'a>(#[serde(borrow)] pub(crate) Cow<'a, str>);
 
 /// The parts of an object the pipeline reads, borrowed from its JSON where no escape is in
 /// the way.

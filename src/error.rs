@@ -43,6 +43,10 @@ pub enum Error {
     /// flushed, files complete) before this is returned.
     #[error("{0}")]
     TimedOut(String),
+    /// Ctrl-C or SIGTERM stopped the run before its own loop began (nothing to summarize); the
+    /// exit code (130 or 143). Nothing is printed for it.
+    #[error("stopped")]
+    Stopped(u8),
     /// Writing to stdout or stderr failed; a closed pipe (the reader went away, `| head`) is
     /// not a failure: `run` ends with exit 0 on it, in this one place.
     #[error("cannot write output: {0}")]
@@ -69,6 +73,7 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::TimedOut(_) => EXIT_TIMED_OUT,
+            Error::Stopped(code) => *code,
             _ => EXIT_ERROR,
         }
     }

@@ -99,10 +99,12 @@ async fn exec(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Tail(args) => {
             let config = commands::tail::TailConfig::from_args(&args)?;
+            let global = global.limited(config.run_for, config.timeout);
             commands::tail::exec(&global, config).await
         }
         Command::Diff(args) => {
             let config = commands::diff::DiffConfig::from_args(&args)?;
+            let global = global.limited(config.run_for, config.timeout);
             commands::diff::exec(&global, config).await
         }
         Command::Bench(args) => {
@@ -115,9 +117,13 @@ async fn exec(cli: Cli) -> Result<u8> {
         }
         Command::Top(args) => {
             let config = commands::top::TopConfig::from_args(&args)?;
+            let global = global.limited(config.run_for, None);
             commands::top::exec(&global, config).await
         }
-        Command::Proxy(args) => commands::proxy::exec(&global, &args).await,
+        Command::Proxy(args) => {
+            let global = global.limited(args.run_for, None);
+            commands::proxy::exec(&global, &args).await
+        }
         Command::Version(args) => commands::version::exec(&global, &args).await,
         Command::Options => {
             use std::io::Write;

@@ -42,6 +42,8 @@ fn main() -> ExitCode {
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     match result {
         Ok(code) => ExitCode::from(code),
+        // Ctrl-C or SIGTERM before anything ran: the code says it, as a shell's would.
+        Err(e @ kubectl_informer::error::Error::Stopped(_)) => ExitCode::from(e.exit_code()),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())

@@ -28,9 +28,10 @@ pub struct GlobalArgs {
     /// Work across all namespaces.
     #[arg(short = 'A', long, global = true)]
     pub all_namespaces: bool,
-    /// Time limit for each non-watch request, e.g. `5s`, `1m` (0: no limit, like kubectl).
-    #[arg(long, global = true, value_name = "DURATION", default_value = "0", value_parser = duration::parse)]
-    pub request_timeout: Duration,
+    /// Time limit for each non-watch request, e.g. `5s`, `1m`, and for any request's response
+    /// headers (0: no limit, like kubectl); without it, response headers are waited for 60s.
+    #[arg(long, global = true, value_name = "DURATION", value_parser = duration::parse)]
+    pub request_timeout: Option<Duration>,
     /// Check a connection that has received nothing for this long, e.g. `30s` (0: never): an
     /// HTTP/2 PING whose answer is due within 15 s, as client-go does; on HTTP/1.1, TCP
     /// keep-alive probes. A dead peer is then noticed within this plus 15 s, and a response

@@ -9,7 +9,7 @@ mod tests;
 
 use super::kubeconfig::{self, KubeconfigSelection};
 use super::protobuf;
-use super::transport::Transport;
+use super::transport::{Phase, PhaseTimeout, Progress, Transport};
 use super::ClusterError;
 use crate::verbosity::Verbosity;
 use futures::{AsyncBufRead, StreamExt, TryStreamExt};
@@ -23,15 +23,14 @@ pub use classify::innermost;
 /// The `-v` level from which every request is logged: kubectl's `-v=6`.
 pub const REQUEST_LEVEL: u8 = 6;
 
-/// kubectl's dial timeout, used when `--request-timeout` is 0 (no limit on the request itself).
-const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// What a request does, for error messages: `list configmaps in namespace "x"`.
 #[derive(Debug, Clone)]
 pub struct Operation {
     pub verb: &'static str,
     pub resource: String,
     pub namespace: Option<String>,
+    /// Of a namespaced resource in every namespace (`-A`), not a cluster-scoped one.
+    pub all_namespaces: bool,
 }
 
 impl Operation {
@@ -40,7 +39,14 @@ impl Operation {
             verb,
             resource: resource.into(),
             namespace: namespace.map(str::to_string),
+            all_namespaces: false,
         }
+    }
+
+    /// The same operation in every namespace (`-A`), as `kubectl auth can-i ... -A` checks it.
+    pub fn in_all_namespaces(mut self) -> Self {
+        self.all_namespaces = true;
+        self
     }
 
     fn describe(&self) -> String {
@@ -64,6 +70,11 @@ pub struct Cluster {
     /// The context's namespace, else `default`.
     pub default_namespace: String,
     transport: Transport,
+    /// What its connections and requests are waiting for (to say it when a limit ends a wait).
+    progress: Progress,
+    /// Where the server's address came from, for errors that ask to check it: `--server`, or
+    /// the kubeconfig's context.
+    origin: String,
     /// Whether a watch-list asks for a gzipped stream (see [`Cluster::stream`]).
     gzip_watch_lists: bool,
     /// From [`REQUEST_LEVEL`] on, every request is logged on stderr.
@@ -99,10 +110,10 @@ impl Cluster {
                 source_desc: format!("context \"{}\"", loaded.context),
                 reason,
             })?;
-        Ok(
-            Cluster::from_loaded(loaded, &self.selection, self.transport)?
-                .with_verbosity(self.verbose.0),
-        )
+        let mut cluster = Cluster::from_loaded(loaded, &self.selection, self.transport)?
+            .with_verbosity(self.verbose.0);
+        cluster.origin = "the URL given".to_string();
+        Ok(cluster)
     }
 
     fn from_loaded(
@@ -118,22 +129,28 @@ impl Cluster {
             .to_string();
         let default_namespace = config.default_namespace.clone();
         // No retry layer: the reflector decides itself when to retry (kube's would hide 429s).
-        let client = transport
-            .client(
-                &config,
-                loaded.proxy.as_ref(),
-                transport.request_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
-            )
-            .map_err(|reason| ClusterError::KubeconfigUnusable {
-                source_desc: format!("context \"{}\"", loaded.context),
-                reason,
-            })?;
+        let (client, progress) =
+            transport
+                .client(&config, loaded.proxy.as_ref())
+                .map_err(|reason| ClusterError::KubeconfigUnusable {
+                    source_desc: format!("context \"{}\"", loaded.context),
+                    reason,
+                })?;
         // Bytes that cross no network cost less than compressing them does (BENCHMARKS.md,
         // "Compression").
         let near = loaded.proxy.is_none()
             && super::proxy::is_loopback(config.cluster_url.host().unwrap_or_default());
+        let origin = match &selection.overrides.server {
+            Some(_) => "--server".to_string(),
+            None => format!(
+                "the server of context \"{}\" in your kubeconfig",
+                loaded.context
+            ),
+        };
         Ok(Cluster {
             client,
+            progress,
+            origin,
             server,
             gzip_watch_lists: !config.disable_compression && !near,
             context: loaded.context,
@@ -249,8 +266,9 @@ impl Cluster {
             what: op.describe(),
             reason: e.to_string(),
         })?;
+        let path = request.uri().path().to_string();
         let response = self.checked(request, op).await?;
-        self.body(response.into_body(), op).await
+        self.body(response.into_body(), &path, op).await
     }
 
     /// A response body, whole, within the request timeout; abandoned when it stops moving for
@@ -259,9 +277,13 @@ impl Cluster {
     async fn body(
         &self,
         body: kube::client::Body,
+        path: &str,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
-        let stall_limit = self.transport.stall_limit();
+        let stall_limit = Some(self.transport.stall_limit());
+        let _waiting = self
+            .progress
+            .begin(Phase::Body, &format!("{}{path}", self.server));
         self.bounded(op, collect(body, stall_limit, MAX_RESPONSE_BYTES))
             .await?
             .map_err(|refused| self.refused(refused, op))
@@ -280,7 +302,11 @@ impl Cluster {
             .checked(get_request(path_and_query, accept, op)?, op)
             .await?;
         let mut sink = make(&content_type(&response));
-        let stall_limit = self.transport.stall_limit();
+        let stall_limit = Some(self.transport.stall_limit());
+        let path = path_and_query.split('?').next().unwrap_or_default();
+        let _waiting = self
+            .progress
+            .begin(Phase::Body, &format!("{}{path}", self.server));
         let poured = pour(
             response.into_body(),
             stall_limit,
@@ -295,16 +321,63 @@ impl Cluster {
 
     /// Sends `request` as it is (any method, path, headers and body; the user's credentials
     /// added) and returns the server's response whatever its status, its body unread: what a
-    /// proxy passes on. Not bounded by the request timeout: a watch lasts.
+    /// proxy passes on. Its response headers are waited for within their limit; its body is
+    /// not bounded: a watch lasts.
     pub async fn forward(
         &self,
         request: http::Request<Vec<u8>>,
     ) -> Result<http::Response<kube::client::Body>, ClusterError> {
         let op = Operation::new("proxy", request.uri().path().to_string(), None);
-        self.client
-            .send(request.map(kube::client::Body::from))
-            .await
-            .map_err(|e| self.classify(e, &op))
+        self.headers(request, &op).await
+    }
+
+    /// Sends `request` and waits for its response's headers, within
+    /// [`Transport::response_headers`]: a limit that ends the wait says which phase did not
+    /// end (the connection's dial or TLS handshake, or the server's answer).
+    async fn headers(
+        &self,
+        request: http::Request<Vec<u8>>,
+        op: &Operation,
+    ) -> Result<http::Response<kube::client::Body>, ClusterError> {
+        let url = format!("{}{}", self.server, request.uri().path());
+        let waiting = self.progress.begin(Phase::ResponseHeaders, &url);
+        let sent = self.client.send(request.map(kube::client::Body::from));
+        // Kept while the end is said: a connection it is opening is what the message reads.
+        tokio::pin!(sent);
+        let response = match self.transport.response_headers {
+            Some(limit) => match tokio::time::timeout(limit, &mut sent).await {
+                Ok(response) => response,
+                Err(_) => {
+                    drop(waiting);
+                    let waited = (self.progress.longest())
+                        .filter(|w| w.phase.is_connecting())
+                        .map(|w| PhaseTimeout { after: limit, ..w })
+                        .unwrap_or(PhaseTimeout {
+                            phase: Phase::ResponseHeaders,
+                            endpoint: url,
+                            after: limit,
+                        });
+                    return Err(self.no_answer(waited, op.describe()));
+                }
+            },
+            None => sent.await,
+        };
+        response.map_err(|e| self.classify(e, op))
+    }
+
+    /// What the cluster's connections or requests are waiting for now, and for how long: what
+    /// a limit of the whole run ended, if it ended a wait.
+    pub fn waiting_for(&self) -> Option<PhaseTimeout> {
+        self.progress.longest()
+    }
+
+    /// A phase of `what` that did not end in time, in the user's terms.
+    pub fn no_answer(&self, waited: PhaseTimeout, what: String) -> ClusterError {
+        ClusterError::NoAnswer {
+            what,
+            waited,
+            origin: self.origin.clone(),
+        }
     }
 
     /// Sends `request` and returns the response once its status is a success. An error status
@@ -320,7 +393,7 @@ impl Cluster {
         let method = request.method().clone();
         let path_and_query = request.uri().to_string();
         let response = self
-            .bounded(op, self.client.send(request.map(kube::client::Body::from)))
+            .headers(request, op)
             .await
             .inspect_err(|_| self.log_response(&method, &path_and_query, "failed", started))?;
         let code = response.status();
@@ -336,7 +409,8 @@ impl Cluster {
             .filter(|s| *s > 0)
             .map(Duration::from_secs);
         let protobuf = content_type(&response).starts_with(protobuf::MEDIA_TYPE);
-        let body = self.body(response.into_body(), op).await?;
+        let path = path_and_query.split('?').next().unwrap_or_default();
+        let body = self.body(response.into_body(), path, op).await?;
         let text = String::from_utf8_lossy(&body);
         let decoded = if protobuf {
             protobuf_status(&body)
@@ -356,7 +430,8 @@ impl Cluster {
     }
 
     /// Open a streaming GET (a watch): returns once the server answered with a success status.
-    /// Opening is bounded by the request timeout; the stream itself is not.
+    /// Opening is bounded by the response headers' limit; the stream itself is not (the health
+    /// check watches over it).
     ///
     /// Responses are gzipped where the server offers it (every request says `Accept-Encoding:
     /// gzip`, as kubectl's do, unless `disable-compression`), except a watch: the server never

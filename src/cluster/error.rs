@@ -33,11 +33,12 @@ pub enum ClusterError {
     InCluster { reason: String },
     #[error(
         "cannot connect to {server}: {reason}: check that the API server is running and \
-         reachable, and the server address in your kubeconfig (context \"{context}\")"
+         reachable, and its address ({origin})"
     )]
     Unreachable {
         server: String,
-        context: String,
+        /// Where the address came from: `--server`, or the kubeconfig's context.
+        origin: String,
         reason: String,
     },
     #[error(
@@ -49,6 +50,14 @@ pub enum ClusterError {
         what: String,
         server: String,
         after: Duration,
+    },
+    /// A phase of a connection or a request that did not end within its limit (see
+    /// `transport::Phase`); `origin` says where the address came from.
+    #[error("{what}: {waited}: {}", no_answer_hint(waited, origin))]
+    NoAnswer {
+        what: String,
+        waited: crate::cluster::transport::PhaseTimeout,
+        origin: String,
     },
     #[error(
         "{what}: {server} stopped sending the response for {} (the --health-check window): \
@@ -71,10 +80,16 @@ pub enum ClusterError {
         reason: String,
     },
     #[error(
-        "{server} rejected the credentials of user \"{user}\" (401 Unauthorized): the token or \
-         client certificate of that user in your kubeconfig is wrong or expired; log in again"
+        "{server} rejected the credentials of user \"{user}\" (401 Unauthorized): {credential} \
+         is wrong or expired; {remedy}"
     )]
-    Unauthorized { server: String, user: String },
+    Unauthorized {
+        server: String,
+        user: String,
+        /// Which credential was sent: `--token`'s, or the kubeconfig user's.
+        credential: String,
+        remedy: String,
+    },
     #[error("{0}")]
     Forbidden(Box<Forbidden>),
     #[error("unknown resource \"{name}\": the server has no resource type of that name{hint}")]
@@ -112,6 +127,28 @@ pub enum ClusterError {
         path: String,
         found: String,
     },
+}
+
+/// What to do about a phase that did not end in time.
+fn no_answer_hint(waited: &crate::cluster::transport::PhaseTimeout, origin: &str) -> String {
+    use crate::cluster::transport::Phase;
+    match waited.phase {
+        Phase::Dial => format!(
+            "nothing accepted a connection there: check that the server is running and its \
+             address ({origin})"
+        ),
+        Phase::TlsHandshake => format!(
+            "something accepted the connection but did not answer TLS (a hung process, a dead \
+             load-balancer backend, or a port that is not the server's): check the address \
+             ({origin})"
+        ),
+        Phase::ResponseHeaders => "the server took the request and did not answer it: check \
+             that it is healthy, or give --request-timeout a longer limit"
+            .to_string(),
+        Phase::Body => "the server or the connection stopped half-way through the response: \
+             check that the server is healthy"
+            .to_string(),
+    }
 }
 
 /// A 403: which verb on which resource was denied, to whom, and how to check the grant.

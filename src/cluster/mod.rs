@@ -20,4 +20,6 @@ pub use client::{innermost, Cluster, Operation, Sink, REQUEST_LEVEL};
 pub use error::ClusterError;
 pub use kubeconfig::{KubeconfigSelection, Overrides};
 pub use resolve::{resolve, ApiResource};
-pub use transport::{Transport, DEFAULT_HEALTH_CHECK, PING_TIMEOUT};
+pub use transport::{
+    Phase, PhaseTimeout, Transport, DEFAULT_HEALTH_CHECK, DEFAULT_RESPONSE_HEADERS, PING_TIMEOUT,
+};

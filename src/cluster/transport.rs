@@ -18,9 +18,17 @@
 //! an HTTP CONNECT tunnel (to the proxy over TCP or TLS) or SOCKS5; the API server's TLS and
 //! HTTP/2 run inside it as on a direct connection.
 //!
+//! Every phase of a connection has a limit, as client-go's transport has them (see `connect`):
+//! the dial 30 s, the TLS handshake 10 s, a request's response headers `--request-timeout` or
+//! [`DEFAULT_RESPONSE_HEADERS`], a response body that stops moving the health check's window.
+//!
 //! kube's layers are reused for the base URI, the TLS settings (client certificates included)
 //! and the impersonation headers; the `Authorization` header comes from `credentials`, which
 //! uses kube's layer where it is safe.
+
+mod connect;
+
+pub use connect::{Phase, PhaseTimeout, Progress, DIAL_TIMEOUT, TLS_HANDSHAKE_TIMEOUT};
 
 use super::credentials;
 use super::proxy::{Proxy, ProxyScheme};
@@ -34,14 +42,21 @@ use std::time::Duration;
 pub const PING_TIMEOUT: Duration = Duration::from_secs(15);
 /// The default of `--health-check`: client-go's `ReadIdleTimeout`.
 pub const DEFAULT_HEALTH_CHECK: Duration = Duration::from_secs(30);
+/// How long a request's response headers may take when `--request-timeout` is not given: a
+/// request the API server has taken is answered within its own 60 s request timeout (a LIST
+/// of any size starts its body by then).
+pub const DEFAULT_RESPONSE_HEADERS: Duration = Duration::from_secs(60);
 const KEEPALIVE_PROBE_INTERVAL: Duration = Duration::from_secs(5);
 const KEEPALIVE_PROBES: u32 = 3;
 
 /// How the connections to a cluster are made and watched over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Transport {
-    /// Limit of each non-watch request (`--request-timeout`); `None`: no limit.
+    /// Limit of each non-watch request, whole (`--request-timeout`); `None`: no limit.
     pub request_timeout: Option<Duration>,
+    /// Limit of a request's wait for its response headers, a watch's too: `--request-timeout`
+    /// when given, else [`DEFAULT_RESPONSE_HEADERS`]; `None` after `--request-timeout 0`.
+    pub response_headers: Option<Duration>,
     /// Idle time after which a connection is checked (`--health-check`); `None`: never.
     pub health_check: Option<Duration>,
 }
@@ -50,6 +65,7 @@ impl Default for Transport {
     fn default() -> Self {
         Transport {
             request_timeout: None,
+            response_headers: Some(DEFAULT_RESPONSE_HEADERS),
             health_check: Some(DEFAULT_HEALTH_CHECK),
         }
     }
@@ -58,9 +74,10 @@ impl Default for Transport {
 impl Transport {
     /// The longest a response body may stop moving before the request is abandoned: a body
     /// that has started is sent without pause by the API server, so silence for a health check
-    /// and its answer means the peer or the server's handler is stuck.
-    pub fn stall_limit(&self) -> Option<Duration> {
-        self.health_check.map(|idle| idle + PING_TIMEOUT)
+    /// and its answer means the peer or the server's handler is stuck. Without a health check,
+    /// its default's window: a body that stops is never waited for without end.
+    pub fn stall_limit(&self) -> Duration {
+        self.health_check.unwrap_or(DEFAULT_HEALTH_CHECK) + PING_TIMEOUT
     }
 
     /// Why a stream failed, in the user's terms. When the health check closes a connection,
@@ -101,39 +118,44 @@ impl Transport {
     }
 
     /// kube's client over this transport's HTTP stack, through `proxy` when one is chosen
-    /// (see `proxy::choose`); the error is the reason the configuration cannot be used.
+    /// (see `proxy::choose`), and what its connections are waiting for; the error is the
+    /// reason the configuration cannot be used.
     pub fn client(
         &self,
         config: &kube::Config,
         proxy: Option<&Proxy>,
-        connect_timeout: Duration,
-    ) -> Result<kube::Client, String> {
+    ) -> Result<(kube::Client, Progress), String> {
         let reason = |e: kube::Error| super::innermost(&e);
         let config = &credentials::with_exec_decided(config)?;
         let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
-        tcp.set_connect_timeout(Some(connect_timeout));
         if let Some(idle) = self.health_check {
             tcp.set_keepalive(Some(idle));
             tcp.set_keepalive_interval(Some(KEEPALIVE_PROBE_INTERVAL));
             tcp.set_keepalive_retries(Some(KEEPALIVE_PROBES));
         }
-        let tls = config.rustls_client_config().map_err(reason)?;
+        let mut tls = config.rustls_client_config().map_err(reason)?;
         let dial = match proxy {
             None => Dial::Direct(tcp),
             Some(proxy) => Dial::through(proxy, tcp, tls.clone())?,
         };
-        let mut https = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls)
-            .https_or_http();
-        if let Some(name) = &config.tls_server_name {
-            let name = rustls_pki_types::ServerName::try_from(name.clone())
-                .map_err(|e| format!("tls-server-name \"{name}\" is not a server name: {e}"))?;
-            https =
-                https.with_server_name_resolver(hyper_rustls::FixedServerNameResolver::new(name));
-        }
-        let https = https.enable_all_versions().wrap_connector(dial);
+        let server_name = match &config.tls_server_name {
+            Some(name) => Some(
+                rustls_pki_types::ServerName::try_from(name.clone())
+                    .map_err(|e| format!("tls-server-name \"{name}\" is not a server name: {e}"))?,
+            ),
+            None => None,
+        };
+        tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        let progress = Progress::default();
+        let https = connect::Connector {
+            dial,
+            tls: Arc::new(tls),
+            server_name,
+            progress: progress.clone(),
+            limits: (DIAL_TIMEOUT, TLS_HANDSHAKE_TIMEOUT),
+        };
 
         let mut builder =
             hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new());
@@ -159,7 +181,10 @@ impl Transport {
             .layer(config.extra_headers_layer().map_err(reason)?)
             .map_err(|e| -> Box<dyn std::error::Error + Send + Sync> { Box::new(e) })
             .service(http);
-        Ok(kube::Client::new(service, config.default_namespace.clone()))
+        Ok((
+            kube::Client::new(service, config.default_namespace.clone()),
+            progress,
+        ))
     }
 }
 
@@ -327,7 +352,7 @@ mod tests {
             1
         )
         .starts_with("the server closed the connection without ending the watch"));
-        assert_eq!(default.stall_limit(), Some(Duration::from_secs(45)));
+        assert_eq!(default.stall_limit(), Duration::from_secs(45));
         // hyper's chain: "http2 error" > "keep-alive timed out" > "operation timed out".
         #[derive(Debug)]
         struct Layer(&'static str, Option<Box<Layer>>);
@@ -356,6 +381,6 @@ mod tests {
             default.explain_request(&Layer("connection reset", None)),
             None
         );
-        assert_eq!(off.stall_limit(), None);
+        assert_eq!(off.stall_limit(), Duration::from_secs(45));
     }
 }

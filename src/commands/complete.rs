@@ -284,11 +284,10 @@ fn possible_values(arg: &clap::Arg) -> Vec<(String, String)> {
 async fn connect(words: &Words) -> Option<Cluster> {
     let global = words.global_config()?;
     let mut transport = global.transport;
-    transport.request_timeout = Some(
-        transport
-            .request_timeout
-            .map_or(REQUEST_LIMIT, |t| t.min(REQUEST_LIMIT)),
-    );
+    let limited =
+        |t: Option<std::time::Duration>| Some(t.map_or(REQUEST_LIMIT, |t| t.min(REQUEST_LIMIT)));
+    transport.request_timeout = limited(transport.request_timeout);
+    transport.response_headers = limited(transport.response_headers);
     Cluster::connect(&global.selection, transport).await.ok()
 }
 

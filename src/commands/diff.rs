@@ -215,7 +215,7 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
     };
     let mut out = std::io::stdout().lock();
     let progress = ListProgress::new(stderr_is_terminal());
-    let gives_up = config.timeout.map(|t| tokio::time::Instant::now() + t);
+    let gives_up = global.limits.gives_up();
     let result = match &config.cache_file {
         Some(path) => {
             let started = std::time::Instant::now();
@@ -227,7 +227,7 @@ pub async fn exec(global: &GlobalConfig, config: DiffConfig) -> Result<u8> {
                 _ = sleep_until(gives_up) => Err(timed_out(&config, "the LIST to compare with")),
             }
         }
-        None => run_informer(&lw, &config, detail, &progress, &mut out, gives_up).await,
+        None => run_informer(&lw, &config, detail, &progress, &mut out, global.limits).await,
     };
     match result {
         Ok(Outcome::Report(report)) if report.compared == 0 && !config.allow_empty => {
@@ -384,23 +384,23 @@ fn timed_out(config: &DiffConfig, stage: &str) -> Error {
     ))
 }
 
-/// Runs the informer and compares its cache once, or every `--every`; `gives_up` is
-/// `--timeout`'s deadline for the one comparison.
+/// Runs the informer and compares its cache once, or every `--every`, within the run's
+/// limits: `--timeout`'s deadline for the one comparison, `--for`'s end of a watchdog.
 async fn run_informer(
     lw: &ListWatch,
     config: &DiffConfig,
     detail: FieldDetail,
     progress: &ListProgress,
     out: &mut impl Write,
-    gives_up: Option<tokio::time::Instant>,
+    limits: super::RunLimits,
 ) -> Result<Outcome> {
+    let (gives_up, ends) = (limits.gives_up(), limits.ends());
     let mut running = start_informer(lw, config);
     // Before the sync: a watch-list that fell back to a LIST (a proxy dropping its end
     // bookmark) is said then.
     let troubles = print_watch_troubles(&running);
     let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
-    let ends = config.run_for.map(|t| tokio::time::Instant::now() + t);
 
     tokio::select! {
         synced = running.synced() => synced?,

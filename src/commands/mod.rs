@@ -29,6 +29,87 @@ pub struct GlobalConfig {
     pub all_namespaces: bool,
     pub transport: Transport,
     pub verbose: u8,
+    /// The run's own ends (`--for`, `--timeout`), counted from its start.
+    pub limits: RunLimits,
+}
+
+/// The limits of a whole run, fixed when it starts: `--for` ends it (exit 0 once it has
+/// watched or served; an error before the server first answered, since nothing was seen),
+/// `--timeout` gives up (exit 124). The command's own loop ends at them; every step before it
+/// (connecting, discovery, a first scrape) is bounded by them with [`RunLimits::bound`], as it
+/// is by Ctrl-C and SIGTERM.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunLimits {
+    run_for: Option<(Duration, tokio::time::Instant)>,
+    timeout: Option<(Duration, tokio::time::Instant)>,
+}
+
+impl RunLimits {
+    /// Limits counted from now; zero or absent durations are none.
+    pub fn start(run_for: Option<Duration>, timeout: Option<Duration>) -> Self {
+        let now = tokio::time::Instant::now();
+        RunLimits {
+            run_for: nonzero(run_for).map(|d| (d, now + d)),
+            timeout: nonzero(timeout).map(|d| (d, now + d)),
+        }
+    }
+
+    /// When `--for` ends the run.
+    pub fn ends(&self) -> Option<tokio::time::Instant> {
+        self.run_for.map(|(_, at)| at)
+    }
+
+    /// When `--timeout` gives up.
+    pub fn gives_up(&self) -> Option<tokio::time::Instant> {
+        self.timeout.map(|(_, at)| at)
+    }
+
+    /// Runs a step that comes before the command's own loop (`what`: `discovery of the API
+    /// resources`) within the run's limits and until Ctrl-C or SIGTERM: a limit that ends it
+    /// says what `cluster` was waiting for.
+    pub async fn bound<T, E: Into<Error>>(
+        &self,
+        cluster: &Cluster,
+        what: &str,
+        step: impl std::future::Future<Output = std::result::Result<T, E>>,
+    ) -> Result<T> {
+        let interrupt = crate::stop::requested();
+        // Kept until the end is said: its waits are what the message reads.
+        tokio::pin!(step);
+        tokio::select! {
+            biased;
+            _ = interrupt => Err(Error::Stopped(crate::stop::exit_code())),
+            _ = sleep_until(self.ends()) => {
+                let limit = self.run_for.map(|(d, _)| d).unwrap_or_default();
+                Err(ended(cluster, what, "--for", limit).into())
+            }
+            _ = sleep_until(self.gives_up()) => {
+                let limit = self.timeout.map(|(d, _)| d).unwrap_or_default();
+                Err(Error::TimedOut(ended(cluster, what, "--timeout", limit).to_string()))
+            }
+            done = &mut step => done.map_err(Into::into),
+        }
+    }
+}
+
+/// `flag`'s `limit` ended `what` on `cluster`: what it was waiting for.
+fn ended(cluster: &Cluster, what: &str, flag: &str, limit: Duration) -> ClusterError {
+    let what = format!(
+        "{what} (ended by {flag} {})",
+        crate::format::duration(limit)
+    );
+    let waited = cluster.waiting_for().unwrap_or(cluster::PhaseTimeout {
+        phase: cluster::Phase::ResponseHeaders,
+        endpoint: cluster.server.clone(),
+        after: limit,
+    });
+    cluster.no_answer(
+        cluster::PhaseTimeout {
+            after: limit,
+            ..waited
+        },
+        what,
+    )
 }
 
 impl GlobalConfig {
@@ -38,7 +119,11 @@ impl GlobalConfig {
                 .map_err(|why| Error::Usage(format!("invalid namespace \"{ns}\" (-n): {why}")))?;
         }
         let transport = Transport {
-            request_timeout: nonzero(args.request_timeout),
+            request_timeout: args.request_timeout.and_then(nonzero),
+            response_headers: match args.request_timeout {
+                Some(limit) => nonzero(limit),
+                None => Some(cluster::DEFAULT_RESPONSE_HEADERS),
+            },
             health_check: nonzero(args.health_check),
         };
         Ok(GlobalConfig {
@@ -53,7 +138,14 @@ impl GlobalConfig {
             all_namespaces: args.all_namespaces,
             transport,
             verbose: args.verbose,
+            limits: RunLimits::default(),
         })
+    }
+
+    /// The same, with the run's limits counted from now.
+    pub fn limited(mut self, run_for: Option<Duration>, timeout: Option<Duration>) -> Self {
+        self.limits = RunLimits::start(run_for, timeout);
+        self
     }
 
     /// Prints a diagnostic line on stderr when `-v` is at least `level`.
@@ -189,7 +281,14 @@ pub async fn connect_and_discover(global: &GlobalConfig) -> Result<(Cluster, Vec
             cluster.context, cluster.user, cluster.server
         )
     });
-    let resources = cluster.discover().await?;
+    let resources = global
+        .limits
+        .bound(
+            &cluster,
+            "discovery of the API resources",
+            cluster.discover(),
+        )
+        .await?;
     Ok((cluster, resources))
 }
 

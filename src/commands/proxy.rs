@@ -84,7 +84,7 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
     let code = tokio::select! {
         r = served => r.map(|()| EXIT_OK).map_err(|e| Error::Failed(format!("proxy stopped: {e}"))),
         _ = interrupt => Ok(crate::stop::exit_code()),
-        _ = super::sleep_until(args.run_for.map(|d| tokio::time::Instant::now() + d)) => Ok(EXIT_OK),
+        _ = super::sleep_until(global.limits.ends()) => Ok(EXIT_OK),
     };
     let _ = stop_printing.send(());
     summarize(&engine, printer, started.elapsed(), json).await;

@@ -55,7 +55,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         objects: 0,
         until_reached: false,
     };
-    let outcome = session.run(Merged::start(reflectors)).await;
+    let outcome = session.run(Merged::start(reflectors), global.limits).await;
     let summary = summary(&session.feeds, started.elapsed());
     let missed_end = matches!(outcome, Ok(Stop::TimedOut)).then(|| session.missed_end());
     let _ = printer.flush();

@@ -50,10 +50,21 @@ impl TopConfig {
                 crate::format::duration(MIN_INTERVAL)
             )));
         }
+        let run_for = super::nonzero(args.run_for);
+        if let Some(run_for) = run_for.filter(|d| *d < args.interval) {
+            // One scrape measures nothing: rates and durations are differences of two.
+            return Err(Error::Usage(format!(
+                "--for {} is shorter than --interval {}: top measures between two scrapes an \
+                 interval apart, so the run would end before its first interval; give --for at \
+                 least the interval, or a shorter --interval",
+                crate::format::duration(run_for),
+                crate::format::duration(args.interval)
+            )));
+        }
         Ok(TopConfig {
             target,
             interval: args.interval,
-            run_for: super::nonzero(args.run_for),
+            run_for,
             lag: args.lag,
             all: args.all,
             output: args.output,
@@ -153,18 +164,26 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         .clone()
         .unwrap_or_else(|| cluster.default_namespace.clone());
     let scraper = Scraper::new(&config.target, &cluster, &namespace).await?;
+    let what = format!("the first scrape of {}", scraper.target());
+    let first = match global
+        .limits
+        .bound(scraper.cluster(), &what, scraper.scrape())
+        .await
+    {
+        Err(Error::Stopped(code)) => return Ok(code),
+        first => first?,
+    };
     let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
-    let first = tokio::select! {
-        scraped = scraper.scrape() => scraped?,
-        _ = &mut interrupt => return Ok(crate::stop::exit_code()),
-    };
+    // `| head -1` has its line: done at once, not an interval later.
+    let closed = crate::output::stdout_closed();
+    tokio::pin!(closed);
     let server_side = match config.lag {
         true => Some(follow_informers(&cluster, &served, &first).await),
         false => None,
     };
     let started = Instant::now();
-    let deadline = config.run_for.map(|d| started + d);
+    let deadline = global.limits.ends();
     let mut run = Run::new(started, first);
     let mut out = std::io::stdout().lock();
     let redraw = config.output == ReportFormat::Text && stdout_is_terminal();
@@ -175,6 +194,7 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         tokio::select! {
             _ = tokio::time::sleep_until(due) => {}
             _ = &mut interrupt => break crate::stop::exit_code(),
+            _ = &mut closed => return Ok(EXIT_OK),
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             break EXIT_OK;
@@ -185,6 +205,7 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
             scraped = tokio::time::timeout(patience, scraper.scrape()) => scraped,
             _ = &mut interrupt => break crate::stop::exit_code(),
             _ = sleep_until(deadline) => break EXIT_OK,
+            _ = &mut closed => return Ok(EXIT_OK),
         };
         match scraped {
             Ok(Ok(scrape)) => {

@@ -147,11 +147,15 @@ pub struct WatchOptions {
 impl ListWatch {
     /// The operation a request makes, for error messages.
     pub fn operation(&self, verb: &'static str) -> Operation {
-        Operation::new(
+        let op = Operation::new(
             verb,
             self.resource.qualified_name(),
             self.namespace.as_deref(),
-        )
+        );
+        match self.namespace.is_none() && self.resource.namespaced {
+            true => op.in_all_namespaces(),
+            false => op,
+        }
     }
 
     fn path(&self) -> String {

@@ -289,6 +289,11 @@ async fn forward(
         Ok(response) => response.map(|b| {
             Coalesced::new(b.map_err(|e| Box::new(e) as BoxError).boxed_unsync()).boxed_unsync()
         }),
+        // The API server did not answer in time (a dial, a TLS handshake or response headers
+        // that did not come): a gateway timeout, as kube-apiserver's own proxy says one.
+        Err(e @ crate::cluster::ClusterError::NoAnswer { .. }) => {
+            status(504, "Timeout", &e.to_string())
+        }
         Err(e) => status(502, "ServiceUnavailable", &e.to_string()),
     }
 }

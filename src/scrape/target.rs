@@ -240,6 +240,11 @@ impl Scraper {
         })
     }
 
+    /// The connection the scrapes go over (to the target itself, or to the API server).
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
     /// What is scraped, as the user named it.
     pub fn target(&self) -> &str {
         &self.target

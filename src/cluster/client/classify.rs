@@ -3,8 +3,9 @@
 //! and causes read out of them.
 
 use super::body::{Refused, MAX_RESPONSE_BYTES};
-use super::{Cluster, Operation, DEFAULT_CONNECT_TIMEOUT};
+use super::{Cluster, Operation};
 use crate::cluster::error::Forbidden;
+use crate::cluster::transport::PhaseTimeout;
 use crate::cluster::ClusterError;
 use std::time::Duration;
 
@@ -39,13 +40,36 @@ impl Cluster {
                 let code = status.code;
                 let message = status.message.clone();
                 match code {
-                    401 => ClusterError::Unauthorized {
-                        server: self.server.clone(),
-                        user: self.user.clone(),
+                    401 => {
+                        let (credential, remedy) = match &self.selection.overrides.token {
+                            Some(_) => ("the token passed with --token", "pass a valid one"),
+                            None => (
+                                "the token or client certificate of that user in your kubeconfig",
+                                "log in again",
+                            ),
+                        };
+                        ClusterError::Unauthorized {
+                            server: self.server.clone(),
+                            user: self.user.clone(),
+                            credential: credential.to_string(),
+                            remedy: remedy.to_string(),
+                        }
+                    }
+                    // Not every 403 is RBAC's: the API server's proxy refuses some addresses,
+                    // an admission webhook may deny; those say so in their own words.
+                    403 if !is_rbac_denial(&message) => ClusterError::Api {
+                        what: op.describe(),
+                        code,
+                        reason: "Forbidden".to_string(),
+                        message,
+                        retry_after: None,
                     },
                     403 => {
                         let (scope, can_i_scope) = match &op.namespace {
                             Some(ns) => (format!(" in namespace \"{ns}\""), format!(" -n {ns}")),
+                            None if op.all_namespaces => {
+                                (" in all namespaces".to_string(), " -A".to_string())
+                            }
                             None => (String::new(), String::new()),
                         };
                         let can_i_scope = can_i_scope + &self.selection.kubectl_flags();
@@ -90,6 +114,9 @@ impl Cluster {
         err: &(dyn std::error::Error + 'static),
         op: &Operation,
     ) -> ClusterError {
+        if let Some(waited) = PhaseTimeout::find(err) {
+            return self.no_answer(waited.clone(), op.describe());
+        }
         if let Some(reason) = self.transport.explain_request(err) {
             return ClusterError::Transport {
                 what: op.describe(),
@@ -106,7 +133,7 @@ impl Cluster {
                 after: self
                     .transport
                     .request_timeout
-                    .unwrap_or(DEFAULT_CONNECT_TIMEOUT),
+                    .unwrap_or(crate::cluster::transport::DIAL_TIMEOUT),
             }
         } else if lower.contains("certificate")
             || lower.contains("tls")
@@ -116,7 +143,7 @@ impl Cluster {
             ClusterError::Tls {
                 server: self.server.clone(),
                 context: self.context.clone(),
-                reason,
+                reason: certificate_names(&reason),
             }
         } else if matches!(
             io_kind,
@@ -132,7 +159,7 @@ impl Cluster {
         {
             ClusterError::Unreachable {
                 server: self.server.clone(),
-                context: self.context.clone(),
+                origin: self.origin.clone(),
                 reason,
             }
         } else {
@@ -142,6 +169,49 @@ impl Cluster {
             }
         }
     }
+}
+
+/// rustls's words for a certificate not valid for the name asked, which list the names in
+/// Rust's debug form (`[IpAddress(127.0.0.1), DnsName("localhost")]`), said as kubectl (Go's
+/// x509) says it: `certificate is valid for 127.0.0.1, localhost, not "example"`. Any other
+/// reason is kept.
+pub(super) fn certificate_names(reason: &str) -> String {
+    let Some(listed) = reason
+        .split_once("certificate is only valid for ")
+        .map(|(_, rest)| rest)
+    else {
+        return reason.to_string();
+    };
+    let expected = reason
+        .split_once("not valid for name ")
+        .and_then(|(_, rest)| rest.split(';').next())
+        .map(|name| name.trim().trim_matches('"').to_string());
+    let names: Vec<String> = listed
+        .trim()
+        .replace(" or ", ", ")
+        .split(", ")
+        .map(|name| {
+            let inner = name
+                .split_once('(')
+                .map_or(name, |(_, rest)| rest.trim_end_matches(')'));
+            inner.trim_matches('"').to_string()
+        })
+        .filter(|name| !name.is_empty())
+        .collect();
+    match expected {
+        Some(expected) => format!(
+            "the server's certificate is valid for {}, not {expected} (the name in the server \
+             address, or tls-server-name)",
+            names.join(", ")
+        ),
+        None => format!("the server's certificate is valid for {}", names.join(", ")),
+    }
+}
+
+/// Whether a 403's message is RBAC's (or another authorizer's) denial of a user: `configmaps
+/// is forbidden: User "x" cannot list resource "configmaps" ...`.
+fn is_rbac_denial(message: &str) -> bool {
+    server_user(message).is_some() && message.contains(" cannot ")
 }
 
 /// The user a 403 message names: `... User "nobody" cannot list ...`.
@@ -169,4 +239,38 @@ pub fn innermost(err: &dyn std::error::Error) -> String {
         current = next;
     }
     current.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{certificate_names, is_rbac_denial};
+
+    #[test]
+    fn only_an_authorizers_403_is_called_an_rbac_denial() {
+        assert!(is_rbac_denial(
+            "configmaps is forbidden: User \"nobody\" cannot list resource \"configmaps\" in API \
+             group \"\" at the cluster scope"
+        ));
+        assert!(!is_rbac_denial("address not allowed"));
+        assert!(!is_rbac_denial(
+            "admission webhook \"deny.example.com\" denied the request: no"
+        ));
+    }
+
+    #[test]
+    fn a_certificate_for_other_names_is_said_as_kubectl_says_it() {
+        let rustls = "invalid peer certificate: certificate not valid for name \"127.0.0.2\"; \
+                      certificate is only valid for IpAddress(127.0.0.1) or DnsName(\"localhost\")";
+        assert_eq!(
+            certificate_names(rustls),
+            "the server's certificate is valid for 127.0.0.1, localhost, not 127.0.0.2 (the name \
+             in the server address, or tls-server-name)"
+        );
+        let one =
+            "certificate not valid for name \"a\"; certificate is only valid for DnsName(\"b\")";
+        assert!(
+            certificate_names(one).starts_with("the server's certificate is valid for b, not a")
+        );
+        assert_eq!(certificate_names("UnknownIssuer"), "UnknownIssuer");
+    }
 }

@@ -7,7 +7,7 @@ use super::TailConfig;
 use crate::cli::{InitialMode, OutputFormat};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::Cluster;
-use crate::commands::sleep_until;
+use crate::commands::{sleep_until, RunLimits};
 use crate::error::{Error, Result};
 use crate::informer::core::{fifo_item, Cache};
 use crate::informer::fields::{changed_fields, summarize};
@@ -78,10 +78,8 @@ pub(super) struct Session<'a> {
 }
 
 impl Session<'_> {
-    pub(super) async fn run(&mut self, mut merged: Merged) -> Result<Stop> {
-        let now = tokio::time::Instant::now();
-        let ends = self.config.run_for.map(|t| now + t);
-        let gives_up = self.config.timeout.map(|t| now + t);
+    pub(super) async fn run(&mut self, mut merged: Merged, limits: RunLimits) -> Result<Stop> {
+        let (ends, gives_up) = (limits.ends(), limits.gives_up());
         let interrupt = crate::stop::requested();
         tokio::pin!(interrupt);
         let closed = crate::output::stdout_closed();

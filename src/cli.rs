@@ -99,8 +99,8 @@ pub fn parse_from(args: Vec<String>) -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
     command()
         .try_get_matches_from(&args)
-        .map_err(|e| errors::value_in_one_line(errors::without_trailing_tip(e, &args)))
         .and_then(|m| Cli::from_arg_matches(&m))
+        .map_err(|e| errors::in_one_line(e, &args))
 }
 
 /// The help of `kubectl informer options`: every global option, once.

@@ -101,4 +101,9 @@ fn a_value_a_flag_refuses_is_one_line_naming_the_flag_the_value_and_why() {
         error(&["tail", "cm", "-o", "yml"]),
         "error: --output yml: not one of text, wide, json, yaml, name\n"
     );
+    assert_eq!(
+        error(&["tail", "cm", "-v"]),
+        "error: -v needs a level, e.g. -v=6 (0 to 9, as kubectl's: 1 says the context, server \
+         and user, 6 every request)\n"
+    );
 }

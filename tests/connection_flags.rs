@@ -262,3 +262,23 @@ async fn bad_connection_flags_get_one_line_each() {
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("-v=6"), "{}", out.stderr);
 }
+
+/// kubectl's boolean forms of the connection flags (`--flag=true`, `--flag=false`, `-A=false`)
+/// are taken: the run goes on to the kubeconfig, which is what fails here.
+#[test]
+fn boolean_connection_flags_take_kubectls_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    for flags in [
+        &["--insecure-skip-tls-verify=true"][..],
+        &["--insecure-skip-tls-verify=false"],
+        &["--disable-compression=true"],
+        &["--all-namespaces=true"],
+        &["-A=false"],
+        &["-A"],
+    ] {
+        let mut args = vec!["tail", "cm"];
+        args.extend_from_slice(flags);
+        let out = without_kubeconfig(dir.path(), &args);
+        assert_one_line_error(&out, &["no kubeconfig found"]);
+    }
+}

@@ -210,12 +210,20 @@ fn every_command_line_error_is_one_line() {
             "--timeout needs a value: --timeout DURATION",
         ),
         (
+            &["tail", "cm", "--for", "-o", "json"],
+            "--for needs a value: --for DURATION, not the flag -o",
+        ),
+        (
             &["tail", "cm", "-x"],
             "unknown flag -x for \"kubectl informer tail\"",
         ),
         (
             &["--foo", "tail", "cm"],
             "unknown flag --foo for \"kubectl informer\"",
+        ),
+        (
+            &["tail", "cm", "--all-namespaces=maybe"],
+            "--all-namespaces maybe: not one of true, false",
         ),
         (&["tail", "cm", "-v"], "-v needs a level, e.g. -v=6"),
     ] {
@@ -239,6 +247,53 @@ fn every_command_line_error_is_one_line() {
         assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr);
         assert!(out.stderr.is_empty(), "{args:?}: {}", out.stderr);
         assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// A negative duration is refused by the duration parser, saying so, for every duration flag:
+/// never taken by clap for a flag `-1`.
+#[test]
+fn a_negative_duration_is_refused_as_negative_for_every_duration_flag() {
+    for (command, flag) in [
+        ("tail", "--for"),
+        ("tail", "--timeout"),
+        ("tail", "--initial-events-timeout"),
+        ("tail", "--server-timeout"),
+        ("tail", "--request-timeout"),
+        ("tail", "--health-check"),
+        ("diff", "--settle"),
+        ("diff", "--every"),
+        ("diff", "--for"),
+        ("diff", "--timeout"),
+        ("diff", "--initial-events-timeout"),
+        ("bench", "--for"),
+        ("bench", "--warmup"),
+        ("bench", "--reaction-timeout"),
+        ("bench", "--resync"),
+        ("conform", "--initial-events-timeout"),
+        ("conform", "--delivery-limit"),
+        ("top", "--interval"),
+        ("top", "--for"),
+        ("proxy", "--for"),
+    ] {
+        let target: &[&str] = match command {
+            "tail" | "diff" | "conform" => &["cm"],
+            "top" => &["pod/x"],
+            _ => &[],
+        };
+        for written in [
+            vec![flag.to_string(), "-1s".into()],
+            vec![format!("{flag}=-1s")],
+        ] {
+            let mut args = vec![command];
+            args.extend(target);
+            args.extend(written.iter().map(String::as_str));
+            let out = run(&args);
+            assert_one_line_error(
+                &out,
+                &[&format!("{flag} -1s: a duration cannot be negative")],
+            );
+        }
     }
 }
 

@@ -224,3 +224,37 @@ fn boolean_flags_parse_into_the_commands_fields() {
     };
     assert!(!proxy.plain_http);
 }
+
+/// What `tail --from-rv` says after a 410 is advice that works: each flag it suggests adding is
+/// taken together with --from-rv, and starting from the current state is done by dropping
+/// --from-rv (`--initial`, which --from-rv refuses, is not suggested).
+#[test]
+fn the_hint_after_an_expired_from_rv_suggests_only_flags_taken_with_it() {
+    let hint = crate::informer::reflector::ReflectorError::ReplayExpired {
+        resource: "configmaps".into(),
+        resource_version: "5".into(),
+        message: "too old resource version: 5 (90)".into(),
+    }
+    .to_string();
+    assert!(
+        hint.contains("drop --from-rv to start from the current state"),
+        "{hint}"
+    );
+    let words: Vec<&str> = hint
+        .split_whitespace()
+        .map(|w| w.trim_end_matches([',', '.', ';', ')']))
+        .collect();
+    let mut suggested = 0;
+    for (i, word) in words.iter().enumerate() {
+        if !word.starts_with("--") || *word == "--from-rv" {
+            continue;
+        }
+        let mut args = vec!["tail", "cm", "--from-rv", "5", word];
+        if let Some(value) = words.get(i + 1).filter(|v| !v.starts_with('-')) {
+            args.push(value);
+        }
+        parse_from(line(&args)).unwrap_or_else(|e| panic!("{args:?}, as {hint:?} says: {e}"));
+        suggested += 1;
+    }
+    assert_eq!(suggested, 1, "{hint}");
+}

@@ -282,3 +282,28 @@ fn boolean_connection_flags_take_kubectls_forms() {
         assert_one_line_error(&out, &["no kubeconfig found"]);
     }
 }
+
+/// A YAML file of another kind (a CRD's manifest) given as the kubeconfig is said to be no
+/// kubeconfig, not a kubeconfig without a current context.
+#[test]
+fn a_manifest_given_as_the_kubeconfig_is_said_to_be_no_kubeconfig() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = dir.path().join("crd.yaml");
+    std::fs::write(
+        &crd,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
+         name: widgets.example.com\nspec:\n  group: example.com\n  names:\n    kind: Widget\n    \
+         plural: widgets\n  scope: Namespaced\n",
+    )
+    .unwrap();
+    let out = run(&["tail", "cm", "--kubeconfig", crd.to_str().unwrap()]);
+    assert_one_line_error(
+        &out,
+        &[
+            "crd.yaml",
+            "it is not a kubeconfig (its kind is CustomResourceDefinition, not Config)",
+            "pass a kubeconfig with --kubeconfig",
+        ],
+    );
+    assert!(!out.stderr.contains("current-context"), "{}", out.stderr);
+}

@@ -307,3 +307,36 @@ fn a_manifest_given_as_the_kubeconfig_is_said_to_be_no_kubeconfig() {
     );
     assert!(!out.stderr.contains("current-context"), "{}", out.stderr);
 }
+
+/// `proxy --write-kubeconfig FILE` refuses a FILE that exists, as `tail --record` and `diff
+/// --save-cache` do, and leaves it as it was; a new FILE is written.
+#[test]
+fn proxy_write_kubeconfig_refuses_an_existing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let existing = dir.path().join("existing.kubeconfig");
+    std::fs::write(&existing, "mine\n").unwrap();
+    // No request is made before the file is written: a server that answers nothing will do.
+    let connection = ["--server", "https://127.0.0.1:1", "--token", "t"];
+    let mut args = vec!["proxy", "-p", "0", "--for", "1s", "--write-kubeconfig"];
+    args.push(existing.to_str().unwrap());
+    args.extend_from_slice(&connection);
+    let out = without_kubeconfig(dir.path(), &args);
+    assert_one_line_error(
+        &out,
+        &[
+            "cannot create --write-kubeconfig file",
+            "existing.kubeconfig",
+            "name a new file",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "mine\n");
+
+    let new = dir.path().join("new.kubeconfig");
+    let mut args = vec!["proxy", "-p", "0", "--for", "1s", "--write-kubeconfig"];
+    args.push(new.to_str().unwrap());
+    args.extend_from_slice(&connection);
+    let out = without_kubeconfig(dir.path(), &args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let written = std::fs::read_to_string(&new).unwrap();
+    assert!(written.contains("kind: Config"), "{written}");
+}

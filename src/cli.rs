@@ -57,7 +57,7 @@ namespace, impersonation, TLS, -v), which apply to every command.";
 /// The command line's definition, with the help layout applied to every command; parse with
 /// [`parse`], complete with it (completion scripts, `__complete`).
 pub fn command() -> clap::Command {
-    let mut root = <Cli as clap::CommandFactory>::command();
+    let mut root = with_kubectl_forms(<Cli as clap::CommandFactory>::command());
     // Propagates the global options to every command, so that they can be hidden there.
     root.build();
     let names: Vec<String> = root
@@ -89,6 +89,50 @@ pub fn command() -> clap::Command {
     root
 }
 
+/// `cmd` and its commands with kubectl's forms of two kinds of flag, set here once for every
+/// flag rather than on each field: a boolean flag takes `--flag`, `--flag=true` and
+/// `--flag=false` (and `-A=false`), while `--flag true` leaves `true` a positional argument, as
+/// in kubectl; a duration flag takes a value that starts with `-` (`--for -1s`), so that the
+/// duration parser says why a negative one is refused instead of clap calling `-1` a flag.
+fn with_kubectl_forms(cmd: clap::Command) -> clap::Command {
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let mut cmd = cmd.mut_args(kubectl_form);
+    for name in names {
+        cmd = cmd.mut_subcommand(name, with_kubectl_forms);
+    }
+    cmd
+}
+
+/// One flag of [`with_kubectl_forms`]. The help of a boolean flag shows `--flag[=<BOOL>]`,
+/// without `[default: false] [possible values: true, false]` under it.
+fn kubectl_form(a: clap::Arg) -> clap::Arg {
+    use clap::ArgAction;
+    let a = match a.get_action() {
+        ArgAction::SetTrue => a
+            .action(ArgAction::Set)
+            .value_name("BOOL")
+            .num_args(0..=1)
+            .require_equals(true)
+            .default_value("false")
+            .default_missing_value("true")
+            .value_parser(clap::value_parser!(bool)),
+        _ if a.get_value_names().is_some_and(|v| v == ["DURATION"]) => a.allow_hyphen_values(true),
+        _ => a,
+    };
+    let values: Vec<String> = a
+        .get_possible_values()
+        .iter()
+        .map(|v| v.get_name().to_string())
+        .collect();
+    match a.get_action().takes_values() && values == ["true", "false"] {
+        true => a.hide_default_value(true).hide_possible_values(true),
+        false => a,
+    }
+}
+
 /// Parses the process's arguments with [`command`]'s layout.
 pub fn parse() -> Result<Cli, clap::Error> {
     parse_from(std::env::args().collect())
@@ -99,8 +143,8 @@ pub fn parse_from(args: Vec<String>) -> Result<Cli, clap::Error> {
     use clap::FromArgMatches;
     command()
         .try_get_matches_from(&args)
-        .map_err(|e| errors::value_in_one_line(errors::without_trailing_tip(e, &args)))
         .and_then(|m| Cli::from_arg_matches(&m))
+        .map_err(|e| errors::in_one_line(e, &args))
 }
 
 /// The help of `kubectl informer options`: every global option, once.
@@ -110,7 +154,10 @@ pub fn global_options_help() -> String {
         .no_binary_name(true)
         .disable_help_flag(true)
         .help_template("The following options can be passed to any command:\n\n{options}\n");
-    cmd.mut_args(|a| a.global(false)).render_help().to_string()
+    with_kubectl_forms(cmd)
+        .mut_args(|a| a.global(false))
+        .render_help()
+        .to_string()
 }
 
 #[derive(Debug, Subcommand)]

@@ -262,3 +262,81 @@ async fn bad_connection_flags_get_one_line_each() {
     assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(out.stderr.contains("-v=6"), "{}", out.stderr);
 }
+
+/// kubectl's boolean forms of the connection flags (`--flag=true`, `--flag=false`, `-A=false`)
+/// are taken: the run goes on to the kubeconfig, which is what fails here.
+#[test]
+fn boolean_connection_flags_take_kubectls_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    for flags in [
+        &["--insecure-skip-tls-verify=true"][..],
+        &["--insecure-skip-tls-verify=false"],
+        &["--disable-compression=true"],
+        &["--all-namespaces=true"],
+        &["-A=false"],
+        &["-A"],
+    ] {
+        let mut args = vec!["tail", "cm"];
+        args.extend_from_slice(flags);
+        let out = without_kubeconfig(dir.path(), &args);
+        assert_one_line_error(&out, &["no kubeconfig found"]);
+    }
+}
+
+/// A YAML file of another kind (a CRD's manifest) given as the kubeconfig is said to be no
+/// kubeconfig, not a kubeconfig without a current context.
+#[test]
+fn a_manifest_given_as_the_kubeconfig_is_said_to_be_no_kubeconfig() {
+    let dir = tempfile::tempdir().unwrap();
+    let crd = dir.path().join("crd.yaml");
+    std::fs::write(
+        &crd,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
+         name: widgets.example.com\nspec:\n  group: example.com\n  names:\n    kind: Widget\n    \
+         plural: widgets\n  scope: Namespaced\n",
+    )
+    .unwrap();
+    let out = run(&["tail", "cm", "--kubeconfig", crd.to_str().unwrap()]);
+    assert_one_line_error(
+        &out,
+        &[
+            "crd.yaml",
+            "it is not a kubeconfig (its kind is CustomResourceDefinition, not Config)",
+            "pass a kubeconfig with --kubeconfig",
+        ],
+    );
+    assert!(!out.stderr.contains("current-context"), "{}", out.stderr);
+}
+
+/// `proxy --write-kubeconfig FILE` refuses a FILE that exists, as `tail --record` and `diff
+/// --save-cache` do, and leaves it as it was; a new FILE is written.
+#[test]
+fn proxy_write_kubeconfig_refuses_an_existing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let existing = dir.path().join("existing.kubeconfig");
+    std::fs::write(&existing, "mine\n").unwrap();
+    // No request is made before the file is written: a server that answers nothing will do.
+    let connection = ["--server", "https://127.0.0.1:1", "--token", "t"];
+    let mut args = vec!["proxy", "-p", "0", "--for", "1s", "--write-kubeconfig"];
+    args.push(existing.to_str().unwrap());
+    args.extend_from_slice(&connection);
+    let out = without_kubeconfig(dir.path(), &args);
+    assert_one_line_error(
+        &out,
+        &[
+            "cannot create --write-kubeconfig file",
+            "existing.kubeconfig",
+            "name a new file",
+        ],
+    );
+    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "mine\n");
+
+    let new = dir.path().join("new.kubeconfig");
+    let mut args = vec!["proxy", "-p", "0", "--for", "1s", "--write-kubeconfig"];
+    args.push(new.to_str().unwrap());
+    args.extend_from_slice(&connection);
+    let out = without_kubeconfig(dir.path(), &args);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let written = std::fs::read_to_string(&new).unwrap();
+    assert!(written.contains("kind: Config"), "{written}");
+}

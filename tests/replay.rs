@@ -94,7 +94,7 @@ async fn an_rv_older_than_the_history_is_one_clear_error_with_exit_2() {
             "cannot replay podtemplates from resourceVersion 2",
             "the server said \"",
             "too old",
-            "--initial list",
+            "drop --from-rv to start from the current state",
             "--on-expired relist",
         ],
     );

@@ -54,6 +54,7 @@ pub struct ProxyArgs {
     pub port: u16,
     /// Write a kubeconfig that reaches the cluster through the proxy to FILE: its address and,
     /// over HTTPS, the proxy's certificate authority; no credential (the proxy adds yours).
+    /// FILE must not exist yet.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub write_kubeconfig: Option<PathBuf>,
     /// Serve plain HTTP/1.1, as kubectl proxy does, instead of HTTPS with HTTP/2 (with a

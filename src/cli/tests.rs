@@ -1,4 +1,5 @@
-//! The command line's unit tests: worker threads, -v's forms, --insecure-skip-tls-verify's forms.
+//! The command line's unit tests: worker threads, -v's forms, kubectl's forms of boolean flags,
+//! refusals in one line.
 
 use super::*;
 
@@ -101,4 +102,159 @@ fn a_value_a_flag_refuses_is_one_line_naming_the_flag_the_value_and_why() {
         error(&["tail", "cm", "-o", "yml"]),
         "error: --output yml: not one of text, wide, json, yaml, name\n"
     );
+    assert_eq!(
+        error(&["tail", "cm", "--for", "-1s"]),
+        "error: --for -1s: a duration cannot be negative\n"
+    );
+    assert_eq!(
+        error(&["tail", "cm", "-v"]),
+        "error: -v needs a level, e.g. -v=6 (0 to 9, as kubectl's: 1 says the context, server \
+         and user, 6 every request)\n"
+    );
+}
+
+fn line(args: &[&str]) -> Vec<String> {
+    std::iter::once("kubectl-informer")
+        .chain(args.iter().copied())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every boolean flag of every command (its own and the global ones), in `(command, flag)`
+/// pairs, from the command line's definition.
+fn boolean_flags() -> Vec<(String, clap::Arg)> {
+    let mut root = command();
+    root.build();
+    let mut flags = Vec::new();
+    for sub in root.get_subcommands() {
+        for arg in sub.get_arguments() {
+            let bool_valued =
+                arg.get_value_parser().type_id() == clap::builder::ValueParser::bool().type_id();
+            if arg.get_long().is_some() && bool_valued && arg.get_id() != "help" {
+                flags.push((sub.get_name().to_string(), arg.clone()));
+            }
+        }
+    }
+    flags
+}
+
+#[test]
+fn every_boolean_flag_takes_kubectls_three_forms() {
+    let flags = boolean_flags();
+    assert!(flags.len() > 30, "{}", flags.len());
+    for (command, arg) in flags {
+        let long = format!("--{}", arg.get_long().unwrap());
+        let short = arg.get_short().map(|s| format!("-{s}"));
+        let forms = [
+            (long.clone(), true),
+            (format!("{long}=true"), true),
+            (format!("{long}=false"), false),
+        ];
+        let short_forms = short.iter().flat_map(|s| {
+            [
+                (s.clone(), true),
+                (format!("{s}=true"), true),
+                (format!("{s}=false"), false),
+            ]
+        });
+        for (written, want) in forms.into_iter().chain(short_forms) {
+            // Only the flag's own value is looked at: a flag that needs another is not refused
+            // for that here.
+            let matches = super::command()
+                .ignore_errors(true)
+                .try_get_matches_from(line(&[&command, &written]))
+                .unwrap_or_else(|e| panic!("{command} {written}: {e}"));
+            let (_, sub) = matches.subcommand().unwrap();
+            assert_eq!(
+                sub.get_one::<bool>(arg.get_id().as_str()).copied(),
+                Some(want),
+                "{command} {written}"
+            );
+        }
+        let matches = super::command()
+            .ignore_errors(true)
+            .try_get_matches_from(line(&[&command]))
+            .unwrap();
+        let (_, sub) = matches.subcommand().unwrap();
+        assert_eq!(
+            sub.get_one::<bool>(arg.get_id().as_str()).copied(),
+            Some(false),
+            "{command} without {long}"
+        );
+    }
+}
+
+#[test]
+fn boolean_flags_parse_into_the_commands_fields() {
+    let parse = |args: &[&str]| parse_from(line(args)).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+    let cli = parse(&[
+        "tail",
+        "cm",
+        "-A=false",
+        "--watch-only=true",
+        "--stats=false",
+    ]);
+    assert!(!cli.global.all_namespaces);
+    let Command::Tail(tail) = cli.command else {
+        panic!()
+    };
+    assert!(tail.watch_only && !tail.stats);
+    assert!(
+        parse(&["tail", "cm", "--all-namespaces=true"])
+            .global
+            .all_namespaces
+    );
+    assert!(parse(&["tail", "cm", "-A"]).global.all_namespaces);
+    assert!(
+        parse(&["tail", "cm", "--insecure-skip-tls-verify=true"])
+            .global
+            .insecure_skip_tls_verify
+    );
+    // Short flags still cluster: `-Aw` is -A and -w.
+    let cli = parse(&["tail", "cm", "-Aw"]);
+    assert!(cli.global.all_namespaces);
+    // `--flag true` with a space is the flag, then `true` as an argument, as in kubectl.
+    let Command::Tail(tail) = parse(&["tail", "cm", "--metadata-only", "true"]).command else {
+        panic!()
+    };
+    assert!(tail.metadata_only);
+    assert_eq!(tail.name.as_deref(), Some("true"));
+    let Command::Proxy(proxy) = parse(&["proxy", "--plain-http=false"]).command else {
+        panic!()
+    };
+    assert!(!proxy.plain_http);
+}
+
+/// What `tail --from-rv` says after a 410 is advice that works: each flag it suggests adding is
+/// taken together with --from-rv, and starting from the current state is done by dropping
+/// --from-rv (`--initial`, which --from-rv refuses, is not suggested).
+#[test]
+fn the_hint_after_an_expired_from_rv_suggests_only_flags_taken_with_it() {
+    let hint = crate::informer::reflector::ReflectorError::ReplayExpired {
+        resource: "configmaps".into(),
+        resource_version: "5".into(),
+        message: "too old resource version: 5 (90)".into(),
+    }
+    .to_string();
+    assert!(
+        hint.contains("drop --from-rv to start from the current state"),
+        "{hint}"
+    );
+    let words: Vec<&str> = hint
+        .split_whitespace()
+        .map(|w| w.trim_end_matches([',', '.', ';', ')']))
+        .collect();
+    let mut suggested = 0;
+    for (i, word) in words.iter().enumerate() {
+        if !word.starts_with("--") || *word == "--from-rv" {
+            continue;
+        }
+        let mut args = vec!["tail", "cm", "--from-rv", "5", word];
+        if let Some(value) = words.get(i + 1).filter(|v| !v.starts_with('-')) {
+            args.push(value);
+        }
+        parse_from(line(&args)).unwrap_or_else(|e| panic!("{args:?}, as {hint:?} says: {e}"));
+        suggested += 1;
+    }
+    assert_eq!(suggested, 1, "{hint}");
 }

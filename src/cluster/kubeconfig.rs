@@ -269,6 +269,20 @@ pub fn read_merged(paths: &[PathBuf]) -> Result<Kubeconfig, ClusterError> {
             path: path.display().to_string(),
             reason: innermost(&e).lines().next().unwrap_or_default().to_string(),
         })?;
+        // Another kind of manifest (a CRD's) reads as a kubeconfig with nothing in it; kubectl
+        // refuses any kind but Config, and so does this.
+        if let Some(kind) = next
+            .kind
+            .as_deref()
+            .filter(|k| !k.is_empty() && *k != "Config")
+        {
+            return Err(ClusterError::KubeconfigUnusable {
+                source_desc: path.display().to_string(),
+                reason: format!(
+                    "it is not a kubeconfig (its kind is {kind}, not Config): {NAME_A_KUBECONFIG}"
+                ),
+            });
+        }
         merged = Some(match merged {
             None => next,
             Some(m) => m.merge(next).map_err(|e| ClusterError::KubeconfigInvalid {
@@ -352,6 +366,18 @@ fn choose_context(
             add_flags_context(kubeconfig);
             Ok(FLAGS_CONTEXT.to_string())
         }
+        _ if kubeconfig.contexts.is_empty()
+            && kubeconfig.clusters.is_empty()
+            && kubeconfig.auth_infos.is_empty() =>
+        {
+            Err(ClusterError::KubeconfigUnusable {
+                source_desc: source_desc.to_string(),
+                reason: format!(
+                    "it is not a kubeconfig, or an empty one (it defines no clusters, contexts or \
+                     users): {NAME_A_KUBECONFIG}, or give --server with credentials"
+                ),
+            })
+        }
         _ => Err(ClusterError::KubeconfigUnusable {
             source_desc: source_desc.to_string(),
             reason: "it has no current-context: pass --context (see kubectl config get-contexts)"
@@ -359,6 +385,10 @@ fn choose_context(
         }),
     }
 }
+
+/// What to do about a file that is not a kubeconfig.
+const NAME_A_KUBECONFIG: &str =
+    "pass a kubeconfig with --kubeconfig (kubectl config view --raw prints the one in use)";
 
 /// Adds the context, cluster and user [`FLAGS_CONTEXT`], empty, for the flags to fill.
 fn add_flags_context(kubeconfig: &mut Kubeconfig) {

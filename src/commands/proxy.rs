@@ -36,6 +36,10 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
     let scheme = if authority.is_some() { "https" } else { "http" };
     let url = format!("{scheme}://127.0.0.1:{port}");
     if let Some(path) = &args.write_kubeconfig {
+        // Refused when it exists, as --record and --save-cache are (no command overwrites a file
+        // the user named); then replaced whole, so that a reader waiting for the file to be
+        // non-empty never reads half of it.
+        drop(super::create_new_file("--write-kubeconfig", path)?);
         let text = kubeconfig(&url, authority.as_ref(), &cluster.default_namespace);
         output::file::write_whole(path, text.as_bytes()).map_err(|e| {
             Error::File(format!(

@@ -249,5 +249,60 @@ async fn server_flag_alone_is_a_configuration_without_any_kubeconfig() {
     )
     .await
     .unwrap_err();
-    assert!(err.to_string().contains("no current-context"), "{err}");
+    assert!(err.to_string().contains("defines no clusters"), "{err}");
+}
+
+#[test]
+fn a_manifest_of_another_kind_is_not_a_kubeconfig() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crd.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
+         name: widgets.example.com\nspec:\n  group: example.com\n  scope: Namespaced\n",
+    )
+    .unwrap();
+    let err = read_merged(std::slice::from_ref(&path))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("it is not a kubeconfig (its kind is CustomResourceDefinition, not Config)"),
+        "{err}"
+    );
+    assert!(err.contains("pass a kubeconfig with --kubeconfig"), "{err}");
+    assert!(!err.contains("current-context"), "{err}");
+}
+
+#[tokio::test]
+async fn a_yaml_file_without_a_kind_or_any_entry_is_said_to_be_no_kubeconfig() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("values.yaml");
+    std::fs::write(&path, "replicas: 3\nimage: web:1.2\n").unwrap();
+    let kubeconfig = read_merged(std::slice::from_ref(&path)).unwrap();
+    let err = from_kubeconfig(kubeconfig, &KubeconfigSelection::default(), "values.yaml")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("kubeconfig values.yaml is unusable: it is not a kubeconfig"),
+        "{err}"
+    );
+    assert!(err.contains("--kubeconfig"), "{err}");
+}
+
+#[tokio::test]
+async fn a_kubeconfig_with_contexts_but_no_current_one_asks_for_context() {
+    let kubeconfig = Kubeconfig::from_yaml(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\n\
+         contexts:\n- name: one\n  context: {cluster: c}\n",
+    )
+    .unwrap();
+    let err = from_kubeconfig(kubeconfig, &KubeconfigSelection::default(), "test")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("it has no current-context: pass --context"),
+        "{err}"
+    );
 }

@@ -65,8 +65,8 @@ pub enum ReflectorError {
     #[error(
         "cannot replay {resource} from resourceVersion {resource_version}: the server said \
          \"{message}\": that history is gone (the API server compacts etcd, every 5 minutes by \
-         default, and its watch cache keeps only a short window, from about 75 s); start from \
-         the current state with --initial list instead, or add --on-expired relist"
+         default, and its watch cache keeps only a short window, from about 75 s); drop \
+         --from-rv to start from the current state, or add --on-expired relist"
     )]
     ReplayExpired {
         resource: String,

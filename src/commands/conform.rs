@@ -88,6 +88,7 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
         limits: config.limits,
         text: config.output == ReportFormat::Text,
         all_evidence: global.verbose > 0,
+        notice: &notice,
     };
     let outcome = match (&run.template, &global.namespace) {
         // A namespace the user named: conform's objects there carry the run's label, which its
@@ -205,6 +206,8 @@ struct Run<'a> {
     limits: Limits,
     text: bool,
     all_evidence: bool,
+    /// Where notices go: the line that says where the writes go, before the first.
+    notice: &'a (dyn Fn(String) + Sync),
 }
 
 impl Run<'_> {
@@ -293,6 +296,9 @@ impl Run<'_> {
             template,
         );
         writer.run_label = labelled.map(|l| (scratch::RUN_LABEL_KEY.to_string(), l.run.clone()));
+        if let Some(labelled) = labelled {
+            labelled.begin_writing(self.notice);
+        }
         let mut ev = Evidence::default();
         for i in 1..=OBJECTS {
             let name = writer.name(&i.to_string());

@@ -140,6 +140,7 @@ async fn every_check_passes_in_a_namespace_of_ones_own_and_only_conforms_objects
         None,
     );
     assert_all_pass(&out);
+    assert_pages_described_as_they_came(&out);
     let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["namespace"], ns.name.as_str());
     assert_eq!(report["scratchNamespace"], false);
@@ -162,6 +163,45 @@ async fn every_check_passes_in_a_namespace_of_ones_own_and_only_conforms_objects
         theirs,
         "conform's objects are gone and the namespace's own are as they were"
     );
+}
+
+/// Check 2's detail says how many objects each page of its LIST really held, as its evidence
+/// shows them (`GET ...limit=1... -> RV 9, 0 items`): in a namespace of others' objects, the
+/// server may end the label-selected LIST with an empty page.
+fn assert_pages_described_as_they_came(out: &Output) {
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let check = &report["checks"][1];
+    assert_eq!(check["name"], "list-pagination");
+    let sizes: Vec<usize> = check["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|line| {
+            let (_, answer) = line.as_str()?.split_once(" -> ")?;
+            let items = answer.split(", ").nth(1)?;
+            items.split(' ').next()?.parse().ok()
+        })
+        .collect();
+    let detail = check["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!(
+            "{} pages of a LIST with limit=1 held ",
+            sizes.len()
+        )),
+        "{sizes:?}: {detail}"
+    );
+    let uniform = sizes.iter().all(|n| *n == sizes[0]);
+    let empty_last = sizes.last() == Some(&0) && sizes[..sizes.len() - 1].iter().all(|n| *n == 1);
+    let said = if uniform {
+        format!("held {} object", sizes[0])
+    } else if empty_last {
+        "held 1 object each but the last, which was empty".to_string()
+    } else {
+        let each: Vec<String> = sizes.iter().map(usize::to_string).collect();
+        let (last, rest) = each.split_last().unwrap();
+        format!("held {} and {last} objects", rest.join(", "))
+    };
+    assert!(detail.contains(&said), "{sizes:?}: {detail}");
 }
 
 #[tokio::test]

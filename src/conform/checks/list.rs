@@ -83,15 +83,7 @@ pub(super) async fn list_pagination(subject: &mut Subject, ev: &mut Evidence) ->
         pages += 1;
     }
     if names.len() < 2 {
-        return Ok(Verdict::Skip(format!(
-            "needs 2 objects to page through, found {}{}",
-            names.len(),
-            if subject.writer.is_none() {
-                " (--read-only creates none)"
-            } else {
-                ""
-            }
-        )));
+        return Ok(too_few_to_page(subject, names.len()));
     }
     if let Some(writer) = &subject.writer {
         let expected: BTreeSet<&String> = writer.names.iter().collect();
@@ -107,6 +99,20 @@ pub(super) async fn list_pagination(subject: &mut Subject, ev: &mut Evidence) ->
          continue token",
         page_sizes(&sizes)
     )))
+}
+
+/// SKIP: fewer than 2 objects to page through (none created with --read-only).
+fn too_few_to_page(subject: &Subject, found: usize) -> Verdict {
+    if subject.writer.is_none() {
+        return Verdict::Skip(
+            Skip::ReadOnly,
+            format!("needs 2 objects to page through, found {found} (--read-only creates none)"),
+        );
+    }
+    Verdict::Skip(
+        Skip::Inconclusive,
+        format!("needs 2 objects to page through, found {found}"),
+    )
 }
 
 /// What pages of these sizes held, as they came: `1 object each`, `1 object each but the

@@ -243,6 +243,7 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand confor
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
 false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l read-only -d 'Write nothing: the checks run on the namespace of -n (or the context\'s) and those that need a write are SKIP. Without it conform writes only objects of its own: in a scratch namespace it creates and deletes, or with -n in that namespace, labelled with the run and deleted at the end'
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -l allow-skips -d 'Skips are expected: a check skipped because the identity may not make its requests or --read-only writes nothing does not fail the run. A run in which no watch check ran still exits 2 (nothing checked)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s A -l all-namespaces -d 'Work across all namespaces'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand conform" -s V -l version -d 'Print version'

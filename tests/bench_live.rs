@@ -400,3 +400,20 @@ async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
         .unwrap();
     assert_one_line_error(&out, &["create namespaces", "forbidden"]);
 }
+
+/// A user with no rights in the namespace it names: the informer's LIST is refused before the
+/// load's first write, so bench created nothing, says nothing of writing or deleting, and the
+/// refusal is all it prints.
+#[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn a_run_refused_before_its_first_write_says_only_the_refusal() {
+    let ns = TestNamespace::new("bench-refused").await;
+    let name = ns.name.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        run(&["bench", "--context", "nobody", "-n", &name, "--for", "2s"])
+    })
+    .await
+    .unwrap();
+    assert_one_line_error(&out, &["forbidden", "as user \"nobody\""]);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}

@@ -140,6 +140,7 @@ async fn every_check_passes_in_a_namespace_of_ones_own_and_only_conforms_objects
         None,
     );
     assert_all_pass(&out);
+    assert_pages_described_as_they_came(&out);
     let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["namespace"], ns.name.as_str());
     assert_eq!(report["scratchNamespace"], false);
@@ -162,6 +163,45 @@ async fn every_check_passes_in_a_namespace_of_ones_own_and_only_conforms_objects
         theirs,
         "conform's objects are gone and the namespace's own are as they were"
     );
+}
+
+/// Check 2's detail says how many objects each page of its LIST really held, as its evidence
+/// shows them (`GET ...limit=1... -> RV 9, 0 items`): in a namespace of others' objects, the
+/// server may end the label-selected LIST with an empty page.
+fn assert_pages_described_as_they_came(out: &Output) {
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let check = &report["checks"][1];
+    assert_eq!(check["name"], "list-pagination");
+    let sizes: Vec<usize> = check["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|line| {
+            let (_, answer) = line.as_str()?.split_once(" -> ")?;
+            let items = answer.split(", ").nth(1)?;
+            items.split(' ').next()?.parse().ok()
+        })
+        .collect();
+    let detail = check["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!(
+            "{} pages of a LIST with limit=1 held ",
+            sizes.len()
+        )),
+        "{sizes:?}: {detail}"
+    );
+    let uniform = sizes.iter().all(|n| *n == sizes[0]);
+    let empty_last = sizes.last() == Some(&0) && sizes[..sizes.len() - 1].iter().all(|n| *n == 1);
+    let said = if uniform {
+        format!("held {} object", sizes[0])
+    } else if empty_last {
+        "held 1 object each but the last, which was empty".to_string()
+    } else {
+        let each: Vec<String> = sizes.iter().map(usize::to_string).collect();
+        let (last, rest) = each.split_last().unwrap();
+        format!("held {} and {last} objects", rest.join(", "))
+    };
+    assert!(detail.contains(&said), "{sizes:?}: {detail}");
 }
 
 #[tokio::test]
@@ -187,9 +227,16 @@ async fn text_output_has_a_line_per_check_and_a_summary() {
             out.stdout
         );
     }
+    assert!(
+        lines[0].contains("context \"admin\", user \"admin\", scratch namespace"),
+        "{}",
+        lines[0]
+    );
+    // A skip here can only be one the server cannot be held to, which the summary names.
     let summary = lines.last().unwrap();
     assert!(
-        summary.ends_with("skipped") && summary.contains("0 failed"),
+        summary.contains(" passed, 0 failed, ")
+            && (summary.ends_with(" 0 skipped") || summary.contains("not applicable here: ")),
         "{summary}"
     );
     assert_scratch_removed_of("conform", &out.stderr).await;
@@ -394,47 +441,45 @@ async fn a_proxy_that_answers_lists_with_an_old_rv_fails_the_list_rv_checks() {
     );
 }
 
+/// The report of a `-o json` run.
+fn report_of(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a JSON report ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+/// A user who may list but not watch checks nothing of the watch contract: every watch check
+/// is SKIP saying the watch was forbidden to whom, and the run exits 2 "nothing checked", with
+/// or without --allow-skips. The header names the user conform acted as, not the context's.
 #[tokio::test]
 #[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
-async fn read_only_as_a_user_who_may_only_list_skips_with_the_403_and_cannot_list_is_exit_2() {
+async fn read_only_as_a_user_who_may_only_list_checks_nothing_and_exits_2() {
     let ns = TestNamespace::new("conform-ro").await;
-    ns.grant_nobody("list-cm", &["configmaps"], &["list"]).await;
+    ns.grant_nobody_and_wait("list-cm", &["configmaps"], &["list"])
+        .await;
     for name in ["a", "b", "c"] {
         ns.create_configmap(name, &[]).await;
     }
-    // RBAC's caches may take a moment to apply the grant.
-    let mut out = conform(
-        &[
-            "cm",
-            "-n",
-            &ns.name,
-            "--read-only",
-            "--context",
-            "nobody",
-            "-o",
-            "json",
-        ],
-        None,
-    );
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while out.code == Some(2) && std::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        out = conform(
-            &[
-                "cm",
-                "-n",
-                &ns.name,
-                "--read-only",
-                "--context",
-                "nobody",
-                "-o",
-                "json",
-            ],
-            None,
-        );
-    }
+    let as_lister = ["cm", "-n", &ns.name, "--read-only", "--as", "nobody"];
+    let out = conform(&[&as_lister[..], &["-o", "json"]].concat(), None);
     let statuses = statuses(&out);
-    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert_one_line_error(
+        &out,
+        &[
+            "nothing checked: no watch check ran",
+            "watch forbidden for user \"nobody\"",
+        ],
+    );
+    let report = report_of(&out);
+    assert_eq!(
+        report["outcome"]["result"], "nothing-checked",
+        "{}",
+        out.stdout
+    );
+    assert_eq!(report["outcome"]["exitCode"], 2);
+    assert_eq!(
+        report["identity"],
+        serde_json::json!({"user": "nobody", "groups": [], "impersonated": true})
+    );
     // Listing is all it may do: the LIST checks pass, every WATCH is refused.
     assert_eq!(
         with(&statuses, "pass"),
@@ -442,6 +487,15 @@ async fn read_only_as_a_user_who_may_only_list_skips_with_the_403_and_cannot_lis
         "{}",
         out.stdout
     );
+    let skip = |name: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["skip"].clone())
+            .unwrap()
+    };
     for name in [
         "watch-bookmarks",
         "watch-expired",
@@ -452,16 +506,27 @@ async fn read_only_as_a_user_who_may_only_list_skips_with_the_403_and_cannot_lis
     ] {
         let why = detail(&out, name);
         assert!(
-            why.contains("403") || why.contains("forbidden"),
+            why.starts_with("watch forbidden for user \"nobody\": configmaps in namespace"),
             "{name}: {why}"
         );
+        assert_eq!(skip(name), "forbidden", "{name}");
     }
     for name in ["list-consistent", "watch-from-list", "watch-unbuffered"] {
         assert_eq!(
             detail(&out, name),
             "needs a write, and --read-only writes nothing"
         );
+        assert_eq!(skip(name), "read-only", "{name}");
     }
+    // --allow-skips does not make a check of nothing a pass; the text header names who acted.
+    let out = conform(&[&as_lister[..], &["--allow-skips"]].concat(), None);
+    assert_one_line_error(&out, &["nothing checked: no watch check ran"]);
+    let header = out.stdout.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("context \"admin\", acting as \"nobody\", namespace"),
+        "{header}"
+    );
+    assert!(!header.contains("user \"admin\""), "{header}");
     // Nothing was created: the namespace holds the three ConfigMaps only.
     assert_eq!(ns.configmap_versions().await.len(), 3);
     let out = conform(
@@ -476,6 +541,52 @@ async fn read_only_as_a_user_who_may_only_list_skips_with_the_403_and_cannot_lis
         None,
     );
     assert_one_line_error(&out, &["cannot list secrets", "forbidden"]);
+}
+
+/// Reading only, as a user who may list and watch, the checks that need a write are SKIP: the
+/// run exits 2 saying which and why, unless --allow-skips says they are expected (exit 0).
+#[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn skipped_checks_fail_a_read_only_run_unless_skips_are_allowed() {
+    let ns = TestNamespace::new("conform-skips").await;
+    ns.grant_nobody_and_wait("read-cm", &["configmaps"], &["list", "watch"])
+        .await;
+    for name in ["a", "b", "c"] {
+        ns.create_configmap(name, &[]).await;
+    }
+    let args = [
+        "cm",
+        "-n",
+        &ns.name,
+        "--read-only",
+        "--context",
+        "nobody",
+        "-o",
+        "json",
+    ];
+    let out = conform(&args, None);
+    let statuses = statuses(&out);
+    assert!(with(&statuses, "fail").is_empty(), "{}", out.stdout);
+    assert_one_line_error(
+        &out,
+        &[
+            "not every check ran",
+            "needs a write, and --read-only writes nothing (checks 1, 4, 10",
+            "--allow-skips",
+        ],
+    );
+    let report = report_of(&out);
+    assert_eq!(report["outcome"]["result"], "skipped");
+    assert_eq!(report["outcome"]["exitCode"], 2);
+    assert_eq!(
+        report["identity"],
+        serde_json::json!({"user": "nobody", "groups": [], "impersonated": false})
+    );
+    let out = conform(&[&args[..], &["--allow-skips"]].concat(), None);
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let report = report_of(&out);
+    assert_eq!(report["outcome"]["result"], "passed");
+    assert_eq!(report["allowSkips"], true);
 }
 
 #[tokio::test]

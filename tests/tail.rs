@@ -669,3 +669,53 @@ fn timeout_without_an_end_condition_and_unitless_durations_are_refused() {
         assert_one_line_error(&run(&args), &needles);
     }
 }
+
+/// `--from-rv` ahead of the server's current resourceVersion: kube-apiserver would take the
+/// watch and send nothing until it got there, so tail says so (a NOTICE naming both RVs; in
+/// `-o json` a `watch-failed` notice) instead of sitting on a silent watch.
+#[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn a_from_rv_ahead_of_the_server_is_said_to_be_ahead_not_watched_in_silence() {
+    let ns = TestNamespace::new("tail-ahead").await;
+    let rv: u64 = ns.create_configmap("a", &[]).await.parse().unwrap();
+    let ahead = (rv + 1_000_000).to_string();
+    let said = format!("resourceVersion {ahead} is ahead of the server's current one (");
+    let mut tail = Streaming::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--from-rv",
+        &ahead,
+        "--for",
+        "5s",
+        "-o",
+        "json",
+    ]);
+    let notice = tail.wait_for_notice("watch-failed");
+    assert_eq!(notice["resourceVersion"], ahead.as_str());
+    let error = notice["error"].as_str().unwrap();
+    assert!(error.starts_with(&said), "{error}");
+    let out = tail.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stdout.contains("\"watch-opened\""), "{}", out.stdout);
+
+    let out = run(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--from-rv",
+        &ahead,
+        "--for",
+        "3s",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .lines()
+            .any(|l| l.contains("  NOTICE  ") && l.contains(&said)),
+        "{}",
+        out.stderr
+    );
+}

@@ -34,8 +34,8 @@ pub struct Churn {
     pub rate: f64,
     pub workload: Workload,
     /// In an existing namespace: the run that names and labels the objects (the informer's
-    /// label selector selects them).
-    pub run: Option<String>,
+    /// label selector selects them), told when the load begins to write.
+    pub run: Option<super::scratch::Labelled>,
 }
 
 /// `--react`: what counts as the controller's reaction to a write, the owned resource to
@@ -412,6 +412,9 @@ async fn set_up(
     Ok(match churn {
         Some(c) => {
             let started = Instant::now();
+            if let Some(labelled) = &c.run {
+                labelled.begin_writing(notice);
+            }
             let mut load = LoadThread::start(
                 lw.cluster.clone(),
                 LoadPlan {
@@ -421,7 +424,7 @@ async fn set_up(
                     objects: c.objects,
                     rate: c.rate,
                     seed: options.shape.seed,
-                    run: c.run.clone(),
+                    run: c.run.as_ref().map(|l| l.run.clone()),
                 },
             )
             .map_err(BenchError::LoadThread)?;

@@ -8,6 +8,8 @@
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use crate::informer::listwatch::{ListOptions, ListWatch};
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The label key on the scratch namespaces, whose value names the command
@@ -98,6 +100,16 @@ pub struct Labelled {
     pub namespace: String,
     /// `bench-x7k2q9`: the label's value and the objects' name prefix.
     pub run: String,
+    /// Shared by every clone: whether the run's first create is about to be sent (until then
+    /// there is nothing of the run's to delete, and nothing is said of deleting it), and the
+    /// line that says where the writes go, said just before the first.
+    writes: Arc<Writes>,
+}
+
+#[derive(Debug, Default)]
+struct Writes {
+    begun: AtomicBool,
+    announcement: Mutex<Option<String>>,
 }
 
 impl Labelled {
@@ -105,7 +117,29 @@ impl Labelled {
         Labelled {
             namespace: namespace.to_string(),
             run: format!("{command}-{}", suffix()),
+            writes: Arc::default(),
         }
+    }
+
+    /// Called before the run sends its first create: says (once) where the writes go, and
+    /// makes the run's end delete what carries its label.
+    pub fn begin_writing(&self, notice: &(dyn Fn(String) + Sync)) {
+        if !self.writes.begun.swap(true, Ordering::SeqCst) {
+            let announcement = self
+                .writes
+                .announcement
+                .lock()
+                .ok()
+                .and_then(|mut a| a.take());
+            if let Some(line) = announcement {
+                notice(line);
+            }
+        }
+    }
+
+    /// Whether any create may have reached the server.
+    fn wrote(&self) -> bool {
+        self.writes.begun.load(Ordering::SeqCst)
     }
 
     /// `kubectl-informer/run=bench-x7k2q9`.
@@ -116,7 +150,10 @@ impl Labelled {
 
 /// Runs `body` with the run's objects of `resource` in `labelled`'s namespace (which exists),
 /// then deletes every object of `resource` that carries the run's label, whatever happened:
-/// `None` when `interrupt` came first. Nothing else in the namespace is touched.
+/// `None` when `interrupt` came first. Nothing else in the namespace is touched. Where the
+/// writes go is said just before the first ([`Labelled::begin_writing`]); when the body never
+/// began to write, there is nothing to delete and nothing is said at all: the body's own error
+/// is what happened.
 pub async fn labelled_in<T, F: Future<Output = T>>(
     cluster: &Cluster,
     resource: &ApiResource,
@@ -126,7 +163,8 @@ pub async fn labelled_in<T, F: Future<Output = T>>(
     notice: &(dyn Fn(String) + Sync),
     body: impl FnOnce(Labelled) -> F,
 ) -> Option<T> {
-    notice(format!(
+    // Said before the first write (`begin_writing`), not before a refusal that comes first.
+    let announcement = format!(
         "writing to context \"{}\" (server {}, user \"{}\"): {what} in namespace {}, each \
          object labelled {} and deleted at the end",
         cluster.context,
@@ -134,12 +172,17 @@ pub async fn labelled_in<T, F: Future<Output = T>>(
         cluster.user,
         labelled.namespace,
         labelled.selector()
-    ));
+    );
+    if let Ok(mut slot) = labelled.writes.announcement.lock() {
+        *slot = Some(announcement);
+    }
     let result = tokio::select! {
         r = body(labelled.clone()) => Some(r),
         _ = &mut *interrupt => None,
     };
-    remove_labelled(cluster, resource, &labelled, notice).await;
+    if labelled.wrote() {
+        remove_labelled(cluster, resource, &labelled, notice).await;
+    }
     result
 }
 

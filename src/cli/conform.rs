@@ -15,11 +15,13 @@ use std::time::Duration;
     kubectl informer conform configmaps\n  \
     # a CRD: conform creates its objects from a manifest of one\n  \
     kubectl informer conform widgets.example.com --template widget.yaml -o json\n  \
-    # through a proxy, writing nothing: the checks that need a write are SKIP\n  \
-    kubectl informer conform pods -n prod --read-only --kubeconfig proxy.kubeconfig\n\n\
-    Exit status: 0 every check that ran passed, 1 a check failed, 2 error (also a resource that \
-    cannot be listed), 130 interrupted by Ctrl-C, 143 by SIGTERM (the scratch namespace is \
-    deleted first).",
+    # through a proxy, writing nothing: the checks that need a write are SKIP, expected\n  \
+    kubectl informer conform pods -n prod --read-only --allow-skips --kubeconfig proxy.kubeconfig\n\n\
+    Exit status: 0 every check that applies to the server passed (a SKIP the server cannot be \
+    held to, such as a feature it does not serve, does not count; with --allow-skips no SKIP \
+    does), 1 a check failed, 2 nothing checked (no watch check ran), a check skipped (forbidden, \
+    --read-only) without --allow-skips, or an error (also a resource that cannot be listed), 130 \
+    interrupted by Ctrl-C, 143 by SIGTERM (the scratch namespace is deleted first).",
     after_help = "Checks:\n  \
     1 list-consistent   a LIST at RV \"\" is not older than a write made just before\n  \
     2 list-pagination   limit is honoured, continue tokens work, every page has the first's RV\n  \
@@ -44,6 +46,11 @@ pub struct ConformArgs {
     /// and deleted at the end.
     #[arg(long)]
     pub read_only: bool,
+    /// Skips are expected: a check skipped because the identity may not make its requests or
+    /// --read-only writes nothing does not fail the run. A run in which no watch check ran
+    /// still exits 2 (nothing checked).
+    #[arg(long)]
+    pub allow_skips: bool,
     /// A manifest (YAML or JSON) of one object of RESOURCE, which conform creates copies of:
     /// needed to write any resource but configmaps.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, conflicts_with = "read_only")]

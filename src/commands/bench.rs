@@ -243,7 +243,7 @@ impl LiveRun<'_> {
                     .await?;
                 let labelled = scratch::Labelled::new("bench", ns);
                 let churn = Churn {
-                    run: Some(labelled.run.clone()),
+                    run: Some(labelled.clone()),
                     ..c.clone()
                 };
                 scratch::labelled_in(

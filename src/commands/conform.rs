@@ -1,12 +1,14 @@
 //! `conform`: the watch-contract checks on one resource, each PASS, FAIL or SKIP, then a summary.
-//! Exit 0 every check that ran passed, 1 a check failed, 2 error, 130 interrupted.
+//! Exit 0 every check that applies passed, 1 a check failed, 2 nothing checked, a skip not
+//! allowed (`conform::judge` decides) or an error, 130 interrupted.
 
 use super::{resolve_target, GlobalConfig};
 use crate::bench::scratch;
 use crate::cli::{ConformArgs, ReportFormat};
 use crate::cluster::ApiResource;
 use crate::conform::{
-    self, CheckResult, Evidence, Limits, Report, Status, Subject, Writer, CHECKS,
+    self, CheckResult, Evidence, Identity, Limits, Report, RunResult, Status, Subject, Writer,
+    CHECKS,
 };
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::{ListOptions, ListWatch};
@@ -23,6 +25,8 @@ const OBJECTS: usize = 3;
 pub struct ConformConfig {
     pub resource: String,
     pub read_only: bool,
+    /// `--allow-skips`: a skip does not fail the run.
+    pub allow_skips: bool,
     pub template: Option<Template>,
     pub limits: Limits,
     pub output: ReportFormat,
@@ -58,6 +62,7 @@ impl ConformConfig {
         Ok(ConformConfig {
             resource: args.resource.clone(),
             read_only: args.read_only,
+            allow_skips: args.allow_skips,
             template,
             limits,
             output: args.output,
@@ -88,6 +93,9 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
         limits: config.limits,
         text: config.output == ReportFormat::Text,
         all_evidence: global.verbose > 0,
+        identity: identity(global, &target.cluster),
+        allow_skips: config.allow_skips,
+        notice: &notice,
     };
     let outcome = match (&run.template, &global.namespace) {
         // A namespace the user named: conform's objects there carry the run's label, which its
@@ -133,11 +141,30 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
             .and_then(|_| writeln!(out)),
     };
     tolerate_closed_pipe(written.and_then(|_| out.flush())).map_err(Error::Output)?;
-    Ok(if report.failed > 0 {
-        EXIT_FINDING
-    } else {
-        EXIT_OK
-    })
+    match report.outcome.result {
+        RunResult::Passed => Ok(EXIT_OK),
+        RunResult::Failed => Ok(EXIT_FINDING),
+        RunResult::NothingChecked | RunResult::Skipped => {
+            Err(Error::NothingChecked(report.outcome.detail))
+        }
+    }
+}
+
+/// Who the requests act as: `--as` (with `--as-group`), else the kubeconfig's user.
+fn identity(global: &GlobalConfig, cluster: &crate::cluster::Cluster) -> Identity {
+    let overrides = &global.selection.overrides;
+    match &overrides.impersonate {
+        Some(user) => Identity {
+            user: user.clone(),
+            groups: overrides.impersonate_groups.clone(),
+            impersonated: true,
+        },
+        None => Identity {
+            user: cluster.user.clone(),
+            groups: Vec::new(),
+            impersonated: false,
+        },
+    }
 }
 
 /// What conform creates its objects from: `--template`, which must be of the resource checked,
@@ -205,6 +232,10 @@ struct Run<'a> {
     limits: Limits,
     text: bool,
     all_evidence: bool,
+    identity: Identity,
+    allow_skips: bool,
+    /// Where notices go: the line that says where the writes go, before the first.
+    notice: &'a (dyn Fn(String) + Sync),
 }
 
 impl Run<'_> {
@@ -252,6 +283,7 @@ impl Run<'_> {
                     api_version: &self.resource.api_version(),
                     server: &self.cluster.server,
                     context: &self.cluster.context,
+                    identity: &self.identity,
                     namespace: namespace.as_deref(),
                     scratch,
                     labelled: selector.as_deref(),
@@ -271,9 +303,12 @@ impl Run<'_> {
         Ok(report(
             self.cluster,
             &subject.lw,
-            namespace,
-            scratch,
-            !writes,
+            Scope {
+                namespace,
+                scratch_namespace: scratch,
+                read_only: !writes,
+            },
+            (self.identity, self.allow_skips),
             checks,
         ))
     }
@@ -293,6 +328,9 @@ impl Run<'_> {
             template,
         );
         writer.run_label = labelled.map(|l| (scratch::RUN_LABEL_KEY.to_string(), l.run.clone()));
+        if let Some(labelled) = labelled {
+            labelled.begin_writing(self.notice);
+        }
         let mut ev = Evidence::default();
         for i in 1..=OBJECTS {
             let name = writer.name(&i.to_string());
@@ -307,27 +345,37 @@ impl Run<'_> {
     }
 }
 
-fn report(
-    cluster: &crate::cluster::Cluster,
-    lw: &ListWatch,
+/// Where a run's checks ran, and whether it wrote.
+struct Scope {
     namespace: Option<String>,
     scratch_namespace: bool,
     read_only: bool,
+}
+
+fn report(
+    cluster: &crate::cluster::Cluster,
+    lw: &ListWatch,
+    scope: Scope,
+    (identity, allow_skips): (Identity, bool),
     checks: Vec<CheckResult>,
 ) -> Report {
+    let outcome = conform::judge(&checks, allow_skips);
     let mut report = Report {
         schema_version: conform::SCHEMA_VERSION,
         resource: lw.resource.qualified_name(),
         api_version: lw.resource.api_version(),
         server: cluster.server.clone(),
         context: cluster.context.clone(),
-        namespace,
-        scratch_namespace,
-        read_only,
+        identity,
+        namespace: scope.namespace,
+        scratch_namespace: scope.scratch_namespace,
+        read_only: scope.read_only,
+        allow_skips,
         checks,
         passed: 0,
         failed: 0,
         skipped: 0,
+        outcome,
     };
     report.passed = report.count(Status::Pass);
     report.failed = report.count(Status::Fail);

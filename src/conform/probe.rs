@@ -1,6 +1,7 @@
 //! What the checks are made of: LISTs and WATCHes that note what they sent and got as evidence,
 //! the writer of conform's own objects, and the verdicts.
 
+use super::Skip;
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
 use crate::informer::listwatch::{
@@ -16,30 +17,44 @@ use tokio::time::Instant;
 pub enum Verdict {
     Pass(String),
     Fail(String),
-    Skip(String),
+    Skip(Skip, String),
 }
 
 impl Verdict {
     /// What it says, whichever it is.
     pub fn into_text(self) -> String {
         match self {
-            Verdict::Pass(text) | Verdict::Fail(text) | Verdict::Skip(text) => text,
+            Verdict::Pass(text) | Verdict::Fail(text) | Verdict::Skip(_, text) => text,
         }
     }
 }
 
-/// A request that failed: forbidden or unauthorized means the check cannot run here (SKIP, the
-/// server's answer as the reason); anything else is the server breaking the contract (FAIL).
+/// A request that failed: forbidden or unauthorized means the check cannot run here (SKIP,
+/// saying which verb was refused to whom); anything else is the server breaking the contract
+/// (FAIL).
 pub fn refused(e: ClusterError) -> Verdict {
-    match e.status_code() {
-        Some(401 | 403) => Verdict::Skip(e.to_string()),
+    match &e {
+        ClusterError::Forbidden(f) => Verdict::Skip(
+            Skip::Forbidden,
+            format!(
+                "{verb} forbidden for user \"{user}\": {resource}{scope} (check with `kubectl \
+                 auth can-i {verb} {resource}{can_i}`)",
+                verb = f.verb,
+                user = f.user,
+                resource = f.resource,
+                scope = f.scope,
+                can_i = f.can_i_scope,
+            ),
+        ),
+        _ if e.status_code() == Some(401) => Verdict::Skip(Skip::Forbidden, e.to_string()),
         _ => Verdict::Fail(e.to_string()),
     }
 }
 
 /// A resourceVersion as the integer KEP-5504 makes it.
 pub fn rv_number(rv: &str) -> Result<ResourceVersion, Verdict> {
-    ResourceVersion::parse(rv).map_err(|e| Verdict::Skip(format!("{e} (see watch-rv-order)")))
+    ResourceVersion::parse(rv)
+        .map_err(|e| Verdict::Skip(Skip::Inconclusive, format!("{e} (see watch-rv-order)")))
 }
 
 /// The evidence of one check: a line per request and per answer.

@@ -78,6 +78,9 @@ pub struct Reflector<L = ListWatch> {
     /// With `--from-rv`, until the replay watch delivered anything: a 410 then means the RV
     /// is too old to replay.
     replaying: bool,
+    /// With `--from-rv`, until the server's current RV was found not older than the replay's
+    /// (or could not be read): until then each attempt to open the replay reads it first.
+    replay_checked: bool,
     backoff: Backoff,
     /// The next LIST is one unpaginated request: a paginated one was cut short by an expired
     /// continue token, and paging as slowly again could expire again (client-go's pager falls
@@ -112,6 +115,7 @@ impl<L: ListerWatcher> Reflector<L> {
             initial_events,
             initial_events_deadline: None,
             replaying,
+            replay_checked: !replaying,
             backoff: Backoff::default(),
             full_list: false,
             pending: VecDeque::new(),
@@ -158,6 +162,10 @@ impl<L: ListerWatcher> Reflector<L> {
                 objects,
                 relist,
             } => self.list_page(continue_token, pages, objects, relist).await,
+            State::OpenWatch if !self.replay_checked => match self.replay_ahead().await {
+                Some(wait) => Ok(wait),
+                None => self.open_watch().await,
+            },
             State::OpenWatch => self.open_watch().await,
             State::Watching {
                 stream,
@@ -247,6 +255,51 @@ impl<L: ListerWatcher> Reflector<L> {
                 Ok(State::OpenWatch)
             }
         }
+    }
+
+    /// Before a replay's watch opens: whether its RV is ahead of the collection's current one,
+    /// read with one LIST of one object. kube-apiserver takes a watch from such an RV and
+    /// keeps it open sending nothing until the collection's RV passes it, which looks like a
+    /// quiet resource; so the reflector says so (a `WatchFailed` that names both RVs) and
+    /// reads it again after the backoff. `None`: not ahead, or not known (the LIST failed, an
+    /// RV that is not a number); the watch opens.
+    async fn replay_ahead(&mut self) -> Option<State> {
+        use crate::cluster::resource_version::ResourceVersion;
+        let opts = ListOptions {
+            limit: Some(1),
+            ..ListOptions::default()
+        };
+        let current = match self.lw.list_page(&opts).await {
+            Ok(page) => page.resource_version,
+            Err(_) => String::new(),
+        };
+        let (Ok(from), Ok(now)) = (
+            ResourceVersion::parse(&self.resource_version),
+            ResourceVersion::parse(&current),
+        ) else {
+            self.replay_checked = true;
+            return None;
+        };
+        if from <= now {
+            self.replay_checked = true;
+            return None;
+        }
+        let delay = self.backoff.next_delay();
+        self.pending.push_back(ReflectorEvent::WatchFailed {
+            resource_version: self.resource_version.clone(),
+            error: format!(
+                "resourceVersion {from} is ahead of the server's current one ({now}, from a \
+                 LIST of {}): kube-apiserver would keep a watch from it open and send nothing \
+                 until the resource's resourceVersion passes {from}, so the watch is not opened \
+                 yet (an RV of another cluster or resource, or a typo?)",
+                self.lw.resource_name()
+            ),
+            retry_in: delay,
+        });
+        Some(State::Sleep {
+            until: Instant::now() + delay,
+            then: Box::new(State::OpenWatch),
+        })
     }
 
     async fn open_watch(&mut self) -> Result<State, ReflectorError> {

@@ -1,7 +1,7 @@
 //! conform's text output: a header, a line per check as it ends (FAIL with its evidence below
 //! it, every check's with `-v`), and the summary.
 
-use crate::conform::{CheckResult, Report, Status};
+use crate::conform::{CheckResult, Report, Skip, Status};
 use std::io::{self, Write};
 
 /// What conform runs against, as its header names it.
@@ -11,6 +11,8 @@ pub struct Target<'a> {
     pub api_version: &'a str,
     pub server: &'a str,
     pub context: &'a str,
+    /// Who the requests act as: `user "admin"`, `acting as "lister"`.
+    pub identity: &'a crate::conform::Identity,
     /// The namespace, `None` for all namespaces.
     pub namespace: Option<&'a str>,
     /// Whether the namespace is a scratch namespace conform made (else it only reads).
@@ -19,7 +21,7 @@ pub struct Target<'a> {
     pub labelled: Option<&'a str>,
 }
 
-/// `conform configmaps (v1) at https://..., context "admin", scratch namespace x`.
+/// `conform configmaps (v1) at https://..., context "admin", user "admin", scratch namespace x`.
 pub fn write_header(out: &mut impl Write, target: &Target) -> io::Result<()> {
     let scope = match (target.namespace, target.scratch, target.labelled) {
         (Some(ns), true, _) => format!("scratch namespace {ns}"),
@@ -31,8 +33,12 @@ pub fn write_header(out: &mut impl Write, target: &Target) -> io::Result<()> {
     };
     writeln!(
         out,
-        "conform {} ({}) at {}, context \"{}\", {scope}",
-        target.resource, target.api_version, target.server, target.context
+        "conform {} ({}) at {}, context \"{}\", {}, {scope}",
+        target.resource,
+        target.api_version,
+        target.server,
+        target.context,
+        target.identity.describe()
     )
 }
 
@@ -59,11 +65,27 @@ pub fn write_check(
     Ok(())
 }
 
-/// `10 passed, 1 failed, 0 skipped`.
+/// `10 passed, 1 failed, 0 skipped`, with the skips that do not fail the run named
+/// (`, 1 not applicable here: watch-list`).
 pub fn write_summary(out: &mut impl Write, report: &Report) -> io::Result<()> {
+    let not_applicable: Vec<&str> = report
+        .checks
+        .iter()
+        .filter(|c| c.skip == Some(Skip::NotApplicable))
+        .map(|c| c.name)
+        .collect();
+    let aside = if not_applicable.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} not applicable here: {})",
+            not_applicable.len(),
+            not_applicable.join(", ")
+        )
+    };
     writeln!(
         out,
-        "{} passed, {} failed, {} skipped",
+        "{} passed, {} failed, {} skipped{aside}",
         report.passed, report.failed, report.skipped
     )
 }

@@ -38,9 +38,13 @@ pub(super) async fn list_pagination(subject: &mut Subject, ev: &mut Evidence) ->
     let first = ev.list(&subject.lw, &opts).await?;
     let at = first.resource_version.clone();
     let mut names: Vec<String> = Vec::new();
+    // How many objects each page held: the last may be empty (a server may end a LIST with
+    // an empty page, or fill a page with fewer objects than the limit).
+    let mut sizes: Vec<usize> = Vec::new();
     let mut page = first;
     let mut pages = 1;
     loop {
+        sizes.push(page.items.len());
         if page.items.len() > 1 {
             return Ok(Verdict::Fail(format!(
                 "a LIST with limit=1 answered {} objects in one page: the server ignores \
@@ -69,8 +73,9 @@ pub(super) async fn list_pagination(subject: &mut Subject, ev: &mut Evidence) ->
         };
         if pages == MAX_PAGES {
             return Ok(Verdict::Pass(format!(
-                "the first {pages} pages of a LIST with limit=1 each had 1 object, all at RV \
-                 {at}; their continue tokens worked"
+                "the first {pages} pages of a LIST with limit=1 held {}, all at RV {at}; their \
+                 continue tokens worked",
+                page_sizes(&sizes)
             )));
         }
         opts.continue_token = Some(token);
@@ -78,15 +83,7 @@ pub(super) async fn list_pagination(subject: &mut Subject, ev: &mut Evidence) ->
         pages += 1;
     }
     if names.len() < 2 {
-        return Ok(Verdict::Skip(format!(
-            "needs 2 objects to page through, found {}{}",
-            names.len(),
-            if subject.writer.is_none() {
-                " (--read-only creates none)"
-            } else {
-                ""
-            }
-        )));
+        return Ok(too_few_to_page(subject, names.len()));
     }
     if let Some(writer) = &subject.writer {
         let expected: BTreeSet<&String> = writer.names.iter().collect();
@@ -98,9 +95,41 @@ pub(super) async fn list_pagination(subject: &mut Subject, ev: &mut Evidence) ->
         }
     }
     Ok(Verdict::Pass(format!(
-        "{pages} pages of a LIST with limit=1, 1 object each, all at RV {at}; the last had no \
-         continue token"
+        "{pages} pages of a LIST with limit=1 held {}, all at RV {at}; the last had no \
+         continue token",
+        page_sizes(&sizes)
     )))
+}
+
+/// SKIP: fewer than 2 objects to page through (none created with --read-only).
+fn too_few_to_page(subject: &Subject, found: usize) -> Verdict {
+    if subject.writer.is_none() {
+        return Verdict::Skip(
+            Skip::ReadOnly,
+            format!("needs 2 objects to page through, found {found} (--read-only creates none)"),
+        );
+    }
+    Verdict::Skip(
+        Skip::Inconclusive,
+        format!("needs 2 objects to page through, found {found}"),
+    )
+}
+
+/// What pages of these sizes held, as they came: `1 object each`, `1 object each but the
+/// last, which was empty`, or each: `1, 0, 1 and 1 objects`.
+fn page_sizes(sizes: &[usize]) -> String {
+    let each = |n: usize| format!("{} each", crate::format::count(n as u64, "object"));
+    match sizes {
+        [first, ..] if sizes.iter().all(|n| n == first) => each(*first),
+        [rest @ .., 0] if rest.len() > 1 && rest.iter().all(|n| *n == rest[0] && *n > 0) => {
+            format!("{} but the last, which was empty", each(rest[0]))
+        }
+        [rest @ .., last] => {
+            let rest: Vec<String> = rest.iter().map(usize::to_string).collect();
+            format!("{} and {last} objects", rest.join(", "))
+        }
+        [] => "no objects".to_string(),
+    }
 }
 
 /// 3. A LIST at an exact RV returns the state at that RV.
@@ -170,4 +199,21 @@ pub(super) async fn list_exact_rv(subject: &mut Subject, ev: &mut Evidence) -> O
             got.len()
         ),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_sizes;
+
+    #[test]
+    fn pages_are_described_with_the_objects_each_really_held() {
+        assert_eq!(page_sizes(&[1, 1, 1]), "1 object each");
+        assert_eq!(
+            page_sizes(&[1, 1, 1, 0]),
+            "1 object each but the last, which was empty"
+        );
+        assert_eq!(page_sizes(&[1, 0, 1, 1]), "1, 0, 1 and 1 objects");
+        assert_eq!(page_sizes(&[1, 0]), "1 and 0 objects");
+        assert_eq!(page_sizes(&[0, 0]), "0 objects each");
+    }
 }

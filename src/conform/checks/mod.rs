@@ -9,7 +9,7 @@ use super::probe::{
     describe_event, object_of, refused, rv_number, seconds, Evidence, Next, Verdict, Watch, Writer,
     EVENT_LIMIT,
 };
-use super::{Check, CheckResult, Status, Subject};
+use super::{Check, CheckResult, Skip, Status, Subject};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::informer::listwatch::{ListOptions, WatchEvent, WatchOptions, ACCEPT_METADATA_LIST};
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,15 +57,16 @@ pub async fn run(check: &Check, subject: &mut Subject) -> CheckResult {
         10 => watch_unbuffered(subject, &mut ev).await,
         _ => watch_metadata(subject, &mut ev).await,
     };
-    let (status, detail) = match outcome.unwrap_or_else(|early| early) {
-        Verdict::Pass(d) => (Status::Pass, d),
-        Verdict::Fail(d) => (Status::Fail, d),
-        Verdict::Skip(d) => (Status::Skip, d),
+    let (status, skip, detail) = match outcome.unwrap_or_else(|early| early) {
+        Verdict::Pass(d) => (Status::Pass, None, d),
+        Verdict::Fail(d) => (Status::Fail, None, d),
+        Verdict::Skip(why, d) => (Status::Skip, Some(why), d),
     };
     CheckResult {
         number: check.number,
         name: check.name,
         status,
+        skip,
         detail,
         evidence: ev.lines,
         waited_seconds: ev.waited.map(|d| d.as_secs_f64()),
@@ -76,7 +77,7 @@ fn writer(subject: &mut Subject) -> Result<&mut Writer, Verdict> {
     subject
         .writer
         .as_mut()
-        .ok_or_else(|| Verdict::Skip(READ_ONLY.to_string()))
+        .ok_or_else(|| Verdict::Skip(Skip::ReadOnly, READ_ONLY.to_string()))
 }
 
 /// The RV `name` has in `page`, if listed.

@@ -114,11 +114,14 @@ async fn events_passing_by(
         }
     }
     if events.len() < 2 {
-        return Err(Verdict::Skip(format!(
-            "{} in {}s to compare, and --read-only makes none",
-            crate::format::count(events.len() as u64, "event"),
-            PASSIVE_LIMIT.as_secs()
-        )));
+        return Err(Verdict::Skip(
+            Skip::ReadOnly,
+            format!(
+                "{} in {}s to compare, and --read-only makes none",
+                crate::format::count(events.len() as u64, "event"),
+                PASSIVE_LIMIT.as_secs()
+            ),
+        ));
     }
     Ok(events)
 }
@@ -215,9 +218,10 @@ pub(super) async fn watch_bookmarks(subject: &mut Subject, ev: &mut Evidence) ->
                      stale while nothing changes and its re-watch gets 410 and relists"
                 )))
             } else {
-                Ok(Verdict::Skip(format!(
-                    "{what}, and with --read-only conform could not make the RV move"
-                )))
+                Ok(Verdict::Skip(
+                    Skip::ReadOnly,
+                    format!("{what}, and with --read-only conform could not make the RV move"),
+                ))
             }
         }
     }
@@ -289,10 +293,13 @@ async fn open_watch_list(subject: &Subject, ev: &mut Evidence) -> Result<Watch, 
         .await
         .map_err(|e| match e.status_code() {
             Some(401 | 403) | Some(500..) | None => refused(e),
-            Some(_) => Verdict::Skip(format!(
-                "not supported: the server refused sendInitialEvents ({e}); client-go falls \
-                 back to LIST + WATCH, and so does kubectl-informer"
-            )),
+            Some(_) => Verdict::Skip(
+                Skip::NotApplicable,
+                format!(
+                    "not supported: the server refused sendInitialEvents ({e}); client-go \
+                     falls back to LIST + WATCH, and so does kubectl-informer"
+                ),
+            ),
         })
 }
 
@@ -369,19 +376,25 @@ pub(super) async fn watch_expired(subject: &mut Subject, ev: &mut Evidence) -> O
              reflector does not relist on it",
             status.code, status.reason, status.message
         ))),
-        Some(e) => Ok(Verdict::Skip(format!(
-            "RV 1 is still in the server's history: the WATCH from it delivered {} (nothing \
-             compacted yet, so no older RV to try)",
-            describe_event(&e)
-        ))),
-        None => Ok(Verdict::Skip(match end {
-            Next::Quiet => format!(
-                "a WATCH from RV 1 answered nothing in {}s: RV 1 may still be in the server's \
-                 history",
-                EXPIRED_LIMIT.as_secs()
+        Some(e) => Ok(Verdict::Skip(
+            Skip::NotApplicable,
+            format!(
+                "RV 1 is still in the server's history: the WATCH from it delivered {} \
+                 (nothing compacted yet, so no older RV to try)",
+                describe_event(&e)
             ),
-            _ => "a WATCH from RV 1 ended without an event or an error".to_string(),
-        })),
+        )),
+        None => Ok(Verdict::Skip(
+            Skip::Inconclusive,
+            match end {
+                Next::Quiet => format!(
+                    "a WATCH from RV 1 answered nothing in {}s: RV 1 may still be in the \
+                     server's history",
+                    EXPIRED_LIMIT.as_secs()
+                ),
+                _ => "a WATCH from RV 1 ended without an event or an error".to_string(),
+            },
+        )),
     }
 }
 
@@ -459,17 +472,21 @@ pub(super) async fn watch_unbuffered(subject: &mut Subject, ev: &mut Evidence) -
     }
 }
 
+/// Check 11's SKIP: the server does not serve metadata-only requests of this resource.
+fn not_served(what: String) -> Verdict {
+    Verdict::Skip(
+        Skip::NotApplicable,
+        format!(
+            "not served: {what}; a metadata informer of this resource gets whole objects or fails"
+        ),
+    )
+}
+
 /// 11. A metadata-only LIST and WATCH are served.
 pub(super) async fn watch_metadata(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
     let meta = crate::informer::listwatch::ListWatch {
         metadata_only: true,
         ..subject.lw.clone()
-    };
-    let not_served = |what: String| {
-        Verdict::Skip(format!(
-            "not served: {what}; a metadata informer of this resource gets whole objects or \
-             fails"
-        ))
     };
     // The list's own kind says what the server made of the Accept header (a server that
     // ignores it answers a ConfigMapList).

@@ -16,14 +16,16 @@ async fn before_anything_succeeded_an_error_other_than_429_is_fatal() {
     assert_eq!(run.requests(), [list(Some(2), None)]);
 
     let mut run = Run::new(
-        Script::default().watch_fails(api_error(503, "ServiceUnavailable")),
+        Script::default()
+            .list(Vec::new(), "100", None)
+            .watch_fails(api_error(503, "ServiceUnavailable")),
         config(Start::FromResourceVersion("100".to_string())),
     );
     assert!(matches!(
         run.error().await,
         ReflectorError::Cluster(ClusterError::Api { code: 503, .. })
     ));
-    assert_eq!(run.requests(), [watch("100")]);
+    assert_eq!(run.requests(), [list(Some(1), None), watch("100")]);
 
     // A refused watch-list is not a failure, but the LIST it falls back to is the first request.
     let script = Script::default()

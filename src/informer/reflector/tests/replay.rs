@@ -10,9 +10,14 @@ fn replay(relist_if_replay_expired: bool) -> ReflectorConfig {
     }
 }
 
+/// The LIST of one object that reads the server's current RV (100) before a replay from 100.
+fn current_rv_read() -> Script {
+    Script::default().list(vec![obj("a", 90)], "100", None)
+}
+
 /// After a replay from RV 100, `then`, followed by a relist at RV 200.
 fn replaying(then: impl FnOnce(Script) -> Script) -> Script {
-    then(Script::default())
+    then(current_rv_read())
         .list(vec![obj("a", 150)], "200", None)
         .watch(vec![Step::Hang])
 }
@@ -32,7 +37,7 @@ async fn a_replay_from_an_rv_the_server_no_longer_has_fails_with_replay_expired(
         replay(false),
     );
     assert_replay_expired(run.error().await, "the server says Expired");
-    assert_eq!(run.requests(), [watch("100")]);
+    assert_eq!(run.requests(), [list(Some(1), None), watch("100")]);
 
     let mut run = Run::new(
         replaying(|s| s.watch(vec![error_event(410, "Expired")])),
@@ -79,7 +84,12 @@ async fn a_replay_whose_rv_is_gone_relists_when_asked_to() {
     assert_backoff(events[2].0, 1);
     assert_eq!(
         run.requests(),
-        [watch("100"), list(Some(2), None), watch("200")]
+        [
+            list(Some(1), None),
+            watch("100"),
+            list(Some(2), None),
+            watch("200")
+        ]
     );
 }
 
@@ -115,5 +125,34 @@ async fn once_a_replay_delivered_an_event_or_was_held_open_a_410_relists() {
             "ListComplete rv=200 objects=1 pages=1 (relist)",
             "WatchOpened rv=200",
         ]
+    );
+}
+
+/// A replay from an RV the server has not reached would be a watch that opens and sends
+/// nothing: the reflector says so, naming both RVs, and reads the current RV again after the
+/// backoff, opening the watch once the server has reached it.
+#[tokio::test(start_paused = true)]
+async fn a_replay_from_an_rv_ahead_of_the_server_says_so_and_waits_for_it() {
+    let script = Script::default()
+        .list(vec![obj("a", 40)], "50", None)
+        .list(vec![obj("a", 40)], "120", None)
+        .watch(vec![Step::Hang]);
+    let mut run = Run::new(script, replay(false));
+
+    let events = run.pull(2).await;
+
+    assert_eq!(shown(&events), ["WatchFailed rv=100", "WatchOpened rv=100"]);
+    let ReflectorEvent::WatchFailed { error, .. } = &events[0].1 else {
+        unreachable!()
+    };
+    assert!(
+        error.starts_with("resourceVersion 100 is ahead of the server's current one (50, "),
+        "{error}"
+    );
+    assert_backoff(retry_in(&events[0].1), 1);
+    assert_waited(events[0].0, events[1].0, retry_in(&events[0].1));
+    assert_eq!(
+        run.requests(),
+        [list(Some(1), None), list(Some(1), None), watch("100")]
     );
 }

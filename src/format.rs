@@ -15,9 +15,47 @@ pub fn local_time(t: SystemTime) -> String {
     dt.format("%H:%M:%S%.3f").to_string()
 }
 
-/// A wait, to the millisecond, as humantime writes it: `1s 600ms`.
+/// A duration for people, the one way every command writes one: `850µs`, `12.3ms`, `1.47s`,
+/// `45s`, `2m30s`, `1h5m`; three significant figures below a minute, no trailing zeros.
+pub fn human(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    // A number with up to `places` decimals, its trailing zeros dropped.
+    let trimmed = |v: f64, places: usize, unit: &str| {
+        let text = format!("{v:.places$}");
+        let text = match text.contains('.') {
+            true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
+            false => text,
+        };
+        format!("{text}{unit}")
+    };
+    match s {
+        _ if d.is_zero() => "0s".to_string(),
+        s if s < 1e-3 => trimmed(s * 1e6, 0, "µs"),
+        s if s < 0.1 => trimmed(s * 1e3, 1, "ms"),
+        s if s < 1.0 => trimmed(s * 1e3, 0, "ms"),
+        s if s < 10.0 => trimmed(s, 2, "s"),
+        s if s < 60.0 => trimmed(s, 1, "s"),
+        _ => {
+            let secs = d.as_secs() + u64::from(d.subsec_millis() >= 500);
+            let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+            let mut out = String::new();
+            if h > 0 {
+                out += &format!("{h}h");
+            }
+            if m > 0 {
+                out += &format!("{m}m");
+            }
+            if s > 0 && h == 0 {
+                out += &format!("{s}s");
+            }
+            out
+        }
+    }
+}
+
+/// A wait, for people: [`human`].
 pub fn wait(d: Duration) -> String {
-    humantime::format_duration(Duration::from_millis((d.as_secs_f64() * 1000.0) as u64)).to_string()
+    human(d)
 }
 
 /// A duration as a flag takes it (Go's forms, what `duration::parse` reads back exactly):
@@ -58,16 +96,12 @@ pub fn duration(d: Duration) -> String {
     }
 }
 
-/// Seconds as people read a latency: `850µs`, `12.3ms`, `1.52s`.
+/// Seconds as people read a latency, as [`human`] writes durations: `850µs`, `12.3ms`,
+/// `1.52s`, `0s`.
 pub fn format_seconds(s: f64) -> String {
-    if s == 0.0 {
-        "0".to_string()
-    } else if s < 1e-3 {
-        format!("{:.0}µs", s * 1e6)
-    } else if s < 1.0 {
-        format!("{:.1}ms", s * 1e3)
-    } else {
-        format!("{s:.2}s")
+    match s.is_finite() && s > 0.0 {
+        true => human(Duration::from_secs_f64(s)),
+        false => "0s".to_string(),
     }
 }
 
@@ -143,10 +177,17 @@ mod tests {
     #[test]
     fn latencies_and_counts_read_as_people_write_them() {
         assert_eq!(format_seconds(0.000_85), "850µs");
-        assert_eq!(format_seconds(1.5), "1.50s");
+        assert_eq!(format_seconds(1.5), "1.5s");
+        assert_eq!(format_seconds(0.0), "0s");
+        assert_eq!(format_seconds(0.012_34), "12.3ms");
+        assert_eq!(format_seconds(0.25), "250ms");
+        assert_eq!(wait(Duration::from_millis(1467)), "1.47s");
+        assert_eq!(wait(Duration::from_secs(45)), "45s");
+        assert_eq!(wait(Duration::from_secs(150)), "2m30s");
+        assert_eq!(wait(Duration::from_secs(3900)), "1h5m");
         assert_eq!(format_number(3.0), "3");
         assert_eq!(format_number(2.25), "2.2");
-        assert_eq!(wait(Duration::from_millis(1600)), "1s 600ms");
+        assert_eq!(wait(Duration::from_millis(1600)), "1.6s");
         assert_eq!(duration(Duration::from_secs(90)), "1m30s");
         assert_eq!(duration(Duration::from_secs(3600)), "1h");
         assert_eq!(duration(Duration::from_millis(1500)), "1.5s");

@@ -4,7 +4,8 @@
 //! and each command against it ends with its exit code and one line naming the endpoint, the
 //! phase and the limit. Limits are client-go's per phase (dial 30 s, TLS handshake 10 s,
 //! response headers `--request-timeout` or 60 s, a body that stops the health check's window),
-//! and the run's own: `--for`, `--timeout`, SIGTERM.
+//! and the run's own: `--for`, `--timeout`, SIGTERM. Beside them, what the proxy answers itself
+//! rather than forward (an upgrade), with a Status and a line that says so.
 //!
 //! The assertions are on exit codes and lines; each run is only killed (and failed) when it
 //! outlives a generous multiple of its limit, so a loaded machine does not fail them.
@@ -363,14 +364,15 @@ fn sigterm_ends_a_run_waiting_for_the_tls_handshake_with_143() {
     );
 }
 
-/// One request through `kubectl informer proxy --plain-http`: its status line and body.
-fn through_proxy(port: u16, path: &str) -> (String, String) {
+/// One request through `kubectl informer proxy --plain-http`, with `headers` (each line ending
+/// in CRLF): its status line and the JSON object of its body.
+fn through_proxy_with(port: u16, path: &str, headers: &str) -> (String, String) {
     let mut conn = TcpStream::connect(("127.0.0.1", port)).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(60)))
         .unwrap();
     write!(
         conn,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n{headers}\r\n"
     )
     .unwrap();
     let mut response = String::new();
@@ -385,6 +387,21 @@ fn through_proxy(port: u16, path: &str) -> (String, String) {
         head.lines().next().unwrap_or_default().to_string(),
         json.to_string(),
     )
+}
+
+fn through_proxy(port: u16, path: &str) -> (String, String) {
+    through_proxy_with(port, path, "")
+}
+
+/// The port of a proxy whose first stdout line (text or `-o json`) names its URL.
+fn serving_port(line: &str) -> u16 {
+    let after = line.split("http://127.0.0.1:").nth(1).unwrap();
+    after
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 #[test]
@@ -406,13 +423,7 @@ fn the_proxy_answers_504_with_a_status_when_the_upstream_never_answers_and_keeps
     let line = proxy.wait_for("the serving line", Duration::from_secs(30), |l| {
         l.starts_with("Starting to serve on http://127.0.0.1:")
     });
-    let port: u16 = line
-        .trim_start_matches("Starting to serve on http://127.0.0.1:")
-        .split(|c: char| !c.is_ascii_digit())
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let port = serving_port(&line);
     for _ in 0..2 {
         let (status, body) = through_proxy(port, "/api/v1/namespaces");
         assert!(status.contains(" 504 "), "{status}");
@@ -426,6 +437,91 @@ fn the_proxy_answers_504_with_a_status_when_the_upstream_never_answers_and_keeps
             "{message}"
         );
     }
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &proxy.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = proxy.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(143), "{}", out.stderr);
+}
+
+#[test]
+fn an_exec_plugin_that_never_exits_is_one_line_within_the_request_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = dir.path().join("never-exits.sh");
+    // Ends by itself long after the test (a plugin left behind is not killed by kubectl either).
+    std::fs::write(&plugin, "#!/bin/sh\nexec sleep 30\n").unwrap();
+    std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: \
+             https://127.0.0.1:9\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: \
+             client.authentication.k8s.io/v1\n      command: {}\ncontexts:\n- name: ctx\n  \
+             context: {{cluster: c, user: u}}\ncurrent-context: ctx\n",
+            plugin.display()
+        ),
+    )
+    .unwrap();
+    let mut cmd = informer();
+    cmd.env("KUBECONFIG", &kubeconfig)
+        .args(["tail", "cm", "--request-timeout", "2s"]);
+    let out = run_with_limit(cmd, Duration::from_secs(25));
+    assert_one_line_error(
+        &out,
+        &[
+            "never-exits.sh",
+            "did not print a credential within 2s",
+            "--request-timeout",
+        ],
+    );
+}
+
+#[test]
+fn the_proxy_refuses_an_upgrade_with_a_status_and_says_so() {
+    // The upstream is never asked: an upgrade is answered by the proxy itself.
+    let server = StallServer::start(Stall::Accept, true);
+    let dir = tempfile::tempdir().unwrap();
+    let mut proxy = Streaming::spawn(command(
+        dir.path(),
+        &server.https(),
+        &["proxy", "--plain-http", "-p", "0", "-o", "json"],
+    ));
+    let line = proxy.wait_for("the serving line", Duration::from_secs(30), |l| {
+        l.contains("\"type\":\"serving\"")
+    });
+    let port = serving_port(&line);
+    let exec = "/api/v1/namespaces/default/pods/p/exec?command=sh&stdin=true";
+    let (status, body) = through_proxy_with(
+        port,
+        exec,
+        "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\n",
+    );
+    assert!(status.contains(" 400 "), "{status}");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["kind"], "Status");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not forward upgraded connections"),
+        "{body}"
+    );
+    let refused = proxy.wait_for("the refused line", Duration::from_secs(30), |l| {
+        l.contains("\"type\":\"refused\"")
+    });
+    let refused: serde_json::Value = serde_json::from_str(&refused).unwrap();
+    assert_eq!(
+        refused["request"],
+        "GET /api/v1/namespaces/default/pods/p/exec"
+    );
+    assert_eq!(
+        server.accepted.load(Ordering::SeqCst),
+        0,
+        "the upstream was asked"
+    );
     let status = std::process::Command::new("kill")
         .args(["-TERM", &proxy.pid().to_string()])
         .status()

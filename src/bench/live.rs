@@ -259,7 +259,8 @@ impl Informers {
                         // warm-up): what comes after this line is measured.
                         let cached = running.read(Store::len);
                         notice(format!(
-                            "the informer holds {}; measuring their own traffic for {} from now",
+                            "the informer holds {}; measuring the namespace's own traffic for {} \
+                             from now",
                             crate::format::count(cached as u64, "object"),
                             crate::format::wait(total)
                         ));
@@ -444,9 +445,9 @@ async fn set_up(
                 wait_for_reactions(r, signals, &w.receipts, &populated.reacted_to, notice).await;
             }
             notice(format!(
-                "created {} in {:.1}s; the clock starts now",
+                "created {} in {}; the clock starts now",
                 crate::format::count(populated.writes.len() as u64, "object"),
-                started.elapsed().as_secs_f64()
+                crate::format::human(started.elapsed())
             ));
             Some(load)
         }
@@ -621,14 +622,14 @@ async fn wait_for_reactions(
     .await;
     match unanswered() {
         0 => notice(format!(
-            "the controller reacted to the {} objects created within {:.1}s",
-            creates.len(),
-            started.elapsed().as_secs_f64()
+            "the controller reacted to the {} created within {}",
+            crate::format::count(creates.len() as u64, "object"),
+            crate::format::human(started.elapsed())
         )),
         n => notice(format!(
-            "the controller did not react to {n} of the {} objects created within {} \
+            "the controller did not react to {n} of the {} created within {} \
              (--reaction-timeout); measuring anyway",
-            creates.len(),
+            crate::format::count(creates.len() as u64, "object"),
             crate::format::duration(reacting.timeout)
         )),
     }

@@ -83,6 +83,40 @@ pub fn with_exec_decided(config: &kube::Config) -> Result<kube::Config, String> 
     Ok(config)
 }
 
+/// Runs `gather` (what runs `config`'s exec plugin, if it has one: kube runs a plugin to its end
+/// and waits for it without a limit) within `limit` when the plugin may not prompt: a plugin that
+/// never exits is then one line, not a hang. An interactive plugin (standard input a terminal)
+/// may wait for its user as long as it takes, as client-go lets it.
+pub fn within_plugin_limit<T: Send + 'static>(
+    config: &kube::Config,
+    limit: Option<std::time::Duration>,
+    gather: impl FnOnce(&kube::Config) -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    use kube::config::ExecInteractiveMode::Never;
+    let plugin = config
+        .auth_info
+        .exec
+        .as_ref()
+        .filter(|exec| exec.interactive_mode == Some(Never));
+    let (Some(exec), Some(limit)) = (plugin, limit) else {
+        return gather(config);
+    };
+    let command = exec.command.clone().unwrap_or_default();
+    let (sent, received) = std::sync::mpsc::channel();
+    let config = config.clone();
+    // Left behind if the limit passes: the process ends soon after, with the error.
+    std::thread::spawn(move || {
+        let _ = sent.send(gather(&config));
+    });
+    received.recv_timeout(limit).unwrap_or_else(|_| {
+        Err(format!(
+            "the exec plugin {command:?} (users[].user.exec) did not print a credential within \
+             {}: run it by hand to see what it waits for (--request-timeout sets this limit)",
+            crate::format::wait(limit)
+        ))
+    })
+}
+
 /// The interactive mode an exec plugin runs in, decided as client-go decides it (kube would run
 /// `IfAvailable` as interactive whatever stdin is): `IfAvailable` (the default) is interactive
 /// only when standard input is a terminal, and `Always` without one is refused, so that a plugin

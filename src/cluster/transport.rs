@@ -135,7 +135,14 @@ impl Transport {
             tcp.set_keepalive_interval(Some(KEEPALIVE_PROBE_INTERVAL));
             tcp.set_keepalive_retries(Some(KEEPALIVE_PROBES));
         }
-        let mut tls = config.rustls_client_config().map_err(reason)?;
+        // Both may run the kubeconfig's exec plugin (kube runs it to completion, blocking).
+        let (mut tls, auth) =
+            credentials::within_plugin_limit(config, self.response_headers, move |c| {
+                Ok((
+                    c.rustls_client_config().map_err(reason)?,
+                    credentials::auth_layer(c)?,
+                ))
+            })?;
         let dial = match proxy {
             None => Dial::Direct(tcp),
             Some(proxy) => Dial::through(proxy, tcp, tls.clone())?,
@@ -168,7 +175,6 @@ impl Transport {
                 .http2_keep_alive_while_idle(true);
         }
         let http = builder.build::<_, kube::client::Body>(https);
-        let auth = credentials::auth_layer(config)?;
         let decompression = tower_http::decompression::DecompressionLayer::new()
             .no_br()
             .no_deflate()

@@ -329,7 +329,11 @@ async fn controller_source(
         .or_else(|| global.namespace.clone())
         .unwrap_or_else(|| cluster.default_namespace.clone());
     let scraper = Scraper::new(metrics, cluster, &namespace).await?;
-    let first = scraper.scrape().await?;
+    // A first scrape slower than the whole measured window could measure nothing.
+    let what = format!("the first scrape of {}", scraper.target());
+    let first = super::RunLimits::start(Some(config.duration), None)
+        .bound(scraper.cluster(), &what, scraper.scrape())
+        .await?;
     let loaded: Vec<ApiResource> = [
         Some(&target.resource),
         reacting.and_then(|r| r.owned.as_ref()),

@@ -296,9 +296,9 @@ fn write_one(
                 write!(out, "\x1b[H\x1b[2J")?;
             }
             let heading = format!(
-                "{target} · {} · the last {:.1}s",
+                "{target} · {} · the last {}",
                 crate::format::local_time(SystemTime::now()),
-                interval.seconds
+                crate::format::format_seconds(interval.seconds)
             );
             write_interval(out, &heading, interval, config.all)?;
             if !redraw {
@@ -332,9 +332,9 @@ fn write_summary(
         }
         ReportFormat::Text => {
             let heading = format!(
-                "summary of {target}: {} over {:.1}s, {}",
+                "summary of {target}: {} over {}, {}",
                 crate::format::count(run.scrapes, "scrape"),
-                summary.seconds,
+                crate::format::format_seconds(summary.seconds),
                 crate::format::count(run.gaps, "gap")
             );
             write_interval(out, &heading, &summary, config.all)?;

@@ -237,9 +237,9 @@ impl Watch {
     }
 }
 
-/// `1.234s`, as evidence and details give durations.
+/// A duration in evidence and details, as every command writes one for people.
 pub fn seconds(d: Duration) -> String {
-    format!("{:.3}s", d.as_secs_f64())
+    crate::format::human(d)
 }
 
 /// Writes conform's own objects, from a template, in the scratch namespace (or labelled, in a

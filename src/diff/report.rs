@@ -129,7 +129,8 @@ impl Watchdog {
         Some(match (&self.healed_at, self.healed_after_seconds) {
             (Some(healed), Some(after)) => {
                 format!(
-                    "watchdog: drift first seen at {first}, healed at {healed} (after {after:.1}s)"
+                    "watchdog: drift first seen at {first}, healed at {healed} (after {})",
+                    crate::format::format_seconds(after)
                 )
             }
             _ => format!("watchdog: drift first seen at {first}, not healed"),
@@ -145,11 +146,11 @@ impl DiffReport {
     /// The one-line verdict.
     pub fn verdict(&self) -> String {
         let at = format!(
-            "{} compared at RV {} ({}), {:.2}s",
+            "{} compared at RV {} ({}), {}",
             crate::format::count(self.compared as u64, "object"),
             self.resource_version,
             self.method.describe(),
-            self.duration_seconds
+            crate::format::format_seconds(self.duration_seconds)
         );
         if !self.drifted() {
             return format!("no drift: {at}");
@@ -203,7 +204,7 @@ mod tests {
         assert!(w.describe().unwrap().ends_with("not healed"));
         w.observe(false, t0 + Duration::from_secs(12));
         assert_eq!(w.healed_after_seconds, Some(7.0));
-        assert!(w.describe().unwrap().contains("(after 7.0s)"));
+        assert!(w.describe().unwrap().contains("(after 7s)"));
         assert_eq!(w.comparisons, 4);
         // Drift comes back: a new episode, first seen now, not healed.
         w.observe(true, t0 + Duration::from_secs(20));

@@ -339,7 +339,10 @@ impl<L: ListerWatcher> Reflector<L> {
             Err(e) if watch_list && !matches!(e.status_code(), Some(401 | 403)) => {
                 self.initial_events = None;
                 self.pending.push_back(ReflectorEvent::Fallback {
-                    reason: format!("the server refused the watch-list ({e})"),
+                    reason: format!(
+                        "the server refused the watch-list ({e}); falling back to LIST + WATCH, \
+                         as client-go does"
+                    ),
                 });
                 Ok(State::List {
                     continue_token: None,
@@ -517,7 +520,9 @@ impl<L: ListerWatcher> Reflector<L> {
             reason: format!(
                 "the server accepted the watch-list but sent no k8s.io/initial-events-end \
                  bookmark within {waited} {after}: something on the way (an auth proxy, an \
-                 aggregated API server) may drop bookmarks, where client-go's informer never syncs"
+                 aggregated API server) may drop bookmarks; falling back to LIST + WATCH (client-go \
+                 falls back only when the watch-list is refused: its informer would wait here \
+                 without end and never sync)"
             ),
         });
         // What was listed so far is compared by the relist, not added to.

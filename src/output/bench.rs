@@ -4,8 +4,7 @@
 use crate::bench::report::{BaselineReport, BenchReport, GaugeFigures, LatencyFigures, Source};
 use crate::bench::run::Tick;
 use crate::format::{format_number, format_seconds};
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, ContentArrangement, Table};
+use comfy_table::{CellAlignment, Table};
 use std::io::Write;
 use std::time::Duration;
 
@@ -59,8 +58,8 @@ pub(crate) fn gauge_rows(report: &BenchReport) -> [(&'static str, &GaugeFigures)
 pub(crate) fn counts_after_events(report: &BenchReport) -> String {
     let c = &report.counters;
     format!(
-        "in {:.2}s ({}/s) · workqueue adds {} · deduplicated {} · retries {}",
-        report.window_seconds,
+        "in {} ({}/s) · workqueue adds {} · deduplicated {} · retries {}",
+        format_seconds(report.window_seconds),
         events_rate(report),
         c.adds,
         c.deduplicated,
@@ -182,11 +181,8 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
 
 /// The latency rows as a table, the figures aligned right.
 fn latency_table(report: &BenchReport) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_header(HEADER);
+    let mut table = super::table::boxed();
+    table.set_header(HEADER);
     for (name, figures) in latency_rows(report) {
         table.add_row(cells(name, &figures));
     }
@@ -207,9 +203,9 @@ fn write_counts(out: &mut impl Write, report: &BenchReport) -> std::io::Result<(
     }
     writeln!(
         out,
-        "events: {} in {:.2}s ({}/s); workqueue adds {}, deduplicated {}, retries {}",
+        "events: {} in {} ({}/s); workqueue adds {}, deduplicated {}, retries {}",
         c.events,
-        report.window_seconds,
+        format_seconds(report.window_seconds),
         events_rate(report),
         c.adds,
         c.deduplicated,

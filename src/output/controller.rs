@@ -52,9 +52,9 @@ pub fn informer_idle(i: &InformerFigures) -> bool {
 /// percentile (a histogram only tells the bucket it falls in).
 pub fn window_line(c: &ControllerFigures) -> String {
     format!(
-        "{} over {:.1}s, {}; percentiles are bucket bounds (≤ the bucket's upper edge)",
+        "{} over {}, {}; percentiles are bucket bounds (≤ the bucket's upper edge)",
         count(c.scrapes, "scrape"),
-        c.seconds,
+        crate::format::format_seconds(c.seconds),
         count(c.gaps, "gap")
     )
 }
@@ -182,13 +182,13 @@ mod tests {
         let informers = informer_rows(&c);
         assert_eq!(
             informers,
-            [["deployments apps/v1", "0", "-", "12", "250.0ms", "50.0ms"].map(String::from)]
+            [["deployments apps/v1", "0", "-", "12", "250ms", "50ms"].map(String::from)]
         );
         assert_eq!(
             controller_lines(&c).last().unwrap(),
             "not shown, idle: 1 queue and 1 informer (all in the JSON report)"
         );
-        assert_eq!(queue_rows(&c)[1][7], ">10.00s", "a p99 past the last edge");
+        assert_eq!(queue_rows(&c)[1][7], ">10s", "a p99 past the last edge");
     }
 
     #[test]

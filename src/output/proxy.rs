@@ -15,15 +15,27 @@ pub fn notice_line(notice: &Notice) -> String {
         Some(r) => format!("{r}: "),
         None => String::new(),
     };
+    let what = match notice.fault.is_empty() {
+        true => notice.kind,
+        false => &notice.fault,
+    };
     format!(
-        "{}  NOTICE    {}  {request}{}",
+        "{}  NOTICE    {what}  {request}{}",
         local_time(notice.at),
-        notice.fault,
         notice.detail
     )
 }
 
 pub fn notice_json(notice: &Notice) -> Value {
+    if notice.fault.is_empty() {
+        return json!({
+            "schemaVersion": SCHEMA_VERSION,
+            "type": "refused",
+            "time": rfc3339_millis(notice.at),
+            "request": notice.request,
+            "detail": notice.detail,
+        });
+    }
     json!({
         "schemaVersion": SCHEMA_VERSION,
         "type": "fault",

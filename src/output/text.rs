@@ -170,9 +170,7 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
             pages,
             relist,
         } => describe_list_complete(resource_version, *objects, *pages, *relist),
-        ReflectorEvent::Fallback { reason } => {
-            format!("{reason}; falling back to LIST + WATCH, as client-go does")
-        }
+        ReflectorEvent::Fallback { reason } => reason.clone(),
         ReflectorEvent::ListRestarted { reason, objects } => format!(
             "the LIST was cut short after {} ({reason}); listing again to find what changed",
             count(*objects as u64, "object")
@@ -303,11 +301,11 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
                 .unwrap_or_default();
             writeln!(
                 self.out,
-                "{time}  {kind}  {rv}  {:<14}  {}  {}  gen={generation}  delay={:.3}ms{mark}{changes}",
+                "{time}  {kind}  {rv}  {:<14}  {}  {}  gen={generation}  delay={}{mark}{changes}",
                 e.object.kind(),
                 self.name(e),
                 e.object.uid(),
-                delay.as_secs_f64() * 1000.0
+                crate::format::human(delay)
             )
         } else {
             writeln!(

@@ -18,7 +18,7 @@ fn edge(seconds: f64) -> String {
     }
 }
 
-/// Where a percentile lies, as its bucket bounds it: `≤10.0ms`, `>10.00s` past the last edge,
+/// Where a percentile lies, as its bucket bounds it: `≤10ms`, `>10s` past the last edge,
 /// `-` without observations.
 pub fn bound(b: Option<BoundFigure>) -> String {
     match b {
@@ -210,9 +210,9 @@ mod tests {
     #[test]
     fn bounds_read_as_the_bucket_edges() {
         let b = |above, at_most| Some(BoundFigure { above, at_most });
-        assert_eq!(bound(b(0.001, Some(0.01))), "≤10.0ms");
+        assert_eq!(bound(b(0.001, Some(0.01))), "≤10ms");
         assert_eq!(bound(b(0.0, Some(1e-8))), "≤10ns");
-        assert_eq!(bound(b(10.0, None)), ">10.00s");
+        assert_eq!(bound(b(10.0, None)), ">10s");
         assert_eq!(bound(None), "-");
     }
 }

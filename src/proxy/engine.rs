@@ -31,7 +31,8 @@ impl Armed {
     }
 }
 
-/// A fault applied: when, which (as the user wrote it), to what, and what it did.
+/// A fault applied: when, which (as the user wrote it), to what, and what it did; or, with
+/// `fault` empty and `kind` "refused", a request the proxy does not forward.
 #[derive(Debug, Clone)]
 pub struct Notice {
     pub at: SystemTime,
@@ -176,6 +177,17 @@ impl Engine {
             fault: self.faults[fault].fault.text.clone(),
             kind: self.faults[fault].fault.name(),
             request: request.map(ApiRequest::describe),
+            detail,
+        });
+    }
+
+    /// Says that a request was answered by the proxy itself because it is not forwarded.
+    pub fn refused(&self, request: String, detail: String) {
+        let _ = self.notices.send(Notice {
+            at: SystemTime::now(),
+            fault: String::new(),
+            kind: "refused",
+            request: Some(request),
             detail,
         });
     }

@@ -446,7 +446,7 @@ mod tests {
             }
             let notice = notices.recv().await.unwrap();
             assert!(
-                notice.detail.contains("after 1.00s and 1 event, last rv 7"),
+                notice.detail.contains("after 1s and 1 event, last rv 7"),
                 "{}",
                 notice.detail
             );

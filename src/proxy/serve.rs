@@ -128,6 +128,16 @@ async fn handle(
             ),
         );
     }
+    if is_upgrade(&request) {
+        let why = "kubectl informer proxy does not forward upgraded connections (exec, attach, \
+                   port-forward, cp): run that command against the API server itself, without \
+                   the proxy's kubeconfig";
+        engine.refused(
+            format!("{} {}", request.method(), request.uri().path()),
+            why.to_string(),
+        );
+        return status(400, "BadRequest", why);
+    }
     let api = ApiRequest::new(
         request.method(),
         request.uri().path(),
@@ -184,6 +194,13 @@ async fn handle(
         false => relay(engine.clone(), api, plan.stream, framing, body, guard),
     };
     hyper::Response::from_parts(parts, body)
+}
+
+/// Whether `request` asks to upgrade its connection (SPDY or WebSocket, as kubectl's exec,
+/// attach and port-forward do): HTTP/1.1's `Upgrade`, or HTTP/2's extended CONNECT.
+fn is_upgrade<B>(request: &hyper::Request<B>) -> bool {
+    request.headers().contains_key(http::header::UPGRADE)
+        || request.method() == http::Method::CONNECT
 }
 
 /// The host a request names (HTTP/2's `:authority`, HTTP/1.1's `Host`) when it is not a

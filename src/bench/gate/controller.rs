@@ -262,7 +262,7 @@ impl ControllerGate {
         }
     }
 
-    /// The value as people read it: a bucket bound as `≤1.00s` (or `>10.00s` past the last
+    /// The value as people read it: a bucket bound as `≤1s` (or `>10s` past the last
     /// edge), a duration, or a number.
     fn shown(&self, value: f64, figure: &Value) -> String {
         match (self.kind, self.stat) {
@@ -355,16 +355,16 @@ mod tests {
     fn a_percentile_reads_as_its_buckets_upper_edge_and_past_the_last_edge_as_infinity() {
         assert_eq!(
             read("queueDuration.p90{name=deployment}"),
-            Some((1.0, "≤1.00s".into()))
+            Some((1.0, "≤1s".into()))
         );
         assert_eq!(
             read("queueDuration.p99{name=deployment}"),
-            Some((f64::INFINITY, ">10.00s".into()))
+            Some((f64::INFINITY, ">10s".into()))
         );
         assert_eq!(read("queueDuration.mean{name=deployment}").unwrap().0, 0.3);
         // A queue with no observation in the window has no percentile to read.
         assert_eq!(read("queueDuration.p99{name=replicaset}"), None);
-        assert_eq!(read("throttling.p99"), Some((1.0, "≤1.00s".into())));
+        assert_eq!(read("throttling.p99"), Some((1.0, "≤1s".into())));
     }
 
     #[test]

@@ -83,7 +83,7 @@ impl Stats {
             String::new()
         };
         format!(
-            "{} (ADDED {}, MODIFIED {}, DELETED {}), {}, {}, {}, {rvs}{:.1}s, {:.1} events/s",
+            "{} (ADDED {}, MODIFIED {}, DELETED {}), {}, {}, {}, {rvs}{}, {:.1} events/s",
             count(self.objects(), "event"),
             self.added,
             self.modified,
@@ -91,7 +91,7 @@ impl Stats {
             count(self.bookmarks, "bookmark"),
             count(self.reconnects, "reconnect"),
             count(self.relists, "relist"),
-            secs,
+            crate::format::format_seconds(secs),
             rate
         )
     }

@@ -191,12 +191,12 @@ pub(super) async fn list_exact_rv(subject: &mut Subject, ev: &mut Evidence) -> O
     Ok(Verdict::Pass(match changed {
         Some((name, was, now)) => format!(
             "a LIST at exactly RV {x} made after {name} changed (RV {now}) shows it as it was \
-             (RV {was}), and the other {} objects as they were",
-            got.len().saturating_sub(1)
+             (RV {was}), and the other {} as they were",
+            crate::format::count(got.len().saturating_sub(1) as u64, "object")
         ),
         None => format!(
-            "a LIST at exactly RV {x} shows the {} objects the LIST at RV {x} showed",
-            got.len()
+            "a LIST at exactly RV {x} shows the {} the LIST at RV {x} showed",
+            crate::format::count(got.len() as u64, "object")
         ),
     }))
 }

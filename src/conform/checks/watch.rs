@@ -253,10 +253,10 @@ pub(super) async fn watch_list(subject: &mut Subject, ev: &mut Evidence) -> Outc
                 _ => "then the connection failed".to_string(),
             };
             return Ok(Verdict::Fail(format!(
-                "the server accepted sendInitialEvents and sent {} ADDED events, {after}, \
+                "the server accepted sendInitialEvents and sent {}, {after}, \
                  with no k8s.io/initial-events-end BOOKMARK: client-go's informer never \
                  syncs here (kubectl-informer falls back to a LIST)",
-                initial.added.len()
+                crate::format::count(initial.added.len() as u64, "ADDED event")
             )));
         }
     };
@@ -273,9 +273,9 @@ pub(super) async fn watch_list(subject: &mut Subject, ev: &mut Evidence) -> Outc
         )));
     }
     Ok(Verdict::Pass(format!(
-        "{} ADDED events, then the k8s.io/initial-events-end BOOKMARK at RV \
+        "{}, then the k8s.io/initial-events-end BOOKMARK at RV \
          {resource_version}, {} after the watch opened",
-        initial.added.len(),
+        crate::format::count(initial.added.len() as u64, "ADDED event"),
         seconds(watch.opened.elapsed())
     )))
 }

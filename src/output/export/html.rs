@@ -498,13 +498,13 @@ mod tests {
         let s = section(&page);
         for line in [
             "<h2>Controller</h2>",
-            "<p><code>pod/kube-system/kube-controller-manager</code>: 5 scrapes over 3.0s, 1 gap; \
+            "<p><code>pod/kube-system/kube-controller-manager</code>: 5 scrapes over 3s, 1 gap; \
              percentiles are bucket bounds (≤ the bucket's upper edge)</p>",
             "<tr><td>deployment</td><td>7</td><td>2.5</td><td>1</td><td>40</td><td>4</td>\
-             <td>≤1.00s</td><td>&gt;10.00s</td><td>≤10.0ms</td><td>&gt;10.00s</td></tr>",
-            "<tr><td>deployments apps/v1</td><td>0</td><td>-</td><td>12</td><td>250.0ms</td>\
-             <td>50.0ms</td></tr>",
-            "<p>client throttling: p50 ≤100.0ms, p99 &gt;10.00s (3 requests waited on the rate \
+             <td>≤1s</td><td>&gt;10s</td><td>≤10ms</td><td>&gt;10s</td></tr>",
+            "<tr><td>deployments apps/v1</td><td>0</td><td>-</td><td>12</td><td>250ms</td>\
+             <td>50ms</td></tr>",
+            "<p>client throttling: p50 ≤100ms, p99 &gt;10s (3 requests waited on the rate \
              limiter)</p>",
             "<p>not shown, idle: 1 queue and 1 informer (all in the JSON report)</p>",
         ] {

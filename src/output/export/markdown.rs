@@ -221,14 +221,14 @@ mod tests {
     fn the_controller_section_has_the_busy_queues_and_a_line_per_deep_queue() {
         let text = markdown(&report(Some(controller())));
         for line in [
-            "**Controller** `pod/kube-system/kube-controller-manager`: 5 scrapes over 3.0s, 1 gap; \
+            "**Controller** `pod/kube-system/kube-controller-manager`: 5 scrapes over 3s, 1 gap; \
              percentiles are bucket bounds (≤ the bucket's upper edge)",
             "| queue | depth max | mean | end | adds | retries | queue p50 | queue p99 | work p50 | work p99 |",
-            "| deployment | 7 | 2.5 | 1 | 40 | 4 | ≤1.00s | >10.00s | ≤10.0ms | >10.00s |",
-            "| a\\|&lt;b>&\"c\"\\ d | 3 | 1.0 | 0 | 5 | 0.5 | ≤1.00s | >10.00s | ≤10.0ms | >10.00s |",
-            "| deployments apps/v1 | 0 | - | 12 | 250.0ms | 50.0ms |",
-            "client throttling: p50 ≤100.0ms, p99 >10.00s (3 requests waited on the rate limiter)",
-            "reconciler certificate: 12 reconciles, 1 errors, time p50 ≤10.0ms p99 >10.00s",
+            "| deployment | 7 | 2.5 | 1 | 40 | 4 | ≤1s | >10s | ≤10ms | >10s |",
+            "| a\\|&lt;b>&\"c\"\\ d | 3 | 1.0 | 0 | 5 | 0.5 | ≤1s | >10s | ≤10ms | >10s |",
+            "| deployments apps/v1 | 0 | - | 12 | 250ms | 50ms |",
+            "client throttling: p50 ≤100ms, p99 >10s (3 requests waited on the rate limiter)",
+            "reconciler certificate: 12 reconciles, 1 errors, time p50 ≤10ms p99 >10s",
             "not shown, idle: 1 queue and 1 informer (all in the JSON report)",
             "    title \"controller workqueue depth over the window\"",
             "    x-axis \"seconds\" 0 --> 3",

@@ -79,6 +79,39 @@ async fn bad_token_is_401_and_the_token_is_never_printed() {
     assert!(!out.stderr.contains(secret) && !out.stdout.contains(secret));
 }
 
+/// A token given with `--token` is what the 401 blames, not the kubeconfig's user.
+#[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn a_bad_token_flag_is_named_as_the_rejected_credential() {
+    admin().await;
+    let secret = "not-a-valid-token-9d3e";
+    let out = run(&["tail", "cm", "--token", secret]);
+    assert_one_line_error(&out, &["401 Unauthorized", "the token passed with --token"]);
+    assert!(!out.stderr.contains("kubeconfig"), "{}", out.stderr);
+    assert!(!out.stderr.contains(secret) && !out.stdout.contains(secret));
+}
+
+#[test]
+fn an_unreachable_server_flag_is_named_as_where_the_address_came_from() {
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let kc = write_kubeconfig(dir.path(), "https://127.0.0.1:9", "t", None);
+    let server = format!("https://127.0.0.1:{port}");
+    let out = run(&[
+        "tail",
+        "cm",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+        "--server",
+        &server,
+    ]);
+    assert_one_line_error(&out, &["cannot connect to", "its address (--server)"]);
+    assert!(!out.stderr.contains("in your kubeconfig"), "{}", out.stderr);
+}
+
 /// Runs the `kubectl auth can-i ...` an error suggests, with the real kubectl in a shell with
 /// `env`, and returns its answer (`yes`/`no`) and exit code.
 fn run_can_i_hint(stderr: &str, env: &[(&str, &std::path::Path)]) -> (String, Option<i32>) {
@@ -122,6 +155,25 @@ async fn rbac_denied_list_names_verb_resource_and_user_and_the_hint_asks_for_tha
             "as user \"nobody\"",
             "kubectl auth can-i list configmaps -n",
             "--context nobody",
+        ],
+    );
+    let kubeconfig = kubeconfig_path();
+    let answer = run_can_i_hint(&out.stderr, &[("KUBECONFIG", &kubeconfig)]);
+    assert_eq!(answer, ("no".to_string(), Some(1)), "{}", out.stderr);
+}
+
+/// Refused across every namespace (`-A`), the hint asks about every namespace too: the real
+/// kubectl answers "no" to it.
+#[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn a_list_refused_in_all_namespaces_hints_at_can_i_with_all_namespaces() {
+    admin().await;
+    let out = run(&["tail", "configmaps", "-A", "--context", "nobody"]);
+    assert_one_line_error(
+        &out,
+        &[
+            "cannot list configmaps in all namespaces",
+            "kubectl auth can-i list configmaps -A --context nobody",
         ],
     );
     let kubeconfig = kubeconfig_path();

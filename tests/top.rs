@@ -706,3 +706,55 @@ async fn bench_keeps_an_unanswered_scrape_waiting_for_a_while_then_scrapes_on() 
         out.stderr
     );
 }
+
+/// `top -o json | head -1`: the reader goes after the first interval's line, and top ends then,
+/// not at its next interval (20 s later here).
+#[test]
+fn top_ends_as_soon_as_the_reader_of_its_stdout_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = offline_kubeconfig(&dir);
+    let server = FakeServer::start(|_, n| {
+        Reply::Typed(200, "text/plain; version=0.0.4", controller_metrics(n))
+    });
+    let url = format!("{}/metrics", server.url);
+    let out = common::close_stdout_after(
+        &[
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+            "top",
+            &url,
+            "-o",
+            "json",
+            "--interval",
+            "20s",
+        ],
+        |line| line.contains("\"interval\""),
+        Duration::from_secs(15),
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+}
+
+/// One scrape measures nothing (rates are differences of two): a run shorter than an interval
+/// is refused before any scrape.
+#[test]
+fn a_run_shorter_than_its_interval_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = offline_kubeconfig(&dir);
+    let mut cmd = informer();
+    cmd.args([
+        "--kubeconfig",
+        kubeconfig.to_str().unwrap(),
+        "top",
+        "http://127.0.0.1:9/metrics",
+        "--for",
+        "1s",
+    ]);
+    let out = run_with_limit(cmd, Duration::from_secs(30));
+    assert_one_line_error(
+        &out,
+        &[
+            "--for 1s is shorter than --interval 2s",
+            "before its first interval",
+        ],
+    );
+}

@@ -530,3 +530,33 @@ fn the_proxy_refuses_an_upgrade_with_a_status_and_says_so() {
     let out = proxy.finish(Duration::from_secs(30));
     assert_eq!(out.code, Some(143), "{}", out.stderr);
 }
+
+/// bench on the test control plane, its `--metrics-from` a controller that takes the connection
+/// and never answers: the first scrape ends with the measured window, in one line.
+#[tokio::test]
+#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+async fn bench_metrics_from_a_silent_controller_ends_with_its_window() {
+    let ns = TestNamespace::new("stalled-metrics").await;
+    let server = StallServer::start(Stall::Accept, false);
+    let url = format!("http://127.0.0.1:{}/metrics", server.port);
+    let out = run(&[
+        "bench",
+        "configmaps",
+        "-n",
+        &ns.name,
+        "--no-churn",
+        "--allow-empty",
+        "--metrics-from",
+        &url,
+        "--for",
+        "3s",
+    ]);
+    assert_one_line_error(
+        &out,
+        &[
+            "the first scrape of",
+            "ended by --for 3s",
+            &format!("{url}: no response headers within 3s"),
+        ],
+    );
+}

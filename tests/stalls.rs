@@ -171,7 +171,7 @@ fn tail_for_ends_the_run_while_the_tls_handshake_never_comes() {
     assert_one_line_error(
         &out,
         &[
-            "ended by --for 3s",
+            "--for 3s ended the run while",
             &format!("no TLS handshake from {} within 3s", server.endpoint()),
             "check the address (--server)",
         ],
@@ -189,7 +189,7 @@ fn diff_timeout_gives_up_on_a_handshake_stopped_half_way() {
     assert_timed_out(
         &out,
         &[
-            "ended by --timeout 3s",
+            "--timeout 3s ended the run while",
             &format!("no TLS handshake from {}", server.endpoint()),
         ],
     );
@@ -284,7 +284,7 @@ fn diff_timeout_ends_a_body_that_stopped_and_names_it() {
     assert_timed_out(
         &out,
         &[
-            "ended by --timeout 3s",
+            "--timeout 3s ended the run while",
             &format!(
                 "{}/api: the response body did not end within 3s",
                 server.https()
@@ -315,7 +315,7 @@ fn top_for_ends_a_first_scrape_that_gets_no_headers() {
         &out,
         &[
             "the first scrape of",
-            "ended by --for 3s",
+            "--for 3s ended the run while",
             &format!("{url}: no response headers within 3s"),
         ],
     );
@@ -333,7 +333,7 @@ fn top_for_ends_a_scrape_whose_body_stopped() {
     assert_one_line_error(
         &out,
         &[
-            "ended by --for 3s",
+            "--for 3s ended the run while",
             &format!("{url}: the response body did not end within 3s"),
         ],
     );
@@ -555,7 +555,7 @@ async fn bench_metrics_from_a_silent_controller_ends_with_its_window() {
         &out,
         &[
             "the first scrape of",
-            "ended by --for 3s",
+            "--for 3s ended the run while",
             &format!("{url}: no response headers within 3s"),
         ],
     );

@@ -517,6 +517,8 @@ async fn top_and_bench_reach_a_pods_plain_http_metrics_through_the_api_servers_p
             &ns.name,
             "-o",
             "json",
+            "--interval",
+            "1s",
             "--for",
             "1s",
         ]);

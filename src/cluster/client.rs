@@ -357,7 +357,7 @@ impl Cluster {
                             endpoint: url,
                             after: limit,
                         });
-                    return Err(self.no_answer(waited, op.describe()));
+                    return Err(self.no_answer(waited, op.describe(), None));
                 }
             },
             None => sent.await,
@@ -371,12 +371,19 @@ impl Cluster {
         self.progress.longest()
     }
 
-    /// A phase of `what` that did not end in time, in the user's terms.
-    pub fn no_answer(&self, waited: PhaseTimeout, what: String) -> ClusterError {
+    /// A phase of `what` that did not end in time, in the user's terms; `ended_by` the limit of
+    /// the run that ended it (`--for 4s`), if not the phase's own.
+    pub fn no_answer(
+        &self,
+        waited: PhaseTimeout,
+        what: String,
+        ended_by: Option<String>,
+    ) -> ClusterError {
         ClusterError::NoAnswer {
             what,
             waited,
             origin: self.origin.clone(),
+            ended_by,
         }
     }
 

@@ -52,12 +52,14 @@ pub enum ClusterError {
         after: Duration,
     },
     /// A phase of a connection or a request that did not end within its limit (see
-    /// `transport::Phase`); `origin` says where the address came from.
-    #[error("{what}: {waited}: {}", no_answer_hint(waited, origin))]
+    /// `transport::Phase`), or that a limit of the whole run (`ended_by`: `--for 4s`) ended;
+    /// `origin` says where the address came from.
+    #[error("{}", no_answer_line(what, waited, origin, ended_by.as_deref()))]
     NoAnswer {
         what: String,
         waited: crate::cluster::transport::PhaseTimeout,
         origin: String,
+        ended_by: Option<String>,
     },
     #[error(
         "{what}: {server} stopped sending the response for {} (the --health-check window): \
@@ -127,6 +129,30 @@ pub enum ClusterError {
         path: String,
         found: String,
     },
+}
+
+/// A phase that did not end in time, and what to do about it: when a limit of the run ended it
+/// (`ended_by`), that limit may be what is too short, unless the connection itself never opened.
+fn no_answer_line(
+    what: &str,
+    waited: &crate::cluster::transport::PhaseTimeout,
+    origin: &str,
+    ended_by: Option<&str>,
+) -> String {
+    use crate::cluster::transport::Phase;
+    match ended_by {
+        None => format!("{what}: {waited}: {}", no_answer_hint(waited, origin)),
+        Some(limit) => {
+            let hint = match waited.phase {
+                Phase::Dial | Phase::TlsHandshake => no_answer_hint(waited, origin),
+                Phase::ResponseHeaders | Phase::Body => format!(
+                    "give a longer {}, or check that the server is healthy",
+                    limit.split(' ').next().unwrap_or(limit)
+                ),
+            };
+            format!("{limit} ended the run while {what} was waiting: {waited}: {hint}")
+        }
+    }
 }
 
 /// What to do about a phase that did not end in time.

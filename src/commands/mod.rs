@@ -94,10 +94,7 @@ impl RunLimits {
 
 /// `flag`'s `limit` ended `what` on `cluster`: what it was waiting for.
 fn ended(cluster: &Cluster, what: &str, flag: &str, limit: Duration) -> ClusterError {
-    let what = format!(
-        "{what} (ended by {flag} {})",
-        crate::format::duration(limit)
-    );
+    let ended_by = format!("{flag} {}", crate::format::duration(limit));
     let waited = cluster.waiting_for().unwrap_or(cluster::PhaseTimeout {
         phase: cluster::Phase::ResponseHeaders,
         endpoint: cluster.server.clone(),
@@ -108,7 +105,8 @@ fn ended(cluster: &Cluster, what: &str, flag: &str, limit: Duration) -> ClusterE
             after: limit,
             ..waited
         },
-        what,
+        what.to_string(),
+        Some(ended_by),
     )
 }
 

@@ -115,7 +115,7 @@ impl Cluster {
         op: &Operation,
     ) -> ClusterError {
         if let Some(waited) = PhaseTimeout::find(err) {
-            return self.no_answer(waited.clone(), op.describe());
+            return self.no_answer(waited.clone(), op.describe(), None);
         }
         if let Some(reason) = self.transport.explain_request(err) {
             return ClusterError::Transport {

@@ -302,41 +302,29 @@ fn metrics_kubeconfig(dir: &std::path::Path) -> String {
         .to_string()
 }
 
+/// A controller's plain-HTTP metrics that give no headers, or headers and then half a body:
+/// top's `--for` ends its first scrape, naming the phase.
 #[test]
-fn top_for_ends_a_first_scrape_that_gets_no_headers() {
-    let server = StallServer::start(Stall::Accept, false);
-    let dir = tempfile::tempdir().unwrap();
-    let kc = metrics_kubeconfig(dir.path());
-    let url = format!("http://127.0.0.1:{}/metrics", server.port);
-    let mut cmd = informer();
-    cmd.args(["top", &url, "--for", "3s", "--kubeconfig", &kc]);
-    let out = run_with_limit(cmd, Duration::from_secs(40));
-    assert_one_line_error(
-        &out,
-        &[
-            "the first scrape of",
-            "--for 3s ended the run while",
-            &format!("{url}: no response headers within 3s"),
-        ],
-    );
-}
-
-#[test]
-fn top_for_ends_a_scrape_whose_body_stopped() {
-    let server = StallServer::start(Stall::Body, false);
-    let dir = tempfile::tempdir().unwrap();
-    let kc = metrics_kubeconfig(dir.path());
-    let url = format!("http://127.0.0.1:{}/metrics", server.port);
-    let mut cmd = informer();
-    cmd.args(["top", &url, "--for", "3s", "--kubeconfig", &kc]);
-    let out = run_with_limit(cmd, Duration::from_secs(40));
-    assert_one_line_error(
-        &out,
-        &[
-            "--for 3s ended the run while",
-            &format!("{url}: the response body did not end within 3s"),
-        ],
-    );
+fn top_for_ends_a_first_scrape_without_headers_or_with_a_stopped_body() {
+    for (stall, missing) in [
+        (Stall::Accept, "no response headers"),
+        (Stall::Body, "the response body did not end"),
+    ] {
+        let server = StallServer::start(stall, false);
+        let dir = tempfile::tempdir().unwrap();
+        let kc = metrics_kubeconfig(dir.path());
+        let url = format!("http://127.0.0.1:{}/metrics", server.port);
+        let mut cmd = informer();
+        cmd.args(["top", &url, "--for", "3s", "--kubeconfig", &kc]);
+        let out = run_with_limit(cmd, Duration::from_secs(40));
+        assert_one_line_error(
+            &out,
+            &[
+                "--for 3s ended the run while the first scrape of",
+                &format!("{url}: {missing} within 3s"),
+            ],
+        );
+    }
 }
 
 #[test]

@@ -754,7 +754,7 @@ async fn without_load_it_times_the_controller_s_reactions_to_someone_else_s_writ
         "--export-json",
         report.to_str().unwrap(),
     ]);
-    run.wait_for("measuring their own traffic");
+    run.wait_for("measuring the traffic others make");
     // Someone else's spec changes (a CI step applying manifests): two per Deployment.
     let deployments = kube::Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(
         ns.client.clone(),

@@ -183,7 +183,7 @@ async fn bench_pods_all_namespaces_measures_the_traffic_a_scaling_deployment_mak
     ]);
     // Scaled up once bench measures: the ReplicaSet controller creates Pods, the scheduler binds
     // them, kwok runs them; each step is an event bench's informer receives in its window.
-    bench.wait_for("measuring their own traffic");
+    bench.wait_for("measuring the traffic others make");
     let deployments = Api::<Deployment>::namespaced(ns.client.clone(), &ns.name);
     deployments
         .patch(

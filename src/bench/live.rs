@@ -259,8 +259,8 @@ impl Informers {
                         // warm-up): what comes after this line is measured.
                         let cached = running.read(Store::len);
                         notice(format!(
-                            "the informer holds {}; measuring the namespace's own traffic for {} \
-                             from now",
+                            "the informer holds {}; measuring the traffic others make (bench \
+                             writes nothing) for {} from now",
                             crate::format::count(cached as u64, "object"),
                             crate::format::wait(total)
                         ));

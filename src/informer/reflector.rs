@@ -2,6 +2,7 @@
 //! last RV seen (bookmarks advance it), relisting on 410, backing off like client-go. Every
 //! transition is reported as a [`ReflectorEvent`] so that callers can show or count it.
 
+mod ahead;
 mod config;
 
 pub use config::{ReflectorConfig, ReflectorError, Start, INITIAL_EVENTS_TIMEOUT};
@@ -255,51 +256,6 @@ impl<L: ListerWatcher> Reflector<L> {
                 Ok(State::OpenWatch)
             }
         }
-    }
-
-    /// Before a replay's watch opens: whether its RV is ahead of the collection's current one,
-    /// read with one LIST of one object. kube-apiserver takes a watch from such an RV and
-    /// keeps it open sending nothing until the collection's RV passes it, which looks like a
-    /// quiet resource; so the reflector says so (a `WatchFailed` that names both RVs) and
-    /// reads it again after the backoff. `None`: not ahead, or not known (the LIST failed, an
-    /// RV that is not a number); the watch opens.
-    async fn replay_ahead(&mut self) -> Option<State> {
-        use crate::cluster::resource_version::ResourceVersion;
-        let opts = ListOptions {
-            limit: Some(1),
-            ..ListOptions::default()
-        };
-        let current = match self.lw.list_page(&opts).await {
-            Ok(page) => page.resource_version,
-            Err(_) => String::new(),
-        };
-        let (Ok(from), Ok(now)) = (
-            ResourceVersion::parse(&self.resource_version),
-            ResourceVersion::parse(&current),
-        ) else {
-            self.replay_checked = true;
-            return None;
-        };
-        if from <= now {
-            self.replay_checked = true;
-            return None;
-        }
-        let delay = self.backoff.next_delay();
-        self.pending.push_back(ReflectorEvent::WatchFailed {
-            resource_version: self.resource_version.clone(),
-            error: format!(
-                "resourceVersion {from} is ahead of the server's current one ({now}, from a \
-                 LIST of {}): kube-apiserver would keep a watch from it open and send nothing \
-                 until the resource's resourceVersion passes {from}, so the watch is not opened \
-                 yet (an RV of another cluster or resource, or a typo?)",
-                self.lw.resource_name()
-            ),
-            retry_in: delay,
-        });
-        Some(State::Sleep {
-            until: Instant::now() + delay,
-            then: Box::new(State::OpenWatch),
-        })
     }
 
     async fn open_watch(&mut self) -> Result<State, ReflectorError> {

@@ -266,9 +266,9 @@ impl Cluster {
             what: op.describe(),
             reason: e.to_string(),
         })?;
-        let path = request.uri().path().to_string();
+        let url = self.url(&request.uri().to_string());
         let response = self.checked(request, op).await?;
-        self.body(response.into_body(), &path, op).await
+        self.body(response.into_body(), &url, op).await
     }
 
     /// A response body, whole, within the request timeout; abandoned when it stops moving for
@@ -277,13 +277,11 @@ impl Cluster {
     async fn body(
         &self,
         body: kube::client::Body,
-        path: &str,
+        url: &str,
         op: &Operation,
     ) -> Result<Vec<u8>, ClusterError> {
         let stall_limit = Some(self.transport.stall_limit());
-        let _waiting = self
-            .progress
-            .begin(Phase::Body, &format!("{}{path}", self.server));
+        let _waiting = self.progress.begin(Phase::Body, url);
         self.bounded(op, collect(body, stall_limit, MAX_RESPONSE_BYTES))
             .await?
             .map_err(|refused| self.refused(refused, op))
@@ -303,10 +301,7 @@ impl Cluster {
             .await?;
         let mut sink = make(&content_type(&response));
         let stall_limit = Some(self.transport.stall_limit());
-        let path = path_and_query.split('?').next().unwrap_or_default();
-        let _waiting = self
-            .progress
-            .begin(Phase::Body, &format!("{}{path}", self.server));
+        let _waiting = self.progress.begin(Phase::Body, &self.url(path_and_query));
         let poured = pour(
             response.into_body(),
             stall_limit,
@@ -339,7 +334,7 @@ impl Cluster {
         request: http::Request<Vec<u8>>,
         op: &Operation,
     ) -> Result<http::Response<kube::client::Body>, ClusterError> {
-        let url = format!("{}{}", self.server, request.uri().path());
+        let url = self.url(&request.uri().to_string());
         let waiting = self.progress.begin(Phase::ResponseHeaders, &url);
         let sent = self.client.send(request.map(kube::client::Body::from));
         // Kept while the end is said: a connection it is opening is what the message reads.
@@ -363,6 +358,13 @@ impl Cluster {
             None => sent.await,
         };
         response.map_err(|e| self.classify(e, op))
+    }
+
+    /// The URL of a request's path on this server, without its query: what a wait that did not
+    /// end names.
+    fn url(&self, path_and_query: &str) -> String {
+        let path = path_and_query.split('?').next().unwrap_or_default();
+        format!("{}{path}", self.server)
     }
 
     /// What the cluster's connections or requests are waiting for now, and for how long: what
@@ -416,8 +418,9 @@ impl Cluster {
             .filter(|s| *s > 0)
             .map(Duration::from_secs);
         let protobuf = content_type(&response).starts_with(protobuf::MEDIA_TYPE);
-        let path = path_and_query.split('?').next().unwrap_or_default();
-        let body = self.body(response.into_body(), path, op).await?;
+        let body = self
+            .body(response.into_body(), &self.url(&path_and_query), op)
+            .await?;
         let text = String::from_utf8_lossy(&body);
         let decoded = if protobuf {
             protobuf_status(&body)

@@ -61,11 +61,7 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
         }
     };
     let notice = |line: String| {
-        let line = format!("bench: {line}");
-        match bar {
-            Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
-        }
+        crate::output::progress::say_above(bar.as_ref(), format!("bench: {line}"));
     };
     for gate in &config.gates {
         if let Some(warning) = gate.deprecation() {

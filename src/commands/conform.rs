@@ -84,7 +84,7 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
     if template.is_some() {
         check_writable(&resource)?;
     }
-    let notice = |line: String| eprintln!("conform: {line}");
+    let notice = |line: String| crate::output::say(&format!("conform: {line}"));
     let mut out = std::io::stdout().lock();
     let run = Run {
         cluster: &target.cluster,

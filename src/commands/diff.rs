@@ -552,10 +552,10 @@ impl Comparisons<'_> {
                 }
                 Err(e) => {
                     let e = Error::from(e);
-                    eprintln!(
+                    crate::output::say(&format!(
                         "diff: the comparison failed: {e}; comparing again in {}",
                         crate::format::wait(every)
-                    );
+                    ));
                     None
                 }
             };
@@ -614,7 +614,7 @@ fn print_watch_troubles(running: &RunningInformer) -> tokio::task::JoinHandle<()
             }
             troubled = !matches!(event, ReflectorEvent::WatchOpened { .. });
             if let Some(transition) = Transition::of(&event) {
-                eprintln!("diff: {}", describe_transition(transition));
+                crate::output::say(&format!("diff: {}", describe_transition(transition)));
             }
         }
     })

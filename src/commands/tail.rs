@@ -61,7 +61,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     let _ = printer.flush();
     if config.stats || stderr_is_terminal() {
         for line in summary {
-            eprintln!("{line}");
+            crate::output::say(&line);
         }
     }
     match outcome {

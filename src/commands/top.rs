@@ -237,10 +237,10 @@ async fn follow_informers(
 ) -> ServerSide {
     let (side, not_followed) = ServerSide::follow(cluster, served, first.informers.keys()).await;
     for n in not_followed {
-        eprintln!(
+        crate::output::say(&format!(
             "kubectl-informer: no lag for the {} informer: {}",
             n.informer, n.reason
-        );
+        ));
     }
     side
 }
@@ -265,7 +265,10 @@ fn add_lags(interval: &mut Interval, side: &ServerSide) {
 fn gap(run: &mut Run, scraper: &Scraper, why: &str) {
     run.gaps += 1;
     run.scrapes += 1;
-    eprintln!("kubectl-informer: {}", scraper.gap_line(run.gaps, why));
+    crate::output::say(&format!(
+        "kubectl-informer: {}",
+        scraper.gap_line(run.gaps, why)
+    ));
 }
 
 fn write_one(

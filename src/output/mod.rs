@@ -75,3 +75,11 @@ pub fn tolerate_closed_pipe(written: std::io::Result<()>) -> std::io::Result<()>
         other => other,
     }
 }
+
+/// A line for people on stderr (a notice, a summary, a retry): what commands say beside their
+/// data, in one place. A stderr that cannot be written loses the line, as `eprintln!` would not
+/// (it panics): nothing is left to tell.
+pub fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}

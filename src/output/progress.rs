@@ -73,3 +73,11 @@ pub fn bench_bar() -> ProgressBar {
     bar.enable_steady_tick(std::time::Duration::from_millis(100));
     bar
 }
+
+/// A line for people above a progress bar while it is shown, else on stderr.
+pub fn say_above(bar: Option<&ProgressBar>, line: String) {
+    match bar {
+        Some(bar) => bar.println(line),
+        None => super::say(&line),
+    }
+}

@@ -11,10 +11,8 @@ pub const EXIT_ERROR: u8 = 2;
 /// `--timeout` ran out before the run's own end (`--until-rv`, `--max-events`, a finished
 /// comparison): GNU timeout(1)'s code.
 pub const EXIT_TIMED_OUT: u8 = 124;
-/// Interrupted by Ctrl-C (128 + SIGINT).
-pub const EXIT_INTERRUPTED: u8 = 130;
-/// Stopped by SIGTERM (128 + SIGTERM), as gracefully as by Ctrl-C.
-pub const EXIT_TERMINATED: u8 = 143;
+/// Interrupted by Ctrl-C, or stopped by SIGTERM: the codes are `stop`'s, a leaf's.
+pub use crate::stop::{EXIT_INTERRUPTED, EXIT_TERMINATED};
 
 /// A failure of any command, printed once by `main` as `error: {self}`.
 #[derive(Debug, thiserror::Error)]

@@ -4,9 +4,13 @@
 //! summary) and exits with 128 plus the signal's number: 130 after Ctrl-C, 143 after SIGTERM,
 //! the code a shell gives a process that such a signal killed.
 
-use crate::error::{EXIT_INTERRUPTED, EXIT_TERMINATED};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Interrupted by Ctrl-C (128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+/// Stopped by SIGTERM (128 + SIGTERM), as gracefully as by Ctrl-C.
+pub const EXIT_TERMINATED: u8 = 143;
 
 /// Set when a SIGTERM was what stopped the run.
 static TERMINATED: AtomicBool = AtomicBool::new(false);

@@ -103,7 +103,13 @@ fn produce(script: &str) -> String {
 /// scratch namespace's suffix): 5 to 10 characters of its alphabet, which has no vowels, with a
 /// letter among them (a number such as RV 25694 is made of that alphabet's digits alone).
 fn generated(word: &str) -> bool {
-    (5..=10).contains(&word.len())
+    // A duration (`682ms`) is a number with a unit, masked as one below, not a generated name.
+    let number = ["ms", "us", "s", "m", "h"]
+        .iter()
+        .find_map(|unit| word.strip_suffix(unit))
+        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    !number
+        && (5..=10).contains(&word.len())
         && word
             .chars()
             .all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c))

@@ -5,9 +5,10 @@
 use super::{create_new_file, nonzero, resolve_target, sleep_until, GlobalConfig};
 use crate::cli::{CacheInitial, DiffArgs, ReportFormat};
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
-use crate::diff::compare::{compare_cache, compare_live, when_settled, why_stopped};
+use crate::diff::compare::{compare_cache, when_settled};
 use crate::diff::drift::FieldDetail;
-use crate::diff::report::{DiffReport, Watchdog};
+use crate::diff::report::DiffReport;
+use crate::diff::session::{Once, Reports, Session, Watched};
 use crate::diff::DiffError;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
@@ -16,11 +17,11 @@ use crate::informer::reflector::{ReflectorConfig, Start};
 use crate::informer::shared::{RunningInformer, SharedInformer};
 use crate::informer::store::Objects;
 use crate::informer::transition::{CloseReason, ReflectorEvent};
+use crate::output::drift;
 use crate::output::progress::ListProgress;
 use crate::output::text::describe_transition;
 use crate::output::{stderr_is_terminal, tolerate_closed_pipe};
 use crate::recording::{self, Scope, Transition};
-use std::future::Future;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -363,10 +364,10 @@ fn print_report(
                 Some(_) => format!("{}  ", crate::format::local_time(SystemTime::now())),
                 None => String::new(),
             };
-            crate::output::table::write_drift(out, &report.objects, config.show_fields)
-                .and_then(|_| writeln!(out, "{when}{}", report.verdict()))
+            drift::write_drift(out, &report.objects, config.show_fields)
+                .and_then(|_| writeln!(out, "{when}{}", drift::verdict(report)))
                 .and_then(
-                    |_| match report.watchdog.as_ref().and_then(Watchdog::describe) {
+                    |_| match report.watchdog.as_ref().and_then(drift::watchdog) {
                         Some(line) => writeln!(out, "{line}"),
                         None => Ok(()),
                     },
@@ -398,7 +399,7 @@ async fn run_informer(
     let mut running = start_informer(lw, config);
     // Before the sync: a watch-list that fell back to a LIST (a proxy dropping its end
     // bookmark) is said then.
-    let troubles = print_watch_troubles(&running);
+    let follower = print_watch_troubles(&running);
     let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
 
@@ -419,17 +420,50 @@ async fn run_informer(
             _ = sleep_until(gives_up) => return give_up(running, config, "--settle to end").await,
         }
     }
-    let comparisons = Comparisons {
+    let session = Session {
         lw,
-        config,
-        detail,
-        progress,
         running,
-        troubles,
+        detail,
+        chunk_size: config.chunk_size,
+        allow_empty: config.allow_empty,
+        progress,
+        follower,
     };
-    match config.every {
-        None => comparisons.once(&mut interrupt, gives_up).await,
-        Some(every) => comparisons.watchdog(every, ends, &mut interrupt, out).await,
+    let interrupted = async {
+        interrupt.await;
+        crate::stop::exit_code()
+    };
+    let ended = match config.every {
+        None => match session.once(gives_up, interrupted).await {
+            Ok(Once::Report(report)) => return Ok(Outcome::Report(report)),
+            Ok(Once::GaveUp) => {
+                return Err(timed_out(config, "the LIST to compare the cache with"))
+            }
+            Ok(Once::Stopped(code)) => return Ok(Outcome::Code(code)),
+            Err(e) => e,
+        },
+        Some(every) => {
+            // The reader of the reports gone (`| head -1`) ends the watchdog, as a write that
+            // finds it does: exit 0.
+            let stopped = async {
+                tokio::select! {
+                    code = interrupted => code,
+                    _ = crate::output::stdout_closed() => EXIT_OK,
+                }
+            };
+            let mut printer = Printer { config, out };
+            match session.watchdog(every, ends, stopped, &mut printer).await {
+                Ok(Watched::Verdict { drifted }) => {
+                    return Ok(Outcome::Code(if drifted { EXIT_FINDING } else { EXIT_OK }))
+                }
+                Ok(Watched::Stopped(code)) => return Ok(Outcome::Code(code)),
+                Err(e) => e,
+            }
+        }
+    };
+    match ended {
+        DiffError::NothingCompared => Err(nothing_to_compare(lw).await),
+        other => Err(other.into()),
     }
 }
 
@@ -458,133 +492,23 @@ async fn give_up(running: RunningInformer, config: &DiffConfig, stage: &str) -> 
     Err(timed_out(config, stage))
 }
 
-/// The synced informer, and what comparing its cache with a LIST takes.
-struct Comparisons<'a> {
-    lw: &'a ListWatch,
+/// A watchdog's reports printed as they come, and its failed comparisons said on stderr.
+struct Printer<'a, W> {
     config: &'a DiffConfig,
-    detail: FieldDetail,
-    progress: &'a ListProgress,
-    running: RunningInformer,
-    /// The printer of the informer's troubles.
-    troubles: tokio::task::JoinHandle<()>,
+    out: &'a mut W,
 }
 
-impl Comparisons<'_> {
-    /// The cache compared with a LIST.
-    async fn compare(&self) -> std::result::Result<DiffReport, DiffError> {
-        compare_live(
-            self.lw,
-            &self.running,
-            self.detail,
-            self.config.chunk_size,
-            self.progress,
-        )
-        .await
+impl<W: Write> Reports for Printer<'_, W> {
+    fn report(&mut self, report: &DiffReport) -> std::io::Result<()> {
+        print_report(report, self.config, self.out)
     }
 
-    /// Compares once, unless `gives_up` (`--timeout`) comes first; the report, to print.
-    async fn once(
-        self,
-        interrupt: &mut (impl Future + Unpin),
-        gives_up: Option<tokio::time::Instant>,
-    ) -> Result<Outcome> {
-        let report = tokio::select! {
-            r = self.compare() => r,
-            _ = &mut *interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
-            _ = sleep_until(gives_up) => {
-                return give_up(self.running, self.config, "the LIST to compare the cache with")
-                    .await
-            }
-        };
-        let report = match report {
-            Ok(report) => report,
-            Err(e) => return Err(why_stopped(self.running, e).await.into()),
-        };
-        let _ = self.running.stop().await;
-        // The informer's observers are gone with it: what the printer has left, it prints now.
-        let _ = self.troubles.await;
-        Ok(Outcome::Report(Box::new(report)))
-    }
-
-    /// The watchdog: compares every `every`, printing each report, until `ends` (`--for`), an
-    /// interrupt or the reports' reader gone; the exit code.
-    async fn watchdog(
-        self,
-        every: Duration,
-        ends: Option<tokio::time::Instant>,
-        interrupt: &mut (impl Future + Unpin),
-        out: &mut impl Write,
-    ) -> Result<Outcome> {
-        let closed = crate::output::stdout_closed();
-        tokio::pin!(closed);
-        let mut watchdog = Watchdog::default();
-        let code = loop {
-            // An informer whose watch failed for good holds a cache that no longer moves:
-            // comparing it again would report whatever it last showed, so say why it stopped
-            // instead.
-            if self.running.reflector_finished() {
-                let stopped = DiffError::Stopped("the informer's watch ended".into());
-                return Err(why_stopped(self.running, stopped).await.into());
-            }
-            let report = tokio::select! {
-                r = self.compare() => r,
-                _ = &mut *interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
-            };
-            // A comparison that fails while the informer goes on (the server restarting, a
-            // network outage) is said and tried again at the next interval: a watchdog outlives
-            // the outage.
-            let first = watchdog.comparisons == 0;
-            let drifted = match report {
-                Ok(report) if first && report.compared == 0 && !self.config.allow_empty => {
-                    let lw = self.lw;
-                    self.stop().await;
-                    return Err(nothing_to_compare(lw).await);
-                }
-                Ok(mut report) => {
-                    watchdog.observe(report.drifted(), SystemTime::now());
-                    report.watchdog = Some(watchdog.clone());
-                    // A reader gone away (`| head -1`) ends the run with exit 0, as it ends tail.
-                    print_report(&report, self.config, out).map_err(Error::Output)?;
-                    Some(report.drifted())
-                }
-                Err(e) if self.running.reflector_finished() => {
-                    return Err(why_stopped(self.running, e).await.into())
-                }
-                Err(e) => {
-                    let e = Error::from(e);
-                    crate::output::say(&format!(
-                        "diff: the comparison failed: {e}; comparing again in {}",
-                        crate::format::wait(every)
-                    ));
-                    None
-                }
-            };
-            tokio::select! {
-                _ = tokio::time::sleep(every) => {}
-                // The last comparison's verdict; one that failed is no verdict: an error.
-                _ = sleep_until(ends) => match drifted {
-                    Some(drifted) => break if drifted { EXIT_FINDING } else { EXIT_OK },
-                    None => {
-                        self.stop().await;
-                        return Err(Error::Watch(
-                            "the watchdog's last comparison failed (see above)".into(),
-                        ));
-                    }
-                },
-                _ = &mut *interrupt => break crate::stop::exit_code(),
-                // The reader of the reports has gone (`| head -1`): done, as when a write
-                // finds it.
-                _ = &mut closed => break EXIT_OK,
-            }
-        };
-        self.stop().await;
-        Ok(Outcome::Code(code))
-    }
-
-    /// Stops the informer, and the printer of its troubles with it.
-    async fn stop(self) {
-        self.troubles.abort();
-        let _ = self.running.stop().await;
+    fn failed(&mut self, error: DiffError, again_in: Duration) {
+        crate::output::say(&format!(
+            "diff: the comparison failed: {}; comparing again in {}",
+            Error::from(error),
+            crate::format::wait(again_in)
+        ));
     }
 }
 
@@ -647,6 +571,7 @@ impl From<DiffError> for Error {
             DiffError::NotCaughtUp { .. } => {
                 Error::Watch(format!("{e}; compare again, or with --cache-file"))
             }
+            DiffError::Output(e) => Error::Output(e),
             other => Error::Watch(other.to_string()),
         }
     }

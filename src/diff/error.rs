@@ -38,4 +38,13 @@ pub enum DiffError {
         current: String,
         limit: Duration,
     },
+    /// The first comparison found no objects, and none was allowed.
+    #[error("nothing to compare")]
+    NothingCompared,
+    /// The watchdog's end came after a comparison that failed: no verdict.
+    #[error("the watchdog's last comparison failed (see above)")]
+    LastComparisonFailed,
+    /// A report could not be handed on (its reader went away).
+    #[error(transparent)]
+    Output(std::io::Error),
 }

@@ -1,5 +1,6 @@
-//! diff's result: the report of one comparison (`diff -o json`, schema in docs/json.md and schemas/), its one-line
-//! verdict, and the watchdog that times drift across the comparisons of `--every`.
+//! diff's result: the report of one comparison (`diff -o json`, schema in docs/json.md and
+//! schemas/), and the watchdog's record that times drift across the comparisons of `--every`.
+//! output/table.rs words them for people.
 
 use super::drift::{counts, Drift, DriftClass};
 use crate::format::rfc3339_millis;
@@ -22,18 +23,6 @@ pub enum Method {
     ExactAfterCatchUp,
     /// A saved cache compared with a consistent LIST taken now.
     CacheFile,
-}
-
-impl Method {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Method::Exact => "exact LIST at the cache's RV",
-            Method::ExactAfterCatchUp => {
-                "exact LIST after the cache caught up: its RV was no longer listable"
-            }
-            Method::CacheFile => "saved cache against a consistent LIST now",
-        }
-    }
 }
 
 /// The result of one comparison: the JSON document of `diff -o json` (schema in docs/json.md and schemas/).
@@ -123,43 +112,11 @@ impl Watchdog {
             _ => {}
         }
     }
-
-    pub fn describe(&self) -> Option<String> {
-        let first = self.drift_first_seen.as_deref()?;
-        Some(match (&self.healed_at, self.healed_after_seconds) {
-            (Some(healed), Some(after)) => {
-                format!(
-                    "watchdog: drift first seen at {first}, healed at {healed} (after {})",
-                    crate::format::format_seconds(after)
-                )
-            }
-            _ => format!("watchdog: drift first seen at {first}, not healed"),
-        })
-    }
 }
 
 impl DiffReport {
     pub fn drifted(&self) -> bool {
         !self.objects.is_empty()
-    }
-
-    /// The one-line verdict.
-    pub fn verdict(&self) -> String {
-        let at = format!(
-            "{} compared at RV {} ({}), {}",
-            crate::format::count(self.compared as u64, "object"),
-            self.resource_version,
-            self.method.describe(),
-            crate::format::format_seconds(self.duration_seconds)
-        );
-        if !self.drifted() {
-            return format!("no drift: {at}");
-        }
-        let per_class: Vec<String> = counts(&self.objects)
-            .into_iter()
-            .map(|(c, n)| format!("{n} {}", c.as_str()))
-            .collect();
-        format!("drift: {} in {at}", per_class.join(", "))
     }
 }
 
@@ -198,18 +155,20 @@ mod tests {
         let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000);
         let mut w = Watchdog::default();
         w.observe(false, t0);
-        assert!(w.describe().is_none());
+        assert!(w.drift_first_seen.is_none());
         w.observe(true, t0 + Duration::from_secs(5));
         w.observe(true, t0 + Duration::from_secs(10));
-        assert!(w.describe().unwrap().ends_with("not healed"));
+        assert_eq!(
+            w.drift_first_seen.as_deref(),
+            Some(rfc3339_millis(t0 + Duration::from_secs(5)).as_str())
+        );
+        assert!(w.healed_at.is_none());
         w.observe(false, t0 + Duration::from_secs(12));
         assert_eq!(w.healed_after_seconds, Some(7.0));
-        assert!(w.describe().unwrap().contains("(after 7s)"));
         assert_eq!(w.comparisons, 4);
         // Drift comes back: a new episode, first seen now, not healed.
         w.observe(true, t0 + Duration::from_secs(20));
-        let line = w.describe().unwrap();
-        assert!(line.ends_with("not healed"), "{line}");
+        assert!(w.healed_at.is_none());
         assert_eq!(
             w.drift_first_seen.as_deref(),
             Some(rfc3339_millis(t0 + Duration::from_secs(20)).as_str())

@@ -1,7 +1,7 @@
 //! Rendering for people, separated from what computes: tail's text printer (`text`) and its
 //! `--diff` of two versions of an object (`diff`) as YAML (`yaml`), the formats of `kubectl get
 //! -w` (`kubectl`: `-o yaml`, `-o name`), diff's
-//! drift table (`table`), bench's table (`bench`), bench's exports, one file per format
+//! drift table and verdicts (`drift`), boxed tables as every command draws them (`table`), bench's table (`bench`), bench's exports, one file per format
 //! (`export`), and the writing of them to a path (`file`), progress bars (`progress`), and when
 //! to color or show progress.
 
@@ -9,6 +9,7 @@ pub mod bench;
 pub mod conform;
 pub mod controller;
 pub mod diff;
+pub mod drift;
 pub mod export;
 pub mod file;
 pub mod kubectl;

@@ -106,6 +106,12 @@ pub enum ClusterError {
     },
     #[error("{resource} cannot be watched: the server does not allow {missing} on it")]
     NotWatchable { resource: String, missing: String },
+    #[error("{first} and {second} name the same resource ({resource}): name each resource once")]
+    NamedTwice {
+        first: String,
+        second: String,
+        resource: String,
+    },
     #[error("{what} failed: the server answered {code} {reason}: {message}")]
     Api {
         what: String,

@@ -1,4 +1,5 @@
 //! Everything about reaching a cluster: kubeconfig, client, discovery and resource names,
+//! namespaces,
 //! selectors, resourceVersions as comparable numbers, the protobuf encoding of built-in types, the
 //! CBOR encoding of custom resources, and the errors of each.
 
@@ -8,6 +9,7 @@ mod credentials;
 pub mod discovery;
 mod error;
 pub mod kubeconfig;
+pub mod namespace;
 pub mod openapi;
 pub mod protobuf;
 pub mod proxy;
@@ -19,7 +21,7 @@ mod transport;
 pub use client::{innermost, Cluster, Operation, Sink, REQUEST_LEVEL};
 pub use error::ClusterError;
 pub use kubeconfig::{KubeconfigSelection, Overrides};
-pub use resolve::{resolve, ApiResource};
+pub use resolve::{resolve, resolve_each, ApiResource};
 pub use transport::{
     Phase, PhaseTimeout, Transport, DEFAULT_HEALTH_CHECK, DEFAULT_RESPONSE_HEADERS, PING_TIMEOUT,
 };

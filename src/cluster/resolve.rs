@@ -62,6 +62,22 @@ impl ApiResource {
         self.verbs.iter().any(|v| v == verb)
     }
 
+    /// This resource, when the server allows every one of `verbs` on it.
+    pub fn allowing(self, verbs: &[&str]) -> Result<Self, ClusterError> {
+        let missing: Vec<&str> = verbs
+            .iter()
+            .copied()
+            .filter(|v| !self.supports(v))
+            .collect();
+        if missing.is_empty() {
+            return Ok(self);
+        }
+        Err(ClusterError::NotWatchable {
+            resource: self.qualified_name(),
+            missing: missing.join(" and "),
+        })
+    }
+
     fn is_named(&self, name: &str) -> bool {
         self.plural == name
             || self.singular == name
@@ -75,6 +91,27 @@ impl ApiResource {
 /// When the name matches in several groups, the legacy core group wins (kubectl's priority, so
 /// `events` is `events` in `v1`, not `events.events.k8s.io`); any other tie is ambiguous and
 /// the error lists the fully qualified candidates.
+/// Resolves each of `args` (kubectl's `a,b,c`), in order; two names of one resource (`po,pods`)
+/// are refused.
+pub fn resolve_each(
+    args: &[String],
+    resources: &[ApiResource],
+) -> Result<Vec<ApiResource>, ClusterError> {
+    let mut resolved: Vec<ApiResource> = Vec::with_capacity(args.len());
+    for arg in args {
+        let resource = resolve(arg, resources)?;
+        if let Some(j) = resolved.iter().position(|r| r == resource) {
+            return Err(ClusterError::NamedTwice {
+                first: args[j].clone(),
+                second: arg.clone(),
+                resource: resource.qualified_name(),
+            });
+        }
+        resolved.push(resource.clone());
+    }
+    Ok(resolved)
+}
+
 pub fn resolve<'a>(
     arg: &str,
     resources: &'a [ApiResource],

@@ -7,7 +7,7 @@ pub mod replay;
 
 pub use config::{BenchConfig, SourceConfig};
 
-use super::{connect_and_discover, resolve_in, GlobalConfig, Target};
+use super::{connect_and_discover, resolve_in, GlobalConfig, Resolved};
 use crate::bench::gate::{compare_with_baseline, config_differences};
 use crate::bench::live::{can_churn, run_live, Churn, LiveFinished, Outside, Reacting};
 use crate::bench::load::Workload;
@@ -167,7 +167,7 @@ async fn live(
         _ = &mut *interrupt => return Ok(None),
     };
     if let (None, Some(ns), false) = (churn, &target.namespace, config.allow_empty) {
-        if super::namespace_exists(&target.cluster, ns).await == Some(false) {
+        if target.cluster.namespace_exists(ns).await == Some(false) {
             return Err(Error::NothingChecked(format!(
                 "nothing to measure: namespace \"{ns}\" does not exist (kubectl get namespaces \
                  lists those that do); a measure of nothing is not a pass: check -n, or pass \
@@ -213,7 +213,7 @@ async fn live(
 
 /// A live run on a resolved target: what it measures with, and where it tells its progress.
 struct LiveRun<'a> {
-    target: &'a Target,
+    target: &'a Resolved,
     config: &'a BenchConfig,
     outside: Outside,
     on_tick: &'a mut (dyn FnMut(&Tick) + Send),
@@ -312,7 +312,7 @@ impl LiveRun<'_> {
 async fn controller_source(
     global: &GlobalConfig,
     config: &BenchConfig,
-    target: &Target,
+    target: &Resolved,
     reacting: Option<&Reacting>,
     notice: &(dyn Fn(String) + Sync),
 ) -> Result<Option<ControllerSource>> {
@@ -367,7 +367,7 @@ async fn resolve(
     global: &GlobalConfig,
     config: &BenchConfig,
     churn: &Option<Churn>,
-) -> Result<(Target, Option<Reacting>)> {
+) -> Result<(Resolved, Option<Reacting>)> {
     const VERBS: &[&str] = &["list", "watch"];
     let (cluster, resources) = connect_and_discover(global).await?;
     let target = resolve_in(

@@ -278,7 +278,7 @@ impl Run<'_> {
         if self.text {
             print::write_header(
                 out,
-                &print::Target {
+                &print::Header {
                     resource: &self.resource.qualified_name(),
                     api_version: &self.resource.api_version(),
                     server: &self.cluster.server,

@@ -12,6 +12,7 @@ pub mod top;
 pub mod version;
 
 use crate::cli::{GlobalArgs, WireEncoding};
+use crate::cluster::namespace::validate_dns_label;
 use crate::cluster::{
     self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Overrides, Transport,
 };
@@ -236,7 +237,7 @@ fn overrides(args: &GlobalArgs) -> Result<Overrides> {
 }
 
 /// A cluster connection and the resource a command works on, in the scope the flags ask for.
-pub struct Target {
+pub struct Resolved {
     pub cluster: Cluster,
     pub resource: ApiResource,
     /// `None` for all namespaces (`-A`) or a cluster-scoped resource.
@@ -248,7 +249,7 @@ pub async fn resolve_target(
     global: &GlobalConfig,
     resource_arg: &str,
     verbs: &[&str],
-) -> Result<Target> {
+) -> Result<Resolved> {
     let mut targets = resolve_targets(global, &[resource_arg.to_string()], verbs).await?;
     Ok(targets.remove(0))
 }
@@ -259,7 +260,7 @@ pub async fn resolve_targets(
     global: &GlobalConfig,
     resource_args: &[String],
     verbs: &[&str],
-) -> Result<Vec<Target>> {
+) -> Result<Vec<Resolved>> {
     let (cluster, resources) = connect_and_discover(global).await?;
     resolve_in(global, &cluster, &resources, resource_args, verbs)
 }
@@ -297,71 +298,45 @@ pub fn resolve_in(
     resources: &[ApiResource],
     resource_args: &[String],
     verbs: &[&str],
-) -> Result<Vec<Target>> {
-    let mut targets: Vec<Target> = Vec::with_capacity(resource_args.len());
-    for resource_arg in resource_args {
-        let resource = cluster::resolve(resource_arg, resources)?.clone();
-        if let Some(j) = targets.iter().position(|t| t.resource == resource) {
-            return Err(Error::Usage(format!(
-                "{} and {resource_arg} name the same resource ({}): name each resource once",
-                resource_args[j],
-                resource.qualified_name()
-            )));
-        }
-        targets.push(target(global, cluster, resource_arg, resource, verbs)?);
-    }
-    Ok(targets)
+) -> Result<Vec<Resolved>> {
+    let resolved = cluster::resolve_each(resource_args, resources)?;
+    resource_args
+        .iter()
+        .zip(resolved)
+        .map(|(arg, resource)| {
+            let resource = resource.allowing(verbs)?;
+            let namespace = match resource.namespaced && !global.all_namespaces {
+                true => Some(
+                    global
+                        .namespace
+                        .clone()
+                        .unwrap_or_else(|| cluster.default_namespace.clone()),
+                ),
+                false => None,
+            };
+            global.log(1, || resolved_to(arg, &resource, namespace.as_deref()));
+            Ok(Resolved {
+                cluster: cluster.clone(),
+                resource,
+                namespace,
+            })
+        })
+        .collect()
 }
 
-/// `resource` (resolved from `resource_arg`) on `cluster`, checked to support `verbs`, in the
-/// namespace the flags ask for.
-fn target(
-    global: &GlobalConfig,
-    cluster: &Cluster,
-    resource_arg: &str,
-    resource: ApiResource,
-    verbs: &[&str],
-) -> Result<Target> {
-    let missing: Vec<&str> = verbs
-        .iter()
-        .copied()
-        .filter(|v| !resource.supports(v))
-        .collect();
-    if !missing.is_empty() {
-        return Err(ClusterError::NotWatchable {
-            resource: resource.qualified_name(),
-            missing: missing.join(" and "),
+/// `-v=1`'s line on what `arg` resolved to, in which scope.
+fn resolved_to(arg: &str, resource: &ApiResource, namespace: Option<&str>) -> String {
+    format!(
+        "resolved \"{arg}\" to {} ({}, kind {}, {})",
+        resource.qualified_name(),
+        resource.api_version(),
+        resource.kind,
+        match namespace {
+            Some(ns) => format!("namespace \"{ns}\""),
+            None if resource.namespaced => "all namespaces".to_string(),
+            None => "cluster-scoped".to_string(),
         }
-        .into());
-    }
-    let namespace = if !resource.namespaced || global.all_namespaces {
-        None
-    } else {
-        Some(
-            global
-                .namespace
-                .clone()
-                .unwrap_or_else(|| cluster.default_namespace.clone()),
-        )
-    };
-    global.log(1, || {
-        format!(
-            "resolved \"{resource_arg}\" to {} ({}, kind {}, {})",
-            resource.qualified_name(),
-            resource.api_version(),
-            resource.kind,
-            match &namespace {
-                Some(ns) => format!("namespace \"{ns}\""),
-                None if resource.namespaced => "all namespaces".to_string(),
-                None => "cluster-scoped".to_string(),
-            }
-        )
-    });
-    Ok(Target {
-        cluster: cluster.clone(),
-        resource,
-        namespace,
-    })
+    )
 }
 
 pub(crate) use crate::signal::sleep_until;
@@ -440,35 +415,6 @@ pub fn initial_events_timeout(asked: Option<Duration>, watch_list: bool) -> Resu
     }
 }
 
-/// A namespace name: a DNS-1123 label.
-pub fn validate_dns_label(name: &str) -> std::result::Result<(), String> {
-    if name.is_empty() || name.len() > 63 {
-        return Err("must be 1 to 63 characters".into());
-    }
-    let b = name.as_bytes();
-    let ok_char = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-';
-    if !b.iter().all(ok_char) {
-        return Err("may only contain lowercase letters, digits and '-'".into());
-    }
-    if b[0] == b'-' || b[b.len() - 1] == b'-' {
-        return Err("must start and end with a letter or digit".into());
-    }
-    Ok(())
-}
-
-/// Whether `namespace` exists, as far as the server says: `Some(false)` on a 404; `None` when
-/// it cannot tell (the user may not get namespaces, or the request failed), which callers treat
-/// as "maybe".
-pub(crate) async fn namespace_exists(cluster: &Cluster, namespace: &str) -> Option<bool> {
-    let op = cluster::Operation::new("get", "namespaces", None);
-    let path = format!("/api/v1/namespaces/{namespace}");
-    match cluster.get(&path, "application/json", &op).await {
-        Ok(_) => Some(true),
-        Err(e) if e.status_code() == Some(404) => Some(false),
-        Err(_) => None,
-    }
-}
-
 /// A namespace named with `-n` for a command to write in (`what`: `bench makes its load`):
 /// refused when the server says it does not exist, since the command then writes nowhere.
 pub(crate) async fn existing_namespace_to_write(
@@ -476,7 +422,7 @@ pub(crate) async fn existing_namespace_to_write(
     namespace: &str,
     what: &str,
 ) -> Result<()> {
-    if namespace_exists(cluster, namespace).await == Some(false) {
+    if cluster.namespace_exists(namespace).await == Some(false) {
         return Err(Error::Usage(format!(
             "namespace \"{namespace}\" does not exist: {what} in an existing namespace you name \
              with -n, or, without -n, in a scratch namespace it creates and deletes"
@@ -491,7 +437,7 @@ pub(crate) async fn existing_namespace_to_write(
 pub(crate) async fn nothing_checked(lw: &ListWatch, what: &str, flag: &str) -> Error {
     let resource = lw.resource.qualified_name();
     let missing = match &lw.namespace {
-        Some(ns) => namespace_exists(&lw.cluster, ns).await == Some(false),
+        Some(ns) => lw.cluster.namespace_exists(ns).await == Some(false),
         None => false,
     };
     let why = match &lw.namespace {
@@ -520,17 +466,4 @@ pub(crate) async fn nothing_checked(lw: &ListWatch, what: &str, flag: &str) -> E
         "{what}: {why}; a check of nothing is not a pass: check -n and the selectors, or pass \
          {flag} if an empty scope is expected"
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn namespaces_must_be_dns_labels() {
-        assert!(validate_dns_label("kube-system").is_ok());
-        assert!(validate_dns_label("Kube").is_err());
-        assert!(validate_dns_label("-a").is_err());
-        assert!(validate_dns_label("").is_err());
-    }
 }

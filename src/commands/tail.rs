@@ -13,7 +13,7 @@ use session::{Feed, Lookup, Session, Stop};
 use stats::{summary, Stats};
 
 use super::{
-    connect_and_discover, create_new_file, resolve_in, resolve_targets, GlobalConfig, Target,
+    connect_and_discover, create_new_file, resolve_in, resolve_targets, GlobalConfig, Resolved,
 };
 use crate::cli::{InitialMode, OutputFormat};
 use crate::cluster::ApiResource;
@@ -170,7 +170,7 @@ const VERBS: &[&str] = &["list", "watch"];
 
 /// What `target`'s reflector lists and watches: with tail's selectors, `field_selector` for
 /// fields.
-fn list_watch(target: Target, config: &TailConfig, field_selector: Option<String>) -> ListWatch {
+fn list_watch(target: Resolved, config: &TailConfig, field_selector: Option<String>) -> ListWatch {
     ListWatch {
         cluster: target.cluster,
         resource: target.resource,
@@ -205,7 +205,7 @@ async fn follow_watches(
         .flatten();
     let mut watches = Vec::with_capacity(owned.len() + 1);
     for resource in owned.into_iter().filter(|r| *r != owner.resource) {
-        let target = Target {
+        let target = Resolved {
             cluster: cluster.clone(),
             namespace: owned::scope(&owner, &resource),
             resource,

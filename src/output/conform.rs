@@ -5,7 +5,7 @@ use crate::conform::{CheckResult, Report, Skip, Status};
 use std::io::{self, Write};
 
 /// What conform runs against, as its header names it.
-pub struct Target<'a> {
+pub struct Header<'a> {
     /// The resource's qualified name (`configmaps`, `widgets.example.com`).
     pub resource: &'a str,
     pub api_version: &'a str,
@@ -22,7 +22,7 @@ pub struct Target<'a> {
 }
 
 /// `conform configmaps (v1) at https://..., context "admin", user "admin", scratch namespace x`.
-pub fn write_header(out: &mut impl Write, target: &Target) -> io::Result<()> {
+pub fn write_header(out: &mut impl Write, target: &Header) -> io::Result<()> {
     let scope = match (target.namespace, target.scratch, target.labelled) {
         (Some(ns), true, _) => format!("scratch namespace {ns}"),
         (Some(ns), false, Some(selector)) => {

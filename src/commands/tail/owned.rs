@@ -3,7 +3,7 @@
 //! object of the owner's kind in its scope (`tail::ownership` decides both): one metadata-only
 //! LIST of every listable and watchable resource there.
 
-use super::super::{GlobalConfig, Target};
+use super::super::{GlobalConfig, Resolved};
 use crate::cluster::{ApiResource, Cluster};
 use crate::error::Result;
 use crate::informer::listwatch::{ListOptions, ListWatch, DEFAULT_CHUNK_SIZE};
@@ -20,7 +20,7 @@ const CONCURRENT_LISTS: usize = 4;
 pub(super) async fn discover(
     global: &GlobalConfig,
     cluster: &Cluster,
-    owner: &Target,
+    owner: &Resolved,
     resources: &[ApiResource],
 ) -> Result<Vec<ApiResource>> {
     let candidates: Vec<&ApiResource> = resources
@@ -77,7 +77,7 @@ pub(super) async fn discover(
 async fn list(
     global: &GlobalConfig,
     cluster: &Cluster,
-    owner: &Target,
+    owner: &Resolved,
     index: usize,
     resource: &ApiResource,
 ) -> Result<Vec<Listed>> {
@@ -124,7 +124,7 @@ async fn list(
 
 /// Where objects `owner` owns can be: its namespace (ownerReferences do not cross namespaces),
 /// or anywhere for a cluster-scoped owner or `-A`.
-pub(super) fn scope(owner: &Target, resource: &ApiResource) -> Option<String> {
+pub(super) fn scope(owner: &Resolved, resource: &ApiResource) -> Option<String> {
     if resource.namespaced && owner.resource.namespaced {
         owner.namespace.clone()
     } else {

@@ -157,7 +157,7 @@ impl Session<'_> {
         };
         let watch = &self.feeds[feed].watch;
         let namespace_missing = match &watch.namespace {
-            Some(ns) => super::super::namespace_exists(&lookup.cluster, ns).await == Some(false),
+            Some(ns) => lookup.cluster.namespace_exists(ns).await == Some(false),
             None => false,
         };
         let missing = match (&lookup.name, namespace_missing) {

@@ -1,0 +1,48 @@
+//! Namespaces: what a name must be (a DNS-1123 label), and whether one exists as far as the
+//! server says.
+
+use super::{Cluster, Operation};
+
+/// A namespace name: a DNS-1123 label.
+pub fn validate_dns_label(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 63 {
+        return Err("must be 1 to 63 characters".into());
+    }
+    let b = name.as_bytes();
+    let ok_char = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-';
+    if !b.iter().all(ok_char) {
+        return Err("may only contain lowercase letters, digits and '-'".into());
+    }
+    if b[0] == b'-' || b[b.len() - 1] == b'-' {
+        return Err("must start and end with a letter or digit".into());
+    }
+    Ok(())
+}
+
+impl Cluster {
+    /// Whether `namespace` exists, as far as the server says: `Some(false)` on a 404; `None`
+    /// when it cannot tell (the user may not get namespaces, or the request failed), which
+    /// callers treat as "maybe".
+    pub async fn namespace_exists(&self, namespace: &str) -> Option<bool> {
+        let op = Operation::new("get", "namespaces", None);
+        let path = format!("/api/v1/namespaces/{namespace}");
+        match self.get(&path, "application/json", &op).await {
+            Ok(_) => Some(true),
+            Err(e) if e.status_code() == Some(404) => Some(false),
+            Err(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaces_must_be_dns_labels() {
+        assert!(validate_dns_label("kube-system").is_ok());
+        assert!(validate_dns_label("Kube").is_err());
+        assert!(validate_dns_label("-a").is_err());
+        assert!(validate_dns_label("").is_err());
+    }
+}

@@ -14,8 +14,51 @@ pub use writer::{snapshot, start_notice, JsonPrinter};
 use crate::informer::object::RawObject;
 use crate::informer::patch::ObjectDiff;
 use crate::informer::transition::{EventType, ReflectorEvent};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::SystemTime;
+
+/// A line's `type`: an object event's (the watch's own words), a bookmark, or a notice. The
+/// writer writes it and the reader reads it as this type, so that neither spells a tag of its
+/// own; a type a newer writer adds reads as `Unknown`, and is skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum LineType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Notice,
+    #[serde(other, skip_serializing)]
+    Unknown,
+}
+
+impl From<EventType> for LineType {
+    fn from(event_type: EventType) -> Self {
+        match event_type {
+            EventType::Added => LineType::Added,
+            EventType::Modified => LineType::Modified,
+            EventType::Deleted => LineType::Deleted,
+        }
+    }
+}
+
+/// A NOTICE line's `notice`, shared by the writer and the reader as [`LineType`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoticeKind {
+    Start,
+    NotFound,
+    ListComplete,
+    Fallback,
+    ListRestarted,
+    WatchOpened,
+    WatchClosed,
+    WatchFailed,
+    ListFailed,
+    Expired,
+    #[serde(other, skip_serializing)]
+    Unknown,
+}
 
 /// Version of the JSON Lines schema that `tail -o json` writes (docs/json.md; schemas/recording.v2.schema.json).
 /// 2 writes the lines of 1 (already camelCase); the number moved with every JSON document's

@@ -2,7 +2,7 @@
 //! `bench --from-file` replays), or back into a Store, where the last event per key wins, DELETED
 //! removes, and bookmarks and list-complete notices set the RV.
 
-use super::{OLDEST_READ_VERSION, SCHEMA_VERSION};
+use super::{LineType, NoticeKind, OLDEST_READ_VERSION, SCHEMA_VERSION};
 use crate::informer::object::RawObject;
 use crate::informer::store::Store;
 use serde::Deserialize;
@@ -40,9 +40,9 @@ pub struct Scope {
 #[derive(Deserialize)]
 struct Line {
     #[serde(rename = "type")]
-    kind: String,
+    kind: LineType,
     #[serde(default)]
-    notice: Option<String>,
+    notice: Option<NoticeKind>,
     #[serde(default)]
     resource: Option<String>,
     #[serde(default, rename = "resourceVersion")]
@@ -113,8 +113,8 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
         RawObject::parse(raw, None)
             .map_err(|e| format!("line {number}: the object cannot be read ({e})"))
     };
-    Ok(match (parsed.kind.as_str(), parsed.notice.as_deref()) {
-        ("NOTICE", Some("start")) => {
+    Ok(match (parsed.kind, parsed.notice) {
+        (LineType::Notice, Some(NoticeKind::Start)) => {
             if let Some(v) = parsed.schema_version.filter(|v| {
                 !(u64::from(OLDEST_READ_VERSION)..=u64::from(SCHEMA_VERSION)).contains(v)
             }) {
@@ -134,28 +134,27 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
                 },
             }
         }
-        (kind @ ("NOTICE" | "BOOKMARK"), notice)
-            if kind == "BOOKMARK" || notice == Some("list-complete") =>
-        {
+        (LineType::Bookmark, _) | (LineType::Notice, Some(NoticeKind::ListComplete)) => {
             match parsed.resource_version {
                 Some(resource_version) => RecordLine::Synced {
                     resource_version,
-                    list_complete: (kind == "NOTICE").then_some(parsed.objects.unwrap_or(0)),
+                    list_complete: (parsed.kind == LineType::Notice)
+                        .then_some(parsed.objects.unwrap_or(0)),
                 },
                 None => RecordLine::Other,
             }
         }
-        (kind @ ("ADDED" | "MODIFIED"), _) => {
+        (kind @ (LineType::Added | LineType::Modified), _) => {
             let raw = parsed
                 .object
                 .ok_or_else(|| format!("line {number}: an object event without an object"))?;
             RecordLine::Upsert {
                 object: object(raw)?,
-                modified: kind == "MODIFIED",
+                modified: kind == LineType::Modified,
                 time,
             }
         }
-        ("DELETED", _) => {
+        (LineType::Deleted, _) => {
             let name = parsed
                 .name
                 .ok_or_else(|| format!("line {number}: a DELETED event without a name"))?;
@@ -167,7 +166,23 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
                 time,
             }
         }
-        _ => RecordLine::Other,
+        // The reader needs nothing from the other notices, nor from a line it does not know.
+        (
+            LineType::Notice,
+            None
+            | Some(
+                NoticeKind::NotFound
+                | NoticeKind::Fallback
+                | NoticeKind::ListRestarted
+                | NoticeKind::WatchOpened
+                | NoticeKind::WatchClosed
+                | NoticeKind::WatchFailed
+                | NoticeKind::ListFailed
+                | NoticeKind::Expired
+                | NoticeKind::Unknown,
+            ),
+        )
+        | (LineType::Unknown, _) => RecordLine::Other,
     })
 }
 
@@ -334,6 +349,29 @@ mod tests {
         );
         assert_eq!(one_resource(&rec.resources[..1]), Ok(Some("pods")));
         assert_eq!(one_resource(&[]), Ok(None));
+    }
+
+    #[test]
+    fn lines_and_notices_of_kinds_a_newer_writer_adds_are_skipped() {
+        for line in [
+            r#"{"type":"NOTICE","notice":"resync","resourceVersion":"5"}"#,
+            r#"{"type":"ERROR","resourceVersion":"5"}"#,
+            r#"{"type":"NOTICE","resourceVersion":"5"}"#,
+        ] {
+            assert!(
+                matches!(parse_line(line, 1), Ok(RecordLine::Other)),
+                "{line}"
+            );
+        }
+        // What the writer writes, the reader reads back as the same kind.
+        for kind in [
+            NoticeKind::Start,
+            NoticeKind::ListComplete,
+            NoticeKind::Expired,
+        ] {
+            let text = serde_json::to_string(&kind).unwrap();
+            assert_eq!(serde_json::from_str::<NoticeKind>(&text).unwrap(), kind);
+        }
     }
 
     #[test]

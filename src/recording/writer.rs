@@ -2,8 +2,8 @@
 //! notice that heads it, and a whole cache as a snapshot (`diff --save-cache`).
 
 use super::{
-    BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
-    SCHEMA_VERSION,
+    BookmarkEvent, EventPrinter, LineType, Missing, Notice, NoticeKind, ObjectEvent, Origin,
+    StartNotice, Transition, SCHEMA_VERSION,
 };
 use crate::format::rfc3339_millis;
 use crate::informer::listwatch::ListWatch;
@@ -35,7 +35,7 @@ impl<W: Write> JsonPrinter<W> {
 #[serde(rename_all = "camelCase")]
 struct ObjectLine<'a> {
     #[serde(rename = "type")]
-    event_type: &'a str,
+    event_type: LineType,
     resource_version: &'a str,
     resource: &'a str,
     kind: &'a str,
@@ -58,7 +58,7 @@ struct ObjectLine<'a> {
 #[serde(rename_all = "camelCase")]
 struct BookmarkLine<'a> {
     #[serde(rename = "type")]
-    event_type: &'static str,
+    event_type: LineType,
     resource_version: &'a str,
     resource: &'a str,
     initial_events_end: bool,
@@ -68,9 +68,9 @@ struct BookmarkLine<'a> {
 #[derive(Serialize)]
 struct StartLine<'a> {
     #[serde(rename = "type")]
-    event_type: &'static str,
+    event_type: LineType,
     time: String,
-    notice: &'static str,
+    notice: NoticeKind,
     #[serde(flatten)]
     start: &'a StartNotice,
 }
@@ -78,10 +78,10 @@ struct StartLine<'a> {
 #[derive(Serialize)]
 struct NotFoundLine<'a> {
     #[serde(rename = "type")]
-    event_type: &'static str,
+    event_type: LineType,
     time: String,
     resource: &'a str,
-    notice: &'static str,
+    notice: NoticeKind,
     missing: &'static str,
     namespace: Option<&'a str>,
     name: Option<&'a str>,
@@ -98,7 +98,7 @@ struct TransitionLine<'a> {
 impl Serialize for TransitionLine<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut m = serializer.serialize_map(None)?;
-        m.serialize_entry("type", "NOTICE")?;
+        m.serialize_entry("type", &LineType::Notice)?;
         m.serialize_entry("time", &self.time)?;
         m.serialize_entry("resource", self.resource)?;
         match self.transition.event() {
@@ -108,23 +108,23 @@ impl Serialize for TransitionLine<'_> {
                 pages,
                 relist,
             } => {
-                m.serialize_entry("notice", "list-complete")?;
+                m.serialize_entry("notice", &NoticeKind::ListComplete)?;
                 m.serialize_entry("resourceVersion", resource_version)?;
                 m.serialize_entry("objects", objects)?;
                 m.serialize_entry("pages", pages)?;
                 m.serialize_entry("relist", relist)?;
             }
             ReflectorEvent::Fallback { reason } => {
-                m.serialize_entry("notice", "fallback")?;
+                m.serialize_entry("notice", &NoticeKind::Fallback)?;
                 m.serialize_entry("reason", reason)?;
             }
             ReflectorEvent::ListRestarted { reason, objects } => {
-                m.serialize_entry("notice", "list-restarted")?;
+                m.serialize_entry("notice", &NoticeKind::ListRestarted)?;
                 m.serialize_entry("reason", reason)?;
                 m.serialize_entry("objects", objects)?;
             }
             ReflectorEvent::WatchOpened { resource_version } => {
-                m.serialize_entry("notice", "watch-opened")?;
+                m.serialize_entry("notice", &NoticeKind::WatchOpened)?;
                 m.serialize_entry("resourceVersion", resource_version)?;
             }
             ReflectorEvent::WatchClosed {
@@ -132,7 +132,7 @@ impl Serialize for TransitionLine<'_> {
                 reason,
                 retry_in,
             } => {
-                m.serialize_entry("notice", "watch-closed")?;
+                m.serialize_entry("notice", &NoticeKind::WatchClosed)?;
                 m.serialize_entry("resourceVersion", resource_version)?;
                 m.serialize_entry("reason", &reason.to_string())?;
                 m.serialize_entry("retryInSeconds", &retry_in.map(|d| d.as_secs_f64()))?;
@@ -142,13 +142,13 @@ impl Serialize for TransitionLine<'_> {
                 error,
                 retry_in,
             } => {
-                m.serialize_entry("notice", "watch-failed")?;
+                m.serialize_entry("notice", &NoticeKind::WatchFailed)?;
                 m.serialize_entry("resourceVersion", resource_version)?;
                 m.serialize_entry("error", error)?;
                 m.serialize_entry("retryInSeconds", &retry_in.as_secs_f64())?;
             }
             ReflectorEvent::ListFailed { error, retry_in } => {
-                m.serialize_entry("notice", "list-failed")?;
+                m.serialize_entry("notice", &NoticeKind::ListFailed)?;
                 m.serialize_entry("error", error)?;
                 m.serialize_entry("retryInSeconds", &retry_in.as_secs_f64())?;
             }
@@ -157,7 +157,7 @@ impl Serialize for TransitionLine<'_> {
                 message,
                 oldest_resource_version,
             } => {
-                m.serialize_entry("notice", "expired")?;
+                m.serialize_entry("notice", &NoticeKind::Expired)?;
                 m.serialize_entry("resourceVersion", resource_version)?;
                 m.serialize_entry("message", message)?;
                 m.serialize_entry("oldestResourceVersion", oldest_resource_version)?;
@@ -187,7 +187,7 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
             }
         }
         self.line(&ObjectLine {
-            event_type: e.event_type.as_str(),
+            event_type: e.event_type.into(),
             resource_version: o.resource_version(),
             resource: &e.watch.resource,
             kind: or_watch(o.kind(), &e.watch.kind),
@@ -207,7 +207,7 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
 
     fn bookmark(&mut self, e: &BookmarkEvent<'_>) -> std::io::Result<()> {
         self.line(&BookmarkLine {
-            event_type: "BOOKMARK",
+            event_type: LineType::Bookmark,
             resource_version: e.resource_version,
             resource: &e.watch.resource,
             initial_events_end: e.initial_events_end,
@@ -219,9 +219,9 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
         let time = rfc3339_millis(at);
         match notice {
             Notice::Start(start) => self.line(&StartLine {
-                event_type: "NOTICE",
+                event_type: LineType::Notice,
                 time,
-                notice: "start",
+                notice: NoticeKind::Start,
                 start,
             }),
             Notice::Transition { watch, transition } => self.line(&TransitionLine {
@@ -230,10 +230,10 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
                 transition,
             }),
             Notice::NotFound { watch, missing } => self.line(&NotFoundLine {
-                event_type: "NOTICE",
+                event_type: LineType::Notice,
                 time,
                 resource: &watch.resource,
-                notice: "not-found",
+                notice: NoticeKind::NotFound,
                 missing: match missing {
                     Missing::Namespace => "namespace",
                     Missing::Object { .. } => "object",

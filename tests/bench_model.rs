@@ -7,7 +7,7 @@ use kubectl_informer::bench::pipeline::ControllerShape;
 use kubectl_informer::bench::replay::Speed;
 use kubectl_informer::bench::report::{BenchReport, Settings, Source};
 use kubectl_informer::bench::run::{run_replay, Finished, RunOptions};
-use kubectl_informer::commands::bench::replay::read_replay;
+use kubectl_informer::commands::bench::from_file::read_replay;
 use std::time::Duration;
 
 /// A recording of `n` events, `spacing_ms` apart; `keys` distinct objects updated in turn.

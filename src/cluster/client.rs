@@ -105,11 +105,12 @@ impl Cluster {
             // No credential crosses a connection in the clear.
             loaded.config.auth_info = Default::default();
         }
-        loaded.proxy = super::proxy::choose(origin, "", None, &|name| std::env::var(name).ok())
-            .map_err(|reason| ClusterError::KubeconfigUnusable {
-                source_desc: format!("context \"{}\"", loaded.context),
-                reason,
-            })?;
+        loaded.proxy =
+            super::outbound_proxy::choose(origin, "", None, &|name| std::env::var(name).ok())
+                .map_err(|reason| ClusterError::KubeconfigUnusable {
+                    source_desc: format!("context \"{}\"", loaded.context),
+                    reason,
+                })?;
         let mut cluster = Cluster::from_loaded(loaded, &self.selection, self.transport)?
             .with_verbosity(self.verbose.0);
         cluster.origin = "the URL given".to_string();
@@ -139,7 +140,7 @@ impl Cluster {
         // Bytes that cross no network cost less than compressing them does (BENCHMARKS.md,
         // "Compression").
         let near = loaded.proxy.is_none()
-            && super::proxy::is_loopback(config.cluster_url.host().unwrap_or_default());
+            && super::outbound_proxy::is_loopback(config.cluster_url.host().unwrap_or_default());
         let origin = match &selection.overrides.server {
             Some(_) => "--server".to_string(),
             None => format!(

@@ -4,7 +4,7 @@
 //! skipped) > `~/.kube/config` > in-cluster service account.
 
 use super::innermost;
-use super::proxy::{self, Proxy};
+use super::outbound_proxy::{self as proxy, Proxy};
 use super::ClusterError;
 use kube::config::{
     Context, KubeConfigOptions, Kubeconfig, NamedAuthInfo, NamedCluster, NamedContext,
@@ -149,7 +149,7 @@ pub struct LoadedConfig {
     pub context: String,
     /// The user name as the kubeconfig calls it (not a credential).
     pub user: String,
-    /// The proxy the connections go through (client-go's rules: `proxy::choose`).
+    /// The proxy the connections go through (client-go's rules: `outbound_proxy::choose`).
     pub proxy: Option<Proxy>,
 }
 

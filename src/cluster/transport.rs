@@ -14,7 +14,7 @@
 //! no PING; TCP keep-alive probes after the same idle time, every 5 s, 3 times, notice a host
 //! that vanished (not a peer process that is alive but stuck: its kernel answers the probes).
 //!
-//! Under TLS, the connection is dialled directly or through the proxy `proxy::choose` picked:
+//! Under TLS, the connection is dialled directly or through the proxy `outbound_proxy::choose` picked:
 //! an HTTP CONNECT tunnel (to the proxy over TCP or TLS) or SOCKS5; the API server's TLS and
 //! HTTP/2 run inside it as on a direct connection.
 //!
@@ -31,7 +31,7 @@ mod connect;
 pub use connect::{Phase, PhaseTimeout, Progress, DIAL_TIMEOUT, TLS_HANDSHAKE_TIMEOUT};
 
 use super::credentials;
-use super::proxy::{Proxy, ProxyScheme};
+use super::outbound_proxy::{Proxy, ProxyScheme};
 use hyper_util::client::legacy::connect::proxy::{SocksV5, Tunnel};
 use kube::client::ConfigExt;
 use std::sync::Arc;
@@ -118,7 +118,7 @@ impl Transport {
     }
 
     /// kube's client over this transport's HTTP stack, through `proxy` when one is chosen
-    /// (see `proxy::choose`), and what its connections are waiting for; the error is the
+    /// (see `outbound_proxy::choose`), and what its connections are waiting for; the error is the
     /// reason the configuration cannot be used.
     pub fn client(
         &self,

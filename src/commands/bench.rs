@@ -3,7 +3,7 @@
 //! `--baseline`. Exit 0 gates pass, 1 a gate failed or a figure regressed, 2 error.
 
 mod config;
-pub mod replay;
+pub mod from_file;
 
 pub use config::{BenchConfig, SourceConfig};
 
@@ -118,7 +118,7 @@ async fn replay(
 ) -> Result<Outcome> {
     let file = std::fs::File::open(path)
         .map_err(|e| Error::File(format!("cannot open --from-file {}: {e}", path.display())))?;
-    let replay = replay::read_replay(std::io::BufReader::new(file)).map_err(|e| {
+    let replay = from_file::read_replay(std::io::BufReader::new(file)).map_err(|e| {
         Error::Usage(format!(
             "--from-file {} is not a recording: {e}",
             path.display()

@@ -5,8 +5,8 @@
 pub mod engine;
 pub mod fault;
 pub mod frames;
-pub mod gate;
 pub mod relay;
 pub mod request;
 pub mod serve;
+pub mod silence;
 pub mod tls;

@@ -5,9 +5,9 @@
 use super::engine::{Connection, Engine};
 use super::fault::{Kind, Verb};
 use super::frames::{expired_event, Framing};
-use super::gate::Gated;
 use super::relay::relay;
 use super::request::ApiRequest;
+use super::silence::Silenceable;
 use crate::cluster::Cluster;
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
@@ -74,7 +74,7 @@ pub async fn serve(
         let (acceptor, cluster, engine) = (acceptor.clone(), cluster.clone(), engine.clone());
         tokio::spawn(async move {
             let mut closed = connection.closed.subscribe();
-            let io = Gated::new(tcp, connection.silent_until.subscribe());
+            let io = Silenceable::new(tcp, connection.silent_until.subscribe());
             let served =
                 serve_connection(io, acceptor, cluster, engine.clone(), connection.clone());
             tokio::select! {
@@ -88,7 +88,7 @@ pub async fn serve(
 
 /// One connection's requests, each forwarded.
 async fn serve_connection(
-    io: Gated<tokio::net::TcpStream>,
+    io: Silenceable<tokio::net::TcpStream>,
     acceptor: Option<tokio_rustls::TlsAcceptor>,
     cluster: Cluster,
     engine: Arc<Engine>,

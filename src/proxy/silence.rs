@@ -9,15 +9,15 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::watch;
 use tokio::time::{Instant, Sleep};
 
-pub struct Gated<T> {
+pub struct Silenceable<T> {
     inner: T,
     silent_until: watch::Receiver<Option<Instant>>,
     sleep: Pin<Box<Sleep>>,
 }
 
-impl<T> Gated<T> {
+impl<T> Silenceable<T> {
     pub fn new(inner: T, silent_until: watch::Receiver<Option<Instant>>) -> Self {
-        Gated {
+        Silenceable {
             inner,
             silent_until,
             sleep: Box::pin(tokio::time::sleep_until(Instant::now())),
@@ -42,7 +42,7 @@ impl<T> Gated<T> {
     }
 }
 
-impl<T: AsyncRead + Unpin> AsyncRead for Gated<T> {
+impl<T: AsyncRead + Unpin> AsyncRead for Silenceable<T> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -56,7 +56,7 @@ impl<T: AsyncRead + Unpin> AsyncRead for Gated<T> {
     }
 }
 
-impl<T: AsyncWrite + Unpin> AsyncWrite for Gated<T> {
+impl<T: AsyncWrite + Unpin> AsyncWrite for Silenceable<T> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -91,7 +91,7 @@ mod tests {
     async fn a_silent_connection_moves_no_byte_until_its_silence_ends() {
         let (near, mut far) = tokio::io::duplex(64);
         let silence = watch::channel(None).0;
-        let mut gated = Gated::new(near, silence.subscribe());
+        let mut gated = Silenceable::new(near, silence.subscribe());
         far.write_all(b"ping").await.unwrap();
         let mut buf = [0u8; 4];
         gated.read_exact(&mut buf).await.unwrap();

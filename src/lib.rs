@@ -121,10 +121,14 @@ async fn exec(cli: Cli) -> Result<u8> {
             commands::top::exec(&global, config).await
         }
         Command::Proxy(args) => {
-            let global = global.limited(args.run_for, None);
-            commands::proxy::exec(&global, &args).await
+            let config = commands::proxy::ProxyConfig::from_args(&args);
+            let global = global.limited(config.run_for, None);
+            commands::proxy::exec(&global, config).await
         }
-        Command::Version(args) => commands::version::exec(&global, &args).await,
+        Command::Version(args) => {
+            let config = commands::version::VersionConfig::from_args(&args);
+            commands::version::exec(&global, config).await
+        }
         Command::Options => {
             use std::io::Write;
             let mut out = std::io::stdout().lock();

@@ -1,5 +1,5 @@
 //! Everything about reaching a cluster: kubeconfig, client, discovery and resource names,
-//! namespaces,
+//! the small queries (a namespace's existence, the server's version),
 //! selectors, resourceVersions as comparable numbers, the protobuf encoding of built-in types, the
 //! CBOR encoding of custom resources, and the errors of each.
 
@@ -9,10 +9,10 @@ mod credentials;
 pub mod discovery;
 mod error;
 pub mod kubeconfig;
-pub mod namespace;
 pub mod openapi;
 pub mod outbound_proxy;
 pub mod protobuf;
+pub mod queries;
 pub mod resolve;
 pub mod resource_version;
 pub mod selector;

@@ -12,7 +12,7 @@ pub mod top;
 pub mod version;
 
 use crate::cli::{GlobalArgs, WireEncoding};
-use crate::cluster::namespace::validate_dns_label;
+use crate::cluster::queries::validate_dns_label;
 use crate::cluster::{
     self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Overrides, Transport,
 };

@@ -16,26 +16,58 @@ use crate::proxy::tls::Authority;
 use crate::rng::Rng;
 use base64::Engine as _;
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
-pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
-    let (cluster, armed) = arm(global, &args.faults).await?;
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", args.port))
+/// `proxy`'s arguments, validated: the faults parsed, the seed drawn.
+#[derive(Debug, Clone)]
+pub struct ProxyConfig {
+    pub port: u16,
+    pub write_kubeconfig: Option<PathBuf>,
+    pub plain_http: bool,
+    pub faults: Vec<Fault>,
+    /// The faults' seed: the one given, else one from the clock (said in the first line).
+    pub seed: u64,
+    pub json: bool,
+    /// `--for`: how long the proxy serves.
+    pub run_for: Option<Duration>,
+}
+
+impl ProxyConfig {
+    pub fn from_args(args: &ProxyArgs) -> Self {
+        ProxyConfig {
+            port: args.port,
+            write_kubeconfig: args.write_kubeconfig.clone(),
+            plain_http: args.plain_http,
+            faults: args.faults.clone(),
+            seed: args
+                .seed
+                .unwrap_or_else(|| Rng::from_clock().next_u64() % 1_000_000),
+            json: args.output == ReportFormat::Json,
+            run_for: args.run_for,
+        }
+    }
+}
+
+pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
+    let (cluster, armed) = arm(global, &config.faults).await?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
         .await
         .map_err(|e| {
             Error::Usage(format!(
                 "cannot serve on 127.0.0.1:{}: {e}: choose another port with -p (0 picks a free one)",
-                args.port
+                config.port
             ))
         })?;
     let port = listener.local_addr().map_err(Error::Output)?.port();
-    let authority = match args.plain_http {
+    let authority = match config.plain_http {
         true => None,
         false => Some(Authority::new().map_err(|e| Error::Failed(e.to_string()))?),
     };
     let scheme = if authority.is_some() { "https" } else { "http" };
     let url = format!("{scheme}://127.0.0.1:{port}");
-    if let Some(path) = &args.write_kubeconfig {
+    if let Some(path) = &config.write_kubeconfig {
         // Refused when it exists, as --record and --save-cache are (no command overwrites a file
         // the user named); then replaced whole, so that a reader waiting for the file to be
         // non-empty never reads half of it.
@@ -48,23 +80,13 @@ pub async fn exec(global: &GlobalConfig, args: &ProxyArgs) -> Result<u8> {
             ))
         })?;
     }
-    let seed = args
-        .seed
-        .unwrap_or_else(|| Rng::from_clock().next_u64() % 1_000_000);
-    let faults: Vec<String> = args.faults.iter().map(|f| f.text.clone()).collect();
-    let json = args.output == ReportFormat::Json;
+    let (seed, json) = (config.seed, config.json);
+    let faults: Vec<String> = config.faults.iter().map(|f| f.text.clone()).collect();
     let first = match json {
         true => output::proxy::serving_json(&url, &cluster.context, &cluster.server, seed, &faults)
             .to_string(),
         false => {
-            let faults = match faults.is_empty() {
-                true => String::new(),
-                false => format!(", faults {}, seed {seed}", faults.join(" ")),
-            };
-            format!(
-                "Starting to serve on {url} (context \"{}\", server {}){faults}",
-                cluster.context, cluster.server
-            )
+            output::proxy::serving_line(&url, &cluster.context, &cluster.server, seed, &faults)
         }
     };
     let mut out = std::io::stdout().lock();

@@ -3,13 +3,28 @@
 
 use super::GlobalConfig;
 use crate::cli::VersionArgs;
-use crate::cluster::{Cluster, ClusterError, Operation};
+use crate::cluster::Cluster;
 use crate::error::{Error, Result, EXIT_OK};
 use std::io::Write;
 
+/// `version`'s arguments, validated.
+#[derive(Debug, Clone, Copy)]
+pub struct VersionConfig {
+    /// `--client`: the client's version only, the server not asked.
+    pub client_only: bool,
+}
+
+impl VersionConfig {
+    pub fn from_args(args: &VersionArgs) -> Self {
+        VersionConfig {
+            client_only: args.client,
+        }
+    }
+}
+
 /// Prints the versions; the client's first, so that a server that cannot be asked still
 /// leaves them.
-pub async fn exec(global: &GlobalConfig, args: &VersionArgs) -> Result<u8> {
+pub async fn exec(global: &GlobalConfig, config: VersionConfig) -> Result<u8> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -19,32 +34,11 @@ pub async fn exec(global: &GlobalConfig, args: &VersionArgs) -> Result<u8> {
     )
     .and_then(|_| out.flush())
     .map_err(Error::Output)?;
-    if args.client {
+    if config.client_only {
         return Ok(EXIT_OK);
     }
     let cluster = Cluster::connect(&global.selection, global.transport).await?;
-    let server = server_version(&cluster).await?;
+    let server = cluster.server_version().await?;
     writeln!(out, "Server Version: {server} ({})", cluster.server).map_err(Error::Output)?;
     Ok(EXIT_OK)
-}
-
-/// The server's `gitVersion` from `/version` (`v1.37.2`).
-async fn server_version(cluster: &Cluster) -> Result<String> {
-    let op = Operation::new("get", "/version", None);
-    let body = cluster.get("/version", "application/json", &op).await?;
-    let version: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
-        Error::Cluster(ClusterError::Decode {
-            what: "get /version".into(),
-            reason: e.to_string(),
-        })
-    })?;
-    version["gitVersion"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| {
-            Error::Cluster(ClusterError::Decode {
-                what: "get /version".into(),
-                reason: "it has no gitVersion: the server is not a Kubernetes API server".into(),
-            })
-        })
 }

@@ -48,6 +48,22 @@ pub fn notice_json(notice: &Notice) -> Value {
 }
 
 /// The first JSON line: where the proxy serves, for which cluster, with which faults and seed.
+/// The first line of `proxy` for people: where it serves, for which cluster, and the faults with
+/// their seed when there are any.
+pub fn serving_line(
+    url: &str,
+    context: &str,
+    server: &str,
+    seed: u64,
+    faults: &[String],
+) -> String {
+    let faults = match faults.is_empty() {
+        true => String::new(),
+        false => format!(", faults {}, seed {seed}", faults.join(" ")),
+    };
+    format!("Starting to serve on {url} (context \"{context}\", server {server}){faults}")
+}
+
 pub fn serving_json(url: &str, context: &str, server: &str, seed: u64, faults: &[String]) -> Value {
     json!({
         "schemaVersion": SCHEMA_VERSION,

@@ -414,7 +414,7 @@ fn metrics_from(args: &BenchArgs) -> Result<Option<(Target, Option<String>)>> {
         Error::Usage(format!("--metrics-from \"{shown}\": {why}"))
     })?;
     if let Some(ns) = &args.metrics_namespace {
-        crate::cluster::namespace::validate_dns_label(ns)
+        crate::cluster::queries::validate_dns_label(ns)
             .map_err(|why| Error::Usage(format!("invalid --metrics-namespace \"{ns}\": {why}")))?;
     }
     Ok(Some((target, args.metrics_namespace.clone())))

@@ -1,7 +1,7 @@
-//! Namespaces: what a name must be (a DNS-1123 label), and whether one exists as far as the
-//! server says.
+//! The small questions commands ask the server beyond discovery: whether a namespace exists, the
+//! server's version; and what a namespace's name must be (a DNS-1123 label).
 
-use super::{Cluster, Operation};
+use super::{Cluster, ClusterError, Operation};
 
 /// A namespace name: a DNS-1123 label.
 pub fn validate_dns_label(name: &str) -> Result<(), String> {
@@ -31,6 +31,24 @@ impl Cluster {
             Err(e) if e.status_code() == Some(404) => Some(false),
             Err(_) => None,
         }
+    }
+
+    /// The server's `gitVersion` from `/version` (`v1.37.2`).
+    pub async fn server_version(&self) -> Result<String, ClusterError> {
+        let op = Operation::new("get", "/version", None);
+        let body = self.get("/version", "application/json", &op).await?;
+        let decode = |reason: String| ClusterError::Decode {
+            what: "get /version".into(),
+            reason,
+        };
+        let version: serde_json::Value =
+            serde_json::from_slice(&body).map_err(|e| decode(e.to_string()))?;
+        version["gitVersion"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| {
+                decode("it has no gitVersion: the server is not a Kubernetes API server".into())
+            })
     }
 }
 

@@ -32,7 +32,7 @@ fn write_recording_spaced(dir: &Path, n: usize, spacing_ms: usize) -> String {
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 fn a_replay_prints_the_table_and_writes_every_export() {
     let dir = tempfile::tempdir().unwrap();
     let rec = write_recording(dir.path(), 500);

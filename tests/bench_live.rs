@@ -38,7 +38,7 @@ async fn signal_and_expect_cleanup(bench: &mut Spawned, ns: &str, signal: &str, 
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn a_live_run_measures_every_write_and_removes_its_namespace() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();
@@ -148,7 +148,7 @@ async fn a_live_run_measures_every_write_and_removes_its_namespace() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn an_interrupted_live_run_still_removes_its_namespace() {
     admin().await;
     let mut bench = Spawned::start(&["bench", "--objects", "10", "--rate", "20", "--for", "5m"]);
@@ -158,7 +158,7 @@ async fn an_interrupted_live_run_still_removes_its_namespace() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_sigterm_ends_a_live_run_as_ctrl_c_does_with_exit_143() {
     admin().await;
     // What `timeout`, CI runners and Kubernetes send: the namespace goes as on Ctrl-C.
@@ -169,7 +169,7 @@ async fn a_sigterm_ends_a_live_run_as_ctrl_c_does_with_exit_143() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn ctrl_c_during_the_set_up_still_removes_the_namespace() {
     admin().await;
     // Interrupted while the generator creates its objects, before the clock starts.
@@ -188,7 +188,7 @@ async fn ctrl_c_during_the_set_up_still_removes_the_namespace() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
     let ns = TestNamespace::new("bench-nochurn").await;
     for i in 0..5 {
@@ -233,7 +233,7 @@ async fn no_churn_measures_an_existing_namespace_and_creates_nothing() {
 /// label, its informer sees only them, every write is accounted, and at the end they are gone
 /// while the namespace's own ConfigMap was never touched and no namespace was created.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn load_in_a_namespace_of_ones_own_touches_only_benchs_objects_and_removes_them() {
     let ns = TestNamespace::new("bench-own").await;
     let theirs_rv = ns.create_configmap("theirs", &[("app", "web")]).await;
@@ -308,7 +308,7 @@ async fn load_in_a_namespace_of_ones_own_touches_only_benchs_objects_and_removes
 /// A SIGTERM in the middle of a run in a namespace of one's own still removes bench's objects
 /// (exit 143), and only them.
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_sigterm_during_a_run_in_ones_own_namespace_still_removes_benchs_objects() {
     let ns = TestNamespace::new("bench-own-term").await;
     ns.create_configmap("theirs", &[]).await;
@@ -349,7 +349,7 @@ async fn a_sigterm_during_a_run_in_ones_own_namespace_still_removes_benchs_objec
 /// A typo in -n must not measure nothing and pass its gates: a namespace that does not exist
 /// exits 2 before the run, unless --allow-empty says it may be created during it.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn no_churn_in_a_namespace_that_does_not_exist_exits_2_unless_allowed() {
     let missing = common::unique("no-such-ns");
     // With load too: bench writes only in a namespace that exists, or in its own scratch one.
@@ -388,7 +388,7 @@ async fn no_churn_in_a_namespace_that_does_not_exist_exits_2_unless_allowed() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
     admin().await;
     let out = tokio::task::spawn_blocking(|| run(&["bench", "pods", "--for", "2s"]))
@@ -405,7 +405,7 @@ async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
 /// load's first write, so bench created nothing, says nothing of writing or deleting, and the
 /// refusal is all it prints.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_run_refused_before_its_first_write_says_only_the_refusal() {
     let ns = TestNamespace::new("bench-refused").await;
     let name = ns.name.clone();

@@ -34,7 +34,7 @@ fn widget(i: usize) -> serde_json::Value {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up), and starts API servers of its own: cargo test -- --ignored"]
 async fn a_crd_served_in_cbor_is_listed_watched_and_compared_without_false_drift() {
     let pair = PrivatePair::start_with_feature_gates(&["CBORServingAndStorage=true"]).await;
     let client = admin_at(&pair.kubeconfig).await;

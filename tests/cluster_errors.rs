@@ -32,7 +32,7 @@ async fn kubeconfig_env_with_no_existing_file_says_what_was_searched() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn unknown_context_lists_the_contexts_that_exist() {
     admin().await;
     let out = run(&["tail", "cm", "--context", "nope"]);
@@ -52,7 +52,7 @@ async fn connection_refused_fails_at_once_and_says_cannot_connect() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn untrusted_server_certificate_is_a_tls_error() {
     admin().await;
     let (server, _) = server_and_ca();
@@ -67,7 +67,7 @@ async fn untrusted_server_certificate_is_a_tls_error() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn bad_token_is_401_and_the_token_is_never_printed() {
     admin().await;
     let (server, ca) = server_and_ca();
@@ -81,7 +81,7 @@ async fn bad_token_is_401_and_the_token_is_never_printed() {
 
 /// A token given with `--token` is what the 401 blames, not the kubeconfig's user.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_bad_token_flag_is_named_as_the_rejected_credential() {
     admin().await;
     let secret = "not-a-valid-token-9d3e";
@@ -144,7 +144,7 @@ fn run_can_i_hint(stderr: &str, env: &[(&str, &std::path::Path)]) -> (String, Op
 /// the real kubectl, it answers "no" (the same command without `--context nobody` would ask
 /// for the admin, who may).
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn rbac_denied_list_names_verb_resource_and_user_and_the_hint_asks_for_that_user() {
     let ns = TestNamespace::new("forbid").await;
     let out = run(&["tail", "configmaps", "-n", &ns.name, "--context", "nobody"]);
@@ -165,7 +165,7 @@ async fn rbac_denied_list_names_verb_resource_and_user_and_the_hint_asks_for_tha
 /// Refused across every namespace (`-A`), the hint asks about every namespace too: the real
 /// kubectl answers "no" to it.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn a_list_refused_in_all_namespaces_hints_at_can_i_with_all_namespaces() {
     admin().await;
     let out = run(&["tail", "configmaps", "-A", "--context", "nobody"]);
@@ -184,7 +184,7 @@ async fn a_list_refused_in_all_namespaces_hints_at_can_i_with_all_namespaces() {
 /// A kubeconfig named by `--kubeconfig` (none in KUBECONFIG) is named in the hint too, so the
 /// hint runs in a shell that has no kubeconfig of its own.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn the_can_i_hint_names_the_kubeconfig_it_was_given() {
     let ns = TestNamespace::new("forbid-kc").await;
     let kubeconfig = kubeconfig_path();
@@ -206,7 +206,7 @@ async fn the_can_i_hint_names_the_kubeconfig_it_was_given() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn rbac_allowing_list_but_not_watch_names_watch() {
     let ns = TestNamespace::new("listonly").await;
     ns.grant_nobody("list-cm", &["configmaps"], &["list"]).await;
@@ -241,7 +241,7 @@ async fn invalid_label_selector_fails_before_any_request() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn field_selector_the_server_rejects_is_one_line_with_the_servers_reason() {
     let ns = TestNamespace::new("badfield").await;
     let out = run(&[

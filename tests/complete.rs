@@ -16,7 +16,7 @@ fn complete(words: &[&str]) -> (Vec<String>, String) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn resource_names_come_from_discovery() {
     admin().await;
     let (candidates, directive) = complete(&["tail", "config"]);
@@ -33,7 +33,7 @@ async fn resource_names_come_from_discovery() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn namespaces_are_listed_from_the_server() {
     let ns = TestNamespace::new("compl").await;
     let (candidates, directive) = complete(&["tail", "cm", "-n", "compl-"]);
@@ -60,7 +60,7 @@ async fn namespaces_are_listed_from_the_server() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn contexts_subcommands_and_flags_complete() {
     admin().await;
     let (candidates, _) = complete(&["tail", "cm", "--context", ""]);
@@ -83,7 +83,7 @@ async fn contexts_subcommands_and_flags_complete() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn the_kubectl_helper_script_answers_like_the_binary() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();

@@ -102,7 +102,7 @@ fn assert_all_pass(out: &Output) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn every_check_passes_on_configmaps_in_a_scratch_namespace_it_removes() {
     admin().await;
     let out = conform(&["configmaps", "-o", "json"], None);
@@ -114,7 +114,7 @@ async fn every_check_passes_on_configmaps_in_a_scratch_namespace_it_removes() {
 /// carry the run's label, which its LISTs and watches select, so the namespace's own objects
 /// change nothing; at the end conform's are gone and the others untouched.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn every_check_passes_in_a_namespace_of_ones_own_and_only_conforms_objects_are_written() {
     let ns = TestNamespace::new("conform-own").await;
     let mut theirs = Vec::new();
@@ -205,7 +205,7 @@ fn assert_pages_described_as_they_came(out: &Output) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn text_output_has_a_line_per_check_and_a_summary() {
     admin().await;
     let out = conform(&["cm"], None);
@@ -243,7 +243,7 @@ async fn text_output_has_a_line_per_check_and_a_summary() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_crd_passes_with_objects_made_from_its_template() {
     let client = admin().await;
     let group = format!("{}.conform.example.com", unique("g"));
@@ -266,7 +266,7 @@ async fn a_crd_passes_with_objects_made_from_its_template() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn pods_pass_on_the_cluster_with_controllers() {
     require_controllers();
     let dir = tempfile::tempdir().unwrap();
@@ -291,7 +291,7 @@ async fn pods_pass_on_the_cluster_with_controllers() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn podtemplates_served_from_etcd_answer_410_for_a_compacted_rv_and_send_no_bookmarks() {
     // The test API server keeps no watch cache of podtemplates and compacts etcd every 10 s:
     // RV 1 is long gone, and a watch served by etcd itself carries no BOOKMARKs.
@@ -336,7 +336,7 @@ async fn podtemplates_served_from_etcd_answer_410_for_a_compacted_rv_and_send_no
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn an_api_server_without_watch_list_has_it_not_supported_and_passes_the_rest() {
     // The v1.29 API server of the test control plane runs with its WatchList gate off (alpha).
     admin_at(&old_kubeconfig_path()).await;
@@ -390,7 +390,7 @@ fn assert_bend_fails(bend: Bend, extra: &[&str], failing: &[(&str, &str)]) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_proxy_that_drops_the_initial_events_end_bookmark_fails_watch_list_only() {
     admin().await;
     let never = "no k8s.io/initial-events-end BOOKMARK: client-go's informer never syncs";
@@ -398,7 +398,7 @@ async fn a_proxy_that_drops_the_initial_events_end_bookmark_fails_watch_list_onl
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_proxy_that_drops_every_bookmark_fails_bookmarks_and_watch_list() {
     admin().await;
     assert_bend_fails(
@@ -412,7 +412,7 @@ async fn a_proxy_that_drops_every_bookmark_fails_bookmarks_and_watch_list() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_proxy_that_holds_the_stream_back_10s_fails_watch_unbuffered() {
     admin().await;
     // The initial events come 10 s late too: a longer --initial-events-timeout tells that
@@ -425,7 +425,7 @@ async fn a_proxy_that_holds_the_stream_back_10s_fails_watch_unbuffered() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_proxy_that_answers_lists_with_an_old_rv_fails_the_list_rv_checks() {
     admin().await;
     assert_bend_fails(
@@ -451,7 +451,7 @@ fn report_of(out: &Output) -> serde_json::Value {
 /// is SKIP saying the watch was forbidden to whom, and the run exits 2 "nothing checked", with
 /// or without --allow-skips. The header names the user conform acted as, not the context's.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn read_only_as_a_user_who_may_only_list_checks_nothing_and_exits_2() {
     let ns = TestNamespace::new("conform-ro").await;
     ns.grant_nobody_and_wait("list-cm", &["configmaps"], &["list"])
@@ -546,7 +546,7 @@ async fn read_only_as_a_user_who_may_only_list_checks_nothing_and_exits_2() {
 /// Reading only, as a user who may list and watch, the checks that need a write are SKIP: the
 /// run exits 2 saying which and why, unless --allow-skips says they are expected (exit 0).
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn skipped_checks_fail_a_read_only_run_unless_skips_are_allowed() {
     let ns = TestNamespace::new("conform-skips").await;
     ns.grant_nobody_and_wait("read-cm", &["configmaps"], &["list", "watch"])
@@ -590,7 +590,7 @@ async fn skipped_checks_fail_a_read_only_run_unless_skips_are_allowed() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn what_conform_cannot_write_is_refused_in_one_line() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();
@@ -626,7 +626,7 @@ async fn what_conform_cannot_write_is_refused_in_one_line() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn tail_and_diff_behind_a_proxy_that_drops_the_end_bookmark_fall_back_instead_of_hanging() {
     // Where conform finds the end bookmark missing, our own informer must not hang: client-go's
     // informer never syncs behind this proxy; tail and diff say why and fall back to a LIST.

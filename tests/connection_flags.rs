@@ -39,7 +39,7 @@ fn assert_tailed_one(out: &Output) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn as_nobody_is_forbidden_and_the_hint_repeats_the_impersonation() {
     let ns = namespace_with_one_configmap("as-nobody").await;
     let out = run(&["tail", "cm", "-n", &ns.name, "--as", "nobody"]);
@@ -55,7 +55,7 @@ async fn as_nobody_is_forbidden_and_the_hint_repeats_the_impersonation() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn as_group_grants_what_the_group_may_do() {
     let ns = namespace_with_one_configmap("as-group").await;
     let out = run(&[
@@ -82,7 +82,7 @@ async fn as_group_without_as_is_refused_before_any_request() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn server_token_and_ca_flags_work_with_no_kubeconfig_at_all() {
     let ns = namespace_with_one_configmap("flags-only").await;
     let dir = tempfile::tempdir().unwrap();
@@ -119,7 +119,7 @@ async fn server_token_and_ca_flags_work_with_no_kubeconfig_at_all() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn server_flag_beats_the_kubeconfigs_server_and_token_flag_its_credentials() {
     let ns = namespace_with_one_configmap("server-flag").await;
     let dir = tempfile::tempdir().unwrap();
@@ -157,7 +157,7 @@ async fn server_flag_beats_the_kubeconfigs_server_and_token_flag_its_credentials
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn insecure_skip_tls_verify_and_tls_server_name_change_the_certificate_check() {
     let ns = namespace_with_one_configmap("tls-flags").await;
     let dir = tempfile::tempdir().unwrap();
@@ -195,7 +195,7 @@ async fn insecure_skip_tls_verify_and_tls_server_name_change_the_certificate_che
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn v6_logs_every_request_with_its_status_and_never_the_token() {
     let ns = namespace_with_one_configmap("verbosity").await;
     let admin_token = token("admin");

@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_frozen_connection_is_closed_by_the_health_check_and_the_watch_resumes_without_loss() {
     let ns = TestNamespace::new("freeze").await;
     ns.create_configmap("before", &[]).await;
@@ -97,7 +97,7 @@ async fn a_frozen_connection_is_closed_by_the_health_check_and_the_watch_resumes
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_quiet_watch_whose_health_checks_are_answered_is_never_cut() {
     let ns = TestNamespace::new("quiet").await;
     let dir = tempfile::tempdir().unwrap();
@@ -283,7 +283,7 @@ fn request_timeout_still_bounds_a_stalled_list() {
 /// The TCP keep-alive a connection kept on HTTP/1.1 relies on, as the kernel reports it
 /// (`ss -o`, iproute2): on with the health check's idle time, off with `--health-check 0`.
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn tcp_keepalive_follows_the_health_check() {
     let ns = TestNamespace::new("keepalive").await;
     let kc = kubeconfig_path();
@@ -335,7 +335,7 @@ async fn tcp_keepalive_follows_the_health_check() {
 /// comparison under way fail by the health check; it goes on, and once resumed on new
 /// connections it compares the objects written during the freeze with no drift.
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn diff_every_goes_on_through_a_frozen_connection_and_finds_no_drift() {
     let ns = TestNamespace::new("freeze-diff").await;
     ns.create_configmap("before", &[]).await;

@@ -12,7 +12,7 @@ fn report(out: &Output) -> serde_json::Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_healthy_informer_has_no_drift_on_thousands_of_objects_under_concurrent_writes() {
     let ns = TestNamespace::new("nodrift").await;
     let mut creators = Vec::new();
@@ -86,7 +86,7 @@ async fn a_healthy_informer_has_no_drift_on_thousands_of_objects_under_concurren
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_saved_cache_then_a_create_a_delete_an_update_and_a_recreate_give_one_of_each_class() {
     let ns = TestNamespace::new("classes").await;
     for name in ["deleted", "updated", "recreated", "same"] {
@@ -179,7 +179,7 @@ async fn a_saved_cache_then_a_create_a_delete_an_update_and_a_recreate_give_one_
 /// Users keep recordings: one of recording schema version 1 (tests/fixtures/recording-v1.jsonl,
 /// made by the build before version 2, in namespace `fixture-v1`) is still a saved cache.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_recording_of_schema_version_1_is_still_a_saved_cache() {
     let ns = TestNamespace::new("oldrec").await;
     ns.create_configmap("app-1", &[]).await;
@@ -233,7 +233,7 @@ async fn a_recording_of_schema_version_1_is_still_a_saved_cache() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn diff_errors_are_one_line_with_exit_2() {
     let ns = TestNamespace::new("differr").await;
     let dir = tempfile::tempdir().unwrap();
@@ -346,7 +346,7 @@ async fn diff_errors_are_one_line_with_exit_2() {
 /// A typo in -n or -l must not turn a drift check into a pass: nothing compared exits 2 and
 /// names the scope that holds nothing, unless --allow-empty says an empty scope is expected.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn nothing_to_compare_exits_2_naming_the_scope_unless_an_empty_scope_is_allowed() {
     let missing = unique("no-such-ns");
     let out = run(&["diff", "deployments", "-n", &missing]);
@@ -393,7 +393,7 @@ async fn nothing_to_compare_exits_2_naming_the_scope_unless_an_empty_scope_is_al
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn ctrl_c_during_an_every_watchdog_exits_130() {
     let ns = TestNamespace::new("diffint").await;
     let mut diff = Streaming::start(&[
@@ -428,7 +428,7 @@ async fn ctrl_c_during_an_every_watchdog_exits_130() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn sigterm_during_an_every_watchdog_exits_143_and_a_gone_reader_ends_it_at_once() {
     let ns = TestNamespace::new("diffterm").await;
     let mut diff = Streaming::start(&[
@@ -469,7 +469,7 @@ async fn sigterm_during_an_every_watchdog_exits_143_and_a_gone_reader_ends_it_at
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_saved_cache_of_secrets_holds_no_values_and_still_compares() {
     let ns = TestNamespace::new("savesecret").await;
     ns.create_secret("s", "password", "hunter2-plaintext").await;
@@ -505,7 +505,7 @@ async fn a_saved_cache_of_secrets_holds_no_values_and_still_compares() {
 /// diff's `--timeout` bounds the one comparison (sync, settle, compare): 124 when it
 /// runs out first, with the informer stopped as on any other end.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_timeout_too_short_for_the_comparison_exits_124_and_a_long_one_changes_nothing() {
     let ns = TestNamespace::new("difftimeout").await;
     for i in 0..100 {
@@ -546,7 +546,7 @@ async fn a_timeout_too_short_for_the_comparison_exits_124_and_a_long_one_changes
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn every_with_for_runs_the_watchdog_that_long_and_exits_0() {
     let ns = TestNamespace::new("difffor").await;
     ns.create_configmap("a", &[]).await;

@@ -230,7 +230,7 @@ async fn every_command_resolves_and_runs(server: &OldServer, prefix: &str, bench
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn v1_29_with_v2beta1_discovery_runs_tail_diff_and_bench_on_builtins_and_a_crd() {
     let server = OldServer::connect(
         old_kubeconfig_path(),
@@ -242,14 +242,14 @@ async fn v1_29_with_v2beta1_discovery_runs_tail_diff_and_bench_on_builtins_and_a
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn v1_29_with_legacy_discovery_only_runs_tail_diff_and_bench_on_builtins_and_a_crd() {
     let server = OldServer::connect(legacy_kubeconfig_path(), "APIGroupList", "v1").await;
     every_command_resolves_and_runs(&server, "legacy", true).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn v1_29_runs_bench_with_its_own_load_and_replays_a_recording_made_there() {
     let server = OldServer::connect(
         old_kubeconfig_path(),
@@ -366,7 +366,7 @@ impl Drop for DeploymentControllers {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn v1_29_times_a_real_controller_s_reactions_with_bench_react() {
     let server = OldServer::connect(
         old_kubeconfig_path(),
@@ -442,7 +442,7 @@ fn catalog(kubeconfig: &Path) -> Vec<String> {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn aggregated_and_legacy_discovery_of_one_server_give_the_same_catalog() {
     // Two v1.29 servers on one etcd, one serving v2beta1 and one legacy discovery: the same
     // resources, so the same catalog.
@@ -470,7 +470,7 @@ async fn aggregated_and_legacy_discovery_of_one_server_give_the_same_catalog() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn names_resolve_alike_on_v1_37_v2_v1_29_v2beta1_and_legacy_discovery() {
     admin().await;
     admin_at(&old_kubeconfig_path()).await;

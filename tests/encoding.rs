@@ -144,7 +144,7 @@ fn verdict(report: &Value) -> (Value, Vec<(String, String)>) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn diff_finds_the_same_drift_in_protobuf_and_in_json_on_a_built_in_and_a_crd() {
     let client = admin().await;
     let subjects = subjects(&client).await;
@@ -279,7 +279,7 @@ fn assert_deliveries(doc: &Value, what: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn bench_counts_the_same_in_protobuf_and_in_json_on_a_built_in_and_a_crd() {
     let client = admin().await;
     let subjects = subjects(&client).await;

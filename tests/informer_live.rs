@@ -71,7 +71,7 @@ fn template(name: &str, value: &str) -> PodTemplate {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn severed_again_and_again_and_expired_once_the_store_ends_equal_to_a_fresh_list() {
     let ns = TestNamespace::new("pipeline").await;
     let dir = tempfile::tempdir().unwrap();

@@ -169,7 +169,7 @@ fn the_rule_itself_tells_camel_case_from_the_rest() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn tail_records_and_notices_follow_the_naming_rule() {
     let ns = TestNamespace::new("naming-tail").await;
     ns.create_configmap("a", &[]).await;
@@ -578,7 +578,7 @@ fn a_key_added_to_or_removed_from_a_real_document_breaks_its_schema() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn diff_reports_follow_the_naming_rule() {
     let ns = TestNamespace::new("naming-diff").await;
     ns.create_configmap("a", &[]).await;
@@ -632,7 +632,7 @@ async fn diff_reports_follow_the_naming_rule() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn bench_reports_follow_the_naming_rule() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();
@@ -728,7 +728,7 @@ async fn bench_reports_follow_the_naming_rule() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn conform_reports_follow_the_naming_rule() {
     admin().await;
     let out = tokio::task::spawn_blocking(|| {

@@ -40,7 +40,7 @@ fn in_order(docs: &[Value]) -> Vec<String> {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn yaml_and_names_are_what_kubectl_get_w_prints_for_the_same_events() {
     let ns = TestNamespace::new("kubectl-yaml").await;
     // Keys in go-yaml's order (digit runs by value, non-letters first) and values that read as
@@ -126,7 +126,7 @@ async fn yaml_and_names_are_what_kubectl_get_w_prints_for_the_same_events() {
 /// `kubernetes`, as tail's watch prints it and as `kubectl get -o yaml` does; and with
 /// `--show-managed-fields`, its managedFields are there as kubectl's flag keeps them.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn a_service_in_yaml_reads_as_kubectl_get_prints_it() {
     admin().await;
     for extra in [&[][..], &["--show-managed-fields"][..]] {

@@ -301,7 +301,7 @@ async fn namespace_with_one_configmap(prefix: &str) -> TestNamespace {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn https_proxy_from_the_environment_carries_the_connection_and_no_proxy_bypasses_it() {
     let ns = namespace_with_one_configmap("env-proxy").await;
     let dir = tempfile::tempdir().unwrap();
@@ -363,7 +363,7 @@ async fn https_proxy_from_the_environment_carries_the_connection_and_no_proxy_by
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_loopback_server_is_never_proxied_from_the_environment() {
     let ns = namespace_with_one_configmap("loopback-direct").await;
     let dir = tempfile::tempdir().unwrap();
@@ -391,7 +391,7 @@ async fn a_loopback_server_is_never_proxied_from_the_environment() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn proxy_url_in_the_kubeconfig_tunnels_over_http_https_and_socks5_even_to_loopback() {
     let ns = namespace_with_one_configmap("proxy-url").await;
     let dir = tempfile::tempdir().unwrap();
@@ -418,7 +418,7 @@ async fn proxy_url_in_the_kubeconfig_tunnels_over_http_https_and_socks5_even_to_
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn responses_come_gzipped_unless_compression_is_disabled_by_flag_or_kubeconfig() {
     use k8s_openapi::api::core::v1::ConfigMap;
     // 100 ConfigMaps of 8 KB of text that compresses well: a LIST or a watch-list of them is
@@ -475,7 +475,7 @@ async fn responses_come_gzipped_unless_compression_is_disabled_by_flag_or_kubeco
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_proxy_that_wants_credentials_gets_them_from_the_url_and_its_refusal_is_one_line() {
     let ns = namespace_with_one_configmap("proxy-auth").await;
     let dir = tempfile::tempdir().unwrap();
@@ -504,7 +504,7 @@ async fn a_proxy_that_wants_credentials_gets_them_from_the_url_and_its_refusal_i
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn unusable_proxy_settings_are_refused_in_one_line_naming_where_they_were_set() {
     let dir = tempfile::tempdir().unwrap();
     let kc = kubeconfig(
@@ -543,7 +543,7 @@ async fn unusable_proxy_settings_are_refused_in_one_line_naming_where_they_were_
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn token_files_and_tokens_with_surrounding_whitespace_work_as_in_kubectl() {
     let ns = namespace_with_one_configmap("token-ws").await;
     let dir = tempfile::tempdir().unwrap();
@@ -561,7 +561,7 @@ async fn token_files_and_tokens_with_surrounding_whitespace_work_as_in_kubectl()
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_token_with_a_line_break_inside_is_one_line_of_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let token = admin_token();
@@ -635,7 +635,7 @@ fn exec_user(plugin: &Path, interactive: &str, cluster_info: bool) -> String {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn an_exec_plugin_gets_the_cluster_info_and_interactive_mode_client_go_gives() {
     let ns = namespace_with_one_configmap("exec-info").await;
     let dir = tempfile::tempdir().unwrap();

@@ -64,7 +64,7 @@ async fn proxied() -> (kube::Client, tokio::task::JoinHandle<std::io::Result<()>
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn requests_and_watches_go_through_with_the_proxys_credentials() {
     let ns = TestNamespace::new("proxy").await;
     let (client, server) = proxied().await;
@@ -353,7 +353,7 @@ fn count(doc: &Value, pointer: &str) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_controller_behind_severed_watches_and_410_on_every_resume_still_reacts_to_every_write() {
     let _one = ONE_AT_A_TIME.lock().await;
     let dir = tempfile::tempdir().unwrap();
@@ -443,7 +443,7 @@ async fn a_controller_behind_severed_watches_and_410_on_every_resume_still_react
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn without_the_initial_events_end_bookmark_the_controller_never_syncs_and_reacts_to_nothing()
 {
     let _one = ONE_AT_A_TIME.lock().await;
@@ -512,7 +512,7 @@ async fn without_the_initial_events_end_bookmark_the_controller_never_syncs_and_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_dead_connection_is_given_up_by_the_controllers_http2_health_check_and_its_reactions_wait_until_then(
 ) {
     let _one = ONE_AT_A_TIME.lock().await;
@@ -622,7 +622,7 @@ fn bad_faults_are_one_line_and_exit_2() {
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 fn a_fault_on_a_resource_the_server_does_not_have_is_one_line_and_exit_2() {
     let out = run(&["proxy", "--fault", "gone:resource=nosuchthings"]);
     assert_one_line_error(
@@ -639,7 +639,7 @@ fn kubectl_at(kubeconfig: &Path) -> Command {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn kubectl_meets_the_errors_and_slow_lists_and_a_watch_outlives_a_restart_of_the_proxy() {
     let ns = TestNamespace::new("proxy-faults").await;
     let dir = tempfile::tempdir().unwrap();
@@ -736,7 +736,7 @@ async fn kubectl_meets_the_errors_and_slow_lists_and_a_watch_outlives_a_restart_
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 fn conform_through_a_proxy_that_drops_bookmarks_fails_the_two_bookmark_checks_only() {
     let dir = tempfile::tempdir().unwrap();
     let mut proxy = FaultProxy::start(dir.path(), &["drop-bookmarks:resource=configmaps"]);

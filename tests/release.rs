@@ -235,7 +235,7 @@ fn rendered_manifest(dir: &Path) -> (PathBuf, Vec<(String, String)>) {
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test tools (tests/tools/tools.sh build), no cluster: cargo test -- --ignored"]
 fn the_krew_manifest_passes_krews_validation_and_installs_on_every_platform() {
     let dir = tempfile::tempdir().unwrap();
     let (manifest, platforms) = rendered_manifest(dir.path());
@@ -300,7 +300,7 @@ fn the_krew_manifest_passes_krews_validation_and_installs_on_every_platform() {
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test tools (tests/tools/tools.sh build), no cluster: cargo test -- --ignored"]
 fn krews_validation_fails_when_an_archive_is_not_the_one_the_manifest_sums() {
     let dir = tempfile::tempdir().unwrap();
     let (manifest, platforms) = rendered_manifest(dir.path());
@@ -361,7 +361,7 @@ fn readme_workflows() -> Vec<String> {
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test tools (tests/tools/tools.sh build), no cluster: cargo test -- --ignored"]
 fn the_release_workflow_and_the_docs_ci_examples_pass_actionlint() {
     let out = actionlint(&root().join(".github/workflows/release.yml"));
     assert!(
@@ -390,7 +390,7 @@ fn the_release_workflow_and_the_docs_ci_examples_pass_actionlint() {
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test tools (tests/tools/tools.sh build), no cluster: cargo test -- --ignored"]
 fn actionlint_fails_a_workflow_that_reads_a_matrix_value_it_does_not_have() {
     let workflow = read(".github/workflows/release.yml").replace("matrix.target", "matrix.triple");
     let dir = tempfile::tempdir().unwrap();

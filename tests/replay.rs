@@ -21,7 +21,7 @@ fn events(out: &Output) -> Vec<(String, String, String)> {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn from_rv_replays_exactly_the_writes_after_it_without_a_list() {
     let ns = TestNamespace::new("replay").await;
     let rv0 = ns.create_configmap("a", &[]).await;
@@ -84,7 +84,7 @@ fn wait_for_expiry(ns: &str, extra: &[&str]) -> Output {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn an_rv_older_than_the_history_is_one_clear_error_with_exit_2() {
     let ns = TestNamespace::new("expired").await;
     let out = wait_for_expiry(&ns.name, &[]);
@@ -101,7 +101,7 @@ async fn an_rv_older_than_the_history_is_one_clear_error_with_exit_2() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn on_expired_relist_relists_says_so_and_goes_on() {
     let ns = TestNamespace::new("expiredrelist").await;
     let out = wait_for_expiry(&ns.name, &["--on-expired", "relist"]);
@@ -122,7 +122,7 @@ async fn on_expired_relist_relists_says_so_and_goes_on() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn watch_list_marks_initial_events_and_shows_the_initial_events_end_bookmark() {
     let ns = TestNamespace::new("watchlist").await;
     ns.create_configmap("one", &[]).await;
@@ -168,7 +168,7 @@ async fn watch_list_marks_initial_events_and_shows_the_initial_events_end_bookma
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn until_rv_stops_at_the_first_event_at_or_past_it() {
     let ns = TestNamespace::new("until").await;
     let rv0 = ns.create_configmap("a", &[]).await;
@@ -195,7 +195,7 @@ async fn until_rv_stops_at_the_first_event_at_or_past_it() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_connection_cut_again_and_again_loses_and_repeats_nothing() {
     let ns = TestNamespace::new("cut").await;
     let dir = tempfile::tempdir().unwrap();
@@ -258,7 +258,7 @@ async fn a_connection_cut_again_and_again_loses_and_repeats_nothing() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn after_an_outage_longer_than_the_history_the_relist_reports_what_was_deleted() {
     use k8s_openapi::api::core::v1::PodTemplate;
     use kube::api::{Api, DeleteParams, PostParams};

@@ -23,7 +23,7 @@ fn resolved(args: &[&str]) -> (Output, String) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn builtin_names_resolve_by_plural_singular_kind_short_and_group() {
     let ns = TestNamespace::new("names").await;
     ns.create_configmap("one", &[]).await;
@@ -64,7 +64,7 @@ async fn builtin_names_resolve_by_plural_singular_kind_short_and_group() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn core_group_wins_over_events_k8s_io_like_kubectl() {
     let ns = TestNamespace::new("events").await;
     let (out, line) = resolved(&["events", "-n", &ns.name, "--for", "1s"]);
@@ -79,7 +79,7 @@ async fn core_group_wins_over_events_k8s_io_like_kubectl() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn cluster_scoped_resources_ignore_the_namespace_flag() {
     let ns = TestNamespace::new("scope").await;
     let (out, line) = resolved(&["namespaces", "-n", &ns.name]);
@@ -93,7 +93,7 @@ async fn cluster_scoped_resources_ignore_the_namespace_flag() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn unknown_resource_suggests_the_closest_names() {
     admin().await;
     let out = run(&["tail", "configmapz"]);
@@ -106,7 +106,7 @@ async fn unknown_resource_suggests_the_closest_names() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn resources_that_cannot_be_watched_say_which_verb_is_missing() {
     admin().await;
     // TokenReviews are create-only.
@@ -121,7 +121,7 @@ async fn resources_that_cannot_be_watched_say_which_verb_is_missing() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn crds_resolve_by_short_name_and_an_ambiguous_short_name_lists_both() {
     let ns = TestNamespace::new("crd").await;
     let suffix = unique("g").replace('-', "");

@@ -330,7 +330,7 @@ fn assert_resumed_or_relisted(lines: &[Value], at: usize, closed_rv: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the control plane's binaries (tests/controlplane/controlplane.sh build); starts API servers of its own: cargo test -- --ignored"]
 async fn tail_loses_and_repeats_nothing_when_the_api_server_is_killed_and_started_again() {
     let (lines, from) = tail_across(Disruption::KillApiServer).await;
     eprintln!("{}", notices(&lines[from..]).join("\n"));
@@ -338,7 +338,7 @@ async fn tail_loses_and_repeats_nothing_when_the_api_server_is_killed_and_starte
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the control plane's binaries (tests/controlplane/controlplane.sh build); starts API servers of its own: cargo test -- --ignored"]
 async fn tail_loses_and_repeats_nothing_when_the_api_server_restarts_cleanly() {
     let (lines, from) = tail_across(Disruption::RestartApiServer).await;
     eprintln!("{}", notices(&lines[from..]).join("\n"));
@@ -349,7 +349,7 @@ async fn tail_loses_and_repeats_nothing_when_the_api_server_restarts_cleanly() {
 /// check can tell, and tail must say so (a `watch-closed` naming it) and resume once the server
 /// answers again; a tail that only waited the minute out would not pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the control plane's binaries (tests/controlplane/controlplane.sh build); starts API servers of its own: cargo test -- --ignored"]
 async fn tail_loses_and_repeats_nothing_when_the_api_server_is_stopped_for_a_minute() {
     let (lines, from) = tail_across(Disruption::StopApiServer).await;
     let all = notices(&lines[from..]).join("\n");
@@ -369,7 +369,7 @@ async fn tail_loses_and_repeats_nothing_when_the_api_server_is_stopped_for_a_min
 /// cache catches up with etcd again), so a tail may see no trouble at all; whatever watch it
 /// lost, it must have opened again, and the state it printed is the server's (checked above).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the control plane's binaries (tests/controlplane/controlplane.sh build); starts API servers of its own: cargo test -- --ignored"]
 async fn tail_loses_and_repeats_nothing_when_etcd_is_killed_and_started_again() {
     let (lines, from) = tail_across(Disruption::KillEtcd).await;
     let all = notices(&lines[from..]).join("\n");
@@ -400,7 +400,7 @@ fn no_drift(report: &Value) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up), and starts API servers of its own: cargo test -- --ignored"]
 async fn diff_every_says_why_comparisons_fail_while_the_api_server_restarts_and_finds_no_drift_after(
 ) {
     let mut pair = PrivatePair::start().await;
@@ -467,7 +467,7 @@ async fn diff_every_says_why_comparisons_fail_while_the_api_server_restarts_and_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the control plane's binaries (tests/controlplane/controlplane.sh build); starts API servers of its own: cargo test -- --ignored"]
 async fn bench_live_completes_across_an_api_server_restart() {
     let mut pair = PrivatePair::start().await;
     let dir = tempfile::tempdir().unwrap();

@@ -185,7 +185,7 @@ fn normalized(line: &str) -> String {
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 fn every_marked_sample_is_what_the_binary_prints() {
     let samples = marked();
     assert!(samples.len() >= 6, "{} marked samples", samples.len());

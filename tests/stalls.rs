@@ -522,7 +522,7 @@ fn the_proxy_refuses_an_upgrade_with_a_status_and_says_so() {
 /// bench on the test control plane, its `--metrics-from` a controller that takes the connection
 /// and never answers: the first scrape ends with the measured window, in one line.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn bench_metrics_from_a_silent_controller_ends_with_its_window() {
     let ns = TestNamespace::new("stalled-metrics").await;
     let server = StallServer::start(Stall::Accept, false);

@@ -8,7 +8,7 @@ use common::*;
 use std::time::Duration;
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn lists_then_watches_with_the_resource_versions_the_api_returned() {
     let ns = TestNamespace::new("tail").await;
     let rv_a = ns.create_configmap("a", &[]).await;
@@ -62,7 +62,7 @@ async fn lists_then_watches_with_the_resource_versions_the_api_returned() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn initial_none_prints_only_changes_and_pages_are_followed() {
     let ns = TestNamespace::new("none").await;
     for i in 0..7 {
@@ -94,7 +94,7 @@ async fn initial_none_prints_only_changes_and_pages_are_followed() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_name_and_a_label_selector_narrow_the_events() {
     let ns = TestNamespace::new("narrow").await;
     ns.create_configmap("web-1", &[("app", "web")]).await;
@@ -122,7 +122,7 @@ async fn a_name_and_a_label_selector_narrow_the_events() {
 /// A namespace that does not exist is said after the empty LIST (kubectl says "No resources
 /// found in ... namespace"), and the watch goes on: created, its objects come as ADDED.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_namespace_that_does_not_exist_is_a_notice_and_the_watch_goes_on() {
     let name = unique("not-yet");
     let mut tail = Streaming::start(&["tail", "cm", "-n", &name, "-o", "json"]);
@@ -144,7 +144,7 @@ async fn a_namespace_that_does_not_exist_is_a_notice_and_the_watch_goes_on() {
 /// An object named that is not there is said (in text, as the server's NotFound names it), in
 /// a namespace that exists; an empty namespace, with no name, is only an empty LIST.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn an_object_named_that_is_not_there_is_a_notice_and_an_empty_namespace_is_not() {
     let ns = TestNamespace::new("no-such-obj").await;
     let mut tail = Streaming::start(&["tail", "cm", "web", "-n", &ns.name, "-o", "json"]);
@@ -168,7 +168,7 @@ async fn an_object_named_that_is_not_there_is_a_notice_and_an_empty_namespace_is
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn server_side_close_is_reported_and_the_watch_resumes_from_the_last_rv() {
     let ns = TestNamespace::new("reconnect").await;
     let other = TestNamespace::new("elsewhere").await;
@@ -217,7 +217,7 @@ async fn server_side_close_is_reported_and_the_watch_resumes_from_the_last_rv() 
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn no_reconnect_exits_0_when_the_server_closes_the_watch() {
     let ns = TestNamespace::new("noreconnect").await;
     let out = run(&[
@@ -244,7 +244,7 @@ async fn no_reconnect_exits_0_when_the_server_closes_the_watch() {
 /// An --until-rv the watch never reached before it ended for good is an error: what was
 /// printed is not everything up to that RV.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn no_reconnect_with_until_rv_not_reached_exits_2() {
     let ns = TestNamespace::new("noreconnect-until").await;
     let out = run(&[
@@ -265,7 +265,7 @@ async fn no_reconnect_with_until_rv_not_reached_exits_2() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn text_output_and_stats_summary() {
     let ns = TestNamespace::new("text").await;
     let rv = ns.create_configmap("t", &[]).await;
@@ -297,11 +297,10 @@ async fn text_output_and_stats_summary() {
         "{}",
         out.stderr
     );
-    assert!(!out.stdout.contains("BOOKMARK"));
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_closed_stdout_ends_tail_with_exit_0() {
     let ns = TestNamespace::new("pipe").await;
     ns.create_configmap("first", &[]).await;
@@ -317,7 +316,7 @@ async fn a_closed_stdout_ends_tail_with_exit_0() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_reader_that_goes_away_while_the_watch_is_quiet_ends_tail_at_once() {
     // Nothing is written after the watch opens (no objects, no bookmarks): only noticing the
     // closed pipe itself ends the run before --for's 300 s.
@@ -344,7 +343,7 @@ async fn a_reader_that_goes_away_while_the_watch_is_quiet_ends_tail_at_once() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn sigterm_ends_tail_like_ctrl_c_with_its_summary_and_exit_143() {
     let ns = TestNamespace::new("sigterm").await;
     ns.create_configmap("t", &[]).await;
@@ -367,7 +366,7 @@ async fn sigterm_ends_tail_like_ctrl_c_with_its_summary_and_exit_143() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn ctrl_c_ends_tail_with_exit_130() {
     let ns = TestNamespace::new("sigint").await;
     let mut tail = Streaming::start(&["tail", "cm", "-n", &ns.name, "-o", "json", "--for", "60s"]);
@@ -382,7 +381,7 @@ async fn ctrl_c_ends_tail_with_exit_130() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn secret_values_are_redacted_unless_asked_for() {
     let ns = TestNamespace::new("secret").await;
     ns.create_secret("s", "password", "hunter2-plaintext").await;
@@ -413,7 +412,7 @@ async fn secret_values_are_redacted_unless_asked_for() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn modified_lines_say_which_fields_changed_and_wide_adds_identity_and_delay() {
     let ns = TestNamespace::new("changes").await;
     ns.create_configmap("m", &[]).await;
@@ -444,7 +443,7 @@ async fn modified_lines_say_which_fields_changed_and_wide_adds_identity_and_dela
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn record_writes_json_lines_beside_text_and_never_overwrites() {
     let ns = TestNamespace::new("record").await;
     ns.create_configmap("r", &[]).await;
@@ -481,7 +480,7 @@ async fn record_writes_json_lines_beside_text_and_never_overwrites() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn metadata_only_watches_partial_object_metadata() {
     let ns = TestNamespace::new("meta").await;
     ns.create_configmap("p", &[("app", "x")]).await;
@@ -515,7 +514,7 @@ async fn metadata_only_watches_partial_object_metadata() {
 /// runs out first, tail stops as cleanly as on any other end and exits 124, so that a script can
 /// tell that the resourceVersion never came.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn until_rv_never_seen_within_timeout_exits_124_with_the_recording_complete() {
     let ns = TestNamespace::new("timeout").await;
     let rv: u64 = ns.create_configmap("seen", &[]).await.parse().unwrap();
@@ -576,7 +575,7 @@ async fn until_rv_never_seen_within_timeout_exits_124_with_the_recording_complet
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn max_events_reached_before_the_timeout_exits_0() {
     let ns = TestNamespace::new("maxev").await;
     ns.create_configmap("a", &[]).await;
@@ -617,7 +616,7 @@ async fn max_events_reached_before_the_timeout_exits_0() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn for_ends_a_run_with_exit_0_also_before_a_pending_timeout() {
     let ns = TestNamespace::new("for").await;
     let rv: u64 = ns.create_configmap("x", &[]).await.parse().unwrap();
@@ -674,7 +673,7 @@ fn timeout_without_an_end_condition_and_unitless_durations_are_refused() {
 /// watch and send nothing until it got there, so tail says so (a NOTICE naming both RVs; in
 /// `-o json` a `watch-failed` notice) instead of sitting on a silent watch.
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_from_rv_ahead_of_the_server_is_said_to_be_ahead_not_watched_in_silence() {
     let ns = TestNamespace::new("tail-ahead").await;
     let rv: u64 = ns.create_configmap("a", &[]).await.parse().unwrap();
@@ -718,4 +717,53 @@ async fn a_from_rv_ahead_of_the_server_is_said_to_be_ahead_not_watched_in_silenc
         "{}",
         out.stderr
     );
+}
+
+/// The JSON lines of `tail cm -n NS --initial watch-list -o json` with `flags`, from its start to
+/// the event of a ConfigMap `next` made once the initial ADDED of `first` was printed: the
+/// watch-list's initial events, then whatever comes before `next` (the bookmark that ends the
+/// initial events does: the server sends it before any later event).
+async fn watch_list_lines_until(
+    ns: &TestNamespace,
+    first: &str,
+    next: &str,
+    flags: &[&str],
+) -> Vec<String> {
+    let mut args = vec![
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "--initial",
+        "watch-list",
+        "-o",
+        "json",
+        "--for",
+        "300s",
+    ];
+    args.extend_from_slice(flags);
+    let mut tail = Streaming::start(&args);
+    let named = |name: &str| format!("\"name\":\"{name}\"");
+    let (first, next_name) = (named(first), named(next));
+    tail.wait_for("the initial ADDED", Duration::from_secs(120), |l| {
+        l.contains("\"type\":\"ADDED\"") && l.contains(&first)
+    });
+    ns.create_configmap(next, &[]).await;
+    tail.wait_for("the next ADDED", Duration::from_secs(120), |l| {
+        l.contains("\"type\":\"ADDED\"") && l.contains(&next_name)
+    });
+    tail.seen.clone()
+}
+
+#[tokio::test]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+async fn no_bookmarks_hides_even_the_bookmark_that_ends_a_watch_lists_initial_events() {
+    let ns = TestNamespace::new("nobookmarks").await;
+    ns.create_configmap("a", &[]).await;
+    let is_bookmark = |l: &String| l.contains("\"type\":\"BOOKMARK\"");
+    // Without the flag the end of the initial events is printed: what the flag must hide is there.
+    let shown = watch_list_lines_until(&ns, "a", "b", &[]).await;
+    assert!(shown.iter().any(is_bookmark), "{shown:#?}");
+    let hidden = watch_list_lines_until(&ns, "a", "c", &["--no-bookmarks"]).await;
+    assert!(!hidden.iter().any(is_bookmark), "{hidden:#?}");
 }

@@ -94,7 +94,7 @@ fn changed_lines(lines: &[&str]) -> Vec<String> {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_configmap_edit_shows_exactly_the_keys_that_changed_and_no_noise() {
     let ns = namespace_with_configmap_x("diff-text").await;
     let mut tail = tail_one(&ns, ["cm", "x"], "3", &["--diff"]);
@@ -173,7 +173,7 @@ fn assert_patches_rebuild_exactly(out: &Output, modified: usize) -> Vec<(Value, 
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn each_modified_patch_turns_the_previous_object_into_the_new_one() {
     let ns = namespace_with_configmap_x("diff-json").await;
     let dir = tempfile::tempdir().unwrap();
@@ -267,7 +267,7 @@ async fn each_modified_patch_turns_the_previous_object_into_the_new_one() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_secret_edit_never_shows_its_values_in_the_diff_or_the_patch() {
     let ns = TestNamespace::new("diff-secret").await;
     ns.create_secret("s", "password", "hunter2").await;

@@ -65,7 +65,7 @@ fn follow_json(args: &[&str], resources: usize) -> Streaming {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_rollout_followed_from_its_deployment_shows_the_whole_chain_and_nothing_of_another() {
     require_controllers();
     let ns = TestNamespace::new("follow").await;
@@ -189,7 +189,7 @@ async fn a_rollout_followed_from_its_deployment_shows_the_whole_chain_and_nothin
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn text_indents_owned_objects_under_their_owner_and_names_it() {
     require_controllers();
     let ns = TestNamespace::new("follow-text").await;
@@ -236,7 +236,7 @@ async fn text_indents_owned_objects_under_their_owner_and_names_it() {
 /// A CRD `widgets` owner, with children the test makes by hand: ConfigMaps owned by a Widget,
 /// a Secret owned by one of those ConfigMaps (a grandchild).
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_crd_owner_s_hand_made_children_join_leave_when_orphaned_and_go_when_deleted() {
     let ns = TestNamespace::new("follow-crd").await;
     let suffix = unique("f").replace('-', "");
@@ -426,7 +426,7 @@ async fn a_crd_owner_s_hand_made_children_join_leave_when_orphaned_and_go_when_d
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn owned_kinds_narrows_the_resources_watched() {
     require_controllers();
     let ns = TestNamespace::new("follow-kinds").await;
@@ -497,7 +497,7 @@ async fn owned_kinds_narrows_the_resources_watched() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn follow_owned_refuses_what_it_cannot_follow_in_one_line() {
     for (args, needle) in [
         (
@@ -551,7 +551,7 @@ async fn follow_owned_refuses_what_it_cannot_follow_in_one_line() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_job_created_after_the_start_is_followed_with_its_pods_to_completion() {
     require_controllers();
     let ns = TestNamespace::new("follow-job").await;

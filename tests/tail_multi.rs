@@ -88,7 +88,7 @@ fn tail_json(ns: &TestNamespace, kubeconfig: Option<&str>) -> Streaming {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn tail_of_deploy_rs_pods_across_a_rollout_rebuilds_each_resources_state() {
     require_controllers();
     let ns = TestNamespace::new("multi-rollout").await;
@@ -100,7 +100,7 @@ async fn tail_of_deploy_rs_pods_across_a_rollout_rebuilds_each_resources_state()
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn tail_of_deploy_rs_pods_with_the_connection_cut_every_few_seconds_still_rebuilds_them() {
     require_controllers();
     let ns = TestNamespace::new("multi-cut").await;
@@ -138,7 +138,7 @@ async fn tail_of_deploy_rs_pods_with_the_connection_cut_every_few_seconds_still_
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn text_names_each_objects_kind_as_kubectl_does_and_each_notice_its_resource() {
     require_controllers();
     let ns = TestNamespace::new("multi-text").await;
@@ -171,7 +171,7 @@ async fn text_names_each_objects_kind_as_kubectl_does_and_each_notice_its_resour
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn max_events_counts_across_resources_and_stats_has_a_line_for_each_and_the_total() {
     let ns = TestNamespace::new("multi-max").await;
     for name in ["a", "b"] {
@@ -242,7 +242,7 @@ async fn max_events_counts_across_resources_and_stats_has_a_line_for_each_and_th
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn with_no_reconnect_the_run_ends_when_every_resources_watch_has_ended() {
     let ns = TestNamespace::new("multi-once").await;
     let out = run(&[
@@ -268,7 +268,7 @@ async fn with_no_reconnect_the_run_ends_when_every_resources_watch_has_ended() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_recording_of_several_resources_is_refused_by_bench_and_diff_naming_them() {
     let ns = TestNamespace::new("multi-record").await;
     ns.create_configmap("a", &[]).await;
@@ -310,7 +310,7 @@ async fn a_recording_of_several_resources_is_refused_by_bench_and_diff_naming_th
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn several_resources_refuse_a_name_rvs_and_one_resource_named_twice() {
     let ns = TestNamespace::new("multi-refused").await;
     for (args, needles) in [
@@ -349,7 +349,7 @@ async fn several_resources_refuse_a_name_rvs_and_one_resource_named_twice() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_resource_the_user_may_not_list_ends_the_run_with_an_error_naming_it() {
     let ns = TestNamespace::new("multi-denied").await;
     ns.grant_nobody("tail-cm", &["configmaps"], &["list", "watch"])

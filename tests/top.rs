@@ -40,7 +40,7 @@ fn queue<'a>(line: &'a Value, name: &str) -> Option<&'a Value> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn top_shows_kube_controller_managers_deployment_queue_taking_a_new_deployment() {
     require_controllers();
     let ns = TestNamespace::new("top").await;
@@ -105,7 +105,7 @@ async fn top_shows_kube_controller_managers_deployment_queue_taking_a_new_deploy
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 fn a_user_the_controller_does_not_authorize_gets_the_rbac_it_needs_in_one_line() {
     let mut cmd = informer();
     cmd.args(["--context", "nobody", "top", &kcm_metrics()]);
@@ -120,7 +120,7 @@ fn a_user_the_controller_does_not_authorize_gets_the_rbac_it_needs_in_one_line()
 }
 
 #[test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 fn a_pod_that_does_not_exist_is_named_in_one_line() {
     let mut cmd = informer();
     cmd.args(["top", "pod/no-such-pod:8080", "-n", "default"]);
@@ -401,7 +401,7 @@ impl Drop for PodNetwork {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up) and root, for a network namespace: cargo test -- --ignored"]
 async fn top_and_bench_reach_a_pods_plain_http_metrics_through_the_api_servers_proxy() {
     use k8s_openapi::api::core::v1::Pod;
     use kube::api::{Api, Patch, PatchParams, PostParams};
@@ -564,7 +564,7 @@ fn configmaps_lag(line: &Value) -> Option<&Value> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn lag_counts_the_events_an_informers_store_has_not_reached() {
     let ns = TestNamespace::new("top-lag").await;
     let store: u64 = ns.create_configmap("before", &[]).await.parse().unwrap();
@@ -658,7 +658,7 @@ fn without_a_terminal_each_interval_is_a_table_and_the_summary_ends_the_run() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn bench_keeps_an_unanswered_scrape_waiting_for_a_while_then_scrapes_on() {
     common::admin().await;
     // The scrape at the window's first tick (the third request: one before the run, one when

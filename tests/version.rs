@@ -26,7 +26,7 @@ fn field<'a>(out: &'a Output, name: &str) -> &'a str {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane: cargo test -- --ignored (see CONTRIBUTING.md)"]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn version_names_the_client_commit_and_the_servers_version_as_kubectl_reads_it() {
     admin().await;
     for kubeconfig in [kubeconfig_path(), old_kubeconfig_path()] {

@@ -1,5 +1,5 @@
 //! The scripts in completions/ are generated from the clap definition; this fails when they are
-//! stale. Regenerate with `UPDATE_COMPLETIONS=1 cargo test --test completions`.
+//! stale. Regenerate with `UPDATE_COMPLETIONS=1 cargo test --test completion_scripts`.
 
 use kubectl_informer::cli::CompletionShell;
 use kubectl_informer::commands::completion::{file_name, script};
@@ -29,7 +29,7 @@ fn completion_scripts_in_the_repository_match_the_cli() {
     }
     assert!(
         stale.is_empty(),
-        "stale completion scripts: {}; regenerate with `UPDATE_COMPLETIONS=1 cargo test --test completions`",
+        "stale completion scripts: {}; regenerate with `UPDATE_COMPLETIONS=1 cargo test --test completion_scripts`",
         stale.join(", ")
     );
 }

@@ -5,7 +5,7 @@
 
 use super::top::{bound, table};
 use crate::format::{count, format_number, format_seconds};
-use crate::scrape::window::{ControllerFigures, InformerFigures, QueueFigures};
+use crate::scrape::window::ControllerFigures;
 use std::io::Write;
 
 /// The section for people: a heading with the scrapes and gaps, the busy queues and informers as
@@ -33,19 +33,6 @@ pub fn write_controller(out: &mut impl Write, c: &ControllerFigures) -> std::io:
 
 fn rows<const N: usize>(rows: Vec<[String; N]>) -> Vec<Vec<String>> {
     rows.into_iter().map(Vec::from).collect()
-}
-
-/// Whether a queue did nothing in the window and held nothing at any scrape (every format leaves
-/// out the same ones).
-pub fn queue_idle(q: &QueueFigures) -> bool {
-    q.depth.max == 0.0 && q.adds == 0.0 && q.unfinished_work_seconds == 0.0
-}
-
-/// Whether an informer's FIFO held nothing, processed nothing and was never behind.
-pub fn informer_idle(i: &InformerFigures) -> bool {
-    i.queued_items.max == 0.0
-        && i.processing_latency.count == 0.0
-        && i.lag.is_none_or(|l| l.max_resource_versions == 0)
 }
 
 /// The controller section's heading after the target: scrapes, span and gaps, and how to read a
@@ -77,7 +64,7 @@ pub const QUEUE_HEADER: [&str; 10] = [
 pub fn queue_rows(c: &ControllerFigures) -> Vec<[String; 10]> {
     c.queues
         .iter()
-        .filter(|q| !queue_idle(q))
+        .filter(|q| !q.is_idle())
         .map(|q| {
             [
                 q.name.clone(),
@@ -110,7 +97,7 @@ pub const INFORMER_HEADER: [&str; 6] = [
 pub fn informer_rows(c: &ControllerFigures) -> Vec<[String; 6]> {
     c.informers
         .iter()
-        .filter(|i| !informer_idle(i))
+        .filter(|i| !i.is_idle())
         .map(|i| {
             let group = if i.group.is_empty() { "core" } else { &i.group };
             let (rvs, max, end) = match i.lag {
@@ -155,8 +142,8 @@ pub fn controller_lines(c: &ControllerFigures) -> Vec<String> {
             bound(r.time.p99)
         ));
     }
-    let idle_queues = c.queues.iter().filter(|q| queue_idle(q)).count();
-    let idle_informers = c.informers.iter().filter(|i| informer_idle(i)).count();
+    let idle_queues = c.queues.iter().filter(|q| q.is_idle()).count();
+    let idle_informers = c.informers.iter().filter(|i| i.is_idle()).count();
     if idle_queues + idle_informers > 0 {
         lines.push(format!(
             "not shown, idle: {} and {} (all in the JSON report)",
@@ -194,17 +181,17 @@ mod tests {
     #[test]
     fn a_queue_or_informer_that_did_anything_is_busy() {
         let idle = queue("q", Sampled::default(), 0.0);
-        assert!(queue_idle(&idle));
+        assert!(idle.is_idle());
         let added = queue("q", Sampled::default(), 3.0);
         let mut working = idle.clone();
         working.unfinished_work_seconds = 2.0;
         let mut held = idle.clone();
         held.depth.max = 1.0;
         for busy in [added, working, held] {
-            assert!(!queue_idle(&busy), "{busy:?}");
+            assert!(!busy.is_idle(), "{busy:?}");
         }
         let idle = informer("configmaps", "", None);
-        assert!(informer_idle(&idle));
+        assert!(idle.is_idle());
         let mut caught_up = idle.clone();
         caught_up.lag = Some(LagFigures {
             max_resource_versions: 0,
@@ -215,7 +202,7 @@ mod tests {
             },
             samples: 3,
         });
-        assert!(informer_idle(&caught_up));
+        assert!(caught_up.is_idle());
         let mut queued = idle.clone();
         queued.queued_items.max = 2.0;
         let mut processed = idle.clone();
@@ -223,7 +210,7 @@ mod tests {
         let mut behind = caught_up.clone();
         behind.lag.as_mut().unwrap().max_resource_versions = 1;
         for busy in [queued, processed, behind] {
-            assert!(!informer_idle(&busy), "{busy:?}");
+            assert!(!busy.is_idle(), "{busy:?}");
         }
     }
 }

@@ -46,18 +46,6 @@ pub(crate) fn table(header: &[&str]) -> Table {
     t
 }
 
-/// Whether a queue did nothing in the interval and holds nothing.
-pub fn queue_idle(q: &QueueInterval) -> bool {
-    q.depth == 0.0 && q.adds_per_second == 0.0 && q.unfinished_work_seconds == 0.0
-}
-
-/// Whether an informer's FIFO held nothing and processed nothing in the interval.
-pub fn informer_idle(i: &InformerInterval) -> bool {
-    i.queued_items == 0.0
-        && i.processing_latency.count == 0.0
-        && i.lag.is_none_or(|l| l.resource_versions == 0)
-}
-
 /// One interval's tables; the idle queues and informers are counted, not shown, unless `all`.
 pub fn write_interval(
     out: &mut impl Write,
@@ -69,7 +57,7 @@ pub fn write_interval(
     let queues: Vec<_> = interval
         .queues
         .iter()
-        .filter(|q| all || !queue_idle(q))
+        .filter(|q| all || !q.is_idle())
         .collect();
     if !queues.is_empty() {
         writeln!(out, "{}", queue_table(&queues))?;
@@ -77,7 +65,7 @@ pub fn write_interval(
     let informers: Vec<_> = interval
         .informers
         .iter()
-        .filter(|i| all || !informer_idle(i))
+        .filter(|i| all || !i.is_idle())
         .collect();
     if !informers.is_empty() {
         writeln!(out, "{}", informer_table(&informers))?;

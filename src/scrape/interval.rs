@@ -107,6 +107,20 @@ pub struct Interval {
     pub reconcilers: Vec<ReconcilerInterval>,
 }
 
+/// Whether a queue was idle: it held nothing, took nothing in and had no work in flight. One
+/// rule for an interval (`top`) and a window (`bench --metrics-from`), which differ only in how
+/// they measure the three (at the interval's end or the largest at any scrape; a rate or a
+/// count).
+pub fn queue_idle(held: f64, added: f64, unfinished_work_seconds: f64) -> bool {
+    held == 0.0 && added == 0.0 && unfinished_work_seconds == 0.0
+}
+
+/// Whether an informer was idle: its FIFO held nothing, it processed nothing, and its store was
+/// never behind our own watch (`None`: not measured).
+pub fn informer_idle(held: f64, processed: f64, behind: Option<u64>) -> bool {
+    held == 0.0 && processed == 0.0 && behind.is_none_or(|rvs| rvs == 0)
+}
+
 /// How much a counter grew from `before` to `now`; a counter that went down (the process
 /// restarted) grew by what it holds now.
 pub fn growth(before: f64, now: f64) -> f64 {
@@ -179,6 +193,14 @@ impl Rate {
 }
 
 impl QueueInterval {
+    pub fn is_idle(&self) -> bool {
+        queue_idle(
+            self.depth,
+            self.adds_per_second,
+            self.unfinished_work_seconds,
+        )
+    }
+
     fn between(name: &str, before: &Queue, q: &Queue, rate: Rate) -> QueueInterval {
         QueueInterval {
             name: name.to_string(),
@@ -195,6 +217,14 @@ impl QueueInterval {
 }
 
 impl InformerInterval {
+    pub fn is_idle(&self) -> bool {
+        informer_idle(
+            self.queued_items,
+            self.processing_latency.count,
+            self.lag.map(|l| l.resource_versions),
+        )
+    }
+
     fn between(key: &InformerKey, before: &Informer, i: &Informer) -> InformerInterval {
         let InformerKey {
             name,

@@ -5,7 +5,7 @@
 //! that fails or does not answer in time is a gap: counted, and the figures span it.
 
 use super::controller::{Controller, InformerKey};
-use super::interval::{growth, Percentiles};
+use super::interval::{growth, informer_idle, queue_idle, Percentiles};
 use super::lag::{Lag, ServerSide};
 use super::target::{no_answer, patience, Scraper};
 use crate::metrics::ArrivalWindow;
@@ -357,6 +357,22 @@ pub struct InformerFigures {
     pub processing_latency: Percentiles,
     /// Null when its resource was not followed.
     pub lag: Option<LagFigures>,
+}
+
+impl QueueFigures {
+    pub fn is_idle(&self) -> bool {
+        queue_idle(self.depth.max, self.adds, self.unfinished_work_seconds)
+    }
+}
+
+impl InformerFigures {
+    pub fn is_idle(&self) -> bool {
+        informer_idle(
+            self.queued_items.max,
+            self.processing_latency.count,
+            self.lag.map(|l| l.max_resource_versions),
+        )
+    }
 }
 
 /// One controller-runtime reconciler over the window.

@@ -24,11 +24,13 @@
 //!             │             faults (what they are, when they happen, a watch's events
 //!             │             relayed through them, a connection's bytes stopped)
 //!             ▼
-//!         informer/  the pipeline, one client-go stage per file: listwatch (the ListerWatcher
-//!                    trait and the wire protocol) ─▶ reflector (reports `transition`s) ─▶ fifo
-//!                    ─▶ core (the informer loop: Cache = store + relist bookkeeping, then the
-//!                    processor) ─▶ processor ─▶ workqueue; shared runs them and hands out a
-//!                    RunningInformer to await; merge runs several reflectors as one stream
+//!         informer/  the pipeline, one client-go stage per file, in the order data flows:
+//!                    listwatch (the ListerWatcher trait and the wire protocol), reflector
+//!                    (reports `transition`s), fifo, core (the informer loop: Cache = store +
+//!                    relist bookkeeping, then the processor), processor, workqueue. A stage
+//!                    imports only the stages it drives: the reflector its listwatch, core its
+//!                    fifo and processor. shared assembles them and hands out a RunningInformer
+//!                    to await; merge runs several reflectors as one stream
 //!             │
 //!             ▼
 //!         cluster/   kubeconfig, client, discovery, resource names, selectors, the protobuf

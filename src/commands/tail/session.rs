@@ -10,7 +10,7 @@ use crate::cluster::Cluster;
 use crate::commands::{sleep_until, RunLimits};
 use crate::error::{Error, Result};
 use crate::informer::core::{fifo_item, Cache};
-use crate::informer::fields::{changed_fields, summarize};
+use crate::informer::fields;
 use crate::informer::merge::{Merged, MergedError};
 use crate::informer::object::RawObject;
 use crate::informer::patch::ObjectDiff;
@@ -355,11 +355,7 @@ impl Session<'_> {
 
     /// Which fields changed from `old` to `new`, as text shows them (values hidden for Secrets).
     fn changes(&self, feed: usize, old: &RawObject, new: &RawObject) -> String {
-        let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json()?).ok();
-        match (parse(old), parse(new)) {
-            (Some(a), Some(b)) => summarize(&changed_fields(&a, &b), 4, !self.feeds[feed].redact),
-            _ => String::new(),
-        }
+        fields::summary(old, new, 4, !self.feeds[feed].redact)
     }
 
     fn print_object(

@@ -1,5 +1,5 @@
 //! Rendering for people, separated from what computes: tail's text printer (`text`) and its
-//! `--diff` of two versions of an object (`diff`) as YAML (`yaml`), the formats of `kubectl get
+//! `--diff` of two versions of an object (`tail_diff`) as YAML (`yaml`), the formats of `kubectl get
 //! -w` (`kubectl`: `-o yaml`, `-o name`), diff's
 //! drift table (`table`), bench's table (`bench`), bench's exports, one file per format
 //! (`export`), and the writing of them to a path (`file`), progress bars (`progress`), and when
@@ -8,13 +8,13 @@
 pub mod bench;
 pub mod conform;
 pub mod controller;
-pub mod diff;
 pub mod export;
 pub mod file;
 pub mod kubectl;
 pub mod progress;
 pub mod proxy;
 pub mod table;
+pub mod tail_diff;
 pub mod text;
 pub mod top;
 pub mod yaml;

@@ -3,8 +3,7 @@
 //! (with `--follow-owned`, only the followed objects; with `--diff`, each change as a diff).
 
 use super::stats::Stats;
-use super::TailConfig;
-use crate::cli::{InitialMode, OutputFormat};
+use super::{Stdout, TailConfig};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::Cluster;
 use crate::commands::{sleep_until, RunLimits};
@@ -242,7 +241,7 @@ impl Session<'_> {
         object: &RawObject,
         received_at: SystemTime,
     ) -> Result<()> {
-        if self.config.initial != InitialMode::None {
+        if self.config.begin.shows_initial() {
             // The initial state as the server sent it.
             return self.print_object(feed, EventType::Added, Origin::Initial, object, received_at);
         }
@@ -323,7 +322,7 @@ impl Session<'_> {
         notifications: Vec<(NotificationKind, bool)>,
         at: SystemTime,
     ) -> Result<()> {
-        if !self.feeds[feed].listed && self.config.initial == InitialMode::None {
+        if !self.feeds[feed].listed && !self.config.begin.shows_initial() {
             return Ok(());
         }
         for (kind, sync) in notifications {
@@ -444,7 +443,7 @@ impl Session<'_> {
             self.check_until(feed, object.resource_version())?;
         }
         let changes = match old {
-            Some(old) if self.config.output != OutputFormat::Json => {
+            Some(old) if self.config.stdout != Stdout::Json => {
                 Some(self.changes(feed, old, object))
             }
             _ => None,

@@ -8,22 +8,21 @@ mod owned;
 mod session;
 mod stats;
 
-pub use config::TailConfig;
+pub use config::{Begin, OwnedKinds, Stdout, TailConfig, Tailed};
 use session::{Feed, Lookup, Session, Stop};
 use stats::{summary, Stats};
 
 use super::{
     connect_and_discover, create_new_file, resolve_in, resolve_targets, GlobalConfig, Resolved,
 };
-use crate::cli::{InitialMode, OutputFormat};
 use crate::cluster::ApiResource;
 use crate::error::{Error, Result, EXIT_OK};
 use crate::informer::core::Cache;
 use crate::informer::listwatch::ListWatch;
 use crate::informer::merge::Merged;
 use crate::informer::object::Encoding;
-use crate::informer::reflector::{Reflector, ReflectorConfig, Start};
-use crate::output::kubectl::{Form, KubectlPrinter};
+use crate::informer::reflector::{Reflector, ReflectorConfig, Start, INITIAL_EVENTS_TIMEOUT};
+use crate::output::kubectl::KubectlPrinter;
 use crate::output::stderr_is_terminal;
 use crate::output::text::qualified_kind;
 use crate::output::text::TextPrinter;
@@ -78,18 +77,21 @@ async fn resolve_watches(
     global: &GlobalConfig,
     config: &TailConfig,
 ) -> Result<(Vec<ListWatch>, Option<Follow>)> {
-    Ok(match &config.follow_owned {
-        None => {
-            let targets = resolve_targets(global, &config.resources, VERBS).await?;
+    Ok(match &config.tailed {
+        Tailed::Resources { resources, .. } => {
+            let targets = resolve_targets(global, resources, VERBS).await?;
             let watches = targets
                 .into_iter()
                 .map(|t| list_watch(t, config, config.field_selector.clone()))
                 .collect();
             (watches, None)
         }
-        Some(owned_kinds) => {
-            let name = config.name.as_deref().unwrap_or_default();
-            let watches = follow_watches(global, config, owned_kinds.as_deref()).await?;
+        Tailed::FollowOwned {
+            resource,
+            name,
+            owned,
+        } => {
+            let watches = follow_watches(global, config, resource, owned).await?;
             (watches, Some(Follow::new(0, name)))
         }
     })
@@ -106,7 +108,7 @@ fn feed(lw: &ListWatch, first: bool, config: &TailConfig) -> Feed {
             .is_some_and(|f| f.starts_with("metadata.name="));
     let lookup = (lw.namespace.is_some() || by_name).then(|| Lookup {
         cluster: lw.cluster.clone(),
-        name: config.name.clone().filter(|_| by_name),
+        name: config.tailed.name().filter(|_| by_name).map(str::to_string),
     });
     Feed {
         kind: qualified_kind(&lw.resource.kind, &lw.resource.api_version()),
@@ -115,7 +117,7 @@ fn feed(lw: &ListWatch, first: bool, config: &TailConfig) -> Feed {
         redact: lw.resource.is_secret() && !config.show_secret_data,
         stats: Stats::default(),
         cache: Cache::new(),
-        listed: config.from_rv.is_some(),
+        listed: matches!(config.begin, Begin::Replay { .. }),
         newest_rv: None,
         lookup,
     }
@@ -125,13 +127,13 @@ fn feed(lw: &ListWatch, first: bool, config: &TailConfig) -> Feed {
 /// `several` resources, each line names its own.
 fn output_printer(config: &TailConfig, several: bool) -> Box<dyn EventPrinter> {
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    match config.output {
-        OutputFormat::Text | OutputFormat::Wide => {
+    match config.stdout {
+        Stdout::Text { wide } => {
             let text = TextPrinter::new(
                 stdout,
                 std::io::stderr(),
                 crate::output::color_stdout(),
-                config.output == OutputFormat::Wide,
+                wide,
             );
             if several {
                 Box::new(text.naming_resources())
@@ -139,21 +141,13 @@ fn output_printer(config: &TailConfig, several: bool) -> Box<dyn EventPrinter> {
                 Box::new(text)
             }
         }
-        OutputFormat::Json => Box::new(JsonPrinter::new(stdout)),
-        OutputFormat::Yaml | OutputFormat::Name => {
-            let form = match config.output {
-                OutputFormat::Yaml => Form::Yaml {
-                    managed_fields: config.show_managed_fields,
-                },
-                _ => Form::Name,
-            };
-            Box::new(KubectlPrinter::new(
-                stdout,
-                std::io::stderr(),
-                form,
-                several,
-            ))
-        }
+        Stdout::Json => Box::new(JsonPrinter::new(stdout)),
+        Stdout::Kubectl(form) => Box::new(KubectlPrinter::new(
+            stdout,
+            std::io::stderr(),
+            form,
+            several,
+        )),
     }
 }
 
@@ -188,16 +182,17 @@ fn list_watch(target: Resolved, config: &TailConfig, field_selector: Option<Stri
 async fn follow_watches(
     global: &GlobalConfig,
     config: &TailConfig,
-    owned_kinds: Option<&[String]>,
+    owner: &str,
+    owned: &OwnedKinds,
 ) -> Result<Vec<ListWatch>> {
     let (cluster, resources) = connect_and_discover(global).await?;
-    let owner = resolve_in(global, &cluster, &resources, &config.resources, VERBS)?.remove(0);
-    let owned: Vec<ApiResource> = match owned_kinds {
-        Some(names) => resolve_in(global, &cluster, &resources, names, VERBS)?
+    let owner = resolve_in(global, &cluster, &resources, &[owner.to_string()], VERBS)?.remove(0);
+    let owned: Vec<ApiResource> = match owned {
+        OwnedKinds::Named(names) => resolve_in(global, &cluster, &resources, names, VERBS)?
             .into_iter()
             .map(|t| t.resource)
             .collect(),
-        None => owned::discover(global, &cluster, &owner, &resources).await?,
+        OwnedKinds::Discovered => owned::discover(global, &cluster, &owner, &resources).await?,
     };
     let owns_its_kind = owned.contains(&owner.resource);
     let by_name = (!owns_its_kind)
@@ -218,17 +213,27 @@ async fn follow_watches(
 
 /// Each resource's reflector: how tail starts (LIST, watch-list or a replay) and watches.
 fn reflector_config(config: &TailConfig) -> ReflectorConfig {
+    let (start, initial_events_timeout, relist_if_replay_expired) = match &config.begin {
+        Begin::List { .. } => (Start::List, INITIAL_EVENTS_TIMEOUT, false),
+        Begin::WatchList {
+            initial_events_timeout,
+        } => (Start::WatchList, *initial_events_timeout, false),
+        Begin::Replay {
+            rv,
+            relist_if_expired,
+        } => (
+            Start::FromResourceVersion(rv.clone()),
+            INITIAL_EVENTS_TIMEOUT,
+            *relist_if_expired,
+        ),
+    };
     ReflectorConfig {
-        start: match (&config.from_rv, config.initial) {
-            (Some(rv), _) => Start::FromResourceVersion(rv.clone()),
-            (None, InitialMode::WatchList) => Start::WatchList,
-            (None, InitialMode::List | InitialMode::None) => Start::List,
-        },
-        relist_if_replay_expired: config.relist_if_replay_expired,
+        start,
+        relist_if_replay_expired,
         chunk_size: config.chunk_size,
         bookmarks: config.bookmarks,
         server_timeout: config.server_timeout,
         reconnect: config.reconnect,
-        initial_events_timeout: config.initial_events_timeout,
+        initial_events_timeout,
     }
 }

@@ -1,7 +1,7 @@
 //! Drift between an informer's cache and the server, classified object by object: what `diff`
 //! reports. Pure: the caller feeds the LIST page by page and the cache's frozen contents.
 
-use crate::informer::fields::{changed_fields, summarize};
+use crate::informer::fields;
 use crate::informer::object::RawObject;
 use crate::informer::store::Objects;
 use serde::Serialize;
@@ -150,7 +150,12 @@ pub fn classify(
         (DriftClass::Stale | DriftClass::Content, Some(c), Some(s))
             if detail != FieldDetail::None =>
         {
-            Some(field_summary(c, s, detail == FieldDetail::PathsAndValues))
+            Some(fields::summary(
+                c,
+                s,
+                8,
+                detail == FieldDetail::PathsAndValues,
+            ))
         }
         _ => None,
     };
@@ -165,22 +170,11 @@ pub fn classify(
     })
 }
 
-fn parse(o: &RawObject) -> Option<serde_json::Value> {
-    serde_json::from_str(o.json()?).ok()
-}
-
 /// Same content (see [`RawObject::same_content`]). The cache and the LIST ask for the same
 /// encoding; should a server (or a proxy) answer them in two, the contents cannot be compared
 /// and the versions, already equal, decide.
 fn same_content(a: &RawObject, b: &RawObject) -> bool {
     a.same_content(b).unwrap_or(true)
-}
-
-fn field_summary(cache: &RawObject, server: &RawObject, values: bool) -> String {
-    match (parse(cache), parse(server)) {
-        (Some(c), Some(s)) => summarize(&changed_fields(&c, &s), 8, values),
-        _ => String::new(),
-    }
 }
 
 /// Drift counted per class, every class present (zeros included).

@@ -1,6 +1,8 @@
 //! Which fields differ between two versions of an object, without the noise every write makes
-//! (the `metadata` fields of [`super::patch::NOISE`]): `spec.replicas 3→5`.
+//! (the `metadata` fields of [`super::patch::NOISE`]): `spec.replicas 3→5`. One line of them
+//! ([`summary`]) is what tail's MODIFIED lines and diff's drifted objects say changed.
 
+use super::object::RawObject;
 use serde_json::Value;
 
 /// Values longer than this are named, not shown.
@@ -30,15 +32,26 @@ fn is_noise(path: &str) -> bool {
         .is_some_and(|field| super::patch::NOISE.contains(&field))
 }
 
+/// The fields that changed from `old` to `new` as one short line: up to `limit`, then `+N
+/// more`; with `show_values`, short values as `old→new` (not for a Secret's). Empty when either
+/// has no JSON to read (an object received in protobuf).
+pub fn summary(old: &RawObject, new: &RawObject, limit: usize, show_values: bool) -> String {
+    let parse = |o: &RawObject| serde_json::from_str::<Value>(o.json()?).ok();
+    match (parse(old), parse(new)) {
+        (Some(a), Some(b)) => summarize(&changed_fields(&a, &b), limit, show_values),
+        _ => String::new(),
+    }
+}
+
 /// The changed leaf fields from `old` to `new`, in document order; arrays compare whole.
-pub fn changed_fields(old: &Value, new: &Value) -> Vec<FieldChange> {
+fn changed_fields(old: &Value, new: &Value) -> Vec<FieldChange> {
     let mut out = Vec::new();
     walk(String::new(), Some(old), Some(new), &mut out);
     out
 }
 
 /// `changed_fields` as one short line: up to `limit` fields, then `+N more`.
-pub fn summarize(changes: &[FieldChange], limit: usize, show_values: bool) -> String {
+fn summarize(changes: &[FieldChange], limit: usize, show_values: bool) -> String {
     let mut parts: Vec<String> = changes
         .iter()
         .take(limit)
@@ -155,6 +168,20 @@ mod tests {
             summarize(&changed_fields(&old, &new), 5, true),
             "metadata.labels.app ∅→web"
         );
+    }
+
+    #[test]
+    fn the_summary_of_two_objects_reads_their_json_and_hides_values_when_asked() {
+        let object = |json: serde_json::Value| {
+            let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
+            RawObject::parse(raw, None).unwrap()
+        };
+        let old =
+            object(json!({"metadata": {"name": "a", "resourceVersion": "1"}, "data": {"k": "1"}}));
+        let new =
+            object(json!({"metadata": {"name": "a", "resourceVersion": "2"}, "data": {"k": "2"}}));
+        assert_eq!(summary(&old, &new, 4, true), "data.k 1→2");
+        assert_eq!(summary(&old, &new, 4, false), "data.k");
     }
 
     #[test]

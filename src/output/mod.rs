@@ -1,14 +1,15 @@
 //! Rendering for people, separated from what computes: tail's text printer (`text`) and its
-//! `--diff` of two versions of an object (`diff`) as YAML (`yaml`), the formats of `kubectl get
-//! -w` (`kubectl`: `-o yaml`, `-o name`), diff's
-//! drift table and verdicts (`drift`), boxed tables as every command draws them (`table`), bench's table (`bench`), bench's exports, one file per format
-//! (`export`), and the writing of them to a path (`file`), progress bars (`progress`), and when
-//! to color or show progress.
+//! `--diff` of two versions of an object (`tail_diff`) as YAML (`yaml`), the formats of `kubectl
+//! get -w` (`kubectl`: `-o yaml`, `-o name`), diff's drift table and verdicts (`drift`), boxed
+//! tables as every command draws them (`table`), bench's table (`bench`), bench's exports, one
+//! file per format (`export`), and the writing of them to a path (`file`), top's tables (`top`)
+//! and the controller section bench shares with them (`controller`), conform's lines
+//! (`conform`), proxy's notices (`proxy`), progress bars (`progress`), and when to color or
+//! show progress.
 
 pub mod bench;
 pub mod conform;
 pub mod controller;
-pub mod diff;
 pub mod drift;
 pub mod export;
 pub mod file;
@@ -16,6 +17,7 @@ pub mod kubectl;
 pub mod progress;
 pub mod proxy;
 pub mod table;
+pub mod tail_diff;
 pub mod text;
 pub mod top;
 pub mod yaml;

@@ -1,6 +1,6 @@
 //! Human text: one aligned line per event on stdout, notices on stderr.
 
-use super::diff::write_unified;
+use super::tail_diff::write_unified;
 use crate::format::wait;
 use crate::format::{count, local_time};
 use crate::informer::transition::{CloseReason, ReflectorEvent};

@@ -8,25 +8,19 @@ use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result};
 use crate::informer::patch::DiffFields;
+use crate::output::kubectl::Form;
 use std::time::Duration;
 
 /// `tail`'s arguments, validated.
 #[derive(Debug, Clone)]
 pub struct TailConfig {
-    /// The resources as named (`deploy,rs,pods` is three), each tailed by its own reflector.
-    pub resources: Vec<String>,
-    /// The one object tailed (`tail deploy web`, `tail deploy/web`).
-    pub name: Option<String>,
-    /// `--follow-owned`: the named object and what it owns; with `--owned-kinds`, the
-    /// resources owned objects are looked for in.
-    pub follow_owned: Option<Option<Vec<String>>>,
+    /// What is tailed: resources, or an object and what it owns.
+    pub tailed: Tailed,
     pub label_selector: Option<String>,
     /// The user's field selector, plus `metadata.name=NAME` when a name was given.
     pub field_selector: Option<String>,
-    pub initial: InitialMode,
-    pub initial_events_timeout: Duration,
-    pub from_rv: Option<String>,
-    pub relist_if_replay_expired: bool,
+    /// Where the events begin: a LIST, a watch-list, or a replay.
+    pub begin: Begin,
     pub until_rv: Option<ResourceVersion>,
     pub chunk_size: u32,
     pub bookmarks: bool,
@@ -41,11 +35,79 @@ pub struct TailConfig {
     pub record: Option<std::path::PathBuf>,
     pub metadata_only: bool,
     pub show_secret_data: bool,
-    pub output: OutputFormat,
-    /// `--show-managed-fields`: -o yaml keeps `metadata.managedFields`.
-    pub show_managed_fields: bool,
+    /// How events are printed on stdout (`-o`).
+    pub stdout: Stdout,
     /// `--diff` (`Content`) or `--diff-all` (`All`): each MODIFIED against its previous version.
     pub diff: Option<DiffFields>,
+}
+
+/// What `tail` watches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tailed {
+    /// The resources as named (`deploy,rs,pods` is three), each tailed by its own reflector;
+    /// with a `name`, the one object tailed (`tail deploy web`, `tail deploy/web`).
+    Resources {
+        resources: Vec<String>,
+        name: Option<String>,
+    },
+    /// `--follow-owned`: the object `name` of `resource`, and what it owns, looked for in
+    /// `owned`.
+    FollowOwned {
+        resource: String,
+        name: String,
+        owned: OwnedKinds,
+    },
+}
+
+/// The resources `--follow-owned` looks for owned objects in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OwnedKinds {
+    /// Those the owner's kind is known to own, and those a LIST finds owned by the owner's kind.
+    Discovered,
+    /// `--owned-kinds`: these, as named.
+    Named(Vec<String>),
+}
+
+impl Tailed {
+    /// The one object tailed, if one was named.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Tailed::Resources { name, .. } => name.as_deref(),
+            Tailed::FollowOwned { name, .. } => Some(name),
+        }
+    }
+}
+
+/// Where `tail`'s events begin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Begin {
+    /// A paginated LIST, then a watch from its resourceVersion; its objects are printed unless
+    /// not `shown` (`--initial none`: only what changes after it).
+    List { shown: bool },
+    /// One watch that sends the current state first (`--initial watch-list`), whose end may
+    /// take `initial_events_timeout` before tail falls back to a LIST.
+    WatchList { initial_events_timeout: Duration },
+    /// `--from-rv`: the events after `rv`, without a LIST; after a 410, a relist when
+    /// `relist_if_expired` (`--on-expired relist`), else the end.
+    Replay { rv: String, relist_if_expired: bool },
+}
+
+impl Begin {
+    /// Whether the objects that exist at the start are printed (all but `--initial none`).
+    pub fn shows_initial(&self) -> bool {
+        !matches!(self, Begin::List { shown: false })
+    }
+}
+
+/// How `tail` prints events on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stdout {
+    /// One line per event (`-o text`); `wide` adds kind, uid, generation and delay (`-o wide`).
+    Text { wide: bool },
+    /// JSON Lines, the recording format (`-o json`).
+    Json,
+    /// As `kubectl get -w` prints (`-o yaml`, `-o name`).
+    Kubectl(Form),
 }
 
 impl TailConfig {
@@ -53,9 +115,10 @@ impl TailConfig {
         check_output_forms(args)?;
         let (resource, name) = split_type_name(args)?;
         let resources = resource_list(resource)?;
-        if args.follow_owned {
-            check_follow(args, &resources, name.as_deref())?;
-        }
+        let follow = match args.follow_owned {
+            true => Some(check_follow(args, &resources, name.as_deref())?),
+            false => None,
+        };
         if resources.len() > 1 {
             one_resource_only(args, name.as_deref())?;
         }
@@ -72,18 +135,17 @@ impl TailConfig {
         let (run_for, timeout) = (nonzero(args.run_for), nonzero(args.timeout));
         check_end(args, until_rv.as_ref(), timeout)?;
         Ok(TailConfig {
-            resources,
-            name,
-            follow_owned: follow_owned(args)?,
+            tailed: match follow {
+                Some((resource, name)) => Tailed::FollowOwned {
+                    resource,
+                    name,
+                    owned: owned_kinds(args)?,
+                },
+                None => Tailed::Resources { resources, name },
+            },
             label_selector: args.selector.clone().filter(|s| !s.is_empty()),
             field_selector,
-            initial: args.initial,
-            initial_events_timeout: super::super::initial_events_timeout(
-                args.initial_events_timeout,
-                args.initial == InitialMode::WatchList && args.from_rv.is_none(),
-            )?,
-            from_rv: args.from_rv.clone(),
-            relist_if_replay_expired: args.on_expired == OnExpired::Relist,
+            begin: begin(args)?,
             until_rv,
             chunk_size: args.chunk_size,
             bookmarks: !args.no_bookmarks,
@@ -96,14 +158,44 @@ impl TailConfig {
             record: args.record.clone(),
             metadata_only: args.metadata_only,
             show_secret_data: args.show_secret_data,
-            output: args.output,
-            show_managed_fields: args.show_managed_fields,
+            stdout: stdout(args),
             diff: match (args.diff_all, args.diff) {
                 (true, _) => Some(DiffFields::All),
                 (false, true) => Some(DiffFields::Content),
                 (false, false) => None,
             },
         })
+    }
+}
+
+/// Where the events begin: `--from-rv`'s replay, else `--initial`'s start.
+fn begin(args: &TailArgs) -> Result<Begin> {
+    let watch_list = args.initial == InitialMode::WatchList && args.from_rv.is_none();
+    let initial_events_timeout =
+        super::super::initial_events_timeout(args.initial_events_timeout, watch_list)?;
+    Ok(match (&args.from_rv, args.initial) {
+        (Some(rv), _) => Begin::Replay {
+            rv: rv.clone(),
+            relist_if_expired: args.on_expired == OnExpired::Relist,
+        },
+        (None, InitialMode::WatchList) => Begin::WatchList {
+            initial_events_timeout,
+        },
+        (None, InitialMode::List) => Begin::List { shown: true },
+        (None, InitialMode::None) => Begin::List { shown: false },
+    })
+}
+
+/// `-o`, with `--show-managed-fields` for `-o yaml`.
+fn stdout(args: &TailArgs) -> Stdout {
+    match args.output {
+        OutputFormat::Text => Stdout::Text { wide: false },
+        OutputFormat::Wide => Stdout::Text { wide: true },
+        OutputFormat::Json => Stdout::Json,
+        OutputFormat::Yaml => Stdout::Kubectl(Form::Yaml {
+            managed_fields: args.show_managed_fields,
+        }),
+        OutputFormat::Name => Stdout::Kubectl(Form::Name),
     }
 }
 
@@ -178,14 +270,13 @@ fn check_end(
     Ok(())
 }
 
-/// `--follow-owned`, with the resources `--owned-kinds` names to look for owned objects in.
-fn follow_owned(args: &TailArgs) -> Result<Option<Option<Vec<String>>>> {
-    Ok(match (args.follow_owned, &args.owned_kinds) {
-        (false, _) => None,
-        (true, None) => Some(None),
-        (true, Some(kinds)) => Some(Some(
+/// Where `--follow-owned` looks for owned objects: the resources `--owned-kinds` names.
+fn owned_kinds(args: &TailArgs) -> Result<OwnedKinds> {
+    Ok(match &args.owned_kinds {
+        None => OwnedKinds::Discovered,
+        Some(kinds) => OwnedKinds::Named(
             resource_list(kinds).map_err(|e| Error::Usage(format!("--owned-kinds: {e}")))?,
-        )),
+        ),
     })
 }
 
@@ -223,15 +314,20 @@ fn resource_list(text: &str) -> Result<Vec<String>> {
 }
 
 /// `--follow-owned` follows one named object, whose owned objects are chosen by their
-/// ownerReferences, not by selectors, and come from several resources (no one RV).
-fn check_follow(args: &TailArgs, resources: &[String], name: Option<&str>) -> Result<()> {
-    if resources.len() > 1 || name.is_none() {
+/// ownerReferences, not by selectors, and come from several resources (no one RV): its
+/// resource and its name.
+fn check_follow(
+    args: &TailArgs,
+    resources: &[String],
+    name: Option<&str>,
+) -> Result<(String, String)> {
+    let ([resource], Some(name)) = (resources, name) else {
         return Err(Error::Usage(format!(
             "--follow-owned follows one object: name it, e.g. tail deploy/web --follow-owned \
              (got {})",
             args.resource
         )));
-    }
+    };
     for (flag, given) in [
         ("-l/--selector", args.selector.is_some()),
         ("--field-selector", args.field_selector.is_some()),
@@ -246,7 +342,7 @@ fn check_follow(args: &TailArgs, resources: &[String], name: Option<&str>) -> Re
             )));
         }
     }
-    Ok(())
+    Ok((resource.clone(), name.to_string()))
 }
 
 /// apimachinery's `fields.EscapeValue`: `\`, `,` and `=` are escaped with a backslash.
@@ -404,7 +500,13 @@ mod tests {
     #[test]
     fn several_resources_refuse_a_name_and_resource_versions_in_one_line() {
         let c = config(&["deploy,rs,pods", "-l", "app=web"]).unwrap();
-        assert_eq!(c.resources, ["deploy", "rs", "pods"]);
+        assert_eq!(
+            c.tailed,
+            Tailed::Resources {
+                resources: vec!["deploy".into(), "rs".into(), "pods".into()],
+                name: None
+            }
+        );
         assert_eq!(c.label_selector.as_deref(), Some("app=web"));
         for (args, needle) in [
             (

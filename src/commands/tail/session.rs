@@ -3,14 +3,13 @@
 //! (with `--follow-owned`, only the followed objects; with `--diff`, each change as a diff).
 
 use super::stats::Stats;
-use super::TailConfig;
-use crate::cli::{InitialMode, OutputFormat};
+use super::{Stdout, TailConfig};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::Cluster;
 use crate::commands::{sleep_until, RunLimits};
 use crate::error::{Error, Result};
 use crate::informer::core::{fifo_item, Cache};
-use crate::informer::fields::{changed_fields, summarize};
+use crate::informer::fields;
 use crate::informer::merge::{Merged, MergedError};
 use crate::informer::object::RawObject;
 use crate::informer::patch::ObjectDiff;
@@ -242,7 +241,7 @@ impl Session<'_> {
         object: &RawObject,
         received_at: SystemTime,
     ) -> Result<()> {
-        if self.config.initial != InitialMode::None {
+        if self.config.begin.shows_initial() {
             // The initial state as the server sent it.
             return self.print_object(feed, EventType::Added, Origin::Initial, object, received_at);
         }
@@ -323,7 +322,7 @@ impl Session<'_> {
         notifications: Vec<(NotificationKind, bool)>,
         at: SystemTime,
     ) -> Result<()> {
-        if !self.feeds[feed].listed && self.config.initial == InitialMode::None {
+        if !self.feeds[feed].listed && !self.config.begin.shows_initial() {
             return Ok(());
         }
         for (kind, sync) in notifications {
@@ -355,11 +354,7 @@ impl Session<'_> {
 
     /// Which fields changed from `old` to `new`, as text shows them (values hidden for Secrets).
     fn changes(&self, feed: usize, old: &RawObject, new: &RawObject) -> String {
-        let parse = |o: &RawObject| serde_json::from_str::<serde_json::Value>(o.json()?).ok();
-        match (parse(old), parse(new)) {
-            (Some(a), Some(b)) => summarize(&changed_fields(&a, &b), 4, !self.feeds[feed].redact),
-            _ => String::new(),
-        }
+        fields::summary(old, new, 4, !self.feeds[feed].redact)
     }
 
     fn print_object(
@@ -448,7 +443,7 @@ impl Session<'_> {
             self.check_until(feed, object.resource_version())?;
         }
         let changes = match old {
-            Some(old) if self.config.output != OutputFormat::Json => {
+            Some(old) if self.config.stdout != Stdout::Json => {
                 Some(self.changes(feed, old, object))
             }
             _ => None,

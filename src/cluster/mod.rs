@@ -1,11 +1,12 @@
 //! Everything about reaching a cluster: kubeconfig, client, discovery and resource names,
 //! selectors, resourceVersions as comparable numbers, the protobuf encoding of built-in types, the
-//! CBOR encoding of custom resources, and the errors of each.
+//! CBOR encoding of custom resources, which encoding a response is in, and the errors of each.
 
 pub mod cbor;
 mod client;
 mod credentials;
 pub mod discovery;
+mod encoding;
 mod error;
 pub mod kubeconfig;
 pub mod openapi;
@@ -17,6 +18,7 @@ pub mod selector;
 mod transport;
 
 pub use client::{innermost, Cluster, Operation, Sink, REQUEST_LEVEL};
+pub use encoding::Encoding;
 pub use error::ClusterError;
 pub use kubeconfig::{KubeconfigSelection, Overrides};
 pub use resolve::{resolve, ApiResource};

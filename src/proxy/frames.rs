@@ -2,33 +2,9 @@
 //! protobuf length-prefixed frames, a CBOR sequence), so that faults hold, delay or drop whole
 //! events; and the one event the proxy writes itself, a 410 ERROR, in each of them.
 
-use crate::cluster::{cbor, protobuf};
+use crate::cluster::{cbor, protobuf, Encoding};
 use crate::informer::listwatch::{decode_event, decode_frame, decode_item, WatchEvent};
 use bytes::{Buf, Bytes, BytesMut};
-
-/// How a watch body is framed, from its `Content-Type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Framing {
-    /// One JSON event per line.
-    Json,
-    /// A 4-byte big-endian length, then a `WatchEvent` message.
-    Protobuf,
-    /// CBOR data items one after the other.
-    Cbor,
-}
-
-impl Framing {
-    pub fn of(content_type: &str) -> Framing {
-        let media = content_type.split(';').next().unwrap_or("").trim();
-        if media == protobuf::MEDIA_TYPE {
-            Framing::Protobuf
-        } else if media.starts_with("application/cbor") {
-            Framing::Cbor
-        } else {
-            Framing::Json
-        }
-    }
-}
 
 /// What a fault needs to know of one event.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,14 +18,14 @@ pub struct EventInfo {
 
 /// Cuts a body into whole events as its chunks come.
 pub struct Splitter {
-    framing: Framing,
+    encoding: Encoding,
     held: BytesMut,
 }
 
 impl Splitter {
-    pub fn new(framing: Framing) -> Self {
+    pub fn new(encoding: Encoding) -> Self {
         Splitter {
-            framing,
+            encoding,
             held: BytesMut::new(),
         }
     }
@@ -73,24 +49,24 @@ impl Splitter {
 
     fn next_len(&self) -> Option<usize> {
         let held = &self.held[..];
-        match self.framing {
-            Framing::Json => held.iter().position(|b| *b == b'\n').map(|at| at + 1),
-            Framing::Protobuf => {
+        match self.encoding {
+            Encoding::Json => held.iter().position(|b| *b == b'\n').map(|at| at + 1),
+            Encoding::Protobuf => {
                 let mut prefix = held.get(..4)?;
                 let len = 4 + prefix.get_u32() as usize;
                 (held.len() >= len).then_some(len)
             }
-            Framing::Cbor => cbor::item_len(held).ok().flatten(),
+            Encoding::Cbor => cbor::item_len(held).ok().flatten(),
         }
     }
 
     /// What `event` (as [`Splitter::push`] returned it) is; an event that does not decode is
     /// described as nothing in particular, and passed on as it came.
     pub fn info(&self, event: &[u8]) -> EventInfo {
-        let decoded = match self.framing {
-            Framing::Json => decode_event(event.trim_ascii_end()),
-            Framing::Protobuf => decode_frame(event.get(4..).unwrap_or_default()),
-            Framing::Cbor => decode_item(event),
+        let decoded = match self.encoding {
+            Encoding::Json => decode_event(event.trim_ascii_end()),
+            Encoding::Protobuf => decode_frame(event.get(4..).unwrap_or_default()),
+            Encoding::Cbor => decode_item(event),
         };
         match decoded {
             Ok(WatchEvent::Bookmark {
@@ -115,14 +91,14 @@ impl Splitter {
 }
 
 /// The ERROR event kube-apiserver sends when a watch starts from a resourceVersion its history
-/// no longer holds: a `Status` 410 Expired, in `framing` (`None` for CBOR, which this does not
+/// no longer holds: a `Status` 410 Expired, in `encoding` (`None` for CBOR, which this does not
 /// write: the answer is then the HTTP status itself).
-pub fn expired_event(framing: Framing, resource_version: &str) -> Option<Bytes> {
+pub fn expired_event(encoding: Encoding, resource_version: &str) -> Option<Bytes> {
     let message = format!(
         "too old resource version: {resource_version} (kubectl-informer proxy, fault gone)"
     );
-    match framing {
-        Framing::Json => {
+    match encoding {
+        Encoding::Json => {
             let event = serde_json::json!({
                 "type": "ERROR",
                 "object": {
@@ -132,7 +108,7 @@ pub fn expired_event(framing: Framing, resource_version: &str) -> Option<Bytes> 
             });
             Some(Bytes::from(format!("{event}\n")))
         }
-        Framing::Protobuf => {
+        Encoding::Protobuf => {
             use protobuf::encode;
             let mut status = Vec::new();
             encode::bytes(&mut status, 1, &[]);
@@ -143,7 +119,7 @@ pub fn expired_event(framing: Framing, resource_version: &str) -> Option<Bytes> 
             let object = encode::envelope("v1", "Status", &status);
             Some(Bytes::from(encode::frame("ERROR", &object)))
         }
-        Framing::Cbor => None,
+        Encoding::Cbor => None,
     }
 }
 
@@ -155,7 +131,8 @@ mod tests {
     #[test]
     fn json_lines_and_protobuf_frames_are_cut_whole_however_the_chunks_fall() {
         let lines = b"{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"7\"}}}\n{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"9\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}\n";
-        let mut splitter = Splitter::new(Framing::of("application/json;stream=watch"));
+        let mut splitter =
+            Splitter::new(Encoding::of_content_type("application/json;stream=watch"));
         let mut events = Vec::new();
         for chunk in lines.chunks(7) {
             events.extend(splitter.push(chunk));
@@ -180,9 +157,9 @@ mod tests {
             &protobuf::encode::object("a", "ns", "u1", "8", &[], &[]),
         );
         let mut frames = protobuf::encode::frame("ADDED", &object);
-        let expired = expired_event(Framing::Protobuf, "3").unwrap();
+        let expired = expired_event(Encoding::Protobuf, "3").unwrap();
         frames.extend_from_slice(&expired);
-        let mut splitter = Splitter::new(Framing::of(
+        let mut splitter = Splitter::new(Encoding::of_content_type(
             "application/vnd.kubernetes.protobuf;stream=watch",
         ));
         let mut events = Vec::new();
@@ -203,12 +180,12 @@ mod tests {
 
     #[test]
     fn the_expired_event_in_json_is_what_a_reflector_reads_as_410() {
-        let line = expired_event(Framing::Json, "12").unwrap();
+        let line = expired_event(Encoding::Json, "12").unwrap();
         let decoded = decode_event(line.trim_ascii_end()).unwrap();
         assert!(
             matches!(&decoded, WatchEvent::Error(ApiStatus { code: 410, message, .. }) if message.starts_with("too old resource version: 12")),
             "{decoded:?}"
         );
-        assert_eq!(expired_event(Framing::Cbor, "12"), None);
+        assert_eq!(expired_event(Encoding::Cbor, "12"), None);
     }
 }

@@ -1,6 +1,7 @@
 //! Everything about reaching a cluster: kubeconfig, client, discovery and resource names,
 //! selectors, resourceVersions as comparable numbers, the protobuf encoding of built-in types, the
-//! CBOR encoding of custom resources, which encoding a response is in, and the errors of each.
+//! CBOR encoding of custom resources, which encoding a response is in, a watch body cut into its
+//! events, and the errors of each.
 
 pub mod cbor;
 mod client;
@@ -8,6 +9,7 @@ mod credentials;
 pub mod discovery;
 mod encoding;
 mod error;
+mod framing;
 pub mod kubeconfig;
 pub mod openapi;
 pub mod protobuf;
@@ -20,6 +22,7 @@ mod transport;
 pub use client::{innermost, Cluster, Operation, Sink, REQUEST_LEVEL};
 pub use encoding::Encoding;
 pub use error::ClusterError;
+pub use framing::{FrameError, Framer};
 pub use kubeconfig::{KubeconfigSelection, Overrides};
 pub use resolve::{resolve, ApiResource};
 pub use transport::{

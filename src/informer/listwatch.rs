@@ -1,26 +1,19 @@
 //! The wire protocol of LIST and WATCH for one resource: URLs and query parameters, LIST pages,
-//! and the watch stream's JSON lines (or protobuf frames, in `frames`, or CBOR data items, in
-//! `items`) decoded into events.
+//! and the watch stream's events (JSON lines, protobuf frames or CBOR data items, as the
+//! cluster's framer cuts them) decoded.
 
+mod binary;
 mod decode;
-mod frames;
-mod items;
-mod lines;
 mod stream;
 
 use super::object::{Keep, RawObject};
 use crate::cluster::{cbor, protobuf};
 use crate::cluster::{ApiResource, Cluster, ClusterError, Encoding, Operation};
-use decode::{KeptList, WireList, REASON_CHARS};
+use decode::{checked_event, KeptList, WireList, REASON_CHARS};
 
+pub use binary::decode_framed;
 pub use decode::{decode_event, decode_event_kept, ApiStatus, StreamError, WatchEvent};
-pub use frames::decode_frame;
-pub use items::decode_item;
 pub use stream::{WatchStream, MAX_EVENT_BYTES};
-
-// What the body readers (`lines`, `frames`, `items`) share.
-use decode::checked_event;
-use stream::{buffered_holds, io_reason, KEEP_CAPACITY};
 
 /// What a reflector lists and watches, as client-go's `ListerWatcher`: the cluster's
 /// [`ListWatch`], or in tests a scripted source run in process on tokio's paused clock.
@@ -307,11 +300,7 @@ impl ListWatch {
             .await?;
         let encoding = Encoding::of_content_type(&content_type);
         self.said("watch", encoding, &content_type);
-        Ok(match encoding {
-            Encoding::Protobuf => WatchStream::frames(Box::pin(reader), MAX_EVENT_BYTES),
-            Encoding::Cbor => WatchStream::items(Box::pin(reader), MAX_EVENT_BYTES),
-            Encoding::Json => WatchStream::new(Box::pin(reader)).keeping(self.keep),
-        })
+        Ok(WatchStream::encoded(Box::pin(reader), encoding, MAX_EVENT_BYTES).keeping(self.keep))
     }
 
     /// What a LIST accepts.

@@ -1,10 +1,11 @@
-//! A watch body cut into its events, whatever the encoding the server chose (JSON lines,
-//! protobuf length-prefixed frames, a CBOR sequence), so that faults hold, delay or drop whole
-//! events; and the one event the proxy writes itself, a 410 ERROR, in each of them.
+//! A watch body cut into its events by the cluster's framer, whatever the encoding the server
+//! chose, so that faults hold, delay or drop whole events; what each event is; and the one event
+//! the proxy writes itself, a 410 ERROR, in each encoding.
 
-use crate::cluster::{cbor, protobuf, Encoding};
-use crate::informer::listwatch::{decode_event, decode_frame, decode_item, WatchEvent};
-use bytes::{Buf, Bytes, BytesMut};
+use crate::cluster::{protobuf, Encoding, Framer};
+use crate::informer::listwatch::{decode_framed, WatchEvent};
+use crate::informer::object::Keep;
+use bytes::Bytes;
 
 /// What a fault needs to know of one event.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -16,59 +17,41 @@ pub struct EventInfo {
     pub resource_version: Option<String>,
 }
 
-/// Cuts a body into whole events as its chunks come.
+/// Cuts a body into whole events as its chunks come, every byte of it passed on as it came
+/// (blank lines too) and none refused by size: the client's own limit judges an event.
 pub struct Splitter {
-    encoding: Encoding,
-    held: BytesMut,
+    framer: Framer,
 }
 
 impl Splitter {
     pub fn new(encoding: Encoding) -> Self {
         Splitter {
-            encoding,
-            held: BytesMut::new(),
+            framer: Framer::new(encoding, usize::MAX).with_blank_lines(),
         }
     }
 
     /// Takes `chunk` and returns the events it completed, each whole (a line with its newline,
-    /// a frame with its length).
+    /// a frame with its length). A CBOR sequence the framer cannot cut is not passed on past
+    /// where it went wrong.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<Bytes> {
-        self.held.extend_from_slice(chunk);
         let mut out = Vec::new();
-        while let Some(len) = self.next_len() {
-            out.push(self.held.split_to(len).freeze());
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let (taken, cut) = self.framer.feed(rest);
+            match cut {
+                Some(Ok(event)) => out.push(Bytes::copy_from_slice(event)),
+                Some(Err(_)) => break,
+                None => {}
+            }
+            rest = &rest[taken..];
         }
         out
-    }
-
-    /// Bytes of an event not yet complete.
-    #[cfg(test)]
-    fn pending(&self) -> usize {
-        self.held.len()
-    }
-
-    fn next_len(&self) -> Option<usize> {
-        let held = &self.held[..];
-        match self.encoding {
-            Encoding::Json => held.iter().position(|b| *b == b'\n').map(|at| at + 1),
-            Encoding::Protobuf => {
-                let mut prefix = held.get(..4)?;
-                let len = 4 + prefix.get_u32() as usize;
-                (held.len() >= len).then_some(len)
-            }
-            Encoding::Cbor => cbor::item_len(held).ok().flatten(),
-        }
     }
 
     /// What `event` (as [`Splitter::push`] returned it) is; an event that does not decode is
     /// described as nothing in particular, and passed on as it came.
     pub fn info(&self, event: &[u8]) -> EventInfo {
-        let decoded = match self.encoding {
-            Encoding::Json => decode_event(event.trim_ascii_end()),
-            Encoding::Protobuf => decode_frame(event.get(4..).unwrap_or_default()),
-            Encoding::Cbor => decode_item(event),
-        };
-        match decoded {
+        match decode_framed(event, self.framer.encoding(), Keep::Whole) {
             Ok(WatchEvent::Bookmark {
                 resource_version,
                 initial_events_end,
@@ -129,27 +112,18 @@ mod tests {
     use crate::informer::listwatch::ApiStatus;
 
     #[test]
-    fn json_lines_and_protobuf_frames_are_cut_whole_however_the_chunks_fall() {
+    fn each_event_says_its_resource_version_and_whether_it_is_a_bookmark() {
         let lines = b"{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"7\"}}}\n{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"9\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}\n";
-        let mut splitter =
-            Splitter::new(Encoding::of_content_type("application/json;stream=watch"));
-        let mut events = Vec::new();
-        for chunk in lines.chunks(7) {
-            events.extend(splitter.push(chunk));
-        }
+        let mut splitter = Splitter::new(Encoding::Json);
+        let events = splitter.push(lines);
         assert_eq!(events.len(), 2);
-        assert_eq!(splitter.pending(), 0);
-        assert_eq!(
-            events.concat(),
-            lines.to_vec(),
-            "the bytes pass on as they came"
-        );
         assert_eq!(
             splitter.info(&events[0]).resource_version.as_deref(),
             Some("7")
         );
         let bookmark = splitter.info(&events[1]);
         assert!(bookmark.bookmark && bookmark.initial_events_end);
+        assert_eq!(splitter.info(b"{\n"), EventInfo::default());
 
         let object = protobuf::encode::envelope(
             "v1",
@@ -159,19 +133,15 @@ mod tests {
         let mut frames = protobuf::encode::frame("ADDED", &object);
         let expired = expired_event(Encoding::Protobuf, "3").unwrap();
         frames.extend_from_slice(&expired);
-        let mut splitter = Splitter::new(Encoding::of_content_type(
-            "application/vnd.kubernetes.protobuf;stream=watch",
-        ));
-        let mut events = Vec::new();
-        for chunk in frames.chunks(5) {
-            events.extend(splitter.push(chunk));
-        }
+        let mut splitter = Splitter::new(Encoding::Protobuf);
+        let events = splitter.push(&frames);
         assert_eq!(events.len(), 2);
         assert_eq!(
             splitter.info(&events[0]).resource_version.as_deref(),
             Some("8")
         );
-        let decoded = decode_frame(&events[1][4..]).unwrap();
+        assert_eq!(splitter.info(&events[1]), EventInfo::default());
+        let decoded = decode_framed(&events[1], Encoding::Protobuf, Keep::Whole).unwrap();
         assert!(
             matches!(&decoded, WatchEvent::Error(ApiStatus { code: 410, reason, .. }) if reason == "Expired"),
             "{decoded:?}"
@@ -181,7 +151,7 @@ mod tests {
     #[test]
     fn the_expired_event_in_json_is_what_a_reflector_reads_as_410() {
         let line = expired_event(Encoding::Json, "12").unwrap();
-        let decoded = decode_event(line.trim_ascii_end()).unwrap();
+        let decoded = decode_framed(&line, Encoding::Json, Keep::Whole).unwrap();
         assert!(
             matches!(&decoded, WatchEvent::Error(ApiStatus { code: 410, message, .. }) if message.starts_with("too old resource version: 12")),
             "{decoded:?}"

@@ -34,7 +34,9 @@
 //!             │
 //!             ▼
 //!         cluster/   kubeconfig, client, discovery, resource names, selectors, the protobuf
-//!                    encoding of built-in types (read without their schemas), errors
+//!                    encoding of built-in types (read without their schemas), the encoding a
+//!                    response is in (from its Content-Type), the framer that cuts a watch body
+//!                    into events (for the informer's watch and the proxy's relay), errors
 //! ```
 //!
 //! `output/` and `recording/` are only imported by `commands/` (and by each other: the text printer

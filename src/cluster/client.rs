@@ -8,9 +8,8 @@ mod discover;
 mod tests;
 
 use super::kubeconfig::{self, KubeconfigSelection};
-use super::protobuf;
 use super::transport::{Phase, PhaseTimeout, Progress, Transport};
-use super::ClusterError;
+use super::{ClusterError, Encoding};
 use crate::verbosity::Verbosity;
 use futures::{AsyncBufRead, StreamExt, TryStreamExt};
 use http_body_util::BodyExt;
@@ -418,7 +417,7 @@ impl Cluster {
             .and_then(|v| v.trim().parse::<u64>().ok())
             .filter(|s| *s > 0)
             .map(Duration::from_secs);
-        let protobuf = content_type(&response).starts_with(protobuf::MEDIA_TYPE);
+        let protobuf = Encoding::of_content_type(&content_type(&response)) == Encoding::Protobuf;
         let body = self
             .body(response.into_body(), &self.url(&path_and_query), op)
             .await?;

@@ -1,26 +1,19 @@
 //! The wire protocol of LIST and WATCH for one resource: URLs and query parameters, LIST pages,
-//! and the watch stream's JSON lines (or protobuf frames, in `frames`, or CBOR data items, in
-//! `items`) decoded into events.
+//! and the watch stream's events (JSON lines, protobuf frames or CBOR data items, as the
+//! cluster's framer cuts them) decoded.
 
+mod binary;
 mod decode;
-mod frames;
-mod items;
-mod lines;
 mod stream;
 
-use super::object::{Encoding, Keep, RawObject};
+use super::object::{Keep, RawObject};
 use crate::cluster::{cbor, protobuf};
-use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
-use decode::{KeptList, WireList, REASON_CHARS};
+use crate::cluster::{ApiResource, Cluster, ClusterError, Encoding, Operation};
+use decode::{checked_event, KeptList, WireList, REASON_CHARS};
 
+pub use binary::decode_framed;
 pub use decode::{decode_event, decode_event_kept, ApiStatus, StreamError, WatchEvent};
-pub use frames::decode_frame;
-pub use items::decode_item;
 pub use stream::{WatchStream, MAX_EVENT_BYTES};
-
-// What the body readers (`lines`, `frames`, `items`) share.
-use decode::checked_event;
-use stream::{buffered_holds, io_reason, KEEP_CAPACITY};
 
 /// What a reflector lists and watches, as client-go's `ListerWatcher`: the cluster's
 /// [`ListWatch`], or in tests a scripted source run in process on tokio's paused clock.
@@ -99,14 +92,6 @@ impl crate::cluster::Sink for PageBody<'_> {
 /// which is what the server and we hold per request, where an unpaginated LIST of a large
 /// collection would be hundreds.
 pub const DEFAULT_CHUNK_SIZE: u32 = 5000;
-
-/// What a LIST or WATCH accepts when protobuf is wanted: the server picks protobuf where it can
-/// encode the type in it, and JSON otherwise.
-const ACCEPT_PROTOBUF: &str = "application/vnd.kubernetes.protobuf, application/json";
-
-/// What a LIST or WATCH accepts when CBOR is wanted: the server picks CBOR where it serves it
-/// (with its `CBORServingAndStorage` gate on), and JSON otherwise.
-const ACCEPT_CBOR: &str = "application/cbor, application/json";
 
 /// Accept headers for metadata-only LIST and WATCH (server-side conversion to meta.k8s.io/v1).
 pub const ACCEPT_METADATA_LIST: &str =
@@ -217,19 +202,18 @@ impl ListWatch {
         let page = self
             .cluster
             .get_into(&self.list_url(opts), self.accept(), &op, |content_type| {
+                let encoding = Encoding::of_content_type(content_type);
                 if opts.continue_token.is_none() {
-                    self.said("list", content_type);
+                    self.said("list", encoding, content_type);
                 }
-                if content_type.starts_with(protobuf::MEDIA_TYPE) {
-                    PageBody::Protobuf {
+                match encoding {
+                    Encoding::Protobuf => PageBody::Protobuf {
                         reader: protobuf::ListReader::default(),
                         type_meta,
                         items: Vec::new(),
-                    }
-                } else if content_type.starts_with(cbor::MEDIA_TYPE) {
-                    PageBody::Cbor(Vec::new())
-                } else {
-                    PageBody::Json(Vec::new())
+                    },
+                    Encoding::Cbor => PageBody::Cbor(Vec::new()),
+                    Encoding::Json => PageBody::Json(Vec::new()),
                 }
             })
             .await?;
@@ -314,37 +298,23 @@ impl ListWatch {
             .cluster
             .stream(&self.watch_url(opts), accept, opts.send_initial_events, &op)
             .await?;
-        self.said("watch", &content_type);
-        Ok(if content_type.starts_with(protobuf::MEDIA_TYPE) {
-            WatchStream::frames(Box::pin(reader), MAX_EVENT_BYTES)
-        } else if content_type.starts_with(cbor::MEDIA_TYPE) {
-            // `application/cbor-seq`, or `application/cbor` from a server that names it so.
-            WatchStream::items(Box::pin(reader), MAX_EVENT_BYTES)
-        } else {
-            WatchStream::new(Box::pin(reader)).keeping(self.keep)
-        })
+        let encoding = Encoding::of_content_type(&content_type);
+        self.said("watch", encoding, &content_type);
+        Ok(WatchStream::encoded(Box::pin(reader), encoding, MAX_EVENT_BYTES).keeping(self.keep))
     }
 
     /// What a LIST accepts.
     fn accept(&self) -> &'static str {
         match (self.metadata_only, self.encoding) {
             (true, _) => ACCEPT_METADATA_LIST,
-            (false, Encoding::Json) => "application/json",
-            (false, Encoding::Protobuf) => ACCEPT_PROTOBUF,
-            (false, Encoding::Cbor) => ACCEPT_CBOR,
+            (false, encoding) => encoding.accept(),
         }
     }
 
-    /// Says at -v=1 which encoding the server answered a LIST or WATCH in.
-    fn said(&self, verb: &str, content_type: &str) {
+    /// Says at -v=1 which encoding the server answered a LIST or WATCH in (by its
+    /// `content_type`).
+    fn said(&self, verb: &str, encoding: Encoding, content_type: &str) {
         self.cluster.verbosity().say(1, || {
-            let encoding = if content_type.starts_with(protobuf::MEDIA_TYPE) {
-                Encoding::Protobuf
-            } else if content_type.starts_with(cbor::MEDIA_TYPE) {
-                Encoding::Cbor
-            } else {
-                Encoding::Json
-            };
             format!(
                 "{verb} {}: the server answered in {} ({})",
                 self.resource.qualified_name(),

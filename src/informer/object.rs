@@ -65,33 +65,8 @@ enum Body {
     },
 }
 
-/// The encoding an object arrived in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    Json,
-    Protobuf,
-    /// CBOR (RFC 8949), which kube-apiserver serves with its `CBORServingAndStorage` gate on.
-    Cbor,
-}
-
-impl Encoding {
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::Json => "JSON",
-            Encoding::Protobuf => "protobuf",
-            Encoding::Cbor => "CBOR",
-        }
-    }
-
-    /// As `--encoding` spells it, and the JSON reports.
-    pub fn value(self) -> &'static str {
-        match self {
-            Encoding::Json => "json",
-            Encoding::Protobuf => "protobuf",
-            Encoding::Cbor => "cbor",
-        }
-    }
-}
+// The encoding an object arrived in: the one its response's `Content-Type` names.
+pub use crate::cluster::Encoding;
 
 /// What an informer keeps of an object that arrives in JSON (one in protobuf or CBOR is always
 /// kept as a digest).

@@ -1,34 +1,11 @@
-//! A watch body cut into its events, whatever the encoding the server chose (JSON lines,
-//! protobuf length-prefixed frames, a CBOR sequence), so that faults hold, delay or drop whole
-//! events; and the one event the proxy writes itself, a 410 ERROR, in each of them.
+//! A watch body cut into its events by the cluster's framer, whatever the encoding the server
+//! chose, so that faults hold, delay or drop whole events; what each event is; and the one event
+//! the proxy writes itself, a 410 ERROR, in each encoding.
 
-use crate::cluster::{cbor, protobuf};
-use crate::informer::listwatch::{decode_event, decode_frame, decode_item, WatchEvent};
-use bytes::{Buf, Bytes, BytesMut};
-
-/// How a watch body is framed, from its `Content-Type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Framing {
-    /// One JSON event per line.
-    Json,
-    /// A 4-byte big-endian length, then a `WatchEvent` message.
-    Protobuf,
-    /// CBOR data items one after the other.
-    Cbor,
-}
-
-impl Framing {
-    pub fn of(content_type: &str) -> Framing {
-        let media = content_type.split(';').next().unwrap_or("").trim();
-        if media == protobuf::MEDIA_TYPE {
-            Framing::Protobuf
-        } else if media.starts_with("application/cbor") {
-            Framing::Cbor
-        } else {
-            Framing::Json
-        }
-    }
-}
+use crate::cluster::{protobuf, Encoding, Framer};
+use crate::informer::listwatch::{decode_framed, WatchEvent};
+use crate::informer::object::Keep;
+use bytes::Bytes;
 
 /// What a fault needs to know of one event.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,59 +17,41 @@ pub struct EventInfo {
     pub resource_version: Option<String>,
 }
 
-/// Cuts a body into whole events as its chunks come.
+/// Cuts a body into whole events as its chunks come, every byte of it passed on as it came
+/// (blank lines too) and none refused by size: the client's own limit judges an event.
 pub struct Splitter {
-    framing: Framing,
-    held: BytesMut,
+    framer: Framer,
 }
 
 impl Splitter {
-    pub fn new(framing: Framing) -> Self {
+    pub fn new(encoding: Encoding) -> Self {
         Splitter {
-            framing,
-            held: BytesMut::new(),
+            framer: Framer::new(encoding, usize::MAX).with_blank_lines(),
         }
     }
 
     /// Takes `chunk` and returns the events it completed, each whole (a line with its newline,
-    /// a frame with its length).
+    /// a frame with its length). A CBOR sequence the framer cannot cut is not passed on past
+    /// where it went wrong.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<Bytes> {
-        self.held.extend_from_slice(chunk);
         let mut out = Vec::new();
-        while let Some(len) = self.next_len() {
-            out.push(self.held.split_to(len).freeze());
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let (taken, cut) = self.framer.feed(rest);
+            match cut {
+                Some(Ok(event)) => out.push(Bytes::copy_from_slice(event)),
+                Some(Err(_)) => break,
+                None => {}
+            }
+            rest = &rest[taken..];
         }
         out
-    }
-
-    /// Bytes of an event not yet complete.
-    #[cfg(test)]
-    fn pending(&self) -> usize {
-        self.held.len()
-    }
-
-    fn next_len(&self) -> Option<usize> {
-        let held = &self.held[..];
-        match self.framing {
-            Framing::Json => held.iter().position(|b| *b == b'\n').map(|at| at + 1),
-            Framing::Protobuf => {
-                let mut prefix = held.get(..4)?;
-                let len = 4 + prefix.get_u32() as usize;
-                (held.len() >= len).then_some(len)
-            }
-            Framing::Cbor => cbor::item_len(held).ok().flatten(),
-        }
     }
 
     /// What `event` (as [`Splitter::push`] returned it) is; an event that does not decode is
     /// described as nothing in particular, and passed on as it came.
     pub fn info(&self, event: &[u8]) -> EventInfo {
-        let decoded = match self.framing {
-            Framing::Json => decode_event(event.trim_ascii_end()),
-            Framing::Protobuf => decode_frame(event.get(4..).unwrap_or_default()),
-            Framing::Cbor => decode_item(event),
-        };
-        match decoded {
+        match decode_framed(event, self.framer.encoding(), Keep::Whole) {
             Ok(WatchEvent::Bookmark {
                 resource_version,
                 initial_events_end,
@@ -115,14 +74,14 @@ impl Splitter {
 }
 
 /// The ERROR event kube-apiserver sends when a watch starts from a resourceVersion its history
-/// no longer holds: a `Status` 410 Expired, in `framing` (`None` for CBOR, which this does not
+/// no longer holds: a `Status` 410 Expired, in `encoding` (`None` for CBOR, which this does not
 /// write: the answer is then the HTTP status itself).
-pub fn expired_event(framing: Framing, resource_version: &str) -> Option<Bytes> {
+pub fn expired_event(encoding: Encoding, resource_version: &str) -> Option<Bytes> {
     let message = format!(
         "too old resource version: {resource_version} (kubectl-informer proxy, fault gone)"
     );
-    match framing {
-        Framing::Json => {
+    match encoding {
+        Encoding::Json => {
             let event = serde_json::json!({
                 "type": "ERROR",
                 "object": {
@@ -132,7 +91,7 @@ pub fn expired_event(framing: Framing, resource_version: &str) -> Option<Bytes> 
             });
             Some(Bytes::from(format!("{event}\n")))
         }
-        Framing::Protobuf => {
+        Encoding::Protobuf => {
             use protobuf::encode;
             let mut status = Vec::new();
             encode::bytes(&mut status, 1, &[]);
@@ -143,7 +102,7 @@ pub fn expired_event(framing: Framing, resource_version: &str) -> Option<Bytes> 
             let object = encode::envelope("v1", "Status", &status);
             Some(Bytes::from(encode::frame("ERROR", &object)))
         }
-        Framing::Cbor => None,
+        Encoding::Cbor => None,
     }
 }
 
@@ -153,26 +112,18 @@ mod tests {
     use crate::informer::listwatch::ApiStatus;
 
     #[test]
-    fn json_lines_and_protobuf_frames_are_cut_whole_however_the_chunks_fall() {
+    fn each_event_says_its_resource_version_and_whether_it_is_a_bookmark() {
         let lines = b"{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"7\"}}}\n{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"9\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}\n";
-        let mut splitter = Splitter::new(Framing::of("application/json;stream=watch"));
-        let mut events = Vec::new();
-        for chunk in lines.chunks(7) {
-            events.extend(splitter.push(chunk));
-        }
+        let mut splitter = Splitter::new(Encoding::Json);
+        let events = splitter.push(lines);
         assert_eq!(events.len(), 2);
-        assert_eq!(splitter.pending(), 0);
-        assert_eq!(
-            events.concat(),
-            lines.to_vec(),
-            "the bytes pass on as they came"
-        );
         assert_eq!(
             splitter.info(&events[0]).resource_version.as_deref(),
             Some("7")
         );
         let bookmark = splitter.info(&events[1]);
         assert!(bookmark.bookmark && bookmark.initial_events_end);
+        assert_eq!(splitter.info(b"{\n"), EventInfo::default());
 
         let object = protobuf::encode::envelope(
             "v1",
@@ -180,21 +131,17 @@ mod tests {
             &protobuf::encode::object("a", "ns", "u1", "8", &[], &[]),
         );
         let mut frames = protobuf::encode::frame("ADDED", &object);
-        let expired = expired_event(Framing::Protobuf, "3").unwrap();
+        let expired = expired_event(Encoding::Protobuf, "3").unwrap();
         frames.extend_from_slice(&expired);
-        let mut splitter = Splitter::new(Framing::of(
-            "application/vnd.kubernetes.protobuf;stream=watch",
-        ));
-        let mut events = Vec::new();
-        for chunk in frames.chunks(5) {
-            events.extend(splitter.push(chunk));
-        }
+        let mut splitter = Splitter::new(Encoding::Protobuf);
+        let events = splitter.push(&frames);
         assert_eq!(events.len(), 2);
         assert_eq!(
             splitter.info(&events[0]).resource_version.as_deref(),
             Some("8")
         );
-        let decoded = decode_frame(&events[1][4..]).unwrap();
+        assert_eq!(splitter.info(&events[1]), EventInfo::default());
+        let decoded = decode_framed(&events[1], Encoding::Protobuf, Keep::Whole).unwrap();
         assert!(
             matches!(&decoded, WatchEvent::Error(ApiStatus { code: 410, reason, .. }) if reason == "Expired"),
             "{decoded:?}"
@@ -203,12 +150,12 @@ mod tests {
 
     #[test]
     fn the_expired_event_in_json_is_what_a_reflector_reads_as_410() {
-        let line = expired_event(Framing::Json, "12").unwrap();
-        let decoded = decode_event(line.trim_ascii_end()).unwrap();
+        let line = expired_event(Encoding::Json, "12").unwrap();
+        let decoded = decode_framed(&line, Encoding::Json, Keep::Whole).unwrap();
         assert!(
             matches!(&decoded, WatchEvent::Error(ApiStatus { code: 410, message, .. }) if message.starts_with("too old resource version: 12")),
             "{decoded:?}"
         );
-        assert_eq!(expired_event(Framing::Cbor, "12"), None);
+        assert_eq!(expired_event(Encoding::Cbor, "12"), None);
     }
 }

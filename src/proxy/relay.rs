@@ -4,9 +4,10 @@
 
 use super::engine::{Engine, Moment, WatchGuard};
 use super::fault::Kind;
-use super::frames::{Framing, Splitter};
+use super::frames::Splitter;
 use super::request::ApiRequest;
 use super::serve::{BoxError, ProxyBody};
+use crate::cluster::Encoding;
 use bytes::Bytes;
 use http_body::Frame;
 use http_body_util::{BodyExt, StreamBody};
@@ -36,7 +37,7 @@ pub fn relay(
     engine: Arc<Engine>,
     request: ApiRequest,
     faults: Vec<usize>,
-    framing: Framing,
+    encoding: Encoding,
     upstream: ProxyBody,
     guard: WatchGuard,
 ) -> ProxyBody {
@@ -46,7 +47,7 @@ pub fn relay(
         engine,
         request,
         faults,
-        splitter: Splitter::new(framing),
+        splitter: Splitter::new(encoding),
         waiting: VecDeque::new(),
         stalled_until: None,
         opened: Instant::now(),
@@ -302,7 +303,7 @@ mod tests {
             engine.clone(),
             request,
             plan.stream,
-            Framing::Json,
+            Encoding::Json,
             upstream,
             guard,
         );

@@ -4,11 +4,11 @@
 
 use super::engine::{Connection, Engine};
 use super::fault::{Kind, Verb};
-use super::frames::{expired_event, Framing};
+use super::frames::expired_event;
 use super::relay::relay;
 use super::request::ApiRequest;
 use super::silence::Silenceable;
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Encoding};
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited};
@@ -171,7 +171,7 @@ async fn handle(
     if api.verb != Verb::Watch || response.status() != http::StatusCode::OK {
         return response;
     }
-    let framing = Framing::of(
+    let encoding = Encoding::of_content_type(
         response
             .headers()
             .get(http::header::CONTENT_TYPE)
@@ -179,7 +179,7 @@ async fn handle(
             .unwrap_or(""),
     );
     if let Some(fault) = plan.gone {
-        return gone(engine, fault, &api, framing, response);
+        return gone(engine, fault, &api, encoding, response);
     }
     let guard = engine.watch_opened(&api, connection);
     let (parts, body) = response.into_parts();
@@ -191,7 +191,7 @@ async fn handle(
                 frame
             })
             .boxed_unsync(),
-        false => relay(engine.clone(), api, plan.stream, framing, body, guard),
+        false => relay(engine.clone(), api, plan.stream, encoding, body, guard),
     };
     hyper::Response::from_parts(parts, body)
 }
@@ -225,12 +225,12 @@ fn gone(
     engine: &Engine,
     fault: usize,
     api: &ApiRequest,
-    framing: Framing,
+    encoding: Encoding,
     response: hyper::Response<ProxyBody>,
 ) -> hyper::Response<ProxyBody> {
     let rv = api.resource_version.as_deref().unwrap_or_default();
     let (parts, _) = response.into_parts();
-    match expired_event(framing, rv) {
+    match expired_event(encoding, rv) {
         Some(event) => {
             engine.notice(
                 fault,

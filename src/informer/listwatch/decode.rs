@@ -53,7 +53,7 @@ pub enum StreamError {
     Io(String),
     #[error("the server sent an event that cannot be decoded ({reason}): {snippet}")]
     Malformed { reason: String, snippet: String },
-    /// A line longer than the stream's limit ([`MAX_EVENT_BYTES`]), refused before it was read
+    /// An event longer than the stream's limit ([`MAX_EVENT_BYTES`]), refused before it was read
     /// whole.
     ///
     /// [`MAX_EVENT_BYTES`]: super::MAX_EVENT_BYTES

@@ -13,7 +13,10 @@ use super::listwatch::{
     WatchStream,
 };
 use super::object::RawObject;
-use super::transition::{oldest_resource_version, CloseReason, EventType, ReflectorEvent};
+use super::transition::{
+    oldest_resource_version, CloseReason, EventType, FallbackReason, ReflectorEvent, RestartReason,
+    WatchFailure,
+};
 use crate::cluster::ClusterError;
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -205,7 +208,7 @@ impl<L: ListerWatcher> Reflector<L> {
                 // repeated.
                 self.full_list = true;
                 self.pending.push_back(ReflectorEvent::ListRestarted {
-                    reason: e.to_string(),
+                    reason: RestartReason::ContinueExpired(e.to_string()),
                     objects,
                 });
                 return Ok(State::List {
@@ -295,10 +298,7 @@ impl<L: ListerWatcher> Reflector<L> {
             Err(e) if watch_list && !matches!(e.status_code(), Some(401 | 403)) => {
                 self.initial_events = None;
                 self.pending.push_back(ReflectorEvent::Fallback {
-                    reason: format!(
-                        "the server refused the watch-list ({e}); falling back to LIST + WATCH, \
-                         as client-go does"
-                    ),
+                    reason: FallbackReason::Refused(e.to_string()),
                 });
                 Ok(State::List {
                     continue_token: None,
@@ -466,26 +466,17 @@ impl<L: ListerWatcher> Reflector<L> {
     /// then plain watches.
     fn initial_events_timed_out(&mut self) -> State {
         let objects = self.initial_events.take().unwrap_or_default();
-        let waited = crate::format::duration(self.config.initial_events_timeout);
-        let after = if objects == 0 {
-            "of opening the watch".to_string()
-        } else {
-            format!("of its last initial event ({objects} came)")
-        };
+        let waited = self.config.initial_events_timeout;
         self.pending.push_back(ReflectorEvent::Fallback {
-            reason: format!(
-                "the server accepted the watch-list but sent no k8s.io/initial-events-end \
-                 bookmark within {waited} {after}: something on the way (an auth proxy, an \
-                 aggregated API server) may drop bookmarks; falling back to LIST + WATCH (client-go \
-                 falls back only when the watch-list is refused: its informer would wait here \
-                 without end and never sync)"
-            ),
+            reason: FallbackReason::NoEndBookmark {
+                waited,
+                initial_events: objects,
+            },
         });
         // What was listed so far is compared by the relist, not added to.
-        self.pending.extend(list_restarted(
-            Some(objects),
-            &format!("no initial-events-end bookmark within {waited}"),
-        ));
+        self.pending.extend(list_restarted(Some(objects), || {
+            RestartReason::InitialEventsUnended { waited }
+        }));
         State::List {
             continue_token: None,
             pages: 0,
@@ -530,19 +521,11 @@ impl<L: ListerWatcher> Reflector<L> {
     /// The watch ended abnormally: report it, then retry after a backoff or end with an error.
     fn closed(&mut self, reason: CloseReason, then: State) -> Result<State, ReflectorError> {
         if !self.config.reconnect {
-            let text = match &reason {
-                CloseReason::ServerClosed => "the server closed the watch at once".to_string(),
-                CloseReason::ConnectionLost(r) => r.clone(),
-                CloseReason::Malformed(r) | CloseReason::TooLarge(r) => r.clone(),
-                CloseReason::ErrorEvent { code, message } => {
-                    format!("the server sent an error ({code}): {message}")
-                }
-            };
-            return Err(ReflectorError::WatchEnded {
-                resource: self.lw.resource_name(),
-                resource_version: self.resource_version.clone(),
-                reason: text,
-            });
+            return Err(ReflectorError::watch_ended(
+                self.lw.resource_name(),
+                self.resource_version.clone(),
+                reason,
+            ));
         }
         // A watch-list cut short is replaced by a relist, which compares instead of repeating.
         let cut_short = self.initial_events.take();
@@ -555,7 +538,9 @@ impl<L: ListerWatcher> Reflector<L> {
             },
             None => then,
         };
-        let restarted = list_restarted(cut_short, &reason);
+        let restarted = list_restarted(cut_short, || {
+            RestartReason::InitialEventsClosed(reason.clone())
+        });
         let delay = self.backoff.next_delay();
         self.pending.push_back(ReflectorEvent::WatchClosed {
             resource_version: self.resource_version.clone(),
@@ -587,7 +572,11 @@ impl<L: ListerWatcher> Reflector<L> {
         self.replaying = false;
         // A watch-list told 410 in its initial events: the relist that follows compares instead
         // of adding to them, and the watch after it is a plain one from the relist's RV.
-        let restarted = list_restarted(self.initial_events.take(), &format!("410 Gone: {message}"));
+        let restarted = list_restarted(self.initial_events.take(), || {
+            RestartReason::InitialEventsExpired {
+                message: message.clone(),
+            }
+        });
         self.pending.push_back(ReflectorEvent::Expired {
             resource_version: self.resource_version.clone(),
             oldest_resource_version: oldest_resource_version(&message),
@@ -626,7 +615,7 @@ impl<L: ListerWatcher> Reflector<L> {
             },
             _ => ReflectorEvent::WatchFailed {
                 resource_version: self.resource_version.clone(),
-                error: err.to_string(),
+                error: WatchFailure::Error(err.to_string()),
                 retry_in: delay,
             },
         });
@@ -638,7 +627,9 @@ impl<L: ListerWatcher> Reflector<L> {
 }
 
 /// Why a watch that asked for `asked` is closed when it outlived it by [`DEAD_WATCH_GRACE`]
-/// without the server ending it: taken for a lost connection.
+/// without the server ending it: taken for a lost connection, so worded as the transport's
+/// error of one would be (it is also the message of the error that ends a reflector without
+/// reconnect).
 fn presumed_dead(asked: Duration) -> CloseReason {
     CloseReason::ConnectionLost(format!(
         "the server did not end the watch {}s after its timeoutSeconds ({}s): presumed dead",
@@ -649,11 +640,14 @@ fn presumed_dead(asked: Duration) -> CloseReason {
 
 /// The `ListRestarted` a watch-list cut short after `objects` initial events calls for: none
 /// when it showed nothing yet (the relist that follows then simply lists).
-fn list_restarted(objects: Option<usize>, why: &impl std::fmt::Display) -> Option<ReflectorEvent> {
+fn list_restarted(
+    objects: Option<usize>,
+    reason: impl FnOnce() -> RestartReason,
+) -> Option<ReflectorEvent> {
     objects
         .filter(|n| *n > 0)
         .map(|objects| ReflectorEvent::ListRestarted {
-            reason: format!("watch-list: {why}"),
+            reason: reason(),
             objects,
         })
 }

@@ -1,7 +1,7 @@
 //! Before a replay (`--from-rv`) opens its watch: whether the RV it resumes from is ahead of
 //! the collection's current one, which kube-apiserver would answer with a silent watch.
 
-use super::{ListOptions, ListerWatcher, Reflector, ReflectorEvent, State};
+use super::{ListOptions, ListerWatcher, Reflector, ReflectorEvent, State, WatchFailure};
 use tokio::time::Instant;
 
 impl<L: ListerWatcher> Reflector<L> {
@@ -35,13 +35,10 @@ impl<L: ListerWatcher> Reflector<L> {
         let delay = self.backoff.next_delay();
         self.pending.push_back(ReflectorEvent::WatchFailed {
             resource_version: self.resource_version.clone(),
-            error: format!(
-                "resourceVersion {from} is ahead of the server's current one ({now}, from a \
-                 LIST of {}): kube-apiserver would keep a watch from it open and send nothing \
-                 until the resource's resourceVersion passes {from}, so the watch is not opened \
-                 yet (an RV of another cluster or resource, or a typo?)",
-                self.lw.resource_name()
-            ),
+            error: WatchFailure::AheadOfServer {
+                current: now.to_string(),
+                resource: self.lw.resource_name(),
+            },
             retry_in: delay,
         });
         Some(State::Sleep {

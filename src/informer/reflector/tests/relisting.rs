@@ -112,7 +112,7 @@ async fn a_watch_lists_initial_events_are_listed_without_advancing_the_rv_until_
     let mut run = Run::new(script, config(Start::WatchList));
 
     let initial = run.pull(3).await;
-    assert_eq!(run.reflector.resource_version(), "");
+    assert_eq!(run.reflector.resource_version(), Some(""));
     let rest = run.pull(5).await;
 
     let events = [initial, rest].concat();

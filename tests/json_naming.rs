@@ -15,7 +15,9 @@ use common::schema::{assert_matches_schema, schema_errors};
 use common::*;
 use kubectl_informer::informer::object::RawObject;
 use kubectl_informer::informer::patch::{DiffFields, ObjectDiff};
-use kubectl_informer::informer::transition::{CloseReason, EventType, ReflectorEvent};
+use kubectl_informer::informer::transition::{
+    CloseReason, EventType, FallbackReason, ReflectorEvent, RestartReason, WatchFailure,
+};
 use kubectl_informer::recording::{
     BookmarkEvent, EventPrinter, JsonPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice,
     Transition,
@@ -265,10 +267,10 @@ fn every_line_the_writer_can_write() -> (String, Vec<&'static str>) {
             relist: false,
         },
         ReflectorEvent::Fallback {
-            reason: "refused".into(),
+            reason: FallbackReason::Refused("refused".into()),
         },
         ReflectorEvent::ListRestarted {
-            reason: "expired continue".into(),
+            reason: RestartReason::ContinueExpired("expired continue".into()),
             objects: 2,
         },
         ReflectorEvent::WatchOpened {
@@ -290,7 +292,7 @@ fn every_line_the_writer_can_write() -> (String, Vec<&'static str>) {
         },
         ReflectorEvent::WatchFailed {
             resource_version: "9".into(),
-            error: "refused".into(),
+            error: WatchFailure::Error("refused".into()),
             retry_in: Duration::from_secs(1),
         },
         ReflectorEvent::ListFailed {

@@ -496,7 +496,9 @@ mod tests {
         core.process(
             fifo_item(
                 ReflectorEvent::ListRestarted {
-                    reason: "410".into(),
+                    reason: crate::informer::transition::RestartReason::ContinueExpired(
+                        "410".into(),
+                    ),
                     objects: 2,
                 },
                 Instant::now(),

@@ -1,9 +1,14 @@
 //! The Reflector: LIST (paginated) then WATCH from the list's resourceVersion, resuming from the
 //! last RV seen (bookmarks advance it), relisting on 410, backing off like client-go. Every
 //! transition is reported as a [`ReflectorEvent`] so that callers can show or count it.
+//!
+//! The loop is a `State` (`state.rs`) whose variants carry the data valid in them, as the
+//! states of kube-runtime's watcher do, and one transition function, `Reflector::step`, takes a
+//! state to the next.
 
 mod ahead;
 mod config;
+mod state;
 
 pub use config::{ReflectorConfig, ReflectorError, Start, INITIAL_EVENTS_TIMEOUT};
 
@@ -13,10 +18,13 @@ use super::listwatch::{
     WatchStream,
 };
 use super::object::RawObject;
-use super::transition::{oldest_resource_version, CloseReason, EventType, ReflectorEvent};
+use super::transition::{
+    oldest_resource_version, CloseReason, EventType, FallbackReason, ReflectorEvent, RestartReason,
+    WatchFailure,
+};
 use crate::cluster::ClusterError;
+use state::{Listing, Opening, Phase, State, Watch};
 use std::collections::VecDeque;
-use std::pin::Pin;
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
@@ -36,96 +44,50 @@ const MIN_WATCH_TIMEOUT: u64 = 300;
 /// process that is alive but stuck).
 const DEAD_WATCH_GRACE: Duration = Duration::from_secs(5);
 
-enum State {
-    List {
-        continue_token: Option<String>,
-        pages: usize,
-        objects: usize,
-        relist: bool,
-    },
-    OpenWatch,
-    Watching {
-        stream: WatchStream,
-        opened: Instant,
-        events: u64,
-        /// The `timeoutSeconds` the watch asked for.
-        asked: Duration,
-        /// Fires when the watch is presumed dead: `asked` plus a grace after `opened`. One timer
-        /// for the whole watch, not one per event.
-        dead: Pin<Box<tokio::time::Sleep>>,
-    },
-    Sleep {
-        until: Instant,
-        then: Box<State>,
-    },
-    Done,
-}
-
 /// LIST + WATCH of one resource, as a stream of [`ReflectorEvent`]s pulled with [`Self::next`].
 pub struct Reflector<L = ListWatch> {
     lw: L,
     config: ReflectorConfig,
     state: State,
-    /// The RV to resume from: the list's, then the last object event's or bookmark's.
-    resource_version: String,
     /// Whether anything ever succeeded: before that, every error is fatal (fail fast on bad
-    /// input); after it, transient errors are retried like client-go does.
+    /// input); after it, transient errors are retried like client-go does. What happened
+    /// before, whatever the state now, so no variant of it carries this.
     started: bool,
-    /// While a watch-list's initial events arrive: how many so far.
-    initial_events: Option<usize>,
-    /// While they arrive: when the reflector stops waiting for their end (the timeout after the
-    /// watch opened or the last initial event).
-    initial_events_deadline: Option<Instant>,
-    /// With `--from-rv`, until the replay watch delivered anything: a 410 then means the RV
-    /// is too old to replay.
-    replaying: bool,
-    /// With `--from-rv`, until the server's current RV was found not older than the replay's
-    /// (or could not be read): until then each attempt to open the replay reads it first.
-    replay_checked: bool,
     backoff: Backoff,
-    /// The next LIST is one unpaginated request: a paginated one was cut short by an expired
-    /// continue token, and paging as slowly again could expire again (client-go's pager falls
-    /// back to a full list the same way).
-    full_list: bool,
     pending: VecDeque<ReflectorEvent>,
 }
 
 impl<L: ListerWatcher> Reflector<L> {
     pub fn new(lw: L, config: ReflectorConfig) -> Self {
-        let (state, resource_version, initial_events, replaying) = match &config.start {
-            Start::List => (
-                State::List {
-                    continue_token: None,
-                    pages: 0,
-                    objects: 0,
-                    relist: false,
-                },
-                String::new(),
-                None,
-                false,
-            ),
-            Start::WatchList => (State::OpenWatch, String::new(), Some(0), false),
-            Start::FromResourceVersion(rv) => (State::OpenWatch, rv.clone(), None, true),
+        let state = match &config.start {
+            Start::List => State::List(Listing::new(false)),
+            Start::WatchList => State::OpenWatch(Opening::WatchList),
+            Start::FromResourceVersion(rv) => State::CheckReplay { from: rv.clone() },
         };
         Reflector {
             lw,
             config,
             state,
-            resource_version,
             started: false,
-            initial_events,
-            initial_events_deadline: None,
-            replaying,
-            replay_checked: !replaying,
             backoff: Backoff::default(),
-            full_list: false,
             pending: VecDeque::new(),
         }
     }
 
-    /// The last resourceVersion the reflector is synced to.
-    pub fn resource_version(&self) -> &str {
-        &self.resource_version
+    /// The resourceVersion the watch resumes from: the LIST's, then the last object event's or
+    /// bookmark's ("" while a watch-list's initial events arrive). `None` while the reflector
+    /// lists, and once it ended.
+    pub fn resource_version(&self) -> Option<&str> {
+        let mut state = &self.state;
+        loop {
+            match state {
+                State::Sleep { then, .. } => state = then,
+                State::CheckReplay { from } => return Some(from),
+                State::OpenWatch(opening) => return Some(opening.resource_version()),
+                State::Watching(watch) => return Some(&watch.resource_version),
+                State::List(_) | State::Done => return None,
+            }
+        }
     }
 
     /// Whether `next` has an event without waiting: one queued, or a watch event that arrived
@@ -136,7 +98,7 @@ impl<L: ListerWatcher> Reflector<L> {
             return true;
         }
         match &mut self.state {
-            State::Watching { stream, .. } => stream.has_event(),
+            State::Watching(watch) => watch.stream.has_event(),
             _ => false,
         }
     }
@@ -155,26 +117,14 @@ impl<L: ListerWatcher> Reflector<L> {
         }
     }
 
+    /// The transition function: the state after `state`, with what happened on the way queued
+    /// as events. Each variant has its own step below.
     async fn step(&mut self, state: State) -> Result<State, ReflectorError> {
         match state {
-            State::List {
-                continue_token,
-                pages,
-                objects,
-                relist,
-            } => self.list_page(continue_token, pages, objects, relist).await,
-            State::OpenWatch if !self.replay_checked => match self.replay_ahead().await {
-                Some(wait) => Ok(wait),
-                None => self.open_watch().await,
-            },
-            State::OpenWatch => self.open_watch().await,
-            State::Watching {
-                stream,
-                opened,
-                events,
-                asked,
-                dead,
-            } => self.read_watch(stream, opened, events, asked, dead).await,
+            State::List(listing) => self.list_page(listing).await,
+            State::CheckReplay { from } => Ok(self.check_replay(from).await),
+            State::OpenWatch(opening) => self.open_watch(opening).await,
+            State::Watching(watch) => self.read_watch(watch).await,
             State::Sleep { until, then } => {
                 tokio::time::sleep_until(until).await;
                 Ok(*then)
@@ -183,83 +133,61 @@ impl<L: ListerWatcher> Reflector<L> {
         }
     }
 
-    async fn list_page(
-        &mut self,
-        continue_token: Option<String>,
-        pages: usize,
-        objects: usize,
-        relist: bool,
-    ) -> Result<State, ReflectorError> {
+    /// One page of a LIST: its objects, then the next page or, after the last, the watch from
+    /// the LIST's RV.
+    async fn list_page(&mut self, mut listing: Listing) -> Result<State, ReflectorError> {
         let opts = ListOptions {
-            limit: (!self.full_list).then_some(self.config.chunk_size),
-            continue_token: continue_token.clone(),
+            limit: listing.paged.then_some(self.config.chunk_size),
+            continue_token: listing.continue_token.clone(),
             // "" is a consistent read: never "0", which may be served stale from the cache.
             resource_version: None,
             version_match: None,
         };
         let page = match self.lw.list_page(&opts).await {
             Ok(page) => page,
-            Err(e) if continue_token.is_some() && e.status_code() == Some(410) => {
+            Err(e) if listing.continue_token.is_some() && e.status_code() == Some(410) => {
                 // The continue token expired mid-list: start the LIST over, in one request, as a
                 // relist so that the objects of the pages already emitted are compared, not
                 // repeated.
-                self.full_list = true;
                 self.pending.push_back(ReflectorEvent::ListRestarted {
-                    reason: e.to_string(),
-                    objects,
+                    reason: RestartReason::ContinueExpired(e.to_string()),
+                    objects: listing.objects,
                 });
-                return Ok(State::List {
-                    continue_token: None,
-                    pages: 0,
-                    objects: 0,
-                    relist: true,
-                });
+                return Ok(State::List(Listing {
+                    paged: false,
+                    ..Listing::new(true)
+                }));
             }
-            Err(e) => {
-                return self.retry_or_fail(
-                    e,
-                    State::List {
-                        continue_token,
-                        pages,
-                        objects,
-                        relist,
-                    },
-                )
-            }
+            Err(e) => return self.retry_or_fail(e, State::List(listing)),
         };
         self.started = true;
         let received_at = SystemTime::now();
-        let count = page.items.len();
+        listing.pages += 1;
+        listing.objects += page.items.len();
         for object in page.items {
             self.pending.push_back(ReflectorEvent::Listed {
                 object,
                 received_at,
-                relist,
+                relist: listing.relist,
             });
         }
-        match page.continue_token {
-            Some(token) => Ok(State::List {
-                continue_token: Some(token),
-                pages: pages + 1,
-                objects: objects + count,
-                relist,
-            }),
-            None => {
-                self.full_list = false;
-                self.resource_version = page.resource_version.clone();
-                self.pending.push_back(ReflectorEvent::ListComplete {
-                    resource_version: page.resource_version,
-                    objects: objects + count,
-                    pages: pages + 1,
-                    relist,
-                });
-                Ok(State::OpenWatch)
-            }
+        if let Some(token) = page.continue_token {
+            listing.continue_token = Some(token);
+            return Ok(State::List(listing));
         }
+        self.pending.push_back(ReflectorEvent::ListComplete {
+            resource_version: page.resource_version.clone(),
+            objects: listing.objects,
+            pages: listing.pages,
+            relist: listing.relist,
+        });
+        Ok(State::OpenWatch(Opening::Resume {
+            from: page.resource_version,
+        }))
     }
 
-    async fn open_watch(&mut self) -> Result<State, ReflectorError> {
-        let watch_list = self.initial_events.is_some();
+    async fn open_watch(&mut self, opening: Opening) -> Result<State, ReflectorError> {
+        let watch_list = matches!(opening, Opening::WatchList);
         let timeout = self.config.server_timeout.unwrap_or_else(|| {
             MIN_WATCH_TIMEOUT + (MIN_WATCH_TIMEOUT as f64 * self.backoff.unit()) as u64
         });
@@ -267,133 +195,151 @@ impl<L: ListerWatcher> Reflector<L> {
         let opened = Instant::now();
         let opts = WatchOptions {
             // A watch-list with "" is a consistent read of the initial state.
-            resource_version: self.resource_version.clone(),
+            resource_version: opening.resource_version().to_string(),
             timeout_seconds: Some(timeout),
             bookmarks: self.config.bookmarks,
             send_initial_events: watch_list,
         };
         match self.lw.watch(&opts).await {
-            Ok(stream) => {
-                self.started = true;
-                self.pending.push_back(ReflectorEvent::WatchOpened {
-                    resource_version: self.resource_version.clone(),
-                });
-                let asked = Duration::from_secs(timeout);
-                self.initial_events_deadline =
-                    watch_list.then(|| Instant::now() + self.config.initial_events_timeout);
-                Ok(State::Watching {
-                    stream,
-                    opened,
-                    events: 0,
-                    asked,
-                    dead: Box::pin(tokio::time::sleep_until(opened + asked + DEAD_WATCH_GRACE)),
-                })
-            }
+            Ok(stream) => Ok(self.opened(opening, stream, opened, Duration::from_secs(timeout))),
             // client-go falls back to LIST + WATCH on any error of a watch-list; not here on
             // 401 and 403, which the WATCH after a LIST would meet as well: the user hears the
             // refusal once, not a fallback and then the same refusal.
             Err(e) if watch_list && !matches!(e.status_code(), Some(401 | 403)) => {
-                self.initial_events = None;
                 self.pending.push_back(ReflectorEvent::Fallback {
-                    reason: format!(
-                        "the server refused the watch-list ({e}); falling back to LIST + WATCH, \
-                         as client-go does"
-                    ),
+                    reason: FallbackReason::Refused(e.to_string()),
                 });
-                Ok(State::List {
-                    continue_token: None,
-                    pages: 0,
-                    objects: 0,
-                    relist: false,
-                })
+                Ok(State::List(Listing::new(false)))
             }
             Err(e) if e.status_code() == Some(410) => {
                 let message = match &e {
                     ClusterError::Api { message, .. } => message.clone(),
                     other => other.to_string(),
                 };
-                self.expired(message)
+                let replay = matches!(opening, Opening::Replay { .. });
+                self.expired(message, opening.resource_version().to_string(), replay)
             }
-            Err(e) => self.retry_or_fail(e, State::OpenWatch),
+            Err(e) => self.retry_or_fail(e, State::OpenWatch(opening)),
         }
+    }
+
+    /// A watch the server took, opened at `opened` asking for `asked`: reported, then read.
+    fn opened(
+        &mut self,
+        opening: Opening,
+        stream: WatchStream,
+        opened: Instant,
+        asked: Duration,
+    ) -> State {
+        self.started = true;
+        let (resource_version, phase) = match opening {
+            Opening::WatchList => (
+                String::new(),
+                Phase::InitialEvents {
+                    objects: 0,
+                    deadline: Instant::now() + self.config.initial_events_timeout,
+                },
+            ),
+            Opening::Replay { from } => (from, Phase::Replay),
+            Opening::Resume { from } => (from, Phase::Changes),
+        };
+        self.pending.push_back(ReflectorEvent::WatchOpened {
+            resource_version: resource_version.clone(),
+        });
+        State::Watching(Watch {
+            stream,
+            opened,
+            events: 0,
+            asked,
+            dead: Box::pin(tokio::time::sleep_until(opened + asked + DEAD_WATCH_GRACE)),
+            resource_version,
+            phase,
+        })
     }
 
     /// Waits for the watch's next event (or for it to be presumed dead, or a watch-list's
     /// initial events to time out) and takes it in: the watch goes on, or what follows it.
-    async fn read_watch(
-        &mut self,
-        mut stream: WatchStream,
-        opened: Instant,
-        events: u64,
-        asked: Duration,
-        mut dead: Pin<Box<tokio::time::Sleep>>,
-    ) -> Result<State, ReflectorError> {
-        let initial_deadline = self.initial_events.and(self.initial_events_deadline);
+    async fn read_watch(&mut self, mut watch: Watch) -> Result<State, ReflectorError> {
+        let initial_deadline = match watch.phase {
+            Phase::InitialEvents { deadline, .. } => Some(deadline),
+            Phase::Replay | Phase::Changes => None,
+        };
         let next = tokio::select! {
             biased;
-            next = stream.next() => Some(next),
-            _ = dead.as_mut() => None,
+            next = watch.stream.next() => Some(next),
+            _ = watch.dead.as_mut() => None,
             _ = crate::signal::sleep_until(initial_deadline) => {
-                return Ok(self.initial_events_timed_out());
+                return Ok(self.initial_events_timed_out(watch.phase.initial_events()));
             }
         };
         let Some(next) = next else {
-            return self.ended(presumed_dead(asked), opened, events, asked);
+            return self.ended(presumed_dead(watch.asked), watch);
         };
         let received_at = SystemTime::now();
-        if matches!(next, Ok(Some(ref e)) if !matches!(e, WatchEvent::Error(_))) {
-            self.replaying = false;
-        }
         match next {
-            Ok(Some(WatchEvent::Added(o))) => self.object_event(EventType::Added, o, received_at),
+            Ok(Some(WatchEvent::Added(o))) => {
+                self.object_event(&mut watch, EventType::Added, o, received_at);
+            }
             Ok(Some(WatchEvent::Modified(o))) => {
-                self.object_event(EventType::Modified, o, received_at)
+                self.object_event(&mut watch, EventType::Modified, o, received_at);
             }
             Ok(Some(WatchEvent::Deleted(o))) => {
-                self.object_event(EventType::Deleted, o, received_at)
+                self.object_event(&mut watch, EventType::Deleted, o, received_at);
             }
             Ok(Some(WatchEvent::Bookmark {
                 resource_version,
                 initial_events_end,
-            })) => self.bookmark(resource_version, initial_events_end, received_at),
-            Ok(Some(WatchEvent::Error(status))) => return self.error_event(status),
+            })) => self.bookmark(
+                &mut watch,
+                resource_version,
+                initial_events_end,
+                received_at,
+            ),
+            Ok(Some(WatchEvent::Error(status))) => return self.error_event(status, watch),
             // client-go's watch decoder treats a reset connection like the end of the stream
             // (`IsProbableEOF`), and its reflector re-opens an ended watch at once unless it was
             // very short: no event in under a second. The very short ones wait out the backoff.
-            Ok(None) => return self.ended(CloseReason::ServerClosed, opened, events, asked),
+            Ok(None) => return self.ended(CloseReason::ServerClosed, watch),
             Err(StreamError::Io(reason)) => {
-                return self.ended(CloseReason::ConnectionLost(reason), opened, events, asked);
+                return self.ended(CloseReason::ConnectionLost(reason), watch);
             }
             // Resuming from the last RV would ask for the same event again: relist instead, as
             // for a malformed one, and watch from the relist's RV.
             Err(e @ (StreamError::Malformed { .. } | StreamError::TooLarge { .. })) => {
-                return self.undecodable(e);
+                return self.undecodable(e, watch);
             }
         }
-        Ok(State::Watching {
-            stream,
-            opened,
-            events: events + 1,
-            asked,
-            dead,
-        })
+        // An event came: a replay has begun, and a 410 after this is history compacted since,
+        // not an RV too old to replay.
+        if let Phase::Replay = watch.phase {
+            watch.phase = Phase::Changes;
+        }
+        watch.events += 1;
+        Ok(State::Watching(watch))
     }
 
     /// An object event of the watch: while a watch-list's initial events arrive, an ADDED is
     /// one of them; any other is a change, whose RV is the one to resume from.
-    fn object_event(&mut self, event_type: EventType, object: RawObject, received_at: SystemTime) {
-        if let (Some(count), EventType::Added) = (self.initial_events.as_mut(), event_type) {
+    fn object_event(
+        &mut self,
+        watch: &mut Watch,
+        event_type: EventType,
+        object: RawObject,
+        received_at: SystemTime,
+    ) {
+        if let (Phase::InitialEvents { objects, deadline }, EventType::Added) =
+            (&mut watch.phase, event_type)
+        {
             // A watch-list's initial state: not yet synced, so the RV does not advance.
-            *count += 1;
-            self.initial_events_deadline =
-                Some(Instant::now() + self.config.initial_events_timeout);
+            *objects += 1;
+            *deadline = Instant::now() + self.config.initial_events_timeout;
             self.pending.push_back(ReflectorEvent::Listed {
                 object,
                 received_at,
                 relist: false,
             });
         } else {
-            self.resource_version = object.resource_version().to_string();
+            watch.resource_version = object.resource_version().to_string();
             self.pending.push_back(ReflectorEvent::Watched {
                 event_type,
                 object,
@@ -406,204 +352,168 @@ impl<L: ListerWatcher> Reflector<L> {
     /// initial events completes their LIST at that RV.
     fn bookmark(
         &mut self,
+        watch: &mut Watch,
         resource_version: String,
         initial_events_end: bool,
         received_at: SystemTime,
     ) {
-        self.resource_version = resource_version.clone();
+        watch.resource_version = resource_version.clone();
         self.pending.push_back(ReflectorEvent::Bookmark {
             resource_version: resource_version.clone(),
             initial_events_end,
             received_at,
         });
-        if let (true, Some(objects)) = (initial_events_end, self.initial_events) {
-            self.initial_events = None;
+        if let (true, Phase::InitialEvents { objects, .. }) = (initial_events_end, &watch.phase) {
             self.pending.push_back(ReflectorEvent::ListComplete {
                 resource_version,
-                objects,
+                objects: *objects,
                 pages: 0,
                 relist: false,
             });
+            watch.phase = Phase::Changes;
         }
     }
 
     /// An ERROR event: a 410 expires the RV, anything else re-opens the watch after the backoff.
-    fn error_event(&mut self, status: ApiStatus) -> Result<State, ReflectorError> {
+    fn error_event(&mut self, status: ApiStatus, watch: Watch) -> Result<State, ReflectorError> {
         // client-go's isExpiredError: reason Expired or Gone, or code 410.
         if status.code == 410 || matches!(status.reason.as_str(), "Expired" | "Gone") {
-            return self.expired(status.message);
+            // A watch-list told 410 in its initial events: the relist that follows compares
+            // instead of adding to them, and the watch after it is a plain one from the
+            // relist's RV.
+            let restarted = list_restarted(watch.phase.initial_events(), || {
+                RestartReason::InitialEventsExpired {
+                    message: status.message.clone(),
+                }
+            });
+            let replay = matches!(watch.phase, Phase::Replay);
+            let relist = self.expired(status.message, watch.resource_version, replay)?;
+            self.pending.extend(restarted);
+            return Ok(relist);
         }
         self.closed(
             CloseReason::ErrorEvent {
                 code: status.code,
                 message: status.message,
             },
-            State::OpenWatch,
+            watch,
         )
     }
 
     /// An event that cannot be read (malformed, or refused by size): the watch closes, and a
     /// relist follows after the backoff.
-    fn undecodable(&mut self, e: StreamError) -> Result<State, ReflectorError> {
+    fn undecodable(&mut self, e: StreamError, watch: Watch) -> Result<State, ReflectorError> {
         let reason = match &e {
             StreamError::TooLarge { .. } => CloseReason::TooLarge(e.to_string()),
             _ => CloseReason::Malformed(e.to_string()),
         };
-        self.closed(
-            reason,
-            State::List {
-                continue_token: None,
-                pages: 0,
-                objects: 0,
-                relist: true,
-            },
-        )
+        self.closed(reason, watch)
     }
 
     /// A watch-list whose initial events never ended (no `k8s.io/initial-events-end` bookmark
     /// within the timeout): what a proxy or an aggregated API server that drops bookmarks does.
     /// The watch is dropped and a LIST follows (a relist, comparing, when initial events came),
     /// then plain watches.
-    fn initial_events_timed_out(&mut self) -> State {
-        let objects = self.initial_events.take().unwrap_or_default();
-        let waited = crate::format::duration(self.config.initial_events_timeout);
-        let after = if objects == 0 {
-            "of opening the watch".to_string()
-        } else {
-            format!("of its last initial event ({objects} came)")
-        };
+    fn initial_events_timed_out(&mut self, objects: usize) -> State {
+        let waited = self.config.initial_events_timeout;
         self.pending.push_back(ReflectorEvent::Fallback {
-            reason: format!(
-                "the server accepted the watch-list but sent no k8s.io/initial-events-end \
-                 bookmark within {waited} {after}: something on the way (an auth proxy, an \
-                 aggregated API server) may drop bookmarks; falling back to LIST + WATCH (client-go \
-                 falls back only when the watch-list is refused: its informer would wait here \
-                 without end and never sync)"
-            ),
+            reason: FallbackReason::NoEndBookmark {
+                waited,
+                initial_events: objects,
+            },
         });
         // What was listed so far is compared by the relist, not added to.
-        self.pending.extend(list_restarted(
-            Some(objects),
-            &format!("no initial-events-end bookmark within {waited}"),
-        ));
-        State::List {
-            continue_token: None,
-            pages: 0,
-            objects: 0,
-            relist: objects > 0,
-        }
+        self.pending.extend(list_restarted(objects, || {
+            RestartReason::InitialEventsUnended { waited }
+        }));
+        State::List(Listing::new(objects > 0))
     }
 
     /// The watch stream ended, by the server or by a lost connection: re-open it from the last RV
     /// at once, or after the backoff if it was very short or cut a watch-list's initial events.
-    fn ended(
-        &mut self,
-        reason: CloseReason,
-        opened: Instant,
-        events: u64,
-        asked: Duration,
-    ) -> Result<State, ReflectorError> {
+    fn ended(&mut self, reason: CloseReason, watch: Watch) -> Result<State, ReflectorError> {
         // A watch that asked for 1 s may end in under 1 s by the server's clock: short is also
         // under half of what it asked for.
-        let very_short = events == 0 && opened.elapsed() < SHORT_WATCH.min(asked / 2);
-        if self.initial_events.is_some() || very_short {
-            return self.closed(reason, State::OpenWatch);
+        let very_short =
+            watch.events == 0 && watch.opened.elapsed() < SHORT_WATCH.min(watch.asked / 2);
+        if very_short || matches!(watch.phase, Phase::InitialEvents { .. }) {
+            return self.closed(reason, watch);
         }
         // The server took the replay's RV and kept the watch open: the replay has begun, and a
-        // 410 after this is history compacted since, not an RV too old to replay.
-        self.replaying = false;
+        // 410 after this is history compacted since, not an RV too old to replay; the next
+        // watch resumes.
+        let from = watch.resource_version;
         if !self.config.reconnect && matches!(reason, CloseReason::ConnectionLost(_)) {
-            return self.closed(reason, State::Done);
+            return Err(self.watch_ended(reason, from));
         }
         self.pending.push_back(ReflectorEvent::WatchClosed {
-            resource_version: self.resource_version.clone(),
+            resource_version: from.clone(),
             reason,
             retry_in: self.config.reconnect.then_some(Duration::ZERO),
         });
         Ok(if self.config.reconnect {
-            State::OpenWatch
+            State::OpenWatch(Opening::Resume { from })
         } else {
             State::Done
         })
     }
 
     /// The watch ended abnormally: report it, then retry after a backoff or end with an error.
-    fn closed(&mut self, reason: CloseReason, then: State) -> Result<State, ReflectorError> {
+    fn closed(&mut self, reason: CloseReason, watch: Watch) -> Result<State, ReflectorError> {
         if !self.config.reconnect {
-            let text = match &reason {
-                CloseReason::ServerClosed => "the server closed the watch at once".to_string(),
-                CloseReason::ConnectionLost(r) => r.clone(),
-                CloseReason::Malformed(r) | CloseReason::TooLarge(r) => r.clone(),
-                CloseReason::ErrorEvent { code, message } => {
-                    format!("the server sent an error ({code}): {message}")
-                }
-            };
-            return Err(ReflectorError::WatchEnded {
-                resource: self.lw.resource_name(),
-                resource_version: self.resource_version.clone(),
-                reason: text,
-            });
+            return Err(self.watch_ended(reason, watch.resource_version));
         }
         // A watch-list cut short is replaced by a relist, which compares instead of repeating.
-        let cut_short = self.initial_events.take();
-        let then = match cut_short {
-            Some(objects) => State::List {
-                continue_token: None,
-                pages: 0,
-                objects: 0,
-                relist: objects > 0,
-            },
-            None => then,
-        };
-        let restarted = list_restarted(cut_short, &reason);
+        let restarted = list_restarted(watch.phase.initial_events(), || {
+            RestartReason::InitialEventsClosed(reason.clone())
+        });
+        let resource_version = watch.resource_version.clone();
+        let then = watch.after_close(&reason);
         let delay = self.backoff.next_delay();
         self.pending.push_back(ReflectorEvent::WatchClosed {
-            resource_version: self.resource_version.clone(),
+            resource_version,
             reason,
             retry_in: Some(delay),
         });
         self.pending.extend(restarted);
-        Ok(State::Sleep {
-            until: Instant::now() + delay,
-            then: Box::new(then),
-        })
+        Ok(State::after(delay, then))
     }
 
-    fn expired(&mut self, message: String) -> Result<State, ReflectorError> {
-        if self.replaying && !self.config.relist_if_replay_expired {
+    fn watch_ended(&self, reason: CloseReason, resource_version: String) -> ReflectorError {
+        ReflectorError::watch_ended(self.lw.resource_name(), resource_version, reason)
+    }
+
+    /// The server no longer has `resource_version` (410 Gone): a replay that had not begun ends
+    /// (unless asked to relist), as does a reflector that does not reconnect; otherwise a
+    /// relist follows after one backoff period.
+    fn expired(
+        &mut self,
+        message: String,
+        resource_version: String,
+        replay: bool,
+    ) -> Result<State, ReflectorError> {
+        if replay && !self.config.relist_if_replay_expired {
             return Err(ReflectorError::ReplayExpired {
                 resource: self.lw.resource_name(),
-                resource_version: self.resource_version.clone(),
+                resource_version,
                 message,
             });
         }
-        if !self.config.reconnect && !self.replaying {
+        if !self.config.reconnect && !replay {
             return Err(ReflectorError::Expired {
                 resource: self.lw.resource_name(),
-                resource_version: self.resource_version.clone(),
+                resource_version,
                 message,
             });
         }
-        self.replaying = false;
-        // A watch-list told 410 in its initial events: the relist that follows compares instead
-        // of adding to them, and the watch after it is a plain one from the relist's RV.
-        let restarted = list_restarted(self.initial_events.take(), &format!("410 Gone: {message}"));
         self.pending.push_back(ReflectorEvent::Expired {
-            resource_version: self.resource_version.clone(),
+            resource_version,
             oldest_resource_version: oldest_resource_version(&message),
             message,
         });
-        self.pending.extend(restarted);
         // client-go returns from ListAndWatch on a 410 and relists after one backoff period.
-        Ok(State::Sleep {
-            until: Instant::now() + self.backoff.next_delay(),
-            then: Box::new(State::List {
-                continue_token: None,
-                pages: 0,
-                objects: 0,
-                relist: true,
-            }),
-        })
+        let delay = self.backoff.next_delay();
+        Ok(State::after(delay, State::List(Listing::new(true))))
     }
 
     /// Before the first success every error is fatal; afterwards only those that retrying
@@ -619,26 +529,25 @@ impl<L: ListerWatcher> Reflector<L> {
             Some(after) if throttled => after,
             _ => self.backoff.next_delay(),
         };
-        self.pending.push_back(match then {
-            State::List { .. } => ReflectorEvent::ListFailed {
-                error: err.to_string(),
+        self.pending.push_back(match &then {
+            State::OpenWatch(opening) => ReflectorEvent::WatchFailed {
+                resource_version: opening.resource_version().to_string(),
+                error: WatchFailure::Error(err.to_string()),
                 retry_in: delay,
             },
-            _ => ReflectorEvent::WatchFailed {
-                resource_version: self.resource_version.clone(),
+            _ => ReflectorEvent::ListFailed {
                 error: err.to_string(),
                 retry_in: delay,
             },
         });
-        Ok(State::Sleep {
-            until: Instant::now() + delay,
-            then: Box::new(then),
-        })
+        Ok(State::after(delay, then))
     }
 }
 
 /// Why a watch that asked for `asked` is closed when it outlived it by [`DEAD_WATCH_GRACE`]
-/// without the server ending it: taken for a lost connection.
+/// without the server ending it: taken for a lost connection, so worded as the transport's
+/// error of one would be (it is also the message of the error that ends a reflector without
+/// reconnect).
 fn presumed_dead(asked: Duration) -> CloseReason {
     CloseReason::ConnectionLost(format!(
         "the server did not end the watch {}s after its timeoutSeconds ({}s): presumed dead",
@@ -648,14 +557,15 @@ fn presumed_dead(asked: Duration) -> CloseReason {
 }
 
 /// The `ListRestarted` a watch-list cut short after `objects` initial events calls for: none
-/// when it showed nothing yet (the relist that follows then simply lists).
-fn list_restarted(objects: Option<usize>, why: &impl std::fmt::Display) -> Option<ReflectorEvent> {
-    objects
-        .filter(|n| *n > 0)
-        .map(|objects| ReflectorEvent::ListRestarted {
-            reason: format!("watch-list: {why}"),
-            objects,
-        })
+/// when it showed nothing yet (the LIST that follows then simply lists).
+fn list_restarted(
+    objects: usize,
+    reason: impl FnOnce() -> RestartReason,
+) -> Option<ReflectorEvent> {
+    (objects > 0).then(|| ReflectorEvent::ListRestarted {
+        reason: reason(),
+        objects,
+    })
 }
 
 #[cfg(test)]

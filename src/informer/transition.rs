@@ -60,6 +60,45 @@ impl std::fmt::Display for CloseReason {
     }
 }
 
+/// Why the reflector gave up on a watch-list and lists instead (LIST + WATCH).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FallbackReason {
+    /// The server refused the watch-list: its error, as the error reads.
+    Refused(String),
+    /// The server accepted the watch-list but sent no `k8s.io/initial-events-end` bookmark
+    /// within `waited` of opening the watch (when no initial event came) or of the last of its
+    /// `initial_events`.
+    NoEndBookmark {
+        waited: Duration,
+        initial_events: usize,
+    },
+}
+
+/// Why a LIST, or a watch-list's initial events, started over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestartReason {
+    /// The continue token of the LIST's next page expired: the error, as the error reads.
+    ContinueExpired(String),
+    /// A watch-list's initial events did not end: no `k8s.io/initial-events-end` bookmark
+    /// within `waited`.
+    InitialEventsUnended { waited: Duration },
+    /// A watch-list's watch closed during its initial events.
+    InitialEventsClosed(CloseReason),
+    /// The server answered a watch-list with 410 Gone during its initial events: its message.
+    InitialEventsExpired { message: String },
+}
+
+/// Why a watch was not opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchFailure {
+    /// The request failed: the error, as the error reads.
+    Error(String),
+    /// A replay's RV is ahead of the `current` one of `resource`, read with a LIST of one
+    /// object: kube-apiserver would keep a watch from it open and send nothing until the
+    /// resource's RV passes it, so the watch is not opened yet.
+    AheadOfServer { current: String, resource: String },
+}
+
 /// Everything a reflector does, in order.
 #[derive(Debug, Clone)]
 pub enum ReflectorEvent {
@@ -80,10 +119,13 @@ pub enum ReflectorEvent {
     },
     /// The server refused the watch-list, or accepted it and never ended its initial events;
     /// the reflector falls back to LIST + WATCH.
-    Fallback { reason: String },
+    Fallback { reason: FallbackReason },
     /// A LIST (or a watch-list's initial events) was cut short after `objects` objects were
     /// emitted and starts over, as a relist compared with everything emitted so far.
-    ListRestarted { reason: String, objects: usize },
+    ListRestarted {
+        reason: RestartReason,
+        objects: usize,
+    },
     /// A WATCH opened from `resource_version`.
     WatchOpened { resource_version: String },
     /// An object event of the watch.
@@ -103,10 +145,10 @@ pub enum ReflectorEvent {
         reason: CloseReason,
         retry_in: Option<Duration>,
     },
-    /// Opening the watch failed with an error the reflector retries after `retry_in`.
+    /// Opening the watch failed, or was put off, and the reflector tries again after `retry_in`.
     WatchFailed {
         resource_version: String,
-        error: String,
+        error: WatchFailure,
         retry_in: Duration,
     },
     /// A page of a LIST (a relist, or the first LIST throttled) failed with an error the

@@ -3,7 +3,9 @@
 use super::tail_diff::write_unified;
 use crate::format::wait;
 use crate::format::{count, local_time};
-use crate::informer::transition::{CloseReason, ReflectorEvent};
+use crate::informer::transition::{
+    CloseReason, FallbackReason, ReflectorEvent, RestartReason, WatchFailure,
+};
 use crate::recording::{
     BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
 };
@@ -170,10 +172,11 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
             pages,
             relist,
         } => describe_list_complete(resource_version, *objects, *pages, *relist),
-        ReflectorEvent::Fallback { reason } => reason.clone(),
+        ReflectorEvent::Fallback { reason } => fallback_reason(reason),
         ReflectorEvent::ListRestarted { reason, objects } => format!(
-            "the LIST was cut short after {} ({reason}); listing again to find what changed",
-            count(*objects as u64, "object")
+            "the LIST was cut short after {} ({}); listing again to find what changed",
+            count(*objects as u64, "object"),
+            restart_reason(reason)
         ),
         // A watch-list names no RV: the server starts from its current state.
         ReflectorEvent::WatchOpened { resource_version } if resource_version.is_empty() => {
@@ -197,7 +200,8 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
             error,
             retry_in,
         } => format!(
-            "{error}; retrying from RV {resource_version} in {}",
+            "{}; retrying from RV {resource_version} in {}",
+            watch_failure(resource_version, error),
             wait(*retry_in)
         ),
         ReflectorEvent::Expired {
@@ -271,6 +275,61 @@ fn describe_expired(resource_version: &str, message: &str, oldest: Option<&str>)
         ),
         None => format!(
             "RV {resource_version} expired (410 Gone: {message}); relisting to find what changed"
+        ),
+    }
+}
+
+/// Why the reflector fell back from a watch-list to LIST + WATCH, as a sentence.
+pub fn fallback_reason(reason: &FallbackReason) -> String {
+    match reason {
+        FallbackReason::Refused(error) => format!(
+            "the server refused the watch-list ({error}); falling back to LIST + WATCH, as \
+             client-go does"
+        ),
+        FallbackReason::NoEndBookmark {
+            waited,
+            initial_events,
+        } => {
+            let after = match initial_events {
+                0 => "of opening the watch".to_string(),
+                n => format!("of its last initial event ({n} came)"),
+            };
+            format!(
+                "the server accepted the watch-list but sent no k8s.io/initial-events-end \
+                 bookmark within {} {after}: something on the way (an auth proxy, an \
+                 aggregated API server) may drop bookmarks; falling back to LIST + WATCH \
+                 (client-go falls back only when the watch-list is refused: its informer would \
+                 wait here without end and never sync)",
+                crate::format::duration(*waited)
+            )
+        }
+    }
+}
+
+/// Why a LIST (or a watch-list's initial events) started over, as a clause.
+pub fn restart_reason(reason: &RestartReason) -> String {
+    match reason {
+        RestartReason::ContinueExpired(error) => error.clone(),
+        RestartReason::InitialEventsUnended { waited } => format!(
+            "watch-list: no initial-events-end bookmark within {}",
+            crate::format::duration(*waited)
+        ),
+        RestartReason::InitialEventsClosed(reason) => format!("watch-list: {reason}"),
+        RestartReason::InitialEventsExpired { message } => {
+            format!("watch-list: 410 Gone: {message}")
+        }
+    }
+}
+
+/// Why a watch from `resource_version` was not opened, as a clause.
+pub fn watch_failure(resource_version: &str, failure: &WatchFailure) -> String {
+    match failure {
+        WatchFailure::Error(error) => error.clone(),
+        WatchFailure::AheadOfServer { current, resource } => format!(
+            "resourceVersion {resource_version} is ahead of the server's current one ({current}, \
+             from a LIST of {resource}): kube-apiserver would keep a watch from it open and send \
+             nothing until the resource's resourceVersion passes {resource_version}, so the watch \
+             is not opened yet (an RV of another cluster or resource, or a typo?)"
         ),
     }
 }
@@ -541,6 +600,74 @@ mod tests {
         assert_eq!(
             text(&closed(CloseReason::ServerClosed)),
             "watch closed at RV 11: closed by the server; resuming from RV 11 in 800ms"
+        );
+    }
+
+    #[test]
+    fn a_fallback_a_restarted_list_and_a_replay_ahead_of_the_server_read_as_sentences() {
+        let text = |event: &ReflectorEvent| describe_transition(Transition::of(event).unwrap());
+        let unended = |waited: u64, initial_events| ReflectorEvent::Fallback {
+            reason: FallbackReason::NoEndBookmark {
+                waited: Duration::from_secs(waited),
+                initial_events,
+            },
+        };
+        assert_eq!(
+            text(&unended(10, 2)),
+            "the server accepted the watch-list but sent no k8s.io/initial-events-end bookmark \
+             within 10s of its last initial event (2 came): something on the way (an auth proxy, \
+             an aggregated API server) may drop bookmarks; falling back to LIST + WATCH \
+             (client-go falls back only when the watch-list is refused: its informer would wait \
+             here without end and never sync)"
+        );
+        assert!(text(&unended(3, 0)).contains(" within 3s of opening the watch: "));
+        assert_eq!(
+            text(&ReflectorEvent::Fallback {
+                reason: FallbackReason::Refused("the server says Invalid".into())
+            }),
+            "the server refused the watch-list (the server says Invalid); falling back to LIST + \
+             WATCH, as client-go does"
+        );
+        let restarted = |reason| text(&ReflectorEvent::ListRestarted { reason, objects: 2 });
+        assert_eq!(
+            restarted(RestartReason::InitialEventsUnended {
+                waited: Duration::from_secs(10)
+            }),
+            "the LIST was cut short after 2 objects (watch-list: no initial-events-end bookmark \
+             within 10s); listing again to find what changed"
+        );
+        assert_eq!(
+            restarted(RestartReason::InitialEventsClosed(
+                CloseReason::ServerClosed
+            )),
+            "the LIST was cut short after 2 objects (watch-list: closed by the server); listing \
+             again to find what changed"
+        );
+        assert_eq!(
+            restarted(RestartReason::InitialEventsExpired {
+                message: "too old".into()
+            }),
+            "the LIST was cut short after 2 objects (watch-list: 410 Gone: too old); listing \
+             again to find what changed"
+        );
+        assert_eq!(
+            restarted(RestartReason::ContinueExpired("410 Expired".into())),
+            "the LIST was cut short after 2 objects (410 Expired); listing again to find what \
+             changed"
+        );
+        assert_eq!(
+            text(&ReflectorEvent::WatchFailed {
+                resource_version: "100".into(),
+                error: WatchFailure::AheadOfServer {
+                    current: "50".into(),
+                    resource: "configmaps".into()
+                },
+                retry_in: Duration::from_millis(800),
+            }),
+            "resourceVersion 100 is ahead of the server's current one (50, from a LIST of \
+             configmaps): kube-apiserver would keep a watch from it open and send nothing until \
+             the resource's resourceVersion passes 100, so the watch is not opened yet (an RV of \
+             another cluster or resource, or a typo?); retrying from RV 100 in 800ms"
         );
     }
 

@@ -9,6 +9,7 @@ use crate::format::rfc3339_millis;
 use crate::informer::listwatch::ListWatch;
 use crate::informer::store::Store;
 use crate::informer::transition::{EventType, ReflectorEvent};
+use crate::output::text;
 use serde::ser::{Error as _, SerializeMap};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -116,11 +117,11 @@ impl Serialize for TransitionLine<'_> {
             }
             ReflectorEvent::Fallback { reason } => {
                 m.serialize_entry("notice", &NoticeKind::Fallback)?;
-                m.serialize_entry("reason", reason)?;
+                m.serialize_entry("reason", &text::fallback_reason(reason))?;
             }
             ReflectorEvent::ListRestarted { reason, objects } => {
                 m.serialize_entry("notice", &NoticeKind::ListRestarted)?;
-                m.serialize_entry("reason", reason)?;
+                m.serialize_entry("reason", &text::restart_reason(reason))?;
                 m.serialize_entry("objects", objects)?;
             }
             ReflectorEvent::WatchOpened { resource_version } => {
@@ -144,7 +145,7 @@ impl Serialize for TransitionLine<'_> {
             } => {
                 m.serialize_entry("notice", &NoticeKind::WatchFailed)?;
                 m.serialize_entry("resourceVersion", resource_version)?;
-                m.serialize_entry("error", error)?;
+                m.serialize_entry("error", &text::watch_failure(resource_version, error))?;
                 m.serialize_entry("retryInSeconds", &retry_in.as_secs_f64())?;
             }
             ReflectorEvent::ListFailed { error, retry_in } => {

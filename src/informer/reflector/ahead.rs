@@ -1,17 +1,16 @@
 //! Before a replay (`--from-rv`) opens its watch: whether the RV it resumes from is ahead of
 //! the collection's current one, which kube-apiserver would answer with a silent watch.
 
-use super::{ListOptions, ListerWatcher, Reflector, ReflectorEvent, State};
-use tokio::time::Instant;
+use super::{ListOptions, ListerWatcher, Opening, Reflector, ReflectorEvent, State, WatchFailure};
 
 impl<L: ListerWatcher> Reflector<L> {
-    /// Before a replay's watch opens: whether its RV is ahead of the collection's current one,
+    /// Before a replay's watch opens: whether `from` is ahead of the collection's current RV,
     /// read with one LIST of one object. kube-apiserver takes a watch from such an RV and
     /// keeps it open sending nothing until the collection's RV passes it, which looks like a
     /// quiet resource; so the reflector says so (a `WatchFailed` that names both RVs) and
-    /// reads it again after the backoff. `None`: not ahead, or not known (the LIST failed, an
-    /// RV that is not a number); the watch opens.
-    pub(super) async fn replay_ahead(&mut self) -> Option<State> {
+    /// reads it again after the backoff. Not ahead, or not known (the LIST failed, an RV that
+    /// is not a number): the watch opens.
+    pub(super) async fn check_replay(&mut self, from: String) -> State {
         use crate::cluster::resource_version::ResourceVersion;
         let opts = ListOptions {
             limit: Some(1),
@@ -21,32 +20,25 @@ impl<L: ListerWatcher> Reflector<L> {
             Ok(page) => page.resource_version,
             Err(_) => String::new(),
         };
-        let (Ok(from), Ok(now)) = (
-            ResourceVersion::parse(&self.resource_version),
+        let ahead = match (
+            ResourceVersion::parse(&from),
             ResourceVersion::parse(&current),
-        ) else {
-            self.replay_checked = true;
-            return None;
+        ) {
+            (Ok(from), Ok(now)) => from > now,
+            _ => false,
         };
-        if from <= now {
-            self.replay_checked = true;
-            return None;
+        if !ahead {
+            return State::OpenWatch(Opening::Replay { from });
         }
         let delay = self.backoff.next_delay();
         self.pending.push_back(ReflectorEvent::WatchFailed {
-            resource_version: self.resource_version.clone(),
-            error: format!(
-                "resourceVersion {from} is ahead of the server's current one ({now}, from a \
-                 LIST of {}): kube-apiserver would keep a watch from it open and send nothing \
-                 until the resource's resourceVersion passes {from}, so the watch is not opened \
-                 yet (an RV of another cluster or resource, or a typo?)",
-                self.lw.resource_name()
-            ),
+            resource_version: from.clone(),
+            error: WatchFailure::AheadOfServer {
+                current,
+                resource: self.lw.resource_name(),
+            },
             retry_in: delay,
         });
-        Some(State::Sleep {
-            until: Instant::now() + delay,
-            then: Box::new(State::OpenWatch),
-        })
+        State::after(delay, State::CheckReplay { from })
     }
 }

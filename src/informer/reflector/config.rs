@@ -2,6 +2,7 @@
 //! it ([`ReflectorError`]).
 
 use crate::cluster::ClusterError;
+use crate::informer::transition::CloseReason;
 use std::time::Duration;
 
 /// How the reflector obtains its starting state.
@@ -88,4 +89,30 @@ pub enum ReflectorError {
         resource_version: String,
         message: String,
     },
+}
+
+impl ReflectorError {
+    /// A watch that ended for `reason`, ending a reflector that does not reconnect. The reason
+    /// is worded here, as this error's message, apart from how a notice words a `CloseReason`:
+    /// the message names what ended the watch, not what the reflector does next.
+    pub(super) fn watch_ended(
+        resource: String,
+        resource_version: String,
+        reason: CloseReason,
+    ) -> Self {
+        let reason = match reason {
+            CloseReason::ServerClosed => "the server closed the watch at once".to_string(),
+            CloseReason::ConnectionLost(r)
+            | CloseReason::Malformed(r)
+            | CloseReason::TooLarge(r) => r,
+            CloseReason::ErrorEvent { code, message } => {
+                format!("the server sent an error ({code}): {message}")
+            }
+        };
+        ReflectorError::WatchEnded {
+            resource,
+            resource_version,
+            reason,
+        }
+    }
 }

@@ -130,7 +130,8 @@ async fn once_started_a_500_when_the_watch_opens_is_retried_from_the_same_rv_aft
     );
     assert!(matches!(
         &events[1].1,
-        ReflectorEvent::WatchFailed { error, .. } if error.contains("500 InternalError")
+        ReflectorEvent::WatchFailed { error: WatchFailure::Error(error), .. }
+            if error.contains("500 InternalError")
     ));
     assert_backoff(retry_in(&events[1].1), 1);
     assert_waited(events[1].0, events[2].0, retry_in(&events[1].1));

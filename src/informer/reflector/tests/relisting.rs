@@ -112,7 +112,7 @@ async fn a_watch_lists_initial_events_are_listed_without_advancing_the_rv_until_
     let mut run = Run::new(script, config(Start::WatchList));
 
     let initial = run.pull(3).await;
-    assert_eq!(run.reflector.resource_version(), "");
+    assert_eq!(run.reflector.resource_version(), Some(""));
     let rest = run.pull(5).await;
 
     let events = [initial, rest].concat();
@@ -154,7 +154,8 @@ async fn a_refused_watch_list_falls_back_to_list_then_watch() {
     );
     assert!(matches!(
         &events[0].1,
-        ReflectorEvent::Fallback { reason } if reason.contains("422 Invalid")
+        ReflectorEvent::Fallback { reason: FallbackReason::Refused(error) }
+            if error.contains("422 Invalid")
     ));
     assert!(events.iter().all(|(at, _)| at.is_zero()), "a wait");
     assert_eq!(
@@ -190,8 +191,12 @@ async fn a_watch_list_without_its_end_bookmark_falls_back_to_a_relist_after_the_
     assert_eq!(events[3].0 - events[2].0, INITIAL_EVENTS_TIMEOUT);
     assert!(matches!(
         &events[3].1,
-        ReflectorEvent::Fallback { reason }
-            if reason.contains("no k8s.io/initial-events-end bookmark within 10s of its last initial event (2 came)")
+        ReflectorEvent::Fallback {
+            reason: FallbackReason::NoEndBookmark {
+                waited: INITIAL_EVENTS_TIMEOUT,
+                initial_events: 2
+            }
+        }
     ));
     // The watch after the relist is a plain one.
     assert_eq!(
@@ -227,7 +232,9 @@ async fn a_watch_list_that_sends_nothing_falls_back_to_a_list_after_the_timeout(
     assert_eq!(events[1].0, Duration::from_secs(3));
     assert!(matches!(
         &events[1].1,
-        ReflectorEvent::Fallback { reason } if reason.contains("within 3s of opening the watch")
+        ReflectorEvent::Fallback {
+            reason: FallbackReason::NoEndBookmark { waited, initial_events: 0 }
+        } if *waited == Duration::from_secs(3)
     ));
 }
 

@@ -19,11 +19,11 @@ async fn a_paginated_list_then_a_watch_from_its_rv_advanced_by_events_and_bookma
     let mut run = Run::new(script, config(Start::List));
 
     let listed = run.pull(5).await;
-    assert_eq!(run.reflector.resource_version(), "10");
+    assert_eq!(run.reflector.resource_version(), Some("10"));
     let added = run.pull(1).await;
-    assert_eq!(run.reflector.resource_version(), "11");
+    assert_eq!(run.reflector.resource_version(), Some("11"));
     let rest = run.pull(4).await;
-    assert_eq!(run.reflector.resource_version(), "15");
+    assert_eq!(run.reflector.resource_version(), Some("15"));
 
     let events = [listed, added, rest].concat();
     assert_eq!(

@@ -20,12 +20,42 @@ const QUEUE_STATS: [Stat; 2] = [Stat::P50, Stat::P99];
 /// measures timer noise, not the pipeline.
 pub const BASELINE_FLOOR_SECONDS: f64 = 100e-6;
 
+/// A figure a baseline comparison looks at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Compared {
+    /// A latency of bench's own pipeline.
+    Latency(Metric),
+    /// A duration of one of the controller's workqueues, by its name (`--metrics-from`).
+    Queue {
+        metric: ControllerMetric,
+        name: String,
+    },
+}
+
+/// As the report's JSON names it: `queueDuration`, `controller.queueDuration{name=deployment}`.
+impl std::fmt::Display for Compared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Compared::Latency(metric) => f.write_str(metric.name()),
+            Compared::Queue { metric, name } => {
+                write!(f, "controller.{}{{name={name}}}", metric.name())
+            }
+        }
+    }
+}
+
+impl Serialize for Compared {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// One latency figure against the baseline's.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BaselineComparison {
-    pub metric: String,
-    pub stat: String,
+    pub metric: Compared,
+    pub stat: Stat,
     pub baseline: f64,
     pub measured: f64,
     /// Percent change; positive is slower.
@@ -36,7 +66,7 @@ pub struct BaselineComparison {
 impl BaselineComparison {
     /// `measured` against `base`: regressed when it grew by more than `tolerance_percent` and
     /// by more than `BASELINE_FLOOR_SECONDS`.
-    fn new(metric: String, stat: &str, base: f64, measured: f64, tolerance_percent: f64) -> Self {
+    fn new(metric: Compared, stat: Stat, base: f64, measured: f64, tolerance_percent: f64) -> Self {
         let change_percent = if base > 0.0 {
             (measured - base) / base * 100.0
         } else if measured > 0.0 {
@@ -46,7 +76,7 @@ impl BaselineComparison {
         };
         BaselineComparison {
             metric,
-            stat: stat.to_string(),
+            stat,
             baseline: base,
             measured,
             change_percent,
@@ -58,9 +88,12 @@ impl BaselineComparison {
     /// The figure as a gate names it: `queueDuration.p99`, or with the controller's queue
     /// selected last, `controller.queueDuration.p99{name=deployment}`.
     pub fn figure(&self) -> String {
-        match self.metric.split_once('{') {
-            Some((metric, selector)) => format!("{metric}.{}{{{selector}", self.stat),
-            None => format!("{}.{}", self.metric, self.stat),
+        let stat = self.stat.name();
+        match &self.metric {
+            Compared::Latency(metric) => format!("{}.{stat}", metric.name()),
+            Compared::Queue { metric, name } => {
+                format!("controller.{}.{stat}{{name={name}}}", metric.name())
+            }
         }
     }
 }
@@ -73,18 +106,20 @@ pub fn compare_with_baseline(
     tolerance_percent: f64,
 ) -> Vec<BaselineComparison> {
     let mut out = Vec::new();
-    for metric in Metric::of_kind(MetricKind::Latency).map(Metric::name) {
-        let (now, then) = (&report["metrics"][metric], &baseline["metrics"][metric]);
+    for metric in Metric::of_kind(MetricKind::Latency) {
+        let name = metric.name();
+        let (now, then) = (&report["metrics"][name], &baseline["metrics"][name]);
         let counted = |v: &Value| v["count"].as_u64().unwrap_or(0) > 0;
         if !counted(now) || !counted(then) {
             continue;
         }
-        for stat in BASELINE_STATS.map(Stat::name) {
-            let (Some(measured), Some(base)) = (now[stat].as_f64(), then[stat].as_f64()) else {
+        for stat in BASELINE_STATS {
+            let figure = |doc: &Value| doc[stat.name()].as_f64();
+            let (Some(measured), Some(base)) = (figure(now), figure(then)) else {
                 continue;
             };
             out.push(BaselineComparison::new(
-                metric.to_string(),
+                Compared::Latency(metric),
                 stat,
                 base,
                 measured,
@@ -120,17 +155,19 @@ fn compare_controller_queues(
             continue;
         };
         let name = q["name"].as_str().unwrap_or_default();
-        for (field, stat) in QUEUE_FIGURES
-            .map(ControllerMetric::name)
+        for (metric, stat) in QUEUE_FIGURES
             .into_iter()
-            .flat_map(|f| QUEUE_STATS.map(|s| (f, s.name())))
+            .flat_map(|m| QUEUE_STATS.map(|s| (m, s)))
         {
-            let edge = |doc: &Value| doc[field][stat]["atMost"].as_f64();
+            let edge = |doc: &Value| doc[metric.name()][stat.name()]["atMost"].as_f64();
             let (Some(measured), Some(base)) = (edge(q), edge(before)) else {
                 continue;
             };
             out.push(BaselineComparison::new(
-                format!("controller.{field}{{name={name}}}"),
+                Compared::Queue {
+                    metric,
+                    name: name.to_string(),
+                },
                 stat,
                 base,
                 measured,

@@ -66,6 +66,19 @@ impl Stat {
     }
 }
 
+impl std::fmt::Display for Stat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// As the report's JSON names it.
+impl serde::Serialize for Stat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
 /// What a metric is, which decides its statistics and the unit of its threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricKind {

@@ -9,7 +9,7 @@ mod figure;
 mod result;
 
 pub use baseline::{
-    compare_with_baseline, config_differences, BaselineComparison, BASELINE_FLOOR_SECONDS,
+    compare_with_baseline, config_differences, BaselineComparison, Compared, BASELINE_FLOOR_SECONDS,
 };
 pub use controller::{ControllerFigure, ControllerMetric, Label, Selector};
 pub use expr::{Condition, Gate, GateError, Op};

@@ -295,7 +295,7 @@ fn the_baseline_flags_a_regression_and_accepts_noise_within_tolerance() {
     let noisy = compare_with_baseline(&doc(0.043), &base, 10.0);
     assert!(noisy.iter().all(|c| !c.regressed), "{noisy:?}");
     let worse = compare_with_baseline(&doc(0.060), &base, 10.0);
-    let p99 = worse.iter().find(|c| c.stat == "p99").unwrap();
+    let p99 = worse.iter().find(|c| c.stat == Stat::P99).unwrap();
     assert!(p99.regressed);
     assert!((p99.change_percent - 50.0).abs() < 1e-9);
     assert!(worse.iter().filter(|c| c.regressed).count() == 1);
@@ -312,7 +312,7 @@ fn a_slower_controller_reaction_regresses_against_the_baseline_and_gates_read_it
     let worse = compare_with_baseline(&slow.to_value(), &fast.to_value(), 10.0);
     let p99 = worse
         .iter()
-        .find(|c| c.metric == "reactionLatency" && c.stat == "p99")
+        .find(|c| c.metric == Compared::Latency(Metric::ReactionLatency) && c.stat == Stat::P99)
         .unwrap();
     assert!(p99.regressed, "{worse:?}");
     let g = gate("reaction_latency.p99 > 1s");
@@ -335,32 +335,36 @@ fn the_controllers_queue_percentiles_are_compared_on_their_bucket_edges() {
     };
     let base = with_queue(Some(0.01), Some(1.0));
     let worse = compare_with_baseline(&with_queue(Some(0.01), Some(10.0)), &base, 10.0);
-    let queue: Vec<_> = worse
-        .iter()
-        .filter(|c| c.metric.starts_with("controller."))
-        .collect();
+    let of_queue = |c: &&BaselineComparison| matches!(c.metric, Compared::Queue { .. });
+    let queue: Vec<_> = worse.iter().filter(of_queue).collect();
     assert_eq!(
         queue.len(),
         2,
         "p50 and p99 of the queue duration: {queue:?}"
     );
-    let p99 = queue.iter().find(|c| c.stat == "p99").unwrap();
+    let p99 = queue.iter().find(|c| c.stat == Stat::P99).unwrap();
     assert!(p99.regressed && (p99.change_percent - 900.0).abs() < 1e-9);
     assert_eq!(
         p99.figure(),
         "controller.queueDuration.p99{name=deployment}"
     );
-    assert!(!queue.iter().find(|c| c.stat == "p50").unwrap().regressed);
+    assert!(
+        !queue
+            .iter()
+            .find(|c| c.stat == Stat::P50)
+            .unwrap()
+            .regressed
+    );
     // Past the last edge (null) or without observations: not compared.
     let unbounded = compare_with_baseline(&with_queue(Some(0.01), None), &base, 10.0);
-    assert_eq!(
-        unbounded
-            .iter()
-            .filter(|c| c.metric.starts_with("controller."))
-            .count(),
-        1
-    );
+    assert_eq!(unbounded.iter().filter(of_queue).count(), 1);
     assert_eq!(worse[0].figure(), "queueDuration.p50");
+    let written = serde_json::to_value(p99).unwrap();
+    assert_eq!(
+        written["metric"],
+        "controller.queueDuration{name=deployment}"
+    );
+    assert_eq!(written["stat"], "p99");
 }
 
 #[test]

@@ -74,7 +74,7 @@ pub struct Metrics {
     pub depth: GaugeFigures,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counters {
     /// Object events that reached the informer in the measured window.

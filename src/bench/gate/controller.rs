@@ -279,32 +279,13 @@ impl ControllerFigure {
                 name: name.to_string(),
             });
         };
-        let stats = metric.kind().stats();
-        let figure = || format!("controller.{}", metric.name());
-        let stat = match (stat, stats.is_empty()) {
-            (None, true) => None,
-            (Some(s), true) => {
-                return Err(GateError::ControllerSingleNumber {
-                    metric: metric.name(),
-                    stat: s.to_string(),
-                })
+        let figure = format!("controller.{}", metric.name());
+        let stat = Stat::parse(stat, metric.kind().stats(), &figure, |s| {
+            GateError::ControllerSingleNumber {
+                metric: metric.name(),
+                stat: s.to_string(),
             }
-            (None, false) => {
-                return Err(GateError::NeedsStatistic {
-                    figure: figure(),
-                    stats,
-                })
-            }
-            (Some(s), false) => {
-                Some(
-                    Stat::named(s, stats).ok_or_else(|| GateError::UnknownStatistic {
-                        stat: s.to_string(),
-                        figure: figure(),
-                        stats,
-                    })?,
-                )
-            }
-        };
+        })?;
         let selector = match selector {
             Some(text) => Some(parse_selector(text, metric)?),
             None => None,

@@ -36,6 +36,34 @@ impl Stat {
         among.iter().copied().find(|s| s.name() == name)
     }
 
+    /// The statistic written after a metric (`written`), one of `stats`, which has none for a
+    /// single number: `figure` names the metric in the errors, and `single` is the error for a
+    /// statistic written after a single number.
+    pub fn parse(
+        written: Option<&str>,
+        stats: &'static [Stat],
+        figure: &str,
+        single: impl FnOnce(&str) -> GateError,
+    ) -> Result<Option<Stat>, GateError> {
+        match (written, stats.is_empty()) {
+            (None, true) => Ok(None),
+            (Some(s), true) => Err(single(s)),
+            (None, false) => Err(GateError::NeedsStatistic {
+                figure: figure.to_string(),
+                stats,
+            }),
+            (Some(s), false) => {
+                Stat::named(s, stats)
+                    .map(Some)
+                    .ok_or_else(|| GateError::UnknownStatistic {
+                        stat: s.to_string(),
+                        figure: figure.to_string(),
+                        stats,
+                    })
+            }
+        }
+    }
+
     /// `p50, p90, p99`: the names of `stats`, as the parse errors list them.
     pub fn names(stats: &[Stat]) -> String {
         let names: Vec<_> = stats.iter().map(|s| s.name()).collect();
@@ -292,33 +320,14 @@ impl Figure {
                 name: name.to_string(),
             });
         };
-        let stats = metric.kind().stats();
-        let stat = match (stat, stats.is_empty()) {
-            (None, true) => None,
-            (Some(s), true) => {
-                return Err(GateError::SingleNumber {
-                    metric: metric.name(),
-                    stat: s.to_string(),
-                    op,
-                    threshold: threshold.to_string(),
-                })
+        let stat = Stat::parse(stat, metric.kind().stats(), metric.name(), |s| {
+            GateError::SingleNumber {
+                metric: metric.name(),
+                stat: s.to_string(),
+                op,
+                threshold: threshold.to_string(),
             }
-            (None, false) => {
-                return Err(GateError::NeedsStatistic {
-                    figure: metric.name().to_string(),
-                    stats,
-                })
-            }
-            (Some(s), false) => {
-                Some(
-                    Stat::named(s, stats).ok_or_else(|| GateError::UnknownStatistic {
-                        stat: s.to_string(),
-                        figure: metric.name().to_string(),
-                        stats,
-                    })?,
-                )
-            }
-        };
+        })?;
         Ok(Figure {
             metric,
             stat,

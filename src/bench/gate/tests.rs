@@ -68,12 +68,7 @@ fn report(p99: f64, backlog_max: u64, retries: u64) -> BenchReport {
             adds: 1000,
             deduplicated: 25,
             retries,
-            writes: None,
-            writes_without_event: None,
-            reconnects: None,
-            relists: None,
-            writes_without_reaction: None,
-            superseded: None,
+            ..Counters::default()
         },
         listeners: Vec::new(),
         timeline: Timeline::default(),

@@ -1,3 +1,6 @@
+//! The gates' unit tests: parsing and its errors, every figure read from a typed report as its
+//! JSON document has it, the controller's figures and selectors, and the baseline comparison.
+
 use super::*;
 use crate::bench::report::{
     BenchReport, Counters, GaugeFigures, LatencyFigures, Metrics, Settings, Source,

@@ -74,7 +74,7 @@ pub struct Metrics {
     pub depth: GaugeFigures,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counters {
     /// Object events that reached the informer in the measured window.
@@ -299,7 +299,7 @@ impl BenchReport {
         report
     }
 
-    /// The document gates and exports read.
+    /// The report as the JSON document it is written as, which a baseline comparison reads.
     pub fn to_value(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
     }

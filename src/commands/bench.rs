@@ -63,10 +63,8 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
     let notice = |line: String| {
         crate::output::progress::say_above(bar.as_ref(), format!("bench: {line}"));
     };
-    for gate in &config.gates {
-        if let Some(warning) = gate.deprecation() {
-            notice(format!("--fail-if '{}': {warning}", gate.text));
-        }
+    for warning in config.gates.iter().filter_map(print::deprecated_gate) {
+        notice(warning);
     }
     let outcome = match &config.source {
         SourceConfig::File { path, speed } => {
@@ -498,11 +496,12 @@ fn write_exports(
     Ok(())
 }
 
-/// Evaluates the gates and the baseline into the report.
+/// Evaluates the gates (on the report) and the baseline (the report's document against the
+/// baseline's) into the report.
 pub fn judge(report: &mut BenchReport, config: &BenchConfig) {
-    let doc = report.to_value();
-    report.gates = config.gates.iter().map(|g| g.evaluate(&doc)).collect();
+    report.gates = config.gates.iter().map(|g| g.evaluate(report)).collect();
     if let Some((path, baseline)) = &config.baseline {
+        let doc = report.to_value();
         report.baseline = Some(BaselineReport {
             file: path.display().to_string(),
             tolerance_percent: config.tolerance,

@@ -1,6 +1,7 @@
 //! `bench` for people: the figures as a table on stdout, and the progress line (the rows and
 //! lines here are shared with the Markdown export).
 
+use crate::bench::gate::{Gate, GateResult, Metric, MetricKind, Spelling};
 use crate::bench::report::{BaselineReport, BenchReport, GaugeFigures, LatencyFigures, Source};
 use crate::bench::run::Tick;
 use crate::format::{format_number, format_seconds};
@@ -13,24 +14,12 @@ pub(crate) const HEADER: [&str; 8] = [
     "METRIC", "p50", "p90", "p99", "p999", "max", "mean", "count",
 ];
 
-/// The latency rows: name (as the report's JSON and gates name it) and figures, watch latency
-/// only when measured.
+/// The latency rows: name (as the report's JSON and gates name it) and figures, watch and
+/// reaction latency only when measured.
 pub(crate) fn latency_rows(report: &BenchReport) -> Vec<(&'static str, LatencyFigures)> {
-    let m = &report.metrics;
-    let mut rows = Vec::new();
-    if let Some(w) = m.watch_latency {
-        rows.push(("watchLatency", w));
-    }
-    if let Some(r) = m.reaction_latency {
-        rows.push(("reactionLatency", r));
-    }
-    rows.extend([
-        ("deliveryLag", m.delivery_lag),
-        ("handlerTime", m.handler_time),
-        ("queueDuration", m.queue_duration),
-        ("workDuration", m.work_duration),
-    ]);
-    rows
+    Metric::of_kind(MetricKind::Latency)
+        .filter_map(|m| Some((m.name(), *m.latency(report)?)))
+        .collect()
 }
 
 /// `--react`'s counts: reactions measured, writes without one, writes superseded.
@@ -171,12 +160,54 @@ pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result
         super::controller::write_controller(out, c)?;
     }
     for g in &report.gates {
-        writeln!(out, "{}", g.line())?;
+        writeln!(out, "{}", gate_line(g))?;
     }
     if let Some(b) = &report.baseline {
         write_baseline(out, b)?;
     }
     Ok(())
+}
+
+/// A judged gate as one line that reads the right way round: the verdict, then
+/// [`gate_reading`].
+pub(crate) fn gate_line(result: &GateResult) -> String {
+    let verdict = if result.failed { "FAIL" } else { "PASS" };
+    format!("{verdict} {}", gate_reading(result))
+}
+
+/// The figure, then what would fail it (`queueDuration.p99 = 88µs (fails if > 50ms)`), as
+/// k6 and hyperfine show a threshold beside the value rather than the condition alone,
+/// which reads as if the condition held.
+pub(crate) fn gate_reading(result: &GateResult) -> String {
+    let figure = result.gate.figure_name();
+    let condition = result.gate.condition();
+    let (op, threshold) = (condition.op.as_str(), &condition.written);
+    match result.reading {
+        Some(_) => format!(
+            "{figure} = {} (fails if {op} {threshold})",
+            result.display()
+        ),
+        None => format!(
+            "{figure}: {} (fails if {op} {threshold}, or when not measured)",
+            result.display()
+        ),
+    }
+}
+
+/// The warning for a gate that names its metric as report schema version 1 did (the command
+/// adds its own name before it).
+pub fn deprecated_gate(gate: &Gate) -> Option<String> {
+    let Gate::Pipeline { figure, expr, .. } = gate else {
+        return None;
+    };
+    (figure.spelling == Spelling::SchemaV1).then(|| {
+        format!(
+            "--fail-if '{expr}': {} is a deprecated name (report schema version 1); write {} \
+             as the report's JSON names it",
+            figure.metric.v1_name(),
+            figure.metric.name()
+        )
+    })
 }
 
 /// The latency rows as a table, the figures aligned right.
@@ -285,4 +316,79 @@ pub fn progress_line(t: &Tick, total: Option<Duration>) -> String {
         t.backlog,
         t.depth
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::gate::{Reading, Unit};
+
+    fn judged(expr: &str, reading: Option<(f64, Unit)>, failed: bool) -> GateResult {
+        GateResult {
+            gate: Gate::parse(expr).unwrap(),
+            reading: reading.map(|(value, unit)| Reading {
+                value,
+                unit,
+                of: None,
+            }),
+            failed,
+        }
+    }
+
+    #[test]
+    fn a_result_reads_as_the_figure_then_what_would_fail_it() {
+        let cases = [
+            (
+                judged(
+                    "queueDuration.p99 > 50ms",
+                    Some((0.000088, Unit::Seconds)),
+                    false,
+                ),
+                "PASS queueDuration.p99 = 88µs (fails if > 50ms)",
+            ),
+            (
+                judged(
+                    "queueDuration.p99 > 50ms",
+                    Some((0.0732, Unit::Seconds)),
+                    true,
+                ),
+                "FAIL queueDuration.p99 = 73.2ms (fails if > 50ms)",
+            ),
+            (
+                judged("retries<=0", Some((0.0, Unit::Number)), true),
+                "FAIL retries = 0 (fails if <= 0)",
+            ),
+            (
+                judged("watch_latency.p99 >  1s ", None, true),
+                "FAIL watch_latency.p99: not measured in this run (fails if > 1s, or when not \
+                 measured)",
+            ),
+            (
+                judged(
+                    "controller.queueDuration.p99{name=deployment} > 1s",
+                    Some((f64::INFINITY, Unit::Bucket { above: 10.0 })),
+                    true,
+                ),
+                "FAIL controller.queueDuration.p99{name=deployment} = >10s (fails if > 1s)",
+            ),
+        ];
+        for (result, line) in cases {
+            assert_eq!(gate_line(&result), line);
+        }
+    }
+
+    #[test]
+    fn a_gate_in_the_snake_case_of_schema_version_1_is_warned_about() {
+        let warning = |expr: &str| deprecated_gate(&Gate::parse(expr).unwrap());
+        assert_eq!(
+            warning("queue_duration.p99 > 50ms").as_deref(),
+            Some(
+                "--fail-if 'queue_duration.p99 > 50ms': queue_duration is a deprecated name \
+                 (report schema version 1); write queueDuration as the report's JSON names it"
+            )
+        );
+        assert_eq!(warning("queueDuration.p99 > 50ms"), None);
+        assert_eq!(warning("retries > 0"), None);
+        assert_eq!(warning("controller.retries > 0"), None);
+    }
 }

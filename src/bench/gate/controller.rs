@@ -5,8 +5,13 @@
 //! figure of any of them. A percentile is compared on its bucket's upper edge (the most it can
 //! be; past the last edge, infinity), since the histograms bound it, never place it.
 
-use crate::format::{format_number, format_seconds};
-use serde_json::Value;
+use super::expr::GateError;
+use super::figure::Stat;
+use super::result::{ItemName, Reading, Unit};
+use crate::scrape::interval::Percentiles;
+use crate::scrape::window::{
+    ControllerFigures, InformerFigures, LagFigures, QueueFigures, ReconcilerFigures, Sampled,
+};
 
 /// What a metric reads in the report's `controller` section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +26,17 @@ enum Kind {
     Lag { seconds: bool },
 }
 
+impl Kind {
+    fn stats(self) -> &'static [Stat] {
+        match self {
+            Kind::Histogram => &[Stat::P50, Stat::P90, Stat::P99, Stat::Mean, Stat::Count],
+            Kind::Sampled => &[Stat::Max, Stat::Mean, Stat::Last],
+            Kind::Lag { .. } => &[Stat::Max, Stat::Last],
+            Kind::Count => &[],
+        }
+    }
+}
+
 /// Where a metric's items are: the queues, the informers, the reconcilers, or the section itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Items {
@@ -31,393 +47,391 @@ enum Items {
 }
 
 impl Items {
-    fn key(self) -> Option<&'static str> {
-        match self {
-            Items::Queues => Some("queues"),
-            Items::Informers => Some("informers"),
-            Items::Reconcilers => Some("reconcilers"),
-            Items::Section => None,
-        }
-    }
-
     /// What a selector may name, as the items' JSON does.
-    fn labels(self) -> &'static [&'static str] {
+    fn labels(self) -> &'static [Label] {
         match self {
-            Items::Queues => &["name"],
-            Items::Informers => &["name", "group", "version", "resource"],
-            Items::Reconcilers => &["controller"],
+            Items::Queues => &[Label::Name],
+            Items::Informers => &[Label::Name, Label::Group, Label::Version, Label::Resource],
+            Items::Reconcilers => &[Label::Controller],
             Items::Section => &[],
         }
     }
+}
 
-    /// The item as people name it: `deployment`, `replicasets apps/v1`.
-    fn named(self, item: &Value) -> String {
-        let s = |k: &str| item[k].as_str().unwrap_or_default().to_string();
+/// A label a selector names an item by, as the items' JSON does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Label {
+    Name,
+    Group,
+    Version,
+    Resource,
+    Controller,
+}
+
+impl Label {
+    pub fn name(self) -> &'static str {
         match self {
-            Items::Queues => format!("queue {}", s("name")),
-            Items::Informers => {
-                let group = if s("group").is_empty() {
-                    "core".to_string()
-                } else {
-                    s("group")
-                };
-                format!("informer {} {group}/{}", s("resource"), s("version"))
-            }
-            Items::Reconcilers => format!("reconciler {}", s("controller")),
-            Items::Section => String::new(),
+            Label::Name => "name",
+            Label::Group => "group",
+            Label::Version => "version",
+            Label::Resource => "resource",
+            Label::Controller => "controller",
+        }
+    }
+
+    /// `name, group, version, resource`: the names of `labels`, as the parse errors list them.
+    pub fn names(labels: &[Label]) -> String {
+        let names: Vec<_> = labels.iter().map(|l| l.name()).collect();
+        names.join(", ")
+    }
+}
+
+/// Every gateable figure of the controller section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControllerMetric {
+    QueueDuration,
+    WorkDuration,
+    Depth,
+    Adds,
+    Retries,
+    QueuedItems,
+    ProcessingLatency,
+    Lag,
+    LagResourceVersions,
+    Throttling,
+    ReconcileErrors,
+    Gaps,
+}
+
+impl ControllerMetric {
+    /// In the order the parse errors list them.
+    pub const ALL: [ControllerMetric; 12] = [
+        ControllerMetric::QueueDuration,
+        ControllerMetric::WorkDuration,
+        ControllerMetric::Depth,
+        ControllerMetric::Adds,
+        ControllerMetric::Retries,
+        ControllerMetric::QueuedItems,
+        ControllerMetric::ProcessingLatency,
+        ControllerMetric::Lag,
+        ControllerMetric::LagResourceVersions,
+        ControllerMetric::Throttling,
+        ControllerMetric::ReconcileErrors,
+        ControllerMetric::Gaps,
+    ];
+
+    /// Its name in a gate, its items, and what it reads.
+    fn spec(self) -> (&'static str, Items, Kind) {
+        use ControllerMetric as M;
+        match self {
+            M::QueueDuration => ("queueDuration", Items::Queues, Kind::Histogram),
+            M::WorkDuration => ("workDuration", Items::Queues, Kind::Histogram),
+            M::Depth => ("depth", Items::Queues, Kind::Sampled),
+            M::Adds => ("adds", Items::Queues, Kind::Count),
+            M::Retries => ("retries", Items::Queues, Kind::Count),
+            M::QueuedItems => ("queuedItems", Items::Informers, Kind::Sampled),
+            M::ProcessingLatency => ("processingLatency", Items::Informers, Kind::Histogram),
+            M::Lag => ("lag", Items::Informers, Kind::Lag { seconds: true }),
+            M::LagResourceVersions => (
+                "lagResourceVersions",
+                Items::Informers,
+                Kind::Lag { seconds: false },
+            ),
+            M::Throttling => ("throttling", Items::Section, Kind::Histogram),
+            M::ReconcileErrors => ("reconcileErrors", Items::Reconcilers, Kind::Count),
+            M::Gaps => ("gaps", Items::Section, Kind::Count),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.spec().0
+    }
+
+    fn items(self) -> Items {
+        self.spec().1
+    }
+
+    fn kind(self) -> Kind {
+        self.spec().2
+    }
+
+    /// What this metric reads of `item`; `None` for an item of another kind, or an informer
+    /// whose lag was not measured.
+    fn of<'a>(self, item: Item<'a>) -> Option<Field<'a>> {
+        use ControllerMetric as M;
+        Some(match (self, item) {
+            (M::QueueDuration, Item::Queue(q)) => Field::Histogram(&q.queue_duration),
+            (M::WorkDuration, Item::Queue(q)) => Field::Histogram(&q.work_duration),
+            (M::Depth, Item::Queue(q)) => Field::Sampled(&q.depth),
+            (M::Adds, Item::Queue(q)) => Field::Count(q.adds),
+            (M::Retries, Item::Queue(q)) => Field::Count(q.retries),
+            (M::QueuedItems, Item::Informer(i)) => Field::Sampled(&i.queued_items),
+            (M::ProcessingLatency, Item::Informer(i)) => Field::Histogram(&i.processing_latency),
+            (M::Lag | M::LagResourceVersions, Item::Informer(i)) => Field::Lag(i.lag.as_ref()?),
+            (M::ReconcileErrors, Item::Reconciler(r)) => Field::Count(r.errors),
+            _ => return None,
+        })
+    }
+
+    /// What this metric reads of the section itself.
+    fn of_section(self, section: &ControllerFigures) -> Option<Field<'_>> {
+        match self {
+            ControllerMetric::Throttling => section.throttling.as_ref().map(Field::Histogram),
+            ControllerMetric::Gaps => Some(Field::Count(section.gaps as f64)),
+            _ => None,
         }
     }
 }
 
-/// Every gateable figure of the section: its name in a gate, its items, the item's field.
-const METRICS: [(&str, Items, &str, Kind); 12] = [
-    (
-        "queueDuration",
-        Items::Queues,
-        "queueDuration",
-        Kind::Histogram,
-    ),
-    (
-        "workDuration",
-        Items::Queues,
-        "workDuration",
-        Kind::Histogram,
-    ),
-    ("depth", Items::Queues, "depth", Kind::Sampled),
-    ("adds", Items::Queues, "adds", Kind::Count),
-    ("retries", Items::Queues, "retries", Kind::Count),
-    (
-        "queuedItems",
-        Items::Informers,
-        "queuedItems",
-        Kind::Sampled,
-    ),
-    (
-        "processingLatency",
-        Items::Informers,
-        "processingLatency",
-        Kind::Histogram,
-    ),
-    ("lag", Items::Informers, "lag", Kind::Lag { seconds: true }),
-    (
-        "lagResourceVersions",
-        Items::Informers,
-        "lag",
-        Kind::Lag { seconds: false },
-    ),
-    ("throttling", Items::Section, "throttling", Kind::Histogram),
-    ("reconcileErrors", Items::Reconcilers, "errors", Kind::Count),
-    ("gaps", Items::Section, "gaps", Kind::Count),
-];
+/// The names of the controller's metrics, as the parse errors list them.
+pub fn names() -> String {
+    let names: Vec<_> = ControllerMetric::ALL.iter().map(|m| m.name()).collect();
+    names.join(", ")
+}
+
+/// One queue, informer or reconciler of the section.
+#[derive(Clone, Copy)]
+enum Item<'a> {
+    Queue(&'a QueueFigures),
+    Informer(&'a InformerFigures),
+    Reconciler(&'a ReconcilerFigures),
+}
+
+impl<'a> Item<'a> {
+    fn all(section: &'a ControllerFigures) -> impl Iterator<Item = Item<'a>> {
+        let queues = section.queues.iter().map(Item::Queue);
+        let informers = section.informers.iter().map(Item::Informer);
+        let reconcilers = section.reconcilers.iter().map(Item::Reconciler);
+        queues.chain(informers).chain(reconcilers)
+    }
+
+    fn label(self, label: Label) -> Option<&'a str> {
+        match (self, label) {
+            (Item::Queue(q), Label::Name) => Some(&q.name),
+            (Item::Informer(i), Label::Name) => Some(&i.name),
+            (Item::Informer(i), Label::Group) => Some(&i.group),
+            (Item::Informer(i), Label::Version) => Some(&i.version),
+            (Item::Informer(i), Label::Resource) => Some(&i.resource),
+            (Item::Reconciler(r), Label::Controller) => Some(&r.controller),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> ItemName {
+        match self {
+            Item::Queue(q) => ItemName::Queue(q.name.clone()),
+            Item::Informer(i) => ItemName::Informer {
+                resource: i.resource.clone(),
+                group: i.group.clone(),
+                version: i.version.clone(),
+            },
+            Item::Reconciler(r) => ItemName::Reconciler(r.controller.clone()),
+        }
+    }
+}
+
+/// One item's figure a metric reads.
+#[derive(Clone, Copy)]
+enum Field<'a> {
+    Histogram(&'a Percentiles),
+    Sampled(&'a Sampled),
+    Count(f64),
+    Lag(&'a LagFigures),
+}
+
+/// `{name=deployment}` or `{resource=pods,group=}`: the labels an item must all have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selector {
+    pub pairs: Vec<(Label, String)>,
+    /// As written, as the gate is printed.
+    pub written: String,
+}
 
 /// A parsed gate on the controller section.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ControllerGate {
-    metric: &'static str,
-    items: Items,
-    field: &'static str,
-    kind: Kind,
-    stat: Option<&'static str>,
-    /// `label=value` pairs an item must all have.
-    selector: Vec<(String, String)>,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerFigure {
+    pub metric: ControllerMetric,
+    /// `None` exactly for counts.
+    pub stat: Option<Stat>,
+    /// `None`: the largest figure of any item.
+    pub selector: Option<Selector>,
 }
 
-/// A figure read, and which item it came from.
-pub struct Reading {
-    pub value: f64,
-    pub display: String,
-}
-
-impl ControllerGate {
-    /// Reads `controller.<metric>[.<stat>][{label=value,...}]` (the part before the comparison,
-    /// without `controller.`). Whether the threshold is a duration: `Ok((gate, is_latency))`.
-    pub fn parse(left: &str) -> Result<(ControllerGate, bool), String> {
+impl ControllerFigure {
+    /// Reads `<metric>[.<stat>][{label=value,...}]` (the part of a gate before the comparison,
+    /// after `controller.`).
+    pub fn parse(left: &str) -> Result<ControllerFigure, GateError> {
         let (path, selector) = match left.find('{') {
             Some(i) => (&left[..i], Some(&left[i..])),
             None => (left, None),
         };
         if let Some(text) = selector.filter(|t| !t.ends_with('}')) {
-            return Err(format!(
-                "selector {text}: write it last, as {{label=value}}, e.g. \
-                 controller.depth.max{{name=deployment}}"
-            ));
+            return Err(GateError::SelectorNotLast {
+                selector: text.to_string(),
+            });
         }
-        let (metric, stat) = match path.split_once('.') {
+        let (name, stat) = match path.split_once('.') {
             Some((m, s)) => (m, Some(s)),
             None => (path, None),
         };
-        let Some(&(name, items, field, kind)) = METRICS.iter().find(|m| m.0 == metric) else {
-            let names: Vec<_> = METRICS.iter().map(|m| m.0).collect();
-            return Err(format!(
-                "unknown controller metric \"{metric}\": use one of {}",
-                names.join(", ")
-            ));
-        };
-        let stats: &[&'static str] = match kind {
-            Kind::Histogram => &["p50", "p90", "p99", "mean", "count"],
-            Kind::Sampled => &["max", "mean", "last"],
-            Kind::Lag { .. } => &["max", "last"],
-            Kind::Count => &[],
-        };
-        let stat = match (stat, stats.is_empty()) {
-            (None, true) => None,
-            (Some(s), true) => {
-                return Err(format!(
-                    "controller.{name} is a single number: write it without .{s}"
-                ))
-            }
-            (None, false) => {
-                return Err(format!(
-                    "controller.{name} needs a statistic: controller.{name}.<stat> with stat one \
-                     of {}",
-                    stats.join(", ")
-                ))
-            }
-            (Some(s), false) => Some(*stats.iter().find(|k| **k == s).ok_or_else(|| {
-                format!(
-                    "unknown statistic \"{s}\" for controller.{name}: use one of {}",
-                    stats.join(", ")
-                )
-            })?),
-        };
-        let selector = match selector {
-            Some(text) => parse_selector(text, name, items)?,
-            None => Vec::new(),
-        };
-        let is_latency = match kind {
-            Kind::Histogram => stat != Some("count"),
-            Kind::Lag { seconds } => seconds,
-            Kind::Sampled | Kind::Count => false,
-        };
-        Ok((
-            ControllerGate {
-                metric: name,
-                items,
-                field,
-                kind,
-                stat,
-                selector,
-            },
-            is_latency,
-        ))
-    }
-
-    /// The figure in a report document: of the item the selector names, or the largest of any;
-    /// `None` when the report has no controller section or no such item has the figure.
-    pub fn read(&self, report: &Value) -> Option<Reading> {
-        let section = report.get("controller").filter(|c| c.is_object())?;
-        let Some(key) = self.items.key() else {
-            let value = self.figure(&section[self.field])?;
-            return Some(Reading {
-                value,
-                display: self.shown(value, &section[self.field]),
+        let Some(metric) = ControllerMetric::ALL.into_iter().find(|m| m.name() == name) else {
+            return Err(GateError::UnknownControllerMetric {
+                name: name.to_string(),
             });
         };
-        section[key]
-            .as_array()?
-            .iter()
-            .filter(|item| {
-                self.selector
-                    .iter()
-                    .all(|(k, v)| item[k].as_str() == Some(v.as_str()))
-            })
+        let figure = format!("controller.{}", metric.name());
+        let stat = Stat::parse(stat, metric.kind().stats(), &figure, |s| {
+            GateError::ControllerSingleNumber {
+                metric: metric.name(),
+                stat: s.to_string(),
+            }
+        })?;
+        let selector = match selector {
+            Some(text) => Some(parse_selector(text, metric)?),
+            None => None,
+        };
+        Ok(ControllerFigure {
+            metric,
+            stat,
+            selector,
+        })
+    }
+
+    /// Whether its threshold is a duration: a histogram's percentiles and mean, and the lag in
+    /// seconds.
+    pub fn is_duration(&self) -> bool {
+        match self.metric.kind() {
+            Kind::Histogram => self.stat != Some(Stat::Count),
+            Kind::Lag { seconds } => seconds,
+            Kind::Sampled | Kind::Count => false,
+        }
+    }
+
+    /// The figure in the report's controller section: of the item the selector names, or the
+    /// largest of any (and which it is); `None` when no such item has the figure.
+    pub fn read(&self, section: &ControllerFigures) -> Option<Reading> {
+        if self.metric.items() == Items::Section {
+            let (value, unit) = self.value(self.metric.of_section(section)?)?;
+            return Some(Reading {
+                value,
+                unit,
+                of: None,
+            });
+        }
+        Item::all(section)
+            .filter(|item| self.selects(*item))
             .filter_map(|item| {
-                let value = self.figure(&item[self.field])?;
-                let shown = self.shown(value, &item[self.field]);
-                Some((value, shown, item))
+                let (value, unit) = self.value(self.metric.of(item)?)?;
+                Some((value, unit, item))
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(value, shown, item)| Reading {
+            .map(|(value, unit, item)| Reading {
                 value,
-                display: if self.selector.is_empty() {
-                    format!("{shown} ({})", self.items.named(item))
-                } else {
-                    shown
-                },
+                unit,
+                of: self.selector.is_none().then(|| item.name()),
             })
     }
 
-    /// The statistic's value in one item's figure.
-    fn figure(&self, figure: &Value) -> Option<f64> {
-        let Some(stat) = self.stat else {
-            return figure.as_f64();
+    fn selects(&self, item: Item<'_>) -> bool {
+        self.selector.as_ref().is_none_or(|s| {
+            s.pairs
+                .iter()
+                .all(|(label, value)| item.label(*label) == Some(value.as_str()))
+        })
+    }
+
+    /// The statistic's value in one item's figure, and its unit. A percentile past the last
+    /// bucket edge is infinite; any other figure that is not finite is none (the report's JSON
+    /// writes it as null).
+    fn value(&self, field: Field<'_>) -> Option<(f64, Unit)> {
+        let finite = |v: f64| v.is_finite().then_some(v);
+        let (value, unit) = match (field, self.stat) {
+            (Field::Histogram(p), Some(stat @ (Stat::P50 | Stat::P90 | Stat::P99))) => {
+                let bound = match stat {
+                    Stat::P50 => p.p50,
+                    Stat::P90 => p.p90,
+                    _ => p.p99,
+                }?;
+                let at_most = bound.at_most.and_then(finite);
+                let unit = Unit::Bucket { above: bound.above };
+                return Some((at_most.unwrap_or(f64::INFINITY), unit));
+            }
+            (Field::Histogram(p), Some(Stat::Mean)) => (p.mean?, Unit::Seconds),
+            (Field::Histogram(p), Some(Stat::Count)) => (p.count, Unit::Number),
+            (Field::Sampled(s), Some(Stat::Max)) => (s.max, Unit::Number),
+            (Field::Sampled(s), Some(Stat::Mean)) => (s.mean, Unit::Number),
+            (Field::Sampled(s), Some(Stat::Last)) => (s.last, Unit::Number),
+            (Field::Count(n), None) => (n, Unit::Number),
+            (Field::Lag(lag), Some(stat)) => lag_value(lag, stat, self.metric.kind())?,
+            _ => return None,
         };
-        match (self.kind, stat) {
-            (Kind::Histogram, "p50" | "p90" | "p99") => {
-                let bound = figure.get(stat).filter(|b| b.is_object())?;
-                Some(bound["atMost"].as_f64().unwrap_or(f64::INFINITY))
-            }
-            (Kind::Lag { seconds }, _) => {
-                let (max, last) = if seconds {
-                    ("maxSeconds", "/last/seconds")
-                } else {
-                    ("maxResourceVersions", "/last/resourceVersions")
-                };
-                match stat {
-                    "max" => figure[max].as_f64(),
-                    _ => figure.pointer(last)?.as_f64(),
-                }
-            }
-            _ => figure[stat].as_f64(),
-        }
+        Some((finite(value)?, unit))
     }
+}
 
-    /// The value as people read it: a bucket bound as `≤1s` (or `>10s` past the last
-    /// edge), a duration, or a number.
-    fn shown(&self, value: f64, figure: &Value) -> String {
-        match (self.kind, self.stat) {
-            (Kind::Histogram, Some(stat @ ("p50" | "p90" | "p99"))) => {
-                if value.is_finite() {
-                    format!("≤{}", format_seconds(value))
-                } else {
-                    let above = figure[stat]["above"].as_f64().unwrap_or(0.0);
-                    format!(">{}", format_seconds(above))
-                }
-            }
-            (Kind::Histogram, Some("mean")) | (Kind::Lag { seconds: true }, _) => {
-                format_seconds(value)
-            }
-            _ => format_number(value),
+/// An informer's lag, `max` or `last`, in seconds or in resourceVersions.
+fn lag_value(lag: &LagFigures, stat: Stat, kind: Kind) -> Option<(f64, Unit)> {
+    Some(match (kind, stat) {
+        (Kind::Lag { seconds: true }, Stat::Max) => (lag.max_seconds, Unit::Seconds),
+        (Kind::Lag { seconds: true }, Stat::Last) => (lag.last.seconds, Unit::Seconds),
+        (Kind::Lag { seconds: false }, Stat::Max) => {
+            (lag.max_resource_versions as f64, Unit::Number)
         }
-    }
+        (Kind::Lag { seconds: false }, Stat::Last) => {
+            (lag.last.resource_versions as f64, Unit::Number)
+        }
+        _ => return None,
+    })
+}
 
-    /// The metric as a baseline comparison names it.
-    pub fn metric(&self) -> &'static str {
-        self.metric
+/// As the gate wrote it, after `controller.`: `queueDuration.p99{name=deployment}`.
+impl std::fmt::Display for ControllerFigure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.metric.name())?;
+        if let Some(stat) = self.stat {
+            write!(f, ".{}", stat.name())?;
+        }
+        match &self.selector {
+            Some(s) => f.write_str(&s.written),
+            None => Ok(()),
+        }
     }
 }
 
 /// `{name=deployment}` or `{resource=pods,group=}`: each label one the items have.
-fn parse_selector(text: &str, metric: &str, items: Items) -> Result<Vec<(String, String)>, String> {
-    let inner = text
-        .strip_prefix('{')
-        .and_then(|t| t.strip_suffix('}'))
-        .ok_or_else(|| {
-            format!("selector {text}: write it last, as {{label=value}}, e.g. {{name=deployment}}")
-        })?;
-    let labels = items.labels();
+fn parse_selector(text: &str, metric: ControllerMetric) -> Result<Selector, GateError> {
+    // The caller found `{` first and `}` last.
+    let inner = &text[1..text.len() - 1];
+    let labels = metric.items().labels();
     if labels.is_empty() {
-        return Err(format!(
-            "controller.{metric} is one figure for the whole controller: write it without {text}"
-        ));
+        return Err(GateError::NoSelector {
+            metric: metric.name(),
+            selector: text.to_string(),
+        });
     }
-    inner
-        .split(',')
-        .map(|pair| {
-            let (k, v) = pair
-                .split_once('=')
-                .ok_or_else(|| format!("selector {text}: \"{pair}\" is not label=value"))?;
-            let (k, v) = (k.trim(), v.trim().trim_matches('"'));
-            if !labels.contains(&k) {
-                return Err(format!(
-                    "selector {text}: controller.{metric} is selected by {}",
-                    labels.join(", ")
-                ));
-            }
-            Ok((k.to_string(), v.to_string()))
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn report() -> Value {
-        json!({"controller": {
-            "gaps": 2,
-            "throttling": {"count": 10, "mean": 0.2, "p50": {"above": 0.005, "atMost": 0.01},
-                           "p90": {"above": 0.1, "atMost": 0.5}, "p99": {"above": 0.5, "atMost": 1.0}},
-            "queues": [
-                {"name": "deployment", "adds": 50, "retries": 1,
-                 "depth": {"max": 7, "mean": 1.5, "last": 0},
-                 "queueDuration": {"count": 50, "mean": 0.3, "p50": {"above": 0.01, "atMost": 0.1},
-                                   "p90": {"above": 0.1, "atMost": 1.0}, "p99": {"above": 10.0, "atMost": null}}},
-                {"name": "replicaset", "adds": 80, "retries": 0,
-                 "depth": {"max": 10, "mean": 2.0, "last": 1},
-                 "queueDuration": {"count": 0, "mean": null, "p50": null, "p90": null, "p99": null}}
-            ],
-            "informers": [
-                {"name": "kube-controller-manager", "group": "apps", "version": "v1", "resource": "replicasets",
-                 "lag": {"maxResourceVersions": 23, "maxSeconds": 0.073, "last": {"resourceVersions": 0, "seconds": 0.0}}},
-                {"name": "kube-controller-manager", "group": "", "version": "v1", "resource": "pods", "lag": null}
-            ]
-        }})
-    }
-
-    fn read(expr: &str) -> Option<(f64, String)> {
-        let (gate, _) = ControllerGate::parse(expr).unwrap();
-        gate.read(&report()).map(|r| (r.value, r.display))
-    }
-
-    #[test]
-    fn a_percentile_reads_as_its_buckets_upper_edge_and_past_the_last_edge_as_infinity() {
-        assert_eq!(
-            read("queueDuration.p90{name=deployment}"),
-            Some((1.0, "≤1s".into()))
-        );
-        assert_eq!(
-            read("queueDuration.p99{name=deployment}"),
-            Some((f64::INFINITY, ">10s".into()))
-        );
-        assert_eq!(read("queueDuration.mean{name=deployment}").unwrap().0, 0.3);
-        // A queue with no observation in the window has no percentile to read.
-        assert_eq!(read("queueDuration.p99{name=replicaset}"), None);
-        assert_eq!(read("throttling.p99"), Some((1.0, "≤1s".into())));
-    }
-
-    #[test]
-    fn a_selector_picks_one_item_and_none_reads_the_largest_naming_it() {
-        assert_eq!(read("depth.max{name=deployment}").unwrap().0, 7.0);
-        assert_eq!(
-            read("depth.max"),
-            Some((10.0, "10 (queue replicaset)".into()))
-        );
-        assert_eq!(read("adds{name=nosuch}"), None);
-        assert_eq!(read("lag.max{resource=replicasets}").unwrap().0, 0.073);
-        assert_eq!(
-            read("lagResourceVersions.max{resource=replicasets,group=apps}")
-                .unwrap()
-                .0,
-            23.0
-        );
-        assert_eq!(
-            read("lag.last{resource=pods}"),
-            None,
-            "pods was not followed"
-        );
-        assert_eq!(read("gaps").unwrap().0, 2.0);
-        let (gate, _) = ControllerGate::parse("gaps").unwrap();
-        assert!(gate.read(&json!({"metrics": {}})).is_none(), "no section");
-    }
-
-    #[test]
-    fn durations_and_counts_are_told_apart_and_bad_names_say_what_to_write() {
-        let latency = |e: &str| ControllerGate::parse(e).unwrap().1;
-        assert!(latency("queueDuration.p99{name=a}"));
-        assert!(latency("lag.max"));
-        assert!(!latency("queueDuration.count"));
-        assert!(!latency("lagResourceVersions.max"));
-        assert!(!latency("depth.max"));
-        for (expr, why) in [
-            (
-                "queueLatency.p99",
-                "unknown controller metric \"queueLatency\"",
-            ),
-            ("queueDuration.p42", "unknown statistic \"p42\""),
-            ("queueDuration", "needs a statistic"),
-            ("adds.max", "single number"),
-            ("depth.max{queue=a}", "selected by name"),
-            ("depth.max{name}", "is not label=value"),
-            ("depth{name=a}.max", "write it last"),
-            (
-                "throttling.p99{name=a}",
-                "one figure for the whole controller",
-            ),
-        ] {
-            let err = ControllerGate::parse(expr).unwrap_err();
-            assert!(err.contains(why), "{expr}: {err}");
-        }
-    }
+    let pairs =
+        inner
+            .split(',')
+            .map(|pair| {
+                let (k, v) = pair
+                    .split_once('=')
+                    .ok_or_else(|| GateError::NotLabelValue {
+                        selector: text.to_string(),
+                        pair: pair.to_string(),
+                    })?;
+                let (k, v) = (k.trim(), v.trim().trim_matches('"'));
+                let label = labels.iter().find(|l| l.name() == k).ok_or_else(|| {
+                    GateError::UnknownLabel {
+                        selector: text.to_string(),
+                        metric: metric.name(),
+                        labels,
+                    }
+                })?;
+                Ok((*label, v.to_string()))
+            })
+            .collect::<Result<_, GateError>>()?;
+    Ok(Selector {
+        pairs,
+        written: text.to_string(),
+    })
 }

@@ -79,14 +79,13 @@ impl BenchConfig {
             )));
         }
         let metrics_from = metrics_from(args)?;
-        if let Some(g) = gates.iter().find(|g| g.controller.is_some()) {
-            if metrics_from.is_none() {
-                return Err(usage(format!(
-                    "--fail-if '{}' reads the controller's metrics: add --metrics-from TARGET \
-                     (its pod, service or URL)",
-                    g.text
-                )));
-            }
+        let controller_gate = gates.iter().find(|g| matches!(g, Gate::Controller { .. }));
+        if let (Some(g), None) = (controller_gate, &metrics_from) {
+            return Err(usage(format!(
+                "--fail-if '{}' reads the controller's metrics: add --metrics-from TARGET (its \
+                 pod, service or URL)",
+                g.expr()
+            )));
         }
         let exports = exports(args)?;
         let resource = resource_of(args, &source);

@@ -10,7 +10,8 @@ use super::chart::{
 use crate::bench::report::BenchReport;
 use crate::format::format_seconds;
 use crate::output::bench::{
-    cells, counts_after_events, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
+    cells, counts_after_events, gate_reading, gauge_rows, latency_rows, reaction_line, source_line,
+    HEADER,
 };
 use crate::output::controller::{
     controller_lines, informer_rows, queue_rows, window_line, INFORMER_HEADER, QUEUE_HEADER,
@@ -179,7 +180,7 @@ fn gates_section(page: &mut String, report: &BenchReport) {
         let _ = writeln!(
             page,
             "<li class=\"{class}\">{verdict} {}</li>",
-            escape(&g.reading())
+            escape(&gate_reading(g))
         );
     }
     page.push_str("</ul>\n");

@@ -7,7 +7,8 @@ use super::chart::{busiest_depths, gauge_series, latency_bars, millis, MAX_POINT
 use crate::bench::report::BenchReport;
 use crate::format::{format_number, format_seconds};
 use crate::output::bench::{
-    cells, counts_after_events, gauge_rows, latency_rows, reaction_line, source_line, HEADER,
+    cells, counts_after_events, gate_reading, gauge_rows, latency_rows, reaction_line, source_line,
+    HEADER,
 };
 use crate::output::controller::{
     controller_lines, informer_rows, queue_rows, window_line, INFORMER_HEADER, QUEUE_HEADER,
@@ -68,7 +69,7 @@ pub fn write(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> 
                 out,
                 "- {} {}",
                 if g.failed { "❌ FAIL" } else { "✅ PASS" },
-                g.reading()
+                gate_reading(g)
             )?;
         }
     }

@@ -177,8 +177,7 @@ async fn child_informer(child: &[String]) {
         let mut opts = ListOptions {
             limit: Some(chunk),
             continue_token: None,
-            resource_version: None,
-            version_match: None,
+            at: Default::default(),
         };
         let mut max_fifo = 0;
         loop {

@@ -7,7 +7,7 @@ use super::error::DiffError;
 use super::report::{report, DiffReport, Method};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::ClusterError;
-use crate::informer::listwatch::{ListOptions, ListWatch};
+use crate::informer::listwatch::{ListAt, ListOptions, ListWatch};
 use crate::informer::object::RawObject;
 use crate::informer::shared::{NotReached, RunningInformer};
 use crate::informer::store::{Objects, Store};
@@ -41,8 +41,7 @@ async fn list_and_compare(
     let mut opts = ListOptions {
         limit: Some(chunk_size),
         continue_token: None,
-        resource_version: at.map(str::to_string),
-        version_match: at.map(|_| "Exact"),
+        at: at.map_or(ListAt::Newest, |rv| ListAt::Exact(rv.to_string())),
     };
     progress.begin();
     loop {

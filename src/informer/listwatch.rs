@@ -104,10 +104,29 @@ const ACCEPT_METADATA: &str =
 pub struct ListOptions {
     pub limit: Option<u32>,
     pub continue_token: Option<String>,
-    /// `None` is a consistent read ("" on the wire).
-    pub resource_version: Option<String>,
-    /// `Exact` or `NotOlderThan`, with `resource_version`.
-    pub version_match: Option<&'static str>,
+    /// Which state of the collection the LIST reads (a continue token carries its own).
+    pub at: ListAt,
+}
+
+/// Which state of the collection a LIST reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ListAt {
+    /// The newest, a consistent read ("" on the wire): never "0", which the server may answer
+    /// from its watch cache, older than what a client already saw.
+    #[default]
+    Newest,
+    /// Exactly this resourceVersion (`resourceVersionMatch=Exact`); 410 once it is compacted.
+    Exact(String),
+}
+
+impl ListAt {
+    /// The resourceVersion asked for, if any.
+    pub fn resource_version(&self) -> Option<&str> {
+        match self {
+            ListAt::Newest => None,
+            ListAt::Exact(rv) => Some(rv),
+        }
+    }
 }
 
 /// One page of a LIST.
@@ -166,11 +185,9 @@ impl ListWatch {
         if let Some(token) = &opts.continue_token {
             // The continue token carries the RV; sending both is rejected.
             q.append_pair("continue", token);
-        } else if let Some(rv) = &opts.resource_version {
+        } else if let ListAt::Exact(rv) = &opts.at {
             q.append_pair("resourceVersion", rv);
-            if let Some(m) = opts.version_match {
-                q.append_pair("resourceVersionMatch", m);
-            }
+            q.append_pair("resourceVersionMatch", "Exact");
         }
         join(self.path(), q.finish())
     }

@@ -14,8 +14,8 @@ pub use config::{ReflectorConfig, ReflectorError, Start, INITIAL_EVENTS_TIMEOUT}
 
 use super::backoff::Backoff;
 use super::listwatch::{
-    ApiStatus, ListOptions, ListWatch, ListerWatcher, StreamError, WatchEvent, WatchOptions,
-    WatchStream,
+    ApiStatus, ListAt, ListOptions, ListWatch, ListerWatcher, StreamError, WatchEvent,
+    WatchOptions, WatchStream,
 };
 use super::object::RawObject;
 use super::transition::{
@@ -139,9 +139,7 @@ impl<L: ListerWatcher> Reflector<L> {
         let opts = ListOptions {
             limit: listing.paged.then_some(self.config.chunk_size),
             continue_token: listing.continue_token.clone(),
-            // "" is a consistent read: never "0", which may be served stale from the cache.
-            resource_version: None,
-            version_match: None,
+            at: ListAt::Newest,
         };
         let page = match self.lw.list_page(&opts).await {
             Ok(page) => page,

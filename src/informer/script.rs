@@ -105,7 +105,7 @@ impl ListerWatcher for Script {
         let request = Request::List {
             limit: opts.limit,
             continue_token: opts.continue_token.clone(),
-            resource_version: opts.resource_version.clone(),
+            resource_version: opts.at.resource_version().map(str::to_string),
         };
         match self.answer(request) {
             Some(Reply::List(reply)) => reply,

@@ -137,8 +137,7 @@ pub(super) async fn list_exact_rv(subject: &mut Subject, ev: &mut Evidence) -> O
     let before = ev.list_all(&subject.lw, ListOptions::default()).await?;
     let x = before.resource_version.clone();
     let exact = ListOptions {
-        resource_version: Some(x.clone()),
-        version_match: Some("Exact"),
+        at: ListAt::Exact(x.clone()),
         ..ListOptions::default()
     };
     let changed = match subject.writer.as_mut() {

@@ -11,7 +11,9 @@ use super::probe::{
 };
 use super::{Check, CheckResult, Skip, Status, Subject};
 use crate::cluster::resource_version::ResourceVersion;
-use crate::informer::listwatch::{ListOptions, WatchEvent, WatchOptions, ACCEPT_METADATA_LIST};
+use crate::informer::listwatch::{
+    ListAt, ListOptions, WatchEvent, WatchOptions, ACCEPT_METADATA_LIST,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 use tokio::time::Instant;

@@ -453,11 +453,9 @@ impl Session<'_> {
             (Some(fields), Some(old)) => {
                 let redacted = self.feeds[feed].redact;
                 let diff = ObjectDiff::between(&self.shown(feed, old)?, &object, fields, redacted)
-                    .map_err(|e| {
-                        Error::Watch(format!(
-                            "cannot compare {} with its previous version: {e}",
-                            object.key()
-                        ))
+                    .map_err(|source| Error::TailDiff {
+                        key: object.key(),
+                        source,
                     })?;
                 Some(diff)
             }

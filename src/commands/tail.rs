@@ -4,7 +4,6 @@
 //! object and what it owns. This module sets the watches up; `session` runs them.
 
 mod config;
-mod owned;
 mod session;
 mod stats;
 
@@ -27,7 +26,9 @@ use crate::output::stderr_is_terminal;
 use crate::output::text::qualified_kind;
 use crate::output::text::TextPrinter;
 use crate::recording::{start_notice, EventPrinter, JsonPrinter, Tee};
-use crate::tail::follow::Follow;
+use crate::tail::owned_resources::{self, Owner};
+use crate::tail::owners::OwnerGraph;
+use crate::verbosity::Verbosity;
 use std::path::Path;
 use std::time::Instant;
 
@@ -76,7 +77,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
 async fn resolve_watches(
     global: &GlobalConfig,
     config: &TailConfig,
-) -> Result<(Vec<ListWatch>, Option<Follow>)> {
+) -> Result<(Vec<ListWatch>, Option<OwnerGraph>)> {
     Ok(match &config.tailed {
         Tailed::Resources { resources, .. } => {
             let targets = resolve_targets(global, resources, VERBS).await?;
@@ -92,7 +93,7 @@ async fn resolve_watches(
             owned,
         } => {
             let watches = follow_watches(global, config, resource, owned).await?;
-            (watches, Some(Follow::new(0, name)))
+            (watches, Some(OwnerGraph::new(0, name)))
         }
     })
 }
@@ -187,12 +188,19 @@ async fn follow_watches(
 ) -> Result<Vec<ListWatch>> {
     let (cluster, resources) = connect_and_discover(global).await?;
     let owner = resolve_in(global, &cluster, &resources, &[owner.to_string()], VERBS)?.remove(0);
+    let of = Owner {
+        resource: &owner.resource,
+        namespace: owner.namespace.as_deref(),
+    };
     let owned: Vec<ApiResource> = match owned {
         OwnedKinds::Named(names) => resolve_in(global, &cluster, &resources, names, VERBS)?
             .into_iter()
             .map(|t| t.resource)
             .collect(),
-        OwnedKinds::Discovered => owned::discover(global, &cluster, &owner, &resources).await?,
+        OwnedKinds::Discovered => {
+            let verbosity = Verbosity(global.verbose);
+            owned_resources::discover(&cluster, of, &resources, verbosity).await?
+        }
     };
     let owns_its_kind = owned.contains(&owner.resource);
     let by_name = (!owns_its_kind)
@@ -202,7 +210,7 @@ async fn follow_watches(
     for resource in owned.into_iter().filter(|r| *r != owner.resource) {
         let target = Target {
             cluster: cluster.clone(),
-            namespace: owned::scope(&owner, &resource),
+            namespace: of.scope(&resource),
             resource,
         };
         watches.push(list_watch(target, config, None));

@@ -1,6 +1,6 @@
 //! `tail`'s machinery beside the command: the owner graph that `--follow-owned` follows
-//! (`follow`), and which resources an owner's objects own objects in (`ownership`). Pure: the
-//! command does the watching, listing and printing.
+//! (`owners`), and which resources an owner's objects own objects in (`owned_resources`). The
+//! command does the watching and printing.
 
-pub mod follow;
-pub mod ownership;
+pub mod owned_resources;
+pub mod owners;

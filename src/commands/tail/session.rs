@@ -18,7 +18,7 @@ use crate::informer::transition::{EventType, ReflectorEvent};
 use crate::recording::{
     BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
 };
-use crate::tail::follow::Follow;
+use crate::tail::owners::OwnerGraph;
 use std::time::SystemTime;
 
 /// Why printing stopped.
@@ -69,7 +69,7 @@ pub(super) struct Session<'a> {
     pub(super) printer: &'a mut dyn EventPrinter,
     pub(super) feeds: Vec<Feed>,
     /// With `--follow-owned`: which objects are in the followed set.
-    pub(super) follow: Option<Follow>,
+    pub(super) follow: Option<OwnerGraph>,
     /// Object events printed, of every resource (what `--max-events` counts).
     pub(super) objects: u64,
     /// Set once an event at or past `--until-rv` was printed.

@@ -32,6 +32,7 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
             "diff",
             "scrape",
             "proxy",
+            "tail",
             "recording",
             "informer",
             "cluster",

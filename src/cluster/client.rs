@@ -506,6 +506,19 @@ impl Cluster {
     }
 }
 
+/// Whether `namespace` exists, as far as the server says: `Some(false)` on a 404; `None` when
+/// it cannot tell (the user may not get namespaces, or the request failed), which callers treat
+/// as "maybe".
+pub async fn namespace_exists(cluster: &Cluster, namespace: &str) -> Option<bool> {
+    let op = Operation::new("get", "namespaces", None);
+    let path = format!("/api/v1/namespaces/{namespace}");
+    match cluster.get(&path, "application/json", &op).await {
+        Ok(_) => Some(true),
+        Err(e) if e.status_code() == Some(404) => Some(false),
+        Err(_) => None,
+    }
+}
+
 /// A GET of `path_and_query` that accepts `accept`.
 fn get_request(
     path_and_query: &str,

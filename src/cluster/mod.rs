@@ -16,7 +16,7 @@ pub mod resource_version;
 pub mod selector;
 mod transport;
 
-pub use client::{innermost, Cluster, Operation, Sink, REQUEST_LEVEL};
+pub use client::{innermost, namespace_exists, Cluster, Operation, Sink, REQUEST_LEVEL};
 pub use error::ClusterError;
 pub use kubeconfig::{KubeconfigSelection, Overrides};
 pub use resolve::{resolve, ApiResource};

@@ -364,6 +364,7 @@ fn target(
     })
 }
 
+pub(crate) use crate::cluster::namespace_exists;
 pub(crate) use crate::signal::sleep_until;
 
 /// Creates the file `flag` names (`--record`, `--save-cache`), which must not exist yet: no
@@ -454,19 +455,6 @@ pub fn validate_dns_label(name: &str) -> std::result::Result<(), String> {
         return Err("must start and end with a letter or digit".into());
     }
     Ok(())
-}
-
-/// Whether `namespace` exists, as far as the server says: `Some(false)` on a 404; `None` when
-/// it cannot tell (the user may not get namespaces, or the request failed), which callers treat
-/// as "maybe".
-pub(crate) async fn namespace_exists(cluster: &Cluster, namespace: &str) -> Option<bool> {
-    let op = cluster::Operation::new("get", "namespaces", None);
-    let path = format!("/api/v1/namespaces/{namespace}");
-    match cluster.get(&path, "application/json", &op).await {
-        Ok(_) => Some(true),
-        Err(e) if e.status_code() == Some(404) => Some(false),
-        Err(_) => None,
-    }
 }
 
 /// A namespace named with `-n` for a command to write in (`what`: `bench makes its load`):

@@ -26,6 +26,14 @@ pub enum Error {
     /// The watch failed in a way the reflector does not retry (e.g. an expired `--from-rv`).
     #[error("{0}")]
     Watch(String),
+    /// `tail --diff` could not compare a MODIFIED object (`key`) with its previous version: one
+    /// of them has no JSON (received in protobuf) or its JSON does not parse.
+    #[error("cannot compare {key} with its previous version: {source}")]
+    TailDiff {
+        key: String,
+        #[source]
+        source: serde_json::Error,
+    },
     /// A check found nothing to check (a namespace that does not exist, a selector that
     /// matches nothing): not a pass, unless the user said an empty scope is expected.
     #[error("{0}")]

@@ -6,11 +6,15 @@
 //! ```text
 //! main ─▶ cli, commands/{tail,diff,bench,conform,top,proxy,schema,complete,completion}  flags ─▶ config ─▶ exec
 //!             │
-//!             ├─▶ output/   renders for people: tail's text, diff's table, bench's table,
+//!             ├─▶ output/   renders for people: tail's text, --diff and summary, diff's table, bench's table,
 //!             │             exports (json, markdown, html, prometheus) and writing them to a
 //!             │             path (file), progress bars, the proxy's notices
 //!             ├─▶ recording/ the JSON Lines format, both ways: records, writer, reader, snapshot
-//!             ├─▶ tail/     the owner graph --follow-owned follows, and what owns what
+//!             ├─▶ tail/     a run's session over the merged watches, each resource's feed (its
+//!             │             cache, the object events it makes, how each is shown), the sink
+//!             │             what is shown goes to (commands/ writes it as records), the
+//!             │             summary's counts; the owner graph --follow-owned follows, and
+//!             │             which resources an owner's objects own objects in
 //!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,
 //!             │      │      scratch namespace, report, gates
@@ -40,7 +44,8 @@
 //! ```
 //!
 //! `output/` and `recording/` are only imported by `commands/` (and by each other: the text printer
-//! renders the recording's records); `informer/` imports neither. `tail/`, `bench/`, `diff/`,
+//! renders the recording's records); `informer/` imports neither. `output/` renders the reports
+//! of the domain layers below, tail's summary counts among them. `tail/`, `bench/`, `diff/`,
 //! `conform/`, `scrape/` and `proxy/` compute without rendering, know neither the recording format nor each
 //! other (but for bench, which uses scrape), and have their own errors (`BenchError`, `DiffError`, `ScrapeError`, conform's
 //! verdicts), which `commands/` map into `error`: the top-level error and exit codes, which wraps

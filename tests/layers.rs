@@ -34,6 +34,7 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
             "diff",
             "scrape",
             "proxy",
+            "tail",
             "recording",
             "informer",
             "cluster",

@@ -1,63 +1,76 @@
 //! `tail`: the reflector's output printed: every object event with its resourceVersion,
 //! bookmarks, watch closes and reconnects, 410s and what a relist revealed; of several resources
 //! (`deploy,rs,pods`), one reflector each, merged in arrival order; with `--follow-owned`, an
-//! object and what it owns. This module sets the watches up; `session` runs them.
+//! object and what it owns. This module sets the watches up and hands them to a
+//! `tail::Session`, which writes what it shows to `records`; the summary and errors are said
+//! here.
 
 mod config;
-mod owned;
-mod session;
-mod stats;
+mod records;
 
 pub use config::{Begin, OwnedKinds, Stdout, TailConfig, Tailed};
-use session::{Feed, Lookup, Session, Stop};
-use stats::{summary, Stats};
+use records::Records;
 
 use super::{
     connect_and_discover, create_new_file, resolve_in, resolve_targets, GlobalConfig, Resolved,
 };
 use crate::cluster::ApiResource;
 use crate::error::{Error, Result, EXIT_OK};
-use crate::informer::core::Cache;
 use crate::informer::listwatch::ListWatch;
 use crate::informer::merge::Merged;
 use crate::informer::object::Encoding;
 use crate::informer::reflector::{Reflector, ReflectorConfig, Start, INITIAL_EVENTS_TIMEOUT};
 use crate::output::kubectl::KubectlPrinter;
 use crate::output::stderr_is_terminal;
+use crate::output::tail_summary::summary;
 use crate::output::text::qualified_kind;
 use crate::output::text::TextPrinter;
 use crate::recording::{start_notice, EventPrinter, JsonPrinter, Tee};
-use crate::tail::follow::Follow;
+use crate::tail::owned_resources::{self, Owner};
+use crate::tail::owners::OwnerGraph;
+use crate::tail::{Deadlines, Detail, Feed, Lookup, Session, SessionConfig, Sink, Stop, TailError};
+use crate::verbosity::Verbosity;
 use std::path::Path;
 use std::time::Instant;
 
 /// Runs `tail` and returns the exit code.
 pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
-    let (watches, follow) = resolve_watches(global, &config).await?;
+    let (watches, graph) = resolve_watches(global, &config).await?;
     let mut feeds = Vec::with_capacity(watches.len());
+    let mut starts = Vec::with_capacity(watches.len());
     let mut reflectors = Vec::with_capacity(watches.len());
     for (i, lw) in watches.into_iter().enumerate() {
         feeds.push(feed(&lw, i == 0, &config));
+        starts.push(start_notice(&lw));
         reflectors.push(Reflector::new(lw, reflector_config(&config)));
     }
-    let several = feeds.len() > 1 || follow.is_some();
+    let several = feeds.len() > 1 || graph.is_some();
     let mut printer = output_printer(&config, several);
     if let Some(path) = &config.record {
         printer = with_record(printer, path)?;
     }
-    let started = Instant::now();
-    let mut session = Session {
-        config: &config,
-        printer: printer.as_mut(),
-        feeds,
-        follow,
-        objects: 0,
-        until_reached: false,
+    let mut records = Records {
+        printer,
+        watches: starts,
     };
-    let outcome = session.run(Merged::start(reflectors), global.limits).await;
-    let summary = summary(&session.feeds, started.elapsed());
-    let missed_end = matches!(outcome, Ok(Stop::TimedOut)).then(|| session.missed_end());
-    let _ = printer.flush();
+    let started = Instant::now();
+    let mut session = Session::new(session_config(&config), feeds, graph);
+    let deadlines = Deadlines {
+        ends: global.limits.ends(),
+        gives_up: global.limits.gives_up(),
+    };
+    let reader_gone = crate::output::stdout_closed();
+    let merged = Merged::start(reflectors);
+    let outcome = session
+        .run(merged, deadlines, reader_gone, &mut records)
+        .await;
+    let each: Vec<_> = session
+        .feeds()
+        .iter()
+        .map(|f| (f.resource(), f.stats()))
+        .collect();
+    let summary = summary(&each, started.elapsed());
+    let _ = records.flush();
     if config.stats || stderr_is_terminal() {
         for line in summary {
             crate::output::say(&line);
@@ -65,9 +78,36 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     }
     match outcome {
         Ok(Stop::Done) => Ok(EXIT_OK),
-        Ok(Stop::TimedOut) => Err(Error::TimedOut(missed_end.unwrap_or_default())),
+        Ok(Stop::TimedOut) => Err(Error::TimedOut(session.missed_end())),
         Ok(Stop::Interrupted) => Ok(crate::stop::exit_code()),
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What the session shows, and when it stops, as the flags say.
+fn session_config(config: &TailConfig) -> SessionConfig {
+    SessionConfig {
+        show_initial: config.begin.shows_initial(),
+        bookmarks: config.bookmarks,
+        detail: Detail {
+            changes: config.stdout != Stdout::Json,
+            diff: config.diff,
+        },
+        max_events: config.max_events,
+        until_rv: config.until_rv.clone(),
+        timeout: config.timeout,
+    }
+}
+
+impl From<TailError> for Error {
+    fn from(e: TailError) -> Self {
+        match e {
+            TailError::Watch(e) => (*e).into(),
+            TailError::Diff { key, source } => Error::TailDiff { key, source },
+            TailError::Redact { .. } => Error::Usage(e.to_string()),
+            TailError::Output(e) => Error::Output(e),
+            other => Error::Watch(other.to_string()),
+        }
     }
 }
 
@@ -76,7 +116,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
 async fn resolve_watches(
     global: &GlobalConfig,
     config: &TailConfig,
-) -> Result<(Vec<ListWatch>, Option<Follow>)> {
+) -> Result<(Vec<ListWatch>, Option<OwnerGraph>)> {
     Ok(match &config.tailed {
         Tailed::Resources { resources, .. } => {
             let targets = resolve_targets(global, resources, VERBS).await?;
@@ -92,7 +132,7 @@ async fn resolve_watches(
             owned,
         } => {
             let watches = follow_watches(global, config, resource, owned).await?;
-            (watches, Some(Follow::new(0, name)))
+            (watches, Some(OwnerGraph::new(0, name)))
         }
     })
 }
@@ -108,19 +148,16 @@ fn feed(lw: &ListWatch, first: bool, config: &TailConfig) -> Feed {
             .is_some_and(|f| f.starts_with("metadata.name="));
     let lookup = (lw.namespace.is_some() || by_name).then(|| Lookup {
         cluster: lw.cluster.clone(),
+        namespace: lw.namespace.clone(),
         name: config.tailed.name().filter(|_| by_name).map(str::to_string),
     });
-    Feed {
-        kind: qualified_kind(&lw.resource.kind, &lw.resource.api_version()),
-        watch: start_notice(lw),
-        started: false,
-        redact: lw.resource.is_secret() && !config.show_secret_data,
-        stats: Stats::default(),
-        cache: Cache::new(),
-        listed: matches!(config.begin, Begin::Replay { .. }),
-        newest_rv: None,
+    Feed::new(
+        qualified_kind(&lw.resource.kind, &lw.resource.api_version()),
+        lw.resource.qualified_name(),
+        lw.resource.is_secret() && !config.show_secret_data,
+        matches!(config.begin, Begin::Replay { .. }),
         lookup,
-    }
+    )
 }
 
 /// The printer `-o` asks for, on stdout (text and kubectl's forms put notices on stderr); with
@@ -187,12 +224,19 @@ async fn follow_watches(
 ) -> Result<Vec<ListWatch>> {
     let (cluster, resources) = connect_and_discover(global).await?;
     let owner = resolve_in(global, &cluster, &resources, &[owner.to_string()], VERBS)?.remove(0);
+    let of = Owner {
+        resource: &owner.resource,
+        namespace: owner.namespace.as_deref(),
+    };
     let owned: Vec<ApiResource> = match owned {
         OwnedKinds::Named(names) => resolve_in(global, &cluster, &resources, names, VERBS)?
             .into_iter()
             .map(|t| t.resource)
             .collect(),
-        OwnedKinds::Discovered => owned::discover(global, &cluster, &owner, &resources).await?,
+        OwnedKinds::Discovered => {
+            let verbosity = Verbosity(global.verbose);
+            owned_resources::discover(&cluster, of, &resources, verbosity).await?
+        }
     };
     let owns_its_kind = owned.contains(&owner.resource);
     let by_name = (!owns_its_kind)
@@ -202,7 +246,7 @@ async fn follow_watches(
     for resource in owned.into_iter().filter(|r| *r != owner.resource) {
         let target = Resolved {
             cluster: cluster.clone(),
-            namespace: owned::scope(&owner, &resource),
+            namespace: of.scope(&resource),
             resource,
         };
         watches.push(list_watch(target, config, None));

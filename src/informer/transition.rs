@@ -23,6 +23,18 @@ impl EventType {
     }
 }
 
+/// Where an object event came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The initial LIST.
+    Initial,
+    /// The watch.
+    Watch,
+    /// A relist after the watch was lost: what changed while the watch was not open.
+    Relist,
+}
+
 /// Why a watch ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CloseReason {

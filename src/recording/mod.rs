@@ -8,6 +8,8 @@
 pub mod reader;
 pub mod writer;
 
+/// Where an object event came from: the reflector's, as tail shows it.
+pub use crate::informer::transition::Origin;
 pub use reader::{read, RecordLine, Recording, Scope};
 pub use writer::{snapshot, start_notice, JsonPrinter};
 
@@ -66,18 +68,6 @@ pub enum NoticeKind {
 pub const SCHEMA_VERSION: u32 = 2;
 /// The oldest recording schema the reader still takes: users keep recordings.
 pub const OLDEST_READ_VERSION: u32 = 1;
-
-/// Where an object event came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Origin {
-    /// The initial LIST.
-    Initial,
-    /// The watch.
-    Watch,
-    /// A relist after the watch was lost: what changed while tail was not watching.
-    Relist,
-}
 
 /// One object event to print.
 #[derive(Debug)]

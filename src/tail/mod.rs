@@ -1,6 +1,19 @@
-//! `tail`'s machinery beside the command: the owner graph that `--follow-owned` follows
-//! (`follow`), and which resources an owner's objects own objects in (`ownership`). Pure: the
-//! command does the watching, listing and printing.
+//! What `tail` computes, beside the command that wires it: a run's `session` reads the merged
+//! watches until a stop condition; each resource's `feed` applies its reflector's events to its
+//! cache and says which object events they make, and how each is shown; what is shown goes to
+//! a `sink` the command gives (nothing here renders or knows the recording format); `stats`
+//! counts for the exit summary; `owners` is the owner graph `--follow-owned` follows, and
+//! `owned_resources` finds which resources an owner's objects own objects in.
 
-pub mod follow;
-pub mod ownership;
+pub mod error;
+pub mod feed;
+pub mod owned_resources;
+pub mod owners;
+pub mod session;
+pub mod sink;
+pub mod stats;
+
+pub use error::TailError;
+pub use feed::{Detail, Feed, Lookup};
+pub use session::{Deadlines, Session, SessionConfig, Stop};
+pub use sink::{Shown, Sink};

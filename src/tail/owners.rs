@@ -36,7 +36,7 @@ struct Node {
 pub struct Verdict {
     /// Whether the event itself is printed.
     pub print: bool,
-    /// The owners it is followed through (`Follow::chain`), as of before a DELETED.
+    /// The owners it is followed through (`OwnerGraph::chain`), as of before a DELETED.
     pub chain: Vec<String>,
     /// Objects that joined the set because of it, owners before what they own: each is printed
     /// with its current state, as (feed, cache key).
@@ -45,7 +45,7 @@ pub struct Verdict {
 
 /// The ownership graph of one `--follow-owned` run.
 #[derive(Debug)]
-pub struct Follow {
+pub struct OwnerGraph {
     /// The feed of the named object's resource, and its name: the root of the set.
     root_feed: usize,
     root_name: String,
@@ -56,9 +56,9 @@ pub struct Follow {
     shown: HashSet<String>,
 }
 
-impl Follow {
+impl OwnerGraph {
     pub fn new(root_feed: usize, root_name: &str) -> Self {
-        Follow {
+        OwnerGraph {
             root_feed,
             root_name: root_name.to_string(),
             nodes: HashMap::new(),
@@ -275,7 +275,7 @@ mod tests {
         RawObject::parse(RawValue::from_string(json.to_string()).unwrap(), None).unwrap()
     }
 
-    fn see(f: &mut Follow, feed: usize, t: EventType, o: &RawObject) -> Verdict {
+    fn see(f: &mut OwnerGraph, feed: usize, t: EventType, o: &RawObject) -> Verdict {
         let kind = ["deployment.apps", "replicaset.apps", "pod"][feed];
         f.observe(feed, kind, t, o)
     }
@@ -291,7 +291,7 @@ mod tests {
 
     #[test]
     fn the_named_object_and_what_it_owns_transitively_are_followed_others_not() {
-        let mut f = Follow::new(DEPLOY, "web");
+        let mut f = OwnerGraph::new(DEPLOY, "web");
         let web = object("web", "d1", &[]);
         let other = object("db", "d2", &[]);
         assert_eq!(see(&mut f, DEPLOY, EventType::Added, &web), printed(&[]));
@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn objects_seen_before_their_owner_join_with_it_owners_first() {
-        let mut f = Follow::new(DEPLOY, "web");
+        let mut f = OwnerGraph::new(DEPLOY, "web");
         let pod = object("web-1-a", "p1", &["r1"]);
         let rs = object("web-1", "r1", &["d1"]);
         assert_eq!(see(&mut f, POD, EventType::Added, &pod), Verdict::default());
@@ -351,7 +351,7 @@ mod tests {
 
     #[test]
     fn an_orphaned_object_leaves_with_the_event_that_dropped_the_reference_and_takes_its_own() {
-        let mut f = Follow::new(DEPLOY, "web");
+        let mut f = OwnerGraph::new(DEPLOY, "web");
         see(&mut f, DEPLOY, EventType::Added, &object("web", "d1", &[]));
         see(
             &mut f,
@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn a_deleted_owner_keeps_its_objects_followed_until_each_is_deleted() {
-        let mut f = Follow::new(DEPLOY, "web");
+        let mut f = OwnerGraph::new(DEPLOY, "web");
         see(&mut f, DEPLOY, EventType::Added, &object("web", "d1", &[]));
         let rs = object("web-1", "r1", &["d1"]);
         let pod = object("web-1-a", "p1", &["r1"]);
@@ -421,7 +421,7 @@ mod tests {
 
     #[test]
     fn a_recreated_root_is_followed_by_name_and_an_ownership_cycle_ends() {
-        let mut f = Follow::new(DEPLOY, "web");
+        let mut f = OwnerGraph::new(DEPLOY, "web");
         let old = object("web", "d1", &[]);
         see(&mut f, DEPLOY, EventType::Added, &old);
         see(&mut f, DEPLOY, EventType::Deleted, &old);

@@ -1,0 +1,507 @@
+//! One `tail` run once its watches are set up: the merged stream read until a stop condition,
+//! each event handled by its resource's feed and what that shows handed to the sink; with
+//! `--follow-owned`, only the followed objects, as the owner graph says.
+
+use super::error::TailError;
+use super::feed::{Detail, Feed, Seen};
+use super::owners::OwnerGraph;
+use super::sink::Sink;
+use crate::cluster::resource_version::ResourceVersion;
+use crate::informer::merge::{Merged, MergedError};
+use crate::informer::reflector::ReflectorError;
+use crate::informer::transition::{EventType, Origin, ReflectorEvent};
+use crate::signal::sleep_until;
+use std::future::Future;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// What a session shows, and when it stops.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Whether the objects that exist at the start are shown (not with `--initial none`).
+    pub show_initial: bool,
+    /// Whether BOOKMARKs are shown (not with `--no-bookmarks`).
+    pub bookmarks: bool,
+    pub detail: Detail,
+    /// Stop after this many object events, of every resource.
+    pub max_events: Option<u64>,
+    /// Stop after an event at or past this resourceVersion.
+    pub until_rv: Option<ResourceVersion>,
+    /// `--timeout`, named by the error line of a run that gave up.
+    pub timeout: Option<Duration>,
+}
+
+/// When a run ends whatever it has seen: `ends` (`--for`: done) and `gives_up` (`--timeout`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Deadlines {
+    pub ends: Option<Instant>,
+    pub gives_up: Option<Instant>,
+}
+
+/// Why a session stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// A stop condition was met, `--for` is over, the reader of the output went away, or the
+    /// watch ended.
+    Done,
+    /// `--timeout` ran out before `--until-rv` or `--max-events` was reached.
+    TimedOut,
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+/// The state of one `tail` run: the resources' feeds, and what they share: the owner graph,
+/// the count of object events shown, whether `--until-rv` was reached.
+pub struct Session {
+    config: SessionConfig,
+    feeds: Vec<Feed>,
+    /// With `--follow-owned`: which objects are in the followed set.
+    graph: Option<OwnerGraph>,
+    /// Object events shown, of every resource (what `--max-events` counts).
+    objects: u64,
+    /// Set once an event at or past `--until-rv` was shown.
+    until_reached: bool,
+}
+
+impl Session {
+    /// A session of `feeds`, in the order of the reflectors merged (`graph`: with
+    /// `--follow-owned`).
+    pub fn new(config: SessionConfig, feeds: Vec<Feed>, graph: Option<OwnerGraph>) -> Self {
+        Session {
+            config,
+            feeds,
+            graph,
+            objects: 0,
+            until_reached: false,
+        }
+    }
+
+    pub fn feeds(&self) -> &[Feed] {
+        &self.feeds
+    }
+
+    /// Reads `merged` and hands what each event shows to `sink`, flushed whenever nothing more
+    /// is at hand, until a stop condition, a deadline, Ctrl-C or SIGTERM, `reader_gone` (the
+    /// output's reader went away: done at once, however quiet the watch is), or the end of
+    /// every watch.
+    pub async fn run(
+        &mut self,
+        mut merged: Merged,
+        deadlines: Deadlines,
+        reader_gone: impl Future<Output = ()>,
+        sink: &mut dyn Sink,
+    ) -> Result<Stop, TailError> {
+        let interrupt = crate::stop::requested();
+        tokio::pin!(interrupt);
+        tokio::pin!(reader_gone);
+        loop {
+            if self.until_reached || self.full() {
+                return Ok(Stop::Done);
+            }
+            let next = tokio::select! {
+                biased;
+                _ = &mut interrupt => return Ok(Stop::Interrupted),
+                _ = &mut reader_gone => return Ok(Stop::Done),
+                // --for first: when both end at once, the time box wins (exit 0).
+                _ = sleep_until(deadlines.ends) => return Ok(Stop::Done),
+                _ = sleep_until(deadlines.gives_up) => return Ok(Stop::TimedOut),
+                next = merged.next() => next,
+            };
+            let (index, event) = match next {
+                Ok(Some(next)) => next,
+                Ok(None) => return self.all_ended(sink),
+                Err(MergedError { reflector, error }) => {
+                    sink.flush().map_err(TailError::Output)?;
+                    return Err(self.failed(reflector, error));
+                }
+            };
+            self.step(index, event, sink).await?;
+            if !merged.has_pending() {
+                sink.flush().map_err(TailError::Output)?;
+            }
+        }
+    }
+
+    /// Feed `index`'s `event`: its start said first if it is its first, then what it shows,
+    /// then, after a first LIST that found nothing, what is missing.
+    async fn step(
+        &mut self,
+        index: usize,
+        event: ReflectorEvent,
+        sink: &mut dyn Sink,
+    ) -> Result<(), TailError> {
+        let feed = &mut self.feeds[index];
+        if feed.first_event() {
+            sink.start(index).map_err(TailError::Output)?;
+        }
+        let first_empty = feed.ends_empty_first_list(&event);
+        self.handle(index, &event, sink)?;
+        if first_empty {
+            let feed = &self.feeds[index];
+            feed.say_what_is_missing(index, sink)
+                .await
+                .map_err(TailError::Output)?;
+        }
+        Ok(())
+    }
+
+    /// Hands `event` to its feed and shows what it makes: its object events, a bookmark, the
+    /// event itself (a transition is said as it is); a LIST's end and a bookmark count for
+    /// `--until-rv` by their RV.
+    fn handle(
+        &mut self,
+        index: usize,
+        event: &ReflectorEvent,
+        sink: &mut dyn Sink,
+    ) -> Result<(), TailError> {
+        for seen in self.feeds[index].take(event, self.config.show_initial) {
+            self.show(index, seen, sink)?;
+        }
+        match event {
+            ReflectorEvent::ListComplete {
+                resource_version, ..
+            } => self.reach(index, resource_version)?,
+            ReflectorEvent::Bookmark {
+                resource_version,
+                initial_events_end,
+                received_at,
+            } => {
+                self.reach(index, resource_version)?;
+                if self.config.bookmarks {
+                    sink.bookmark(index, resource_version, *initial_events_end, *received_at)
+                        .map_err(TailError::Output)?;
+                }
+            }
+            _ => {}
+        }
+        sink.event(index, event).map_err(TailError::Output)
+    }
+
+    /// Shows an object event of feed `index`. With `--follow-owned`, only of an object in the
+    /// followed set, followed by the objects it brought into the set (each with its current
+    /// state); a hidden one (`--initial none`) is only taken in by the graph.
+    fn show(&mut self, index: usize, seen: Seen, sink: &mut dyn Sink) -> Result<(), TailError> {
+        let Some(graph) = &mut self.graph else {
+            return match seen.hidden {
+                true => Ok(()),
+                false => self.emit(index, &seen, None, sink),
+            };
+        };
+        let verdict = graph.observe(
+            index,
+            self.feeds[index].kind(),
+            seen.event_type,
+            &seen.object,
+        );
+        if seen.hidden {
+            return Ok(());
+        }
+        if verdict.print {
+            self.emit(index, &seen, Some(&verdict.chain), sink)?;
+        }
+        for (owned, key) in verdict.joined {
+            let (Some(object), Some(graph)) = (self.feeds[owned].get(&key), &self.graph) else {
+                continue;
+            };
+            let chain = graph.chain(object.uid());
+            let joined = Seen {
+                event_type: EventType::Added,
+                origin: seen.origin,
+                object,
+                received_at: seen.received_at,
+                old: None,
+                hidden: false,
+            };
+            self.emit(owned, &joined, Some(&chain), sink)?;
+        }
+        Ok(())
+    }
+
+    /// Shows one object event (unless `--max-events` is reached) and counts it.
+    fn emit(
+        &mut self,
+        index: usize,
+        seen: &Seen,
+        owners: Option<&[String]>,
+        sink: &mut dyn Sink,
+    ) -> Result<(), TailError> {
+        if self.full() {
+            return Ok(());
+        }
+        self.objects += 1;
+        let rv = seen.object.resource_version();
+        self.feeds[index].count(seen.event_type, rv);
+        // A LIST's objects come in no RV order: a LIST reaches --until-rv at its end, by its RV.
+        if seen.origin == Origin::Watch {
+            self.reach(index, rv)?;
+        }
+        self.feeds[index].show(index, seen, owners, self.config.detail, sink)
+    }
+
+    /// Whether `--max-events` object events were shown.
+    fn full(&self) -> bool {
+        self.config
+            .max_events
+            .is_some_and(|max| self.objects >= max)
+    }
+
+    /// Keeps feed `index`'s newest resourceVersion, and whether --until-rv is reached.
+    fn reach(&mut self, index: usize, rv: &str) -> Result<(), TailError> {
+        self.until_reached |= self.feeds[index].reach(rv, self.config.until_rv.as_ref())?;
+        Ok(())
+    }
+
+    /// Every watch ended for good (`--no-reconnect`): an `--until-rv` not reached now never
+    /// will be, and what was shown is not everything up to it.
+    fn all_ended(&self, sink: &mut dyn Sink) -> Result<Stop, TailError> {
+        let Some(until) = &self.config.until_rv else {
+            return Ok(Stop::Done);
+        };
+        sink.flush().map_err(TailError::Output)?;
+        Err(TailError::EndedBefore {
+            until: until.clone(),
+            newest: self.newest(),
+        })
+    }
+
+    /// Feed `index`'s reflector failed for good: named, when it is one of several.
+    fn failed(&self, index: usize, error: ReflectorError) -> TailError {
+        match self.feeds.as_slice() {
+            [_] => TailError::Watch(Box::new(error)),
+            feeds => TailError::WatchOf {
+                resource: feeds[index].resource().to_string(),
+                source: Box::new(error),
+            },
+        }
+    }
+
+    /// What `--timeout` ran out before, for its error line.
+    pub fn missed_end(&self) -> String {
+        let config = &self.config;
+        let limit = crate::format::duration(config.timeout.unwrap_or_default());
+        let rv = config
+            .until_rv
+            .as_ref()
+            .map(|rv| format!("resourceVersion {rv} was seen"));
+        let events = config
+            .max_events
+            .map(|max| format!("{max} object events arrived ({} did)", self.objects));
+        let missed = match (rv, events) {
+            (Some(rv), Some(events)) => format!("{rv} or {events}"),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => "the end condition was met".to_string(),
+        };
+        format!(
+            "--timeout {limit} reached before {missed}; {}",
+            self.newest()
+        )
+    }
+
+    /// The newest resourceVersion seen, for an error line: of each resource when several.
+    fn newest(&self) -> String {
+        match self.feeds.as_slice() {
+            [one] => match one.newest_rv() {
+                Some(rv) => format!("the newest resourceVersion seen was {rv}"),
+                None => "no resourceVersion was seen".to_string(),
+            },
+            several => {
+                let each: Vec<String> = several
+                    .iter()
+                    .map(|f| match f.newest_rv() {
+                        Some(rv) => format!("{} {rv}", f.resource()),
+                        None => format!("{} none", f.resource()),
+                    })
+                    .collect();
+                format!("the newest resourceVersions seen were {}", each.join(", "))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::informer::object::RawObject;
+    use crate::tail::sink::Shown;
+    use std::time::SystemTime;
+
+    /// What a session showed, a line each.
+    #[derive(Default)]
+    struct Lines(Vec<String>);
+
+    impl Sink for Lines {
+        fn start(&mut self, feed: usize) -> std::io::Result<()> {
+            self.0.push(format!("{feed} start"));
+            Ok(())
+        }
+        fn object(&mut self, feed: usize, shown: &Shown<'_>) -> std::io::Result<()> {
+            self.0.push(format!(
+                "{feed} {} {:?} {}@{} {}",
+                shown.event_type.as_str(),
+                shown.origin,
+                shown.object.name(),
+                shown.object.resource_version(),
+                shown.changes.unwrap_or("-")
+            ));
+            Ok(())
+        }
+        fn bookmark(
+            &mut self,
+            feed: usize,
+            resource_version: &str,
+            _: bool,
+            _: SystemTime,
+        ) -> std::io::Result<()> {
+            self.0.push(format!("{feed} BOOKMARK {resource_version}"));
+            Ok(())
+        }
+        fn event(&mut self, feed: usize, event: &ReflectorEvent) -> std::io::Result<()> {
+            if let ReflectorEvent::ListComplete {
+                resource_version, ..
+            } = event
+            {
+                self.0
+                    .push(format!("{feed} list-complete {resource_version}"));
+            }
+            Ok(())
+        }
+        fn namespace_missing(&mut self, feed: usize) -> std::io::Result<()> {
+            self.0.push(format!("{feed} namespace missing"));
+            Ok(())
+        }
+        fn object_missing(&mut self, feed: usize, name: &str) -> std::io::Result<()> {
+            self.0.push(format!("{feed} {name} missing"));
+            Ok(())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn config_map(name: &str, rv: &str, value: &str) -> RawObject {
+        let json = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "app", "uid": format!("uid-{name}"),
+                "resourceVersion": rv}, "data": {"k": value}});
+        let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
+        RawObject::parse(raw, None).unwrap()
+    }
+
+    fn listed(object: RawObject, relist: bool) -> ReflectorEvent {
+        ReflectorEvent::Listed {
+            object,
+            received_at: SystemTime::now(),
+            relist,
+        }
+    }
+
+    fn list_complete(rv: &str, objects: usize, relist: bool) -> ReflectorEvent {
+        ReflectorEvent::ListComplete {
+            resource_version: rv.into(),
+            objects,
+            pages: 1,
+            relist,
+        }
+    }
+
+    fn session(show_initial: bool, until_rv: Option<&str>, max_events: Option<u64>) -> Session {
+        let config = SessionConfig {
+            show_initial,
+            bookmarks: true,
+            detail: Detail {
+                changes: true,
+                diff: None,
+            },
+            max_events,
+            until_rv: until_rv.map(|rv| ResourceVersion::parse(rv).unwrap()),
+            timeout: None,
+        };
+        let feed = Feed::new("configmap".into(), "configmaps".into(), false, false, None);
+        Session::new(config, vec![feed], None)
+    }
+
+    /// Hands `events` to the session as feed 0's, as `run` does.
+    fn feed_in(session: &mut Session, events: Vec<ReflectorEvent>) -> Lines {
+        let mut lines = Lines::default();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        for event in events {
+            runtime
+                .block_on(session.step(0, event, &mut lines))
+                .unwrap();
+        }
+        lines
+    }
+
+    #[test]
+    fn a_list_a_modified_and_a_bookmark_show_in_order_and_the_bookmark_reaches_until_rv() {
+        let mut s = session(true, Some("10"), None);
+        let modified = ReflectorEvent::Watched {
+            event_type: EventType::Modified,
+            object: config_map("a", "5", "2"),
+            received_at: SystemTime::now(),
+        };
+        let bookmark = ReflectorEvent::Bookmark {
+            resource_version: "10".into(),
+            initial_events_end: false,
+            received_at: SystemTime::now(),
+        };
+        let lines = feed_in(
+            &mut s,
+            vec![
+                listed(config_map("a", "1", "1"), false),
+                list_complete("2", 1, false),
+                modified,
+            ],
+        );
+        assert_eq!(
+            lines.0,
+            [
+                "0 start",
+                "0 ADDED Initial a@1 -",
+                "0 list-complete 2",
+                "0 MODIFIED Watch a@5 data.k 1→2"
+            ]
+        );
+        assert!(!s.until_reached);
+        let lines = feed_in(&mut s, vec![bookmark]);
+        assert_eq!(lines.0, ["0 BOOKMARK 10"]);
+        assert!(s.until_reached);
+        let stats = s.feeds()[0].stats();
+        assert_eq!((stats.objects(), stats.bookmarks), (2, 1));
+        assert_eq!(s.newest(), "the newest resourceVersion seen was 10");
+    }
+
+    #[test]
+    fn with_initial_none_the_first_list_is_hidden_and_a_relist_shows_what_changed_while_away() {
+        let mut s = session(false, None, Some(2));
+        let lines = feed_in(
+            &mut s,
+            vec![
+                listed(config_map("a", "1", "1"), false),
+                list_complete("1", 1, false),
+                listed(config_map("a", "3", "2"), true),
+                listed(config_map("b", "4", "1"), true),
+                list_complete("4", 2, true),
+            ],
+        );
+        assert_eq!(
+            lines.0,
+            [
+                "0 start",
+                "0 list-complete 1",
+                "0 MODIFIED Relist a@3 data.k 1→2",
+                "0 ADDED Relist b@4 -",
+                "0 list-complete 4"
+            ]
+        );
+        assert_eq!(s.feeds()[0].stats().relists, 1);
+        assert!(s.full(), "--max-events 2 is reached");
+        assert_eq!(
+            s.missed_end(),
+            "--timeout 0s reached before 2 object events arrived (2 did); the newest \
+             resourceVersion seen was 4"
+        );
+    }
+}

@@ -3,7 +3,10 @@
 //! chunks and check each outcome against decoding the same lines one by one, and each line's
 //! outcome against decoders that are not ours (serde_json, k8s-openapi's ObjectMeta); each kind of
 //! hostility also has a stream of its own in `tests/fixtures/hostile-watch/` with its expected
-//! outcome below; and a 100 MB line is refused by size without being read into memory.
+//! outcome below; and a 100 MB line is refused by size without being read into memory. The
+//! framer that cuts every watch body (JSON lines, protobuf frames, CBOR items, for the reflector
+//! and the proxy alike) cuts arbitrary bytes alike in any chunking, and gives back the frames and
+//! items it was sent.
 //!
 //! No cluster. The property budget is a fixed number of cases; failures found are kept in
 //! `watch_decoder_fuzz.proptest-regressions` beside this file and replayed first.
@@ -11,6 +14,7 @@
 use futures::io::{AsyncBufRead, AsyncRead};
 use futures::TryStreamExt;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kubectl_informer::cluster::{Encoding, FrameError, Framer};
 use kubectl_informer::informer::listwatch::{
     decode_event, decode_event_kept, StreamError, WatchEvent, WatchStream, MAX_EVENT_BYTES,
 };
@@ -696,6 +700,119 @@ fn a_changed_object_read_kept_is_not_the_same_content() {
     let a = object(line("v1", true));
     assert_eq!(a.same_content(&object(line("v1", false))), Some(true));
     assert_eq!(a.same_content(&object(line("v2", false))), Some(false));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The framer, in every encoding
+
+/// What a framer cut from a body: each event or refusal, then how the body ended.
+type Framed = (Vec<Result<Vec<u8>, FrameError>>, Result<(), FrameError>);
+
+/// What `framer` cuts from `data` fed in the chunks `cuts` split it into.
+fn framed(mut framer: Framer, data: &[u8], cuts: &[usize]) -> Framed {
+    let mut at: Vec<usize> = cuts.iter().map(|c| c % (data.len() + 1)).collect();
+    at.extend([0, data.len()]);
+    at.sort_unstable();
+    at.dedup();
+    let mut out = Vec::new();
+    for w in at.windows(2) {
+        framer.cut(&data[w[0]..w[1]], |cut| out.push(cut.map(<[u8]>::to_vec)));
+    }
+    (out, framer.end())
+}
+
+fn encoding() -> impl Strategy<Value = Encoding> {
+    prop::sample::select(vec![Encoding::Json, Encoding::Protobuf, Encoding::Cbor])
+}
+
+/// A CBOR data item as an encoder other than the server's writes it.
+fn cbor_value() -> impl Strategy<Value = ciborium::Value> {
+    use ciborium::Value;
+    let leaf = prop_oneof![
+        any::<i64>().prop_map(|i| Value::Integer(i.into())),
+        proptest::collection::vec(any::<u8>(), 0..40).prop_map(Value::Bytes),
+        ".{0,20}".prop_map(Value::Text),
+        any::<bool>().prop_map(Value::Bool),
+        Just(Value::Null),
+        any::<f64>().prop_map(Value::Float),
+    ];
+    leaf.prop_recursive(4, 64, 8, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+            proptest::collection::vec((inner.clone(), inner.clone()), 0..6).prop_map(Value::Map),
+            (any::<u64>(), inner).prop_map(|(tag, v)| Value::Tag(tag, Box::new(v))),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(config(400))]
+
+    #[test]
+    fn the_framer_cuts_arbitrary_bytes_alike_however_they_are_chunked(
+        data in proptest::collection::vec(any::<u8>(), 0..2048),
+        cuts in proptest::collection::vec(any::<usize>(), 0..12),
+        encoding in encoding(),
+        limit in prop::sample::select(vec![16usize, 300, MAX_EVENT_BYTES]),
+    ) {
+        let whole = framed(Framer::new(encoding, limit), &data, &[]);
+        prop_assert_eq!(framed(Framer::new(encoding, limit), &data, &cuts), whole);
+        // A relay's framer: what it cut is the body's bytes as they came, from the start.
+        let relay = || Framer::new(encoding, usize::MAX).with_blank_lines();
+        let (events, _) = framed(relay(), &data, &cuts);
+        prop_assert_eq!(&events, &framed(relay(), &data, &[]).0);
+        let passed: Vec<u8> = events.into_iter().map_while(Result::ok).flatten().collect();
+        prop_assert!(data.starts_with(&passed));
+    }
+
+    #[test]
+    fn protobuf_frames_are_cut_as_they_were_sent_or_refused_by_their_length(
+        sizes in proptest::collection::vec(0usize..400, 0..8),
+        cuts in proptest::collection::vec(any::<usize>(), 0..12),
+        limit in prop::sample::select(vec![0usize, 16, 300, MAX_EVENT_BYTES]),
+    ) {
+        let frames: Vec<Vec<u8>> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &len)| {
+                let mut frame = (len as u32).to_be_bytes().to_vec();
+                frame.extend(std::iter::repeat_n(i as u8, len));
+                frame
+            })
+            .collect();
+        let want: Vec<Result<Vec<u8>, FrameError>> = frames
+            .iter()
+            .map(|f| if f.len() - 4 > limit { Err(FrameError::TooLarge) } else { Ok(f.clone()) })
+            .collect();
+        let got = framed(Framer::new(Encoding::Protobuf, limit), &frames.concat(), &cuts);
+        prop_assert_eq!(got, (want, Ok(())));
+    }
+
+    #[test]
+    fn cbor_items_are_cut_as_they_were_encoded_until_one_is_over_the_limit(
+        values in proptest::collection::vec(cbor_value(), 0..6),
+        cuts in proptest::collection::vec(any::<usize>(), 0..12),
+        limit in prop::sample::select(vec![8usize, 64, MAX_EVENT_BYTES]),
+    ) {
+        let items: Vec<Vec<u8>> = values
+            .iter()
+            .map(|v| {
+                let mut item = Vec::new();
+                ciborium::ser::into_writer(v, &mut item).unwrap();
+                item
+            })
+            .collect();
+        let fit = items.iter().take_while(|i| i.len() <= limit).count();
+        let mut want: Vec<Result<Vec<u8>, FrameError>> =
+            items[..fit].iter().cloned().map(Ok).collect();
+        let mut end = Ok(());
+        if fit < items.len() {
+            want.push(Err(FrameError::TooLarge));
+            end = Err(FrameError::TooLarge);
+        }
+        let got = framed(Framer::new(Encoding::Cbor, limit), &items.concat(), &cuts);
+        prop_assert_eq!(got, (want, end));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -132,6 +132,22 @@ impl Framer {
         (taken, None)
     }
 
+    /// Feeds all of `chunk`, handing `each` every event it completes and every refusal, once
+    /// (after a refusal that stands, nothing more is taken).
+    pub fn cut(&mut self, chunk: &[u8], mut each: impl FnMut(Result<&[u8], FrameError>)) {
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let (taken, cut) = self.feed(rest);
+            if taken == 0 {
+                return;
+            }
+            if let Some(cut) = cut {
+                each(cut);
+            }
+            rest = &rest[taken..];
+        }
+    }
+
     /// Whether the body, ending now, ended between events.
     pub fn end(&self) -> Result<(), FrameError> {
         if let Skip::Refused(refusal) = &self.skip {

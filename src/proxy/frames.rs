@@ -35,16 +35,11 @@ impl Splitter {
     /// where it went wrong.
     pub fn push(&mut self, chunk: &[u8]) -> Vec<Bytes> {
         let mut out = Vec::new();
-        let mut rest = chunk;
-        while !rest.is_empty() {
-            let (taken, cut) = self.framer.feed(rest);
-            match cut {
-                Some(Ok(event)) => out.push(Bytes::copy_from_slice(event)),
-                Some(Err(_)) => break,
-                None => {}
+        self.framer.cut(chunk, |cut| {
+            if let Ok(event) = cut {
+                out.push(Bytes::copy_from_slice(event));
             }
-            rest = &rest[taken..];
-        }
+        });
         out
     }
 

@@ -11,25 +11,14 @@ use crate::cluster::protobuf::encode;
 type Cuts = Vec<Result<Vec<u8>, FrameError>>;
 
 /// Feeds `body` to `framer` in the pieces `at` cuts it into (offsets, ascending); returns what
-/// it cut and how the body ended. A refusal that stands ends the feeding.
+/// it cut and how the body ended.
 fn feed(framer: &mut Framer, body: &[u8], at: &[usize]) -> (Cuts, Result<(), FrameError>) {
     let mut bounds = vec![0];
     bounds.extend(at.iter().copied().filter(|&a| a > 0 && a < body.len()));
     bounds.push(body.len());
     let mut out = Vec::new();
     for piece in bounds.windows(2).map(|w| &body[w[0]..w[1]]) {
-        let mut rest = piece;
-        while !rest.is_empty() {
-            let (taken, cut) = framer.feed(rest);
-            if taken == 0 {
-                // The refusal already given stands.
-                return (out, framer.end());
-            }
-            if let Some(cut) = cut {
-                out.push(cut.map(<[u8]>::to_vec));
-            }
-            rest = &rest[taken..];
-        }
+        framer.cut(piece, |cut| out.push(cut.map(<[u8]>::to_vec)));
     }
     (out, framer.end())
 }
@@ -103,13 +92,8 @@ fn bodies() -> Vec<Body> {
 
 #[test]
 fn events_of_every_encoding_are_cut_whole_however_the_chunks_fall() {
-    for Body {
-        name,
-        framer,
-        bytes: body,
-        events,
-    } in bodies()
-    {
+    for case in bodies() {
+        let (name, framer, body, events) = (case.name, case.framer, case.bytes, case.events);
         let want: Cuts = events.iter().cloned().map(Ok).collect();
         let byte_by_byte: Vec<usize> = (1..body.len()).collect();
         for at in [vec![], byte_by_byte]
@@ -216,13 +200,8 @@ fn cuts_one(framer: fn() -> Framer, fed: &[u8], more: &[u8]) -> bool {
 
 #[test]
 fn holds_event_says_whether_a_feed_of_what_arrived_cuts_an_event() {
-    for Body {
-        name,
-        framer,
-        bytes: body,
-        events,
-    } in bodies()
-    {
+    for case in bodies() {
+        let (name, framer, body, events) = (case.name, case.framer, case.bytes, case.events);
         // Where each event ends in the body.
         let mut ends = Vec::new();
         let mut byte_by_byte = framer();

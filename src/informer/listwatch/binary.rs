@@ -85,7 +85,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_protobuf_watch_gives_its_events_and_a_cut_is_reported() {
+    async fn a_protobuf_watch_gives_its_events() {
         let mut body = object_frame("ADDED", "a", "10");
         body.extend(object_frame("MODIFIED", "a", "11"));
         let mut bookmark = Vec::new();
@@ -116,10 +116,6 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(s.next().await.unwrap().is_none());
-        let mut s = stream(&body[..body.len() - 1], Encoding::Protobuf);
-        s.next().await.unwrap();
-        s.next().await.unwrap();
-        assert!(matches!(s.next().await, Err(StreamError::Io(m)) if m.contains("middle")));
     }
 
     #[tokio::test]
@@ -161,7 +157,7 @@ mod tests {
     /// kube-apiserver's own encodings (apimachinery v0.37.2): an ADDED Widget, the BOOKMARK that
     /// ends the initial events, and a 410.
     #[tokio::test]
-    async fn a_cbor_watch_gives_its_events_and_a_cut_is_reported() {
+    async fn a_cbor_watch_gives_its_events() {
         let body: Vec<u8> = [ADDED, BOOKMARK, ERROR]
             .iter()
             .flat_map(|h| hex(h))
@@ -192,10 +188,6 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(s.next().await.unwrap().is_none());
-        let mut s = stream(&body[..body.len() - 1], Encoding::Cbor);
-        s.next().await.unwrap();
-        s.next().await.unwrap();
-        assert!(matches!(s.next().await, Err(StreamError::Io(m)) if m.contains("middle")));
     }
 
     #[tokio::test]

@@ -4,55 +4,68 @@
 //! The layers, and which way they point (an arrow is "imports"):
 //!
 //! ```text
-//! main ─▶ cli, commands/{tail,diff,bench,conform,top,proxy,schema,complete,completion}  flags ─▶ config ─▶ exec
+//! main ─▶ cli, commands/{tail,diff,bench,conform,top,proxy,version,schema,complete,completion}
+//!             │        each: flags ─▶ a validated config ─▶ exec, which only wires the layers
 //!             │
-//!             ├─▶ output/   renders for people: tail's text, --diff and summary, diff's table, bench's table,
-//!             │             exports (json, markdown, html, prometheus) and writing them to a
-//!             │             path (file), progress bars, the proxy's notices
-//!             ├─▶ recording/ the JSON Lines format, both ways: records, writer, reader, snapshot
+//!             ├─▶ output/   renders for people: tail's text, --diff and summary, diff's drift
+//!             │             table and verdicts, bench's table and gates, top's tables, conform's
+//!             │             lines, the proxy's notices, exports (json, markdown, html,
+//!             │             prometheus) and writing them to a path (file), progress bars
+//!             ├─▶ recording/ the JSON Lines format, both ways: records, their line types and
+//!             │             notice kinds, writer, reader, snapshot
 //!             ├─▶ tail/     a run's session over the merged watches, each resource's feed (its
 //!             │             cache, the object events it makes, how each is shown), the sink
 //!             │             what is shown goes to (commands/ writes it as records), the
 //!             │             summary's counts; the owner graph --follow-owned follows, and
 //!             │             which resources an owner's objects own objects in
-//!             ├─▶ diff/     drift classification, the comparisons, the report and its watchdog
+//!             ├─▶ diff/     drift classification, the comparisons, the report and the watchdog's
+//!             │             record, and a session that compares once or every interval
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,
-//!             │      │      scratch namespace, report, gates
+//!             │      │      scratch namespace, report, gates (parsed once, judged on the report)
 //!             │      ▼      (a live run scrapes a real controller over its window)
 //!             ├─▶ scrape/   a running controller's own metrics: where they are served, the
 //!             │             Prometheus text, its queues, informers and throttling, intervals,
-//!             │             a window's scrapes
+//!             │             a window's scrapes, and when a queue or an informer is idle
 //!             ├─▶ conform/  the watch-contract checks, run against a server, and their report
 //!             ├─▶ proxy/    the API on a loopback port: its own CA and TLS (h2, http/1.1),
 //!             │             every request forwarded with the user's credentials, and the
 //!             │             faults (what they are, when they happen, a watch's events
-//!             │             relayed through them, a connection's bytes stopped)
+//!             │             relayed through them, a connection's bytes stopped: silence)
 //!             ▼
 //!         informer/  the pipeline, one client-go stage per file, in the order data flows:
 //!                    listwatch (the ListerWatcher trait and the wire protocol), reflector
-//!                    (reports `transition`s), fifo, core (the informer loop: Cache = store +
-//!                    relist bookkeeping, then the processor), processor, workqueue. A stage
-//!                    imports only the stages it drives: the reflector its listwatch, core its
-//!                    fifo and processor. shared assembles them and hands out a RunningInformer
-//!                    to await; merge runs several reflectors as one stream
+//!                    (a State and its step; reports `transition`s), fifo, core (the informer
+//!                    loop: Cache = store + relist bookkeeping, then the processor), processor,
+//!                    workqueue. A stage imports only the stages it drives: the reflector its
+//!                    listwatch, core its fifo and processor. shared assembles them and hands
+//!                    out a RunningInformer to await; merge runs several reflectors as one stream
 //!             │
 //!             ▼
-//!         cluster/   kubeconfig, client, discovery, resource names, selectors, the protobuf
-//!                    encoding of built-in types (read without their schemas), the encoding a
-//!                    response is in (from its Content-Type), the framer that cuts a watch body
-//!                    into events (for the informer's watch and the proxy's relay), errors
+//!         cluster/   kubeconfig and its credentials, the transport (dial, TLS, the phases'
+//!                    limits) and the outbound proxy (HTTPS_PROXY, proxy-url), client,
+//!                    discovery, resource names, the small queries (a namespace's existence, the
+//!                    server's version), selectors, resourceVersions, the protobuf encoding of
+//!                    built-in types (read without their schemas) and the CBOR of custom
+//!                    resources, the encoding a response is in (from its Content-Type), the
+//!                    framer that cuts a watch body into events (for the informer's watch and
+//!                    the proxy's relay), errors
 //! ```
 //!
-//! `output/` and `recording/` are only imported by `commands/` (and by each other: the text printer
-//! renders the recording's records); `informer/` imports neither. `output/` renders the reports
-//! of the domain layers below, tail's summary counts among them. `tail/`, `bench/`, `diff/`,
-//! `conform/`, `scrape/` and `proxy/` compute without rendering, know neither the recording format nor each
-//! other (but for bench, which uses scrape), and have their own errors (`BenchError`, `DiffError`, `ScrapeError`, conform's
-//! verdicts), which `commands/` map into `error`: the top-level error and exit codes, which wraps
-//! the cluster's and the reflector's errors. `cli` parses flags into the value types of `cluster/`, `informer/`, `bench/` and `proxy/`. Leaves
-//! anyone may use: `duration` (the one parser of every duration flag and gate value), `format`
-//! (numbers, times and foreign text for people), `metrics` (histograms, gauges, CPU time), `rng`,
-//! `signal` (await a condition, or a deadline that may be none), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`,
+//! `output/` and `recording/` are only imported by `commands/` (and by each other: the text
+//! printer renders the recording's records, the writer words notices as the printer does);
+//! `informer/` imports neither. `output/` renders the reports of the domain layers below.
+//! `tail/`, `bench/`, `diff/`, `conform/`, `scrape/` and `proxy/` compute without rendering,
+//! know neither the recording format nor each other (but for bench, which uses scrape), and have
+//! their own errors (`TailError`, `BenchError`, `DiffError`, `ScrapeError`, conform's verdicts),
+//! which `commands/` map into `error`: the top-level error and exit codes, which wraps the
+//! cluster's and the reflector's errors. A domain layer returns data, which `output/` words; the
+//! sentences it writes itself are its errors' messages (each error's one line for the user, so
+//! the error carries it) and the few phrases that are fields of a JSON document (a gate's
+//! `display`, a drifted object's changed fields). `cli` parses flags into the value types of
+//! `cluster/`, `informer/`, `bench/` and `proxy/`. Leaves anyone may use: `duration` (the one
+//! parser of every duration flag and gate value), `format` (numbers, times and foreign text for
+//! people), `metrics` (histograms, gauges, CPU time), `rng`, `signal` (await a condition, or a
+//! deadline that may be none), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`,
 //! `verbosity` (the one sink of `-v` diagnostics on stderr), `template` (objects made from a
 //! manifest, for bench and conform to write). `tests/layers.rs` checks that the imports are these
 //! edges.

@@ -63,27 +63,13 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
 fn every_import_is_an_edge_of_the_module_map() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut imports: BTreeMap<String, BTreeSet<(String, String)>> = BTreeMap::new();
-    let mut files = vec![src.clone()];
-    while let Some(path) = files.pop() {
-        if path.is_dir() {
-            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-            continue;
-        }
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let relative = path
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
+    for (relative, text) in rust_files("") {
         let layer = relative
             .split('/')
             .next()
             .unwrap()
             .trim_end_matches(".rs")
             .to_string();
-        let text = std::fs::read_to_string(&path).unwrap();
         for target in module_paths(&relative, &text) {
             let name = target[0].clone();
             if name != layer {
@@ -115,6 +101,26 @@ fn every_import_is_an_edge_of_the_module_map() {
         "imports the module map in src/lib.rs does not have:\n{}",
         wrong.join("\n")
     );
+}
+
+/// Every Rust file below `src/{under}`: its path relative to `src/`, and its text.
+fn rust_files(under: &str) -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = vec![src.join(under)];
+    let mut found = Vec::new();
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let relative = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            found.push((relative, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+    found
 }
 
 /// The module a file of `src/` is (`informer/listwatch/frames.rs` is `informer::listwatch::frames`,
@@ -272,20 +278,9 @@ const STAGES: &[(&str, &[&str])] = &[
 
 #[test]
 fn each_stage_of_the_informer_imports_only_the_stages_it_drives() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = vec![src.join("informer")];
     let mut wrong = Vec::new();
     let mut seen = 0;
-    while let Some(path) = files.pop() {
-        if path.is_dir() {
-            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-            continue;
-        }
-        let relative = path
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
+    for (relative, text) in rust_files("informer") {
         let Some(stage) = module_of(&relative).get(1).cloned() else {
             continue;
         };
@@ -293,7 +288,6 @@ fn each_stage_of_the_informer_imports_only_the_stages_it_drives() {
             continue;
         };
         seen += 1;
-        let text = std::fs::read_to_string(&path).unwrap();
         for target in module_paths(&relative, &text) {
             let other = target[1].as_str();
             if target[0] == "informer"

@@ -22,6 +22,14 @@
 # KUBECTL_INFORMER_CONTROLLERS=0 starts the bare API server instead (no controller writes);
 # KUBECTL_INFORMER_NODES=N sets the number of kwok nodes (default 3; 0: no kwok).
 #
+# kwok also serves the kubelet API of its nodes (HTTPS on a free loopback port, run/kwok.port),
+# so that pods/portforward (and log, exec) on their Pods reach it through the API server: each
+# node names 127.0.0.1 as its Hostname address (the API server's first preferred address type)
+# and that port as its kubelet endpoint. Where a Pod's port leads is a kwok PortForward object
+# (kwok.x-k8s.io/v1alpha1, namespaced, named after the Pod; its CRD is installed by `up`):
+#   spec: {forwards: [{ports: [8443], target: {address: 127.0.0.1, port: HOST_PORT}}]}
+# tests/operator/run.sh starts a process for each Pod of a Deployment and writes them.
+#
 # KUBECTL_INFORMER_FEATURE_GATES=GATE=true,... turns on more of the current API server's feature
 # gates (beside WatchList), e.g. CBORServingAndStorage=true for benches/scale.rs's CBOR figures.
 #
@@ -91,7 +99,7 @@ nodes() {
 }
 # What `up` starts, so that an `up` asking for something else restarts rather than reuses.
 mode() {
-  if controllers_wanted; then printf 'controllers, %s nodes' "$(nodes)"; else printf 'bare'; fi
+  if controllers_wanted; then printf 'controllers, %s nodes serving port-forward' "$(nodes)"; else printf 'bare'; fi
   printf '%s\n' "${KUBECTL_INFORMER_FEATURE_GATES:+, feature gates $KUBECTL_INFORMER_FEATURE_GATES}"
 }
 # The current API server's feature gates: WatchList and the extra ones asked for (`up` and `pair`
@@ -421,16 +429,23 @@ start_controllers() {
   echo $! > "$run/kube-scheduler.pid"
   local components=(kube-controller-manager kube-scheduler)
   if ((n > 0)); then
+    install_kwok_crds
+    local kwok_port; kwok_port=$(free_port)
+    echo "$kwok_port" > "$run/kwok.port"
     # KWOK_WORKDIR keeps a developer's ~/.kwok/kwok.yaml out; node leases keep the nodes alive for
-    # the node lifecycle controller; pod IPs from a range apart from the service range.
+    # the node lifecycle controller; pod IPs from a range apart from the service range. Its
+    # kubelet API on loopback with the API server's certificate (the API server, given no
+    # --kubelet-certificate-authority, does not verify it); PortForward objects read from the API.
     KWOK_WORKDIR="$run/kwok" "$bin/kwok" --kubeconfig="$run/kubeconfig" --config="$bin/kwok-stages.yaml" \
       --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
-      --node-lease-duration-seconds=40 --cidr=10.244.0.0/16 >"$run/kwok.log" 2>&1 &
+      --node-lease-duration-seconds=40 --cidr=10.244.0.0/16 \
+      --server-address="127.0.0.1:$kwok_port" --tls-cert-file="$run/pki/apiserver.crt" \
+      --tls-private-key-file="$run/pki/apiserver.key" --enable-crds=PortForward >"$run/kwok.log" 2>&1 &
     echo $! > "$run/kwok.pid"
     components+=(kwok)
     local i
     for ((i = 0; i < n; i++)); do
-      node_manifest "$i" | api /api/v1/nodes -X POST -H 'Content-Type: application/json' \
+      node_manifest "$i" "$kwok_port" | api /api/v1/nodes -X POST -H 'Content-Type: application/json' \
         --data-binary @- >/dev/null \
         || die "cannot create node kwok-node-$i; the API server's log: $run/apiserver.log"
     done
@@ -445,18 +460,38 @@ start_controllers() {
 }
 
 # A fake node for kwok (its annotation), with a pod CIDR, a TEST-NET address and room for Pods.
+# Its Hostname address and kubelet port lead the API server to kwok's kubelet API (`node_manifest
+# I KWOK_PORT`): the API server picks the first address of --kubelet-preferred-address-types
+# (Hostname first by default) and refuses no loopback address there.
 node_manifest() {
-  local i=$1
+  local i=$1 port=$2
   cat <<JSON
 {"apiVersion":"v1","kind":"Node","metadata":{"name":"kwok-node-$i",
  "annotations":{"kwok.x-k8s.io/node":"fake","node.alpha.kubernetes.io/ttl":"0"},
  "labels":{"type":"kwok","kubernetes.io/hostname":"kwok-node-$i","kubernetes.io/os":"linux",
   "kubernetes.io/arch":"amd64","kubernetes.io/role":"agent","node-role.kubernetes.io/agent":""}},
  "spec":{"podCIDR":"10.244.$i.0/24","podCIDRs":["10.244.$i.0/24"]},
- "status":{"addresses":[{"type":"InternalIP","address":"192.0.2.$((i + 1))"},{"type":"Hostname","address":"kwok-node-$i"}],
+ "status":{"addresses":[{"type":"InternalIP","address":"192.0.2.$((i + 1))"},{"type":"Hostname","address":"127.0.0.1"}],
+  "daemonEndpoints":{"kubeletEndpoint":{"Port":$port}},
   "allocatable":{"cpu":"32","memory":"256Gi","pods":"110"},"capacity":{"cpu":"32","memory":"256Gi","pods":"110"},
   "nodeInfo":{"architecture":"amd64","operatingSystem":"linux"}}}
 JSON
+}
+
+# kwok's PortForward CRD, from the module kwok's go.sum pins (so it matches the binary), installed
+# and established before kwok starts to watch it.
+install_kwok_crds() {
+  local dir
+  dir=$(cd "$here/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok) \
+    || die "cannot find the module of sigs.k8s.io/kwok (\`$0 build\` downloads it)"
+  api /apis/apiextensions.k8s.io/v1/customresourcedefinitions -X POST -H 'Content-Type: application/yaml' \
+    --data-binary @"$dir/kustomize/crd/bases/kwok.x-k8s.io_portforwards.yaml" >/dev/null \
+    || die "cannot create kwok's PortForward CRD; the API server's log: $run/apiserver.log"
+  local deadline=$((SECONDS + 30))
+  until api /apis/kwok.x-k8s.io/v1alpha1 2>/dev/null | grep -q '"portforwards"'; do
+    ((SECONDS < deadline)) || die "kwok's PortForward CRD not served within 30s; the API server's log: $run/apiserver.log"
+    sleep 0.2
+  done
 }
 
 # The older servers: kube-apiserver v1.29 twice, on their own etcd (run/old), sharing its data as

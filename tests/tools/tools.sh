@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The validators the test suite runs on the project's release files, each built from its Go
-# module into target/tools/bin (cached there with a stamp, rebuilt when its version changes):
+# The validators the test suite runs on the project's release files, and the test operator,
+# each built from its Go module into target/tools/bin (cached there with a stamp, rebuilt when
+# its version changes):
 #
 #   actionlint              github.com/rhysd/actionlint: the release workflow and the README's
 #                           CI example (tests/release.rs)
@@ -10,6 +11,9 @@
 #                           which krew's validator runs
 #   promtool                github.com/prometheus/prometheus: `promtool check metrics` on bench's
 #                           Prometheus exports (tests/bench_cli.rs, bench_live.rs, bench_react.rs)
+#   test-operator           tests/operator: a kubebuilder-style operator on controller-runtime
+#                           (secure metrics, leader election, a `configmap` controller) whose
+#                           replicas tests/operator/run.sh starts for the Pods of a Deployment
 #
 #   tests/tools/tools.sh build   build what is missing or stale (a cold build takes ~5 minutes)
 #   tests/tools/tools.sh bin     print the directory the tools are in
@@ -64,6 +68,13 @@ build() {
     (cd "$here/kubectl" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$bin/kubectl.new" .)
     mv "$bin/kubectl.new" "$bin/kubectl"
     printf '%s\n' "$want" > "$bin/kubectl.stamp"
+  fi
+  want="$(cat "$root/tests/operator/go.mod" "$root/tests/operator/go.sum" "$root/tests/operator/main.go" | sha256sum | cut -d' ' -f1) $gov"
+  if ! fresh test-operator "$want"; then
+    log "building test-operator from tests/operator (sigs.k8s.io/controller-runtime)"
+    (cd "$root/tests/operator" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "$bin/test-operator.new" .)
+    mv "$bin/test-operator.new" "$bin/test-operator"
+    printf '%s\n' "$want" > "$bin/test-operator.stamp"
   fi
 }
 

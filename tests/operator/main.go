@@ -1,0 +1,224 @@
+// Command test-operator is a small operator built as kubebuilder v4 scaffolds one, for
+// kubectl-informer's tests of `top deploy/NAME`: a controller-runtime manager with the secure
+// metrics server (HTTPS, a self-signed certificate, every request checked by TokenReview and then
+// SubjectAccessReview for `get` on the non-resource URL /metrics), health probes and leader
+// election on a Lease, and one controller, `configmap`, that a benchmark can overload.
+//
+// The controller watches the ConfigMaps labelled informer.test/watch=true in one namespace and
+// writes on each two annotations, so that its reaction can be seen from outside:
+//
+//	informer.test/observed                   a digest of the data it saw (it skips a ConfigMap
+//	                                         whose digest already matches: its own write is no work)
+//	informer.test/observed-resource-version  the resourceVersion it reconciled
+//
+// --reconcile-delay (a sleep in every reconcile) and --max-concurrent-reconciles make its
+// workqueue back up on demand.
+//
+// In a cluster each replica is a pod; in the tests each is a process on the host that stands for
+// one pod of a Deployment on a kwok node (tests/operator/run.sh), so it is told its pod's name.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+const (
+	// ControllerName is the name label of the controller's workqueue and reconcile metrics.
+	ControllerName = "configmap"
+	// WatchLabel selects the ConfigMaps the controller reconciles (value "true").
+	WatchLabel = "informer.test/watch"
+	// ObservedAnnotation holds a digest of the data the controller last reconciled.
+	ObservedAnnotation = "informer.test/observed"
+	// ObservedRVAnnotation holds the resourceVersion the controller last reconciled.
+	ObservedRVAnnotation = "informer.test/observed-resource-version"
+)
+
+type options struct {
+	metricsAddr, probeAddr           string
+	leaderElect                      bool
+	leaderElectionID, namespace, pod string
+	reconcileDelay                   time.Duration
+	maxConcurrentReconciles          int
+}
+
+func parseFlags() (options, zap.Options) {
+	var o options
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "127.0.0.1:8443",
+		"address the secure metrics server binds to (HTTPS; authentication and authorization through the API server); 0 disables it")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081",
+		"address the /healthz and /readyz probes bind to; 0 disables them")
+	flag.BoolVar(&o.leaderElect, "leader-elect", true, "hold a Lease so that only one replica reconciles")
+	flag.StringVar(&o.leaderElectionID, "leader-election-id", "test-operator.informer.test", "name of the leader-election Lease")
+	flag.StringVar(&o.namespace, "namespace", os.Getenv("POD_NAMESPACE"),
+		"namespace of the Lease and of the ConfigMaps reconciled (default $POD_NAMESPACE)")
+	flag.StringVar(&o.pod, "pod-name", os.Getenv("POD_NAME"),
+		"the pod this process stands for: the leader identity is POD_UUID (default $POD_NAME, else the hostname)")
+	flag.DurationVar(&o.reconcileDelay, "reconcile-delay", 0, "sleep this long in every reconcile")
+	flag.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 1, "workers of the configmap controller")
+	zapOpts := zap.Options{Development: true}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	return o, zapOpts
+}
+
+func main() {
+	o, zapOpts := parseFlags()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("setup")
+	if err := run(o); err != nil {
+		log.Error(err, "test-operator failed")
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	if o.namespace == "" {
+		return fmt.Errorf("--namespace (or $POD_NAMESPACE) is required")
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	lock, err := leaderLock(cfg, o)
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme: scheme,
+		Metrics: metricsserver.Options{
+			BindAddress:    o.metricsAddr,
+			SecureServing:  true,
+			FilterProvider: filters.WithAuthenticationAndAuthorization,
+		},
+		HealthProbeBindAddress: o.probeAddr,
+		LeaderElection:         o.leaderElect,
+		LeaderElectionID:       o.leaderElectionID,
+		// With leader election on, the manager uses this lock (its identity, its Lease name and
+		// namespace) instead of making one from LeaderElectionID and LeaderElectionNamespace.
+		LeaderElectionNamespace:             o.namespace,
+		LeaderElectionResourceLockInterface: lock,
+		LeaderElectionReleaseOnCancel:       true,
+		Cache: cache.Options{
+			DefaultNamespaces: map[string]cache.Config{o.namespace: {}},
+			ByObject: map[client.Object]cache.ByObject{
+				&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{WatchLabel: "true"})},
+			},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("creating the manager: %w", err)
+	}
+	r := &reconciler{Client: mgr.GetClient(), delay: o.reconcileDelay}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&corev1.ConfigMap{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: o.maxConcurrentReconciles}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("creating the %s controller: %w", ControllerName, err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	ctrl.Log.WithName("setup").Info("starting manager", "pod", o.pod, "namespace", o.namespace,
+		"metrics", o.metricsAddr, "probes", o.probeAddr)
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// leaderLock is the Lease lock controller-runtime would make, with the identity taken from the
+// pod's name. controller-runtime (pkg/leaderelection.NewResourceLock, v0.25.2) has no hook for the
+// identity: it takes os.Hostname() + "_" + a UUID, and in a cluster the hostname is the pod's name,
+// so a real operator's Lease holderIdentity starts with its pod's name. Here the process runs on
+// the host, so the same identity is built from --pod-name and handed to the manager as its
+// LeaderElectionResourceLockInterface.
+func leaderLock(cfg *rest.Config, o options) (resourcelock.Interface, error) {
+	if !o.leaderElect {
+		return nil, nil
+	}
+	pod := o.pod
+	if pod == "" {
+		var err error
+		if pod, err = os.Hostname(); err != nil {
+			return nil, err
+		}
+	}
+	id := pod + "_" + string(uuid.NewUUID())
+	// controller-runtime's default RenewDeadline is 10s; its lock's client times out at half that.
+	return resourcelock.NewFromKubeconfig(resourcelock.LeasesResourceLock, o.namespace, o.leaderElectionID,
+		resourcelock.ResourceLockConfig{Identity: id}, rest.AddUserAgent(cfg, "leader-election"), 10*time.Second)
+}
+
+type reconciler struct {
+	client.Client
+	delay time.Duration
+}
+
+// Reconcile annotates the ConfigMap with a digest of its data and the resourceVersion seen.
+func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.delay > 0 {
+		select {
+		case <-time.After(r.delay):
+		case <-ctx.Done():
+			return ctrl.Result{}, ctx.Err()
+		}
+	}
+	var cm corev1.ConfigMap
+	if err := r.Get(ctx, req.NamespacedName, &cm); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	digest := dataDigest(cm.Data)
+	if cm.Annotations[ObservedAnnotation] == digest {
+		return ctrl.Result{}, nil
+	}
+	patch := client.MergeFrom(cm.DeepCopy())
+	if cm.Annotations == nil {
+		cm.Annotations = map[string]string{}
+	}
+	cm.Annotations[ObservedAnnotation] = digest
+	cm.Annotations[ObservedRVAnnotation] = cm.ResourceVersion
+	// A merge patch without a resourceVersion: no conflict; a deleted object is dropped.
+	return ctrl.Result{}, client.IgnoreNotFound(r.Patch(ctx, &cm, patch))
+}
+
+func dataDigest(data map[string]string) string {
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(data[k]), data[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

@@ -232,6 +232,17 @@ pub enum SchemaDocument {
     ProxyLine,
 }
 
+/// How a `KIND/NAME` metrics target is reached (top, bench --metrics-from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Via {
+    /// Through the API server's pods/portforward, as kubectl port-forward (needs create on
+    /// pods/portforward): HTTPS or HTTP, with a bearer token.
+    PortForward,
+    /// Through the API server's proxy to a pod or a service, in plain HTTP and without
+    /// credentials (needs get on pods/proxy or services/proxy).
+    Proxy,
+}
+
 /// Output formats for reports (diff, bench).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {

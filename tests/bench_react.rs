@@ -632,11 +632,11 @@ async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
         ),
         (
             vec!["--template", deploy, "--metrics-from", "pod/nosuch"],
-            vec!["pods \"nosuch\" not found"],
+            vec!["pod/nosuch in namespace", "not found"],
         ),
         (
-            vec!["--template", deploy, "--metrics-from", "deploy/x"],
-            vec!["--metrics-from \"deploy/x\"", "is not pod or svc"],
+            vec!["--template", deploy, "--metrics-from", "job/x"],
+            vec!["--metrics-from \"job/x\"", "is not a kind of workload"],
         ),
         (
             vec![

@@ -127,6 +127,21 @@ fn a_pod_that_does_not_exist_is_named_in_one_line() {
     let out = run_with_limit(cmd, Duration::from_secs(60));
     assert_one_line_error(
         &out,
+        &["pod/no-such-pod in namespace \"default\" not found"],
+    );
+    // Through the API server's proxy, the proxy's own 404.
+    let mut cmd = informer();
+    cmd.args([
+        "top",
+        "pod/no-such-pod:8080",
+        "-n",
+        "default",
+        "--via",
+        "proxy",
+    ]);
+    let out = run_with_limit(cmd, Duration::from_secs(60));
+    assert_one_line_error(
+        &out,
         &[
             "get pods/proxy in namespace \"default\"",
             "pods \"no-such-pod\" not found",
@@ -188,12 +203,22 @@ fn what_is_not_a_controllers_metrics_is_refused_in_one_line() {
         assert_one_line_error(&out, needles);
     }
     for (target, needle) in [
-        ("deploy/web", "\"deploy\" is not pod or svc"),
-        ("svc/web", "needs a port"),
+        ("job/web", "\"job\" is not a kind of workload"),
+        ("svc/web --via proxy", "needs a port"),
+        (
+            "deploy/web --via proxy",
+            "reaches a pod or a service, not deploy/web",
+        ),
         ("https://user:pw@127.0.0.1/metrics", "holds credentials"),
+        (
+            "https://127.0.0.1/metrics --metrics-token-from sa/reader",
+            "the token is for a pod reached by port-forward",
+        ),
+        ("deploy/web --metrics-token-from reader", "expected sa/NAME"),
     ] {
         let mut cmd = informer();
-        cmd.args(["--kubeconfig", kubeconfig.to_str().unwrap(), "top", target]);
+        cmd.args(["--kubeconfig", kubeconfig.to_str().unwrap(), "top"]);
+        cmd.args(target.split(' '));
         let out = run_with_limit(cmd, Duration::from_secs(60));
         assert_one_line_error(&out, &[needle]);
         assert!(!out.stderr.contains("pw@"), "{}", out.stderr);
@@ -429,6 +454,8 @@ async fn top_and_bench_reach_a_pods_plain_http_metrics_through_the_api_servers_p
     cmd.args([
         "top",
         "pod/operator:8080",
+        "--via",
+        "proxy",
         "-n",
         &ns.name,
         "-o",
@@ -459,6 +486,8 @@ async fn top_and_bench_reach_a_pods_plain_http_metrics_through_the_api_servers_p
         "2s",
         "--metrics-from",
         "pod/operator:8080",
+        "--metrics-via",
+        "proxy",
         "--metrics-namespace",
         &ns.name,
         "--fail-if",
@@ -513,6 +542,8 @@ async fn top_and_bench_reach_a_pods_plain_http_metrics_through_the_api_servers_p
         cmd.args([
             "top",
             "svc/operator-metrics:metrics",
+            "--via",
+            "proxy",
             "-n",
             &ns.name,
             "-o",
@@ -540,7 +571,14 @@ async fn top_and_bench_reach_a_pods_plain_http_metrics_through_the_api_servers_p
 
     // Another path on the same pod is the pod's own 404, said in one line.
     let mut cmd = informer();
-    cmd.args(["top", "pod/operator:8080/other", "-n", &ns.name]);
+    cmd.args([
+        "top",
+        "pod/operator:8080/other",
+        "--via",
+        "proxy",
+        "-n",
+        &ns.name,
+    ]);
     let out = run_with_limit(cmd, Duration::from_secs(60));
     assert_one_line_error(&out, &["get pods/proxy in namespace", "404"]);
 }

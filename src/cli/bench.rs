@@ -1,7 +1,7 @@
 //! `bench`'s command line ([`BenchArgs`]): its flags, examples, exit status and gates, as its
 //! help prints them.
 
-use super::{ReportFormat, WireEncoding};
+use super::{ReportFormat, Via, WireEncoding};
 use crate::bench::dist::Dist;
 use crate::bench::gate::Gate;
 use crate::bench::react::Reaction;
@@ -100,14 +100,23 @@ pub struct BenchArgs {
     pub reaction_timeout: Duration,
     /// Also read a running controller's own metrics over the window, and report its
     /// workqueues, informers (and their lag behind the server), client throttling and
-    /// reconcilers: `pod/NAME[:PORT][/PATH]`, `svc/NAME:PORT[/PATH]` (through the API
-    /// server's proxy) or an `https://` URL (with the kubeconfig's credentials). Scraped when
-    /// the window opens, every second, and when it closes. Live runs only.
+    /// reconcilers: `KIND/NAME[:PORT][/PATH]` (deploy, sts, ds, rs, svc or pod: the leading
+    /// replica, by port-forward) or an `https://` URL (with the kubeconfig's credentials).
+    /// Scraped when the window opens, every second, and when it closes. Live runs only.
     #[arg(long, value_name = "TARGET", conflicts_with = "from_file")]
     pub metrics_from: Option<String>,
     /// The namespace of --metrics-from's pod or service (default: -n's, else the context's).
     #[arg(long, value_name = "NAMESPACE", requires = "metrics_from")]
     pub metrics_namespace: Option<String>,
+    /// How --metrics-from's KIND/NAME is reached: port-forward (HTTPS or HTTP, with a bearer
+    /// token) or proxy (the API server's proxy to a pod or a service: plain HTTP, no
+    /// credentials).
+    #[arg(long, value_enum, default_value_t = Via::PortForward, requires = "metrics_from")]
+    pub metrics_via: Via,
+    /// Scrape --metrics-from with a token of this service account (sa/NAME, in its namespace),
+    /// asked for with the TokenRequest API, instead of the kubeconfig user's; never printed.
+    #[arg(long, value_name = "sa/NAME", requires = "metrics_from")]
+    pub metrics_token_from: Option<String>,
     /// Event handlers (informer listeners), each with its own pending buffer.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub handlers: usize,

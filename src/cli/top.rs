@@ -1,6 +1,6 @@
 //! `top`'s command line ([`TopArgs`]).
 
-use super::ReportFormat;
+use super::{ReportFormat, Via};
 use crate::duration;
 use clap::Args;
 use std::time::Duration;
@@ -8,20 +8,32 @@ use std::time::Duration;
 /// `kubectl informer top TARGET`.
 #[derive(Debug, Clone, Args)]
 #[command(before_help = "Examples:\n  \
+    # an operator's leading replica, its metrics port found by name (https, metrics)\n  \
+    kubectl informer top deploy/my-operator -n my-operator-system\n  \
+    # the same with a service account's token (the user's has no right to get /metrics)\n  \
+    kubectl informer top deploy/my-operator -n my-operator-system --metrics-token-from sa/metrics-reader\n  \
     # kube-controller-manager's queues and informers, from its own metrics\n  \
     kubectl informer top https://127.0.0.1:10257/metrics\n  \
-    # a controller-runtime manager's plain-http metrics port, through the API server's proxy\n  \
-    kubectl informer top pod/my-operator-7d4f9:8080 -n operators\n  \
-    kubectl informer top svc/my-operator-metrics:8080 -n operators -o json --for 1m\n\n\
+    # a plain-http metrics port, through the API server's proxy\n  \
+    kubectl informer top svc/my-operator-metrics:8080 -n operators --via proxy -o json --for 1m\n\n\
     Exit status: 0 --for ran out, 2 error (the first scrape failed), 130 interrupted by \
     Ctrl-C, 143 by SIGTERM (after the summary).")]
 pub struct TopArgs {
-    /// Where the controller serves its metrics: pod/NAME[:PORT][/PATH] or svc/NAME:PORT[/PATH]
-    /// in the namespace (-n), reached through the API server's proxy (needs get on pods/proxy or
-    /// services/proxy), or an http(s):// URL reached with the kubeconfig's credentials and
-    /// certificate authority.
+    /// Where the controller serves its metrics: KIND/NAME[:PORT][/PATH] in the namespace (-n),
+    /// KIND deploy, sts, ds, rs, svc or pod (the leading replica; the port by number or name,
+    /// else the container port named https or metrics), or an http(s):// URL reached with the
+    /// kubeconfig's credentials and certificate authority.
     #[arg(value_name = "TARGET")]
     pub target: String,
+    /// How KIND/NAME is reached: port-forward (HTTPS or HTTP, with a bearer token) or proxy
+    /// (the API server's proxy to a pod or a service: plain HTTP, no credentials).
+    #[arg(long, value_enum, default_value_t = Via::PortForward)]
+    pub via: Via,
+    /// Scrape with a token of this service account (sa/NAME, in the namespace of the target),
+    /// asked for with the TokenRequest API (needs create on serviceaccounts/token), instead of
+    /// the kubeconfig user's; never printed.
+    #[arg(long, value_name = "sa/NAME")]
+    pub metrics_token_from: Option<String>,
     /// Time between two scrapes: each table is of what happened in between.
     #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "2s")]
     pub interval: Duration,

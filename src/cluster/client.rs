@@ -4,6 +4,7 @@
 mod body;
 mod classify;
 mod discover;
+mod forward;
 #[cfg(test)]
 mod tests;
 
@@ -18,6 +19,7 @@ use std::time::Duration;
 pub use body::Sink;
 use body::{collect, content_type, pour, protobuf_status, MAX_RESPONSE_BYTES};
 pub use classify::innermost;
+pub use forward::PodConnection;
 
 /// The `-v` level from which every request is logged: kubectl's `-v=6`.
 pub const REQUEST_LEVEL: u8 = 6;
@@ -89,7 +91,7 @@ impl Cluster {
         transport: Transport,
     ) -> Result<Self, ClusterError> {
         let loaded = kubeconfig::load(selection).await?;
-        Cluster::from_loaded(loaded, selection, transport)
+        Cluster::built(loaded, selection, transport, false)
     }
 
     /// A connection to another endpoint of the same user (a controller's metrics URL): the
@@ -110,16 +112,18 @@ impl Cluster {
                     source_desc: format!("context \"{}\"", loaded.context),
                     reason,
                 })?;
-        let mut cluster = Cluster::from_loaded(loaded, &self.selection, self.transport)?
+        let mut cluster = Cluster::built(loaded, &self.selection, self.transport, false)?
             .with_verbosity(self.verbose.0);
         cluster.origin = "the URL given".to_string();
         Ok(cluster)
     }
 
-    fn from_loaded(
+    /// The client of `loaded`; `http1_only` for one whose requests can be upgraded.
+    fn built(
         loaded: kubeconfig::LoadedConfig,
         selection: &KubeconfigSelection,
         transport: Transport,
+        http1_only: bool,
     ) -> Result<Self, ClusterError> {
         let config = loaded.config;
         let server = config
@@ -129,13 +133,12 @@ impl Cluster {
             .to_string();
         let default_namespace = config.default_namespace.clone();
         // No retry layer: the reflector decides itself when to retry (kube's would hide 429s).
-        let (client, progress) =
-            transport
-                .client(&config, loaded.proxy.as_ref())
-                .map_err(|reason| ClusterError::KubeconfigUnusable {
-                    source_desc: format!("context \"{}\"", loaded.context),
-                    reason,
-                })?;
+        let (client, progress) = transport
+            .client(&config, loaded.proxy.as_ref(), http1_only)
+            .map_err(|reason| ClusterError::KubeconfigUnusable {
+                source_desc: format!("context \"{}\"", loaded.context),
+                reason,
+            })?;
         // Bytes that cross no network cost less than compressing them does (BENCHMARKS.md,
         // "Compression").
         let near = loaded.proxy.is_none()

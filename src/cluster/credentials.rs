@@ -72,6 +72,60 @@ pub fn auth_layer(
     }
 }
 
+/// The `Authorization` header of a user's token, for a server that checks the token with the
+/// API server (a controller's metrics filter: a TokenReview): what [`auth_layer`] sends, a token
+/// file read again and an exec plugin's token renewed as there.
+pub struct Bearer(
+    tokio::sync::Mutex<
+        tower::util::BoxCloneSyncService<Request<kube::client::Body>, http::Response<()>, BoxError>,
+    >,
+);
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl Bearer {
+    /// `config`'s user's bearer token; `None` when the user has none (a client certificate,
+    /// a user name and password, or nothing).
+    pub fn of(config: &kube::Config) -> Result<Option<Bearer>, String> {
+        let basic = config.auth_info.username.is_some() && config.auth_info.password.is_some();
+        if basic {
+            return Ok(None);
+        }
+        let Some(layer) = auth_layer(config)? else {
+            return Ok(None);
+        };
+        // The request the layer signs is not sent: its header is handed back in a response.
+        let capture = tower::service_fn(|request: Request<kube::client::Body>| async move {
+            let mut response = http::Response::new(());
+            if let Some(value) = request.headers().get(http::header::AUTHORIZATION) {
+                response
+                    .headers_mut()
+                    .insert(http::header::AUTHORIZATION, value.clone());
+            }
+            Ok::<_, BoxError>(response)
+        });
+        let service = tower::ServiceBuilder::new()
+            .layer(layer)
+            .map_err(Into::<BoxError>::into)
+            .service(capture);
+        Ok(Some(Bearer(tokio::sync::Mutex::new(
+            tower::util::BoxCloneSyncService::new(service),
+        ))))
+    }
+
+    /// The header, the token renewed first if it must be.
+    pub async fn header(&self) -> Result<Option<HeaderValue>, String> {
+        use tower::{Service, ServiceExt};
+        let mut service = self.0.lock().await;
+        let ready = service.ready().await.map_err(|e| super::innermost(&*e))?;
+        let response = ready
+            .call(Request::new(kube::client::Body::empty()))
+            .await
+            .map_err(|e| super::innermost(&*e))?;
+        Ok(response.headers().get(http::header::AUTHORIZATION).cloned())
+    }
+}
+
 /// `config` with its exec plugin's interactive mode decided (see [`interactive_mode`]); what
 /// runs the plugin (the TLS settings, for a client certificate it may print, and
 /// [`auth_layer`]) takes this config.

@@ -21,7 +21,8 @@ pub mod resource_version;
 pub mod selector;
 mod transport;
 
-pub use client::{innermost, Cluster, Operation, Sink, REQUEST_LEVEL};
+pub use client::{innermost, Cluster, Operation, PodConnection, Sink, REQUEST_LEVEL};
+pub use credentials::Bearer;
 pub use encoding::Encoding;
 pub use error::ClusterError;
 pub use framing::{FrameError, Framer};

@@ -33,6 +33,37 @@ impl Cluster {
         }
     }
 
+    /// The name the API server knows the user by (a SelfSubjectReview, as `kubectl auth whoami`
+    /// asks): what a TokenReview of the user's token answers too.
+    pub async fn user_name(&self) -> Result<String, ClusterError> {
+        let op = Operation::new("create", "selfsubjectreviews.authentication.k8s.io", None);
+        let body = serde_json::json!({
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "SelfSubjectReview",
+        });
+        let answer = self
+            .send(
+                http::Method::POST,
+                "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                "application/json",
+                body.to_string().into_bytes(),
+                &op,
+            )
+            .await?;
+        let review: serde_json::Value =
+            serde_json::from_slice(&answer).map_err(|e| ClusterError::Decode {
+                what: "a SelfSubjectReview".into(),
+                reason: e.to_string(),
+            })?;
+        review["status"]["userInfo"]["username"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| ClusterError::Decode {
+                what: "a SelfSubjectReview".into(),
+                reason: "it names no user".into(),
+            })
+    }
+
     /// The server's `gitVersion` from `/version` (`v1.37.2`).
     pub async fn server_version(&self) -> Result<String, ClusterError> {
         let op = Operation::new("get", "/version", None);

@@ -119,11 +119,13 @@ impl Transport {
 
     /// kube's client over this transport's HTTP stack, through `proxy` when one is chosen
     /// (see `outbound_proxy::choose`), and what its connections are waiting for; the error is the
-    /// reason the configuration cannot be used.
+    /// reason the configuration cannot be used. `http1_only`: ALPN offers HTTP/1.1 alone, for
+    /// requests upgraded to another protocol (a WebSocket).
     pub fn client(
         &self,
         config: &kube::Config,
         proxy: Option<&Proxy>,
+        http1_only: bool,
     ) -> Result<(kube::Client, Progress), String> {
         let reason = |e: kube::Error| super::innermost(&e);
         let config = &credentials::with_exec_decided(config)?;
@@ -154,7 +156,10 @@ impl Transport {
             ),
             None => None,
         };
-        tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        tls.alpn_protocols = match http1_only {
+            true => vec![b"http/1.1".to_vec()],
+            false => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
+        };
         let progress = Progress::default();
         let https = connect::Connector {
             dial,

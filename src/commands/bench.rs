@@ -314,15 +314,21 @@ async fn controller_source(
     reacting: Option<&Reacting>,
     notice: &(dyn Fn(String) + Sync),
 ) -> Result<Option<ControllerSource>> {
-    let Some((metrics, namespace)) = &config.metrics_from else {
+    let Some(metrics) = &config.metrics_from else {
         return Ok(None);
     };
     let cluster = &target.cluster;
-    let namespace = namespace
+    let namespace = (metrics.namespace)
         .clone()
         .or_else(|| global.namespace.clone())
         .unwrap_or_else(|| cluster.default_namespace.clone());
-    let scraper = Scraper::new(metrics, cluster, &namespace).await?;
+    let scraper = Scraper::new(
+        &metrics.target,
+        cluster,
+        &namespace,
+        metrics.token_from.as_deref(),
+    )
+    .await?;
     // A first scrape slower than the whole measured window could measure nothing.
     let what = format!("the first scrape of {}", scraper.target());
     let first = super::RunLimits::start(Some(config.duration), None)

@@ -4,7 +4,7 @@
 //! counted and shown), 130 and 143 after Ctrl-C and SIGTERM, the summary printed first.
 
 use super::{sleep_until, GlobalConfig};
-use crate::cli::{ReportFormat, TopArgs};
+use crate::cli::{ReportFormat, TopArgs, Via};
 use crate::cluster::ApiResource;
 use crate::cluster::Cluster;
 use crate::error::{Error, Result, EXIT_OK};
@@ -30,6 +30,8 @@ const MIN_INTERVAL: Duration = Duration::from_millis(200);
 #[derive(Debug, Clone)]
 pub struct TopConfig {
     pub target: Target,
+    /// `--metrics-token-from`'s service account.
+    pub token_from: Option<String>,
     pub interval: Duration,
     pub run_for: Option<Duration>,
     pub lag: bool,
@@ -39,10 +41,12 @@ pub struct TopConfig {
 
 impl TopConfig {
     pub fn from_args(args: &TopArgs) -> Result<Self> {
-        let target = Target::parse(&args.target).map_err(|why| {
-            let shown = crate::scrape::target::shown(&args.target);
-            Error::Usage(format!("metrics target \"{shown}\": {why}"))
-        })?;
+        let (target, token_from) = read_target(
+            &args.target,
+            "metrics target",
+            args.via,
+            args.metrics_token_from.as_deref(),
+        )?;
         if args.interval < MIN_INTERVAL {
             return Err(Error::Usage(format!(
                 "--interval {}: scrape at most every {}, e.g. --interval 2s",
@@ -63,6 +67,7 @@ impl TopConfig {
         }
         Ok(TopConfig {
             target,
+            token_from,
             interval: args.interval,
             run_for,
             lag: args.lag,
@@ -70,6 +75,42 @@ impl TopConfig {
             output: args.output,
         })
     }
+}
+
+/// A metrics target as given (`what` names it in errors), reached `via` port-forward or the API
+/// server's proxy, and the service account whose token scrapes it (`--metrics-token-from`).
+pub(super) fn read_target(
+    text: &str,
+    what: &str,
+    via: Via,
+    token_from: Option<&str>,
+) -> Result<(Target, Option<String>)> {
+    let shown = crate::scrape::target::shown(text);
+    let mut target =
+        Target::parse(text).map_err(|why| Error::Usage(format!("{what} \"{shown}\": {why}")))?;
+    if via == Via::Proxy {
+        target = target
+            .through_proxy()
+            .map_err(|why| Error::Usage(format!("{what} \"{shown}\" with --via proxy: {why}")))?;
+    }
+    let token_from = match token_from {
+        None => None,
+        Some(_) if !matches!(target, Target::Pods { .. }) => {
+            return Err(Error::Usage(format!(
+                "--metrics-token-from: the token is for a pod reached by port-forward, and \
+                 \"{shown}\" is {}",
+                match target {
+                    Target::Url(_) => "a URL (it gets the kubeconfig's credentials)",
+                    _ => "reached through the API server's proxy (which passes no token on)",
+                }
+            )))
+        }
+        Some(text) => Some(
+            crate::scrape::target::service_account(text)
+                .map_err(|why| Error::Usage(format!("--metrics-token-from \"{text}\": {why}")))?,
+        ),
+    };
+    Ok((target, token_from))
 }
 
 impl From<ScrapeError> for Error {
@@ -106,6 +147,12 @@ struct Run {
     scrapes: u64,
     gaps: u64,
     max_depths: BTreeMap<String, f64>,
+    /// The scraping moved to another replica: the next scrape starts the intervals again.
+    rebase: bool,
+    /// The last scrape failed: the replica may be gone.
+    lost: bool,
+    /// When the last scrape began.
+    tried: Instant,
 }
 
 impl Run {
@@ -116,6 +163,9 @@ impl Run {
             scrapes: 0,
             gaps: 0,
             max_depths: BTreeMap::new(),
+            rebase: false,
+            lost: false,
+            tried: at,
         };
         run.note_depths(&scrape);
         run.scrapes = 1;
@@ -137,6 +187,16 @@ impl Run {
         let interval = Interval::between(&self.last.1, &scrape, seconds);
         self.last = (at, scrape);
         interval
+    }
+
+    /// The first scrape of another replica: its counters start anew, so the intervals and the
+    /// summary start from it (the largest depths seen are kept).
+    fn restart(&mut self, at: Instant, scrape: Controller) {
+        self.scrapes += 1;
+        self.note_depths(&scrape);
+        self.first = (at, scrape.clone());
+        self.last = (at, scrape);
+        self.rebase = false;
     }
 
     /// The whole run as one interval, each queue with its largest depth.
@@ -163,7 +223,13 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         .namespace
         .clone()
         .unwrap_or_else(|| cluster.default_namespace.clone());
-    let scraper = Scraper::new(&config.target, &cluster, &namespace).await?;
+    let scraper = Scraper::new(
+        &config.target,
+        &cluster,
+        &namespace,
+        config.token_from.as_deref(),
+    )
+    .await?;
     let what = format!("the first scrape of {}", scraper.target());
     let first = match global
         .limits
@@ -173,6 +239,12 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         Err(Error::Stopped(code)) => return Ok(code),
         first => first?,
     };
+    if let Some(reached) = scraper.reached().await {
+        crate::output::say(&crate::output::top::reached_line(
+            scraper.target(),
+            &reached,
+        ));
+    }
     let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
     // `| head -1` has its line: done at once, not an interval later.
@@ -189,7 +261,9 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
     let redraw = config.output == ReportFormat::Text && stdout_is_terminal();
     let patience = crate::scrape::target::patience(config.interval);
     let code = loop {
-        let due = run.last.0.max(started) + config.interval;
+        // An interval after the last attempt: a scrape that failed at once is not tried again
+        // at once.
+        let due = run.tried.max(started) + config.interval;
         let due = deadline.map_or(due, |d| due.min(d));
         tokio::select! {
             _ = tokio::time::sleep_until(due) => {}
@@ -200,14 +274,15 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
             break EXIT_OK;
         }
         // A scrape slower than the interval is a gap, as a failed one is: the next interval
-        // starts at the last good scrape.
+        // starts at the last good scrape. A leader that moved is followed first.
         let scraped = tokio::select! {
-            scraped = tokio::time::timeout(patience, scraper.scrape()) => scraped,
+            scraped = tokio::time::timeout(patience, follow_and_scrape(&scraper, &mut run)) => scraped,
             _ = &mut interrupt => break crate::stop::exit_code(),
             _ = sleep_until(deadline) => break EXIT_OK,
             _ = &mut closed => return Ok(EXIT_OK),
         };
         match scraped {
+            Ok(Ok(scrape)) if run.rebase => run.restart(Instant::now(), scrape),
             Ok(Ok(scrape)) => {
                 let mut interval = run.next(Instant::now(), scrape);
                 if let Some(side) = &server_side {
@@ -226,6 +301,30 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
     };
     write_summary(&mut out, &config, scraper.target(), &run).map_err(Error::Output)?;
     Ok(code)
+}
+
+/// A scrape, after following the leader to another replica if it moved (said on stderr; the
+/// scrape is then the first of a new interval).
+async fn follow_and_scrape(scraper: &Scraper, run: &mut Run) -> Result<Controller, ScrapeError> {
+    run.tried = Instant::now();
+    match scraper.follow(std::mem::take(&mut run.lost)).await {
+        Ok(Some(moved)) => {
+            crate::output::say(&crate::output::top::moved_line(scraper.target(), &moved));
+            run.rebase = true;
+        }
+        Ok(None) => {}
+        // The replica scraped is still the one to try; its scrape says what is wrong.
+        Err(e) => crate::output::say(&format!(
+            "kubectl-informer: {}: cannot tell which replica leads: {e}",
+            scraper.target()
+        )),
+    }
+    let scraped = scraper.scrape().await;
+    if scraped.is_err() {
+        // A replica that is gone fails its scrapes: the next look finds the one that runs.
+        run.lost = true;
+    }
+    scraped
 }
 
 /// Starts our watches of the resources the controller's informers hold; says on stderr which

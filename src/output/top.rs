@@ -191,6 +191,44 @@ fn reconciler_table(reconcilers: &[ReconcilerInterval]) -> Table {
     t
 }
 
+/// The line that says which replica and port a port-forwarded target reached, and how.
+pub fn reached_line(target: &str, reached: &crate::scrape::target::Reached) -> String {
+    use crate::scrape::forwarded::Scheme;
+    let who = match (&reached.leader, reached.replicas) {
+        (Some(lease), n) => format!("the leader of {n} replicas (Lease {lease})"),
+        (None, 1) => "its only replica".to_string(),
+        (None, n) => format!(
+            "the first of {n} replicas by name (no Lease in the namespace names one of them as \
+             its holder)"
+        ),
+    };
+    let over = match reached.scheme {
+        Some(Scheme::Https) => {
+            ", over HTTPS: the pod's certificate is accepted unchecked (a \
+                                pod's own, usually self-signed), for this connection only"
+        }
+        Some(Scheme::Http) => ", over plain HTTP",
+        None => "",
+    };
+    format!(
+        "kubectl-informer: {target}: scraping pod/{}, {who}, port {} ({}) by port-forward{over}",
+        reached.pod, reached.port, reached.chosen_by
+    )
+}
+
+/// The line that says the scraping moved to another replica.
+pub fn moved_line(target: &str, moved: &crate::scrape::target::Moved) -> String {
+    let why = match &moved.to.leader {
+        Some(lease) => format!("the leader is now pod/{} (Lease {lease})", moved.to.pod),
+        None => format!("pod/{} is scraped instead", moved.to.pod),
+    };
+    format!(
+        "kubectl-informer: {target}: pod/{} no longer leads or runs: {why}; the next interval \
+         starts at its first scrape",
+        moved.from
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -181,7 +181,9 @@ impl Controller {
             };
             let q = self.queues.entry(queue.to_string()).or_default();
             match metric {
-                "depth" => q.depth = s.value,
+                // controller-runtime (v0.22 on) splits a priority queue's depth by `priority`:
+                // the queue holds their sum.
+                "depth" => q.depth += s.value,
                 "adds_total" => q.adds_total = s.value,
                 "retries_total" => q.retries_total = s.value,
                 "unfinished_work_seconds" => q.unfinished_work_seconds = s.value,
@@ -338,5 +340,19 @@ mod tests {
         assert_eq!(c.reconcilers["web"].results.values().sum::<f64>(), 8.0);
         assert_eq!(c.reconcilers["web"].active_workers, Some(2.0));
         assert!(Controller::read(&parse("go_goroutines 80\n").unwrap()).is_none());
+    }
+
+    #[test]
+    fn a_priority_queues_depth_is_the_sum_of_its_priorities() {
+        // controller-runtime v0.25's workqueue_depth, as a manager restarted with items from
+        // its initial list (priority -100) and newer ones (0) serves it.
+        let text = concat!(
+            "workqueue_depth{controller=\"configmap\",name=\"configmap\",priority=\"-100\"} 12\n",
+            "workqueue_depth{controller=\"configmap\",name=\"configmap\",priority=\"0\"} 29\n",
+            "workqueue_depth{name=\"deployment\"} 3\n",
+        );
+        let c = Controller::read(&parse(text).unwrap()).unwrap();
+        assert_eq!(c.queues["configmap"].depth, 41.0);
+        assert_eq!(c.queues["deployment"].depth, 3.0);
     }
 }

@@ -3,8 +3,11 @@
 //! say about the controller's queues, informers and client, and what changed between two scrapes.
 
 pub mod controller;
+pub mod forwarded;
 pub mod interval;
 pub mod lag;
+pub mod leader;
 pub mod target;
 pub mod text;
 pub mod window;
+pub mod workload;

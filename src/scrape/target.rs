@@ -1,10 +1,17 @@
-//! Where a controller's metrics are served, and reading them: `pod/NAME[:PORT][/PATH]` or
-//! `svc/NAME:PORT[/PATH]` through the API server's proxy with the user's credentials (as
-//! `kubectl get --raw /api/v1/namespaces/NS/pods/NAME:PORT/proxy/metrics` reaches them, no
-//! port-forward), or an `http(s)://` URL reached with the kubeconfig's credentials and TLS trust.
+//! Where a controller's metrics are served, and reading them:
+//! - `KIND/NAME[:PORT][/PATH]` (a Deployment, StatefulSet, DaemonSet, ReplicaSet, Service or
+//!   Pod) through a port-forward, as `kubectl port-forward` reaches it: the leading replica's
+//!   port (see [`super::leader`]), HTTPS or HTTP, with a bearer token (see [`super::forwarded`]);
+//! - `pod/NAME[:PORT][/PATH]` or `svc/NAME:PORT[/PATH]` through the API server's proxy
+//!   (`--via proxy`), as `kubectl get --raw /api/v1/namespaces/NS/pods/NAME:PORT/proxy/metrics`
+//!   reaches them;
+//! - an `http(s)://` URL reached with the kubeconfig's credentials and TLS trust.
 
 use super::controller::Controller;
+use super::forwarded::{Credential, ForwardError, PodScrape, Scheme};
+use super::leader::{self, Leader};
 use super::text::{self, ParseError};
+use super::workload::{self, Kind, PodPort, Port, WorkloadError};
 use crate::cluster::{Cluster, ClusterError, Operation, Sink};
 
 /// What a scrape asks for: the text format first (what client-go's components serve), then
@@ -18,6 +25,13 @@ const DEFAULT_PATH: &str = "/metrics";
 /// A metrics endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
+    /// The pods a workload, a service or a pod names, reached by port-forward.
+    Pods {
+        kind: Kind,
+        name: String,
+        port: Option<Port>,
+        path: String,
+    },
     /// A pod's or a service's port, through the API server's proxy.
     Proxied {
         /// `pods` or `services`.
@@ -31,55 +45,94 @@ pub enum Target {
 }
 
 impl Target {
-    /// Reads `pod/NAME[:PORT][/PATH]`, `svc/NAME:PORT[/PATH]` (`pods/`, `po/`, `service/` and
-    /// `services/` too) or an `http://` or `https://` URL (its path `/metrics` when it has none).
+    /// Reads `KIND/NAME[:PORT][/PATH]` (KIND as kubectl names a Deployment, StatefulSet,
+    /// DaemonSet, ReplicaSet, Service or Pod: `deploy/`, `sts/`, `ds/`, `rs/`, `svc/`, `pod/`...)
+    /// or an `http://` or `https://` URL (its path `/metrics` when it has none).
     pub fn parse(text: &str) -> Result<Target, String> {
-        const EXPECTED: &str =
-            "expected pod/NAME[:PORT][/PATH], svc/NAME:PORT[/PATH] or an http(s):// URL";
+        const EXPECTED: &str = "expected KIND/NAME[:PORT][/PATH] (KIND deploy, sts, ds, rs, svc \
+                                or pod) or an http(s):// URL";
         if text.starts_with("http://") || text.starts_with("https://") {
             return url(text).map(Target::Url);
         }
-        let Some((kind, rest)) = text.split_once('/') else {
+        let Some((kind_text, rest)) = text.split_once('/') else {
             return Err(EXPECTED.to_string());
         };
-        let resource = match kind {
-            "pod" | "pods" | "po" => "pods",
-            "svc" | "service" | "services" => "services",
-            _ => return Err(format!("{kind:?} is not pod or svc: {EXPECTED}")),
+        let Some(kind) = Kind::parse(kind_text) else {
+            return Err(format!(
+                "{kind_text:?} is not a kind of workload: {EXPECTED}"
+            ));
         };
         let (name_port, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, DEFAULT_PATH),
         };
         let (name, port) = match name_port.split_once(':') {
-            Some((name, port)) => (name, Some(port)),
+            Some((name, port)) => (name, Some(Port::parse(port)?)),
             None => (name_port, None),
         };
         if !crate::cluster::selector::is_dns_subdomain(name) {
             return Err(format!(
-                "{kind}/{name}: an object's name is lowercase letters, digits, '-' and '.'"
+                "{kind_text}/{name}: an object's name is lowercase letters, digits, '-' and '.'"
             ));
         }
-        if let Some(port) = port {
-            let valid = !port.is_empty()
-                && port.len() <= 15
-                && port.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-            if !valid {
-                return Err(format!("port {port:?} is neither a number nor a port name"));
+        Ok(Target::Pods {
+            kind,
+            name: name.to_string(),
+            port,
+            path: path.to_string(),
+        })
+    }
+
+    /// The same pod or service reached through the API server's proxy (`--via proxy`).
+    pub fn through_proxy(self) -> Result<Target, String> {
+        let Target::Pods {
+            kind,
+            name,
+            port,
+            path,
+        } = self
+        else {
+            return Ok(self);
+        };
+        let resource = match kind {
+            Kind::Pod => "pods",
+            Kind::Service => "services",
+            other => {
+                return Err(format!(
+                    "the API server's proxy reaches a pod or a service, not {}/{name}: name \
+                     one of its pods, or leave --via at port-forward",
+                    other.short()
+                ))
             }
-        }
+        };
         if resource == "services" && port.is_none() {
             return Err(format!(
-                "svc/{name} needs a port (svc/{name}:PORT): a service's metrics are on one of its ports"
+                "svc/{name} needs a port (svc/{name}:PORT): a service's metrics are on one of \
+                 its ports"
             ));
         }
         Ok(Target::Proxied {
             resource,
-            name: name.to_string(),
-            port: port.map(str::to_string),
-            path: path.to_string(),
+            name,
+            port: port.map(|p| p.to_string()),
+            path,
         })
     }
+}
+
+/// Reads `--metrics-token-from`'s `sa/NAME` (also `serviceaccount/` and `serviceaccounts/`)
+/// into the service account's name.
+pub fn service_account(text: &str) -> Result<String, String> {
+    let name = match text.split_once('/') {
+        Some(("sa" | "serviceaccount" | "serviceaccounts", name)) => name,
+        _ => return Err("expected sa/NAME, a service account in the target's namespace".into()),
+    };
+    if !crate::cluster::selector::is_dns_subdomain(name) {
+        return Err(format!(
+            "sa/{name}: a service account's name is lowercase letters, digits, '-' and '.'"
+        ));
+    }
+    Ok(name.to_string())
 }
 
 /// A target as typed, fit to be shown: a URL's user name and password replaced.
@@ -122,6 +175,21 @@ fn url(text: &str) -> Result<http::Uri, String> {
 impl std::fmt::Display for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Target::Pods {
+                kind,
+                name,
+                port,
+                path,
+            } => {
+                write!(f, "{}/{name}", kind.short())?;
+                if let Some(port) = port {
+                    write!(f, ":{port}")?;
+                }
+                if path != DEFAULT_PATH {
+                    write!(f, "{path}")?;
+                }
+                Ok(())
+            }
             Target::Proxied {
                 resource,
                 name,
@@ -166,6 +234,25 @@ pub enum ScrapeError {
     Tls { target: String, reason: String },
     #[error("{target} serves metrics, but none of a controller's (no workqueue_, informer_, rest_client_ or controller_runtime_ family): point it at a client-go or controller-runtime process")]
     NotAController { target: String },
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    #[error("cannot read {target} (pod/{pod} port {port}): {source}")]
+    Forward {
+        target: String,
+        pod: String,
+        port: u16,
+        #[source]
+        source: Box<ForwardError>,
+    },
+    /// The pod's metrics filter refused the token (401) or its identity (403).
+    #[error("{0}")]
+    Refused(String),
+    #[error("{target} answered {status}: {body}")]
+    Status {
+        target: String,
+        status: http::StatusCode,
+        body: String,
+    },
 }
 
 /// How long a scrape may take before it is a gap: the interval between scrapes, at least a
@@ -181,23 +268,115 @@ pub fn no_answer(within: std::time::Duration) -> String {
 
 /// A connection to one metrics endpoint.
 pub struct Scraper {
+    how: How,
+    target: String,
+}
+
+enum How {
+    /// Requests to the API server (its proxy) or to a URL.
+    Api(Box<Direct>),
+    /// A replica's port, through a port-forward.
+    Forwarded(Box<Replicas>),
+}
+
+/// GETs of a path of the API server (its proxy) or of a URL.
+struct Direct {
     cluster: Cluster,
     path_and_query: String,
     op: Operation,
-    target: String,
     /// Whether requests go to the target itself (a URL), not to the API server.
     direct: bool,
 }
 
+/// The replicas a `KIND/NAME` target names, and the one scraped.
+struct Replicas {
+    /// For the workload, its pods and their Leases.
+    cluster: Cluster,
+    /// For the port-forwards.
+    upgrades: Cluster,
+    namespace: String,
+    kind: Kind,
+    name: String,
+    port: Option<Port>,
+    path: String,
+    credential: Credential,
+    current: tokio::sync::Mutex<Current>,
+}
+
+/// The replica scraped, and why.
+struct Current {
+    pod: PodPort,
+    scrape: std::sync::Arc<PodScrape>,
+    leader: Option<Leader>,
+    replicas: usize,
+}
+
+/// How a scrape's target was reached, to say once: which pod, which port, over what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reached {
+    pub pod: String,
+    pub port: u16,
+    /// How the port was chosen (`port 8443`, `the container port named "https"`).
+    pub chosen_by: String,
+    pub scheme: Option<Scheme>,
+    /// The Lease that names the pod, when there are several replicas and one leads.
+    pub leader: Option<String>,
+    pub replicas: usize,
+}
+
+/// A move of the scraping from one replica to another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    pub from: String,
+    pub to: Reached,
+}
+
 impl Scraper {
-    /// Prepares scraping `target` (a pod or a service in `namespace`) with `cluster`'s user; no
-    /// request is made yet.
+    /// Prepares scraping `target` (in `namespace` unless a URL) with `cluster`'s user; a
+    /// port-forwarded target with a token of the service account `token_from` (in `namespace`)
+    /// when given, else the user's own. A port-forwarded target's replicas and leader are found
+    /// now; no metrics are read yet.
     pub async fn new(
         target: &Target,
         cluster: &Cluster,
         namespace: &str,
-    ) -> Result<Scraper, ClusterError> {
-        let (cluster, path_and_query, op) = match target {
+        token_from: Option<&str>,
+    ) -> Result<Scraper, ScrapeError> {
+        let how = match target {
+            Target::Pods {
+                kind,
+                name,
+                port,
+                path,
+            } => {
+                let upgrades = cluster.for_upgrades().await?;
+                let credential = match token_from {
+                    Some(account) => Credential::service_account(namespace, account),
+                    None => Credential::User {
+                        bearer: cluster.bearer().await?,
+                        name: cluster.user.clone(),
+                    },
+                };
+                let (pod, leader, replicas) =
+                    choose(cluster, namespace, *kind, name, port.as_ref()).await?;
+                let scrape = PodScrape::new(upgrades.clone(), namespace, &pod.pod, pod.port, path);
+                How::Forwarded(Box::new(Replicas {
+                    cluster: cluster.clone(),
+                    upgrades,
+                    namespace: namespace.to_string(),
+                    kind: *kind,
+                    name: name.clone(),
+                    port: port.clone(),
+                    path: path.clone(),
+                    credential,
+                    current: tokio::sync::Mutex::new(Current {
+                        pod,
+                        scrape: std::sync::Arc::new(scrape),
+                        leader,
+                        replicas,
+                    }),
+                }))
+            }
             Target::Proxied {
                 resource,
                 name,
@@ -205,11 +384,14 @@ impl Scraper {
                 path,
             } => {
                 let port = port.as_deref().map(|p| format!(":{p}")).unwrap_or_default();
-                (
-                    cluster.clone(),
-                    format!("/api/v1/namespaces/{namespace}/{resource}/{name}{port}/proxy{path}"),
-                    Operation::new("get", format!("{resource}/proxy"), Some(namespace)),
-                )
+                How::Api(Box::new(Direct {
+                    cluster: cluster.clone(),
+                    path_and_query: format!(
+                        "/api/v1/namespaces/{namespace}/{resource}/{name}{port}/proxy{path}"
+                    ),
+                    op: Operation::new("get", format!("{resource}/proxy"), Some(namespace)),
+                    direct: false,
+                }))
             }
             Target::Url(uri) => {
                 let origin = http::Uri::builder()
@@ -224,25 +406,26 @@ impl Scraper {
                 let path = uri.path_and_query().map_or(DEFAULT_PATH, |p| p.as_str());
                 // The controller asks the API server whether the user may `get` the path (a
                 // non-resource URL), so errors name it as `kubectl auth can-i get /metrics` does.
-                (
-                    cluster.connect_to(&origin).await?,
-                    path.to_string(),
-                    Operation::new("get", uri.path(), None),
-                )
+                How::Api(Box::new(Direct {
+                    cluster: cluster.connect_to(&origin).await?,
+                    path_and_query: path.to_string(),
+                    op: Operation::new("get", uri.path(), None),
+                    direct: true,
+                }))
             }
         };
         Ok(Scraper {
-            cluster,
-            path_and_query,
-            op,
+            how,
             target: target.to_string(),
-            direct: matches!(target, Target::Url(_)),
         })
     }
 
     /// The connection the scrapes go over (to the target itself, or to the API server).
     pub fn cluster(&self) -> &Cluster {
-        &self.cluster
+        match &self.how {
+            How::Api(direct) => &direct.cluster,
+            How::Forwarded(replicas) => &replicas.upgrades,
+        }
     }
 
     /// What is scraped, as the user named it.
@@ -259,15 +442,43 @@ impl Scraper {
         )
     }
 
+    /// Which replica and port a port-forwarded target reached, and how (after a scrape).
+    pub async fn reached(&self) -> Option<Reached> {
+        let How::Forwarded(replicas) = &self.how else {
+            return None;
+        };
+        let current = replicas.current.lock().await;
+        Some(current.reached().await)
+    }
+
     /// One scrape, read into what it says about the controller.
     pub async fn scrape(&self) -> Result<Controller, ScrapeError> {
-        let body = self
-            .cluster
-            .get_into(&self.path_and_query, ACCEPT, &self.op, Collected::new)
-            .await
-            .map_err(|e| self.explain(e))?;
-        let media = body
-            .content_type
+        let (content_type, bytes) = match &self.how {
+            How::Api(d) => {
+                let body = (d.cluster)
+                    .get_into(&d.path_and_query, ACCEPT, &d.op, Collected::new)
+                    .await
+                    .map_err(|e| self.explain(e, d.direct))?;
+                (body.content_type, bytes::Bytes::from(body.bytes))
+            }
+            How::Forwarded(replicas) => replicas.scrape(&self.target).await?,
+        };
+        self.read(&content_type, &bytes)
+    }
+
+    /// Whether the leader moved to another replica since the last look (one LIST of the
+    /// namespace's Leases), or, after a failed scrape (`after_failure`), whether the replica
+    /// scraped is gone: if so, the scraping moves and says from where to where. A URL or a
+    /// proxied target never moves.
+    pub async fn follow(&self, after_failure: bool) -> Result<Option<Moved>, ScrapeError> {
+        match &self.how {
+            How::Forwarded(replicas) => replicas.follow(after_failure).await,
+            How::Api(_) => Ok(None),
+        }
+    }
+
+    fn read(&self, content_type: &str, bytes: &[u8]) -> Result<Controller, ScrapeError> {
+        let media = content_type
             .split(';')
             .next()
             .unwrap_or_default()
@@ -279,7 +490,7 @@ impl Scraper {
                 content_type: media,
             });
         }
-        let text = String::from_utf8_lossy(&body.bytes);
+        let text = String::from_utf8_lossy(bytes);
         let exposition = text::parse(&text).map_err(|source| ScrapeError::Unreadable {
             target: self.target.clone(),
             source,
@@ -288,20 +499,166 @@ impl Scraper {
             target: self.target.clone(),
         })
     }
-}
 
-impl Scraper {
     /// A connection error in the controller's terms when the target is reached directly (the
     /// cluster's errors speak of the API server and the kubeconfig's server address).
-    fn explain(&self, e: ClusterError) -> ScrapeError {
+    fn explain(&self, e: ClusterError, direct: bool) -> ScrapeError {
         let target = self.target.clone();
         match e {
-            ClusterError::Unreachable { reason, .. } if self.direct => {
+            ClusterError::Unreachable { reason, .. } if direct => {
                 ScrapeError::Unreachable { target, reason }
             }
-            ClusterError::Tls { reason, .. } if self.direct => ScrapeError::Tls { target, reason },
+            ClusterError::Tls { reason, .. } if direct => ScrapeError::Tls { target, reason },
             other => ScrapeError::Cluster(other),
         }
+    }
+}
+
+/// The replica of `kind/name` to scrape: the leader when several run and a Lease names one,
+/// else the first by name; with the leader found and how many replicas run.
+async fn choose(
+    cluster: &Cluster,
+    namespace: &str,
+    kind: Kind,
+    name: &str,
+    port: Option<&Port>,
+) -> Result<(PodPort, Option<Leader>, usize), ScrapeError> {
+    let pods = workload::pods(cluster, namespace, kind, name, port).await?;
+    let replicas = pods.len();
+    if replicas == 1 {
+        let only = pods.into_iter().next().expect("one pod");
+        return Ok((only, None, 1));
+    }
+    let names: Vec<String> = pods.iter().map(|p| p.pod.clone()).collect();
+    let leader = leader::leader_of(&leader::leases(cluster, namespace).await?, &names);
+    let chosen = leader
+        .as_ref()
+        .and_then(|l| pods.iter().find(|p| p.pod == l.pod))
+        .unwrap_or(&pods[0])
+        .clone();
+    Ok((chosen, leader, replicas))
+}
+
+impl Current {
+    async fn reached(&self) -> Reached {
+        Reached {
+            pod: self.pod.pod.clone(),
+            port: self.pod.port,
+            chosen_by: self.pod.chosen_by.clone(),
+            scheme: self.scrape.scheme().await,
+            leader: self.leader.as_ref().map(|l| l.lease.clone()),
+            replicas: self.replicas,
+        }
+    }
+}
+
+impl Replicas {
+    async fn scrape(&self, target: &str) -> Result<(String, bytes::Bytes), ScrapeError> {
+        let (scrape, pod) = {
+            let current = self.current.lock().await;
+            (current.scrape.clone(), current.pod.clone())
+        };
+        let answer = scrape
+            .get(ACCEPT, &self.credential)
+            .await
+            .map_err(|source| match source {
+                ForwardError::Cluster(e) => ScrapeError::Cluster(e),
+                source => ScrapeError::Forward {
+                    target: target.to_string(),
+                    pod: pod.pod.clone(),
+                    port: pod.port,
+                    source: Box::new(source),
+                },
+            })?;
+        match answer.status.as_u16() {
+            200..=299 => Ok((answer.content_type, answer.body)),
+            code @ (401 | 403) => Err(ScrapeError::Refused(
+                self.refusal(target, &pod.pod, code).await,
+            )),
+            _ => Err(ScrapeError::Status {
+                target: format!("{target} (pod/{})", pod.pod),
+                status: answer.status,
+                body: crate::format::one_line(&String::from_utf8_lossy(&answer.body), 200),
+            }),
+        }
+    }
+
+    /// A 401 or 403 of the pod's metrics filter, explained: whose token, and what it needs.
+    async fn refusal(&self, target: &str, pod: &str, code: u16) -> String {
+        let identity = match &self.credential {
+            Credential::User { bearer: None, name } => {
+                return format!(
+                    "{target} (pod/{pod}) wants a bearer token (401 Unauthorized), and the \
+                     kubeconfig user \"{name}\" has none (a client certificate is not sent to a \
+                     pod): pass --metrics-token-from sa/NAME, a service account allowed to get \
+                     /metrics"
+                )
+            }
+            Credential::User { .. } => match self.cluster.user_name().await {
+                Ok(name) => format!("user \"{name}\""),
+                Err(_) => self.credential.identity(),
+            },
+            Credential::ServiceAccount { .. } => self.credential.identity(),
+        };
+        match code {
+            401 => format!(
+                "{target} (pod/{pod}) refused the token of {identity} (401 Unauthorized): the \
+                 metrics filter could not check it with the API server (a TokenReview); use \
+                 --metrics-token-from sa/NAME"
+            ),
+            _ => format!(
+                "{identity} may not read the metrics of {target} (pod/{pod}; 403 Forbidden): it \
+                 needs get on the non-resource URL /metrics, a ClusterRole with \
+                 nonResourceURLs: [\"/metrics\"] and verbs: [\"get\"] (kubebuilder's scaffold \
+                 ships one as metrics-reader) bound to it"
+            ),
+        }
+    }
+
+    async fn follow(&self, after_failure: bool) -> Result<Option<Moved>, ScrapeError> {
+        let mut current = self.current.lock().await;
+        // The Leases while a leader is known; the workload and its pods again when the leader
+        // changed or the replica failed.
+        if current.leader.is_none() && !after_failure {
+            return Ok(None);
+        }
+        if let (Some(leader), false) = (&current.leader, after_failure) {
+            let leases = leader::leases(&self.cluster, &self.namespace).await?;
+            let holder = leases
+                .iter()
+                .find(|l| l.metadata.name.as_deref() == Some(leader.lease.as_str()))
+                .and_then(|l| l.spec.as_ref()?.holder_identity.clone());
+            if holder.is_some_and(|h| leader::holds(&h, &current.pod.pod)) {
+                return Ok(None);
+            }
+        }
+        let (pod, leader, replicas) = choose(
+            &self.cluster,
+            &self.namespace,
+            self.kind,
+            &self.name,
+            self.port.as_ref(),
+        )
+        .await?;
+        if pod.pod == current.pod.pod {
+            current.leader = leader;
+            current.replicas = replicas;
+            return Ok(None);
+        }
+        let from = std::mem::replace(&mut current.pod, pod);
+        current.scrape = std::sync::Arc::new(PodScrape::new(
+            self.upgrades.clone(),
+            &self.namespace,
+            &current.pod.pod,
+            current.pod.port,
+            &self.path,
+        ));
+        current.leader = leader;
+        current.replicas = replicas;
+        Ok(Some(Moved {
+            from: from.pod,
+            to: current.reached().await,
+        }))
     }
 }
 
@@ -333,23 +690,28 @@ mod tests {
 
     #[test]
     fn targets_are_read_as_kubectl_names_them() {
-        let proxied = |resource, name: &str, port: Option<&str>, path: &str| Target::Proxied {
-            resource,
+        let pods = |kind, name: &str, port: Option<Port>, path: &str| Target::Pods {
+            kind,
             name: name.into(),
-            port: port.map(Into::into),
+            port,
             path: path.into(),
         };
         assert_eq!(
-            Target::parse("pod/kcm").unwrap(),
-            proxied("pods", "kcm", None, "/metrics")
+            Target::parse("deploy/my-operator").unwrap(),
+            pods(Kind::Deployment, "my-operator", None, "/metrics")
+        );
+        assert_eq!(
+            Target::parse("statefulsets/db:metrics/custom/path").unwrap(),
+            pods(
+                Kind::StatefulSet,
+                "db",
+                Some(Port::Name("metrics".into())),
+                "/custom/path"
+            )
         );
         assert_eq!(
             Target::parse("po/kcm:10257").unwrap(),
-            proxied("pods", "kcm", Some("10257"), "/metrics")
-        );
-        assert_eq!(
-            Target::parse("svc/manager:https/custom/path").unwrap(),
-            proxied("services", "manager", Some("https"), "/custom/path")
+            pods(Kind::Pod, "kcm", Some(Port::Number(10257)), "/metrics")
         );
         assert_eq!(
             Target::parse("svc/manager:8080").unwrap().to_string(),
@@ -368,6 +730,43 @@ mod tests {
     }
 
     #[test]
+    fn the_api_servers_proxy_reaches_a_pod_or_a_services_port() {
+        let proxied = |text: &str| Target::parse(text).unwrap().through_proxy();
+        assert_eq!(
+            proxied("svc/manager:https/custom/path").unwrap(),
+            Target::Proxied {
+                resource: "services",
+                name: "manager".into(),
+                port: Some("https".into()),
+                path: "/custom/path".into()
+            }
+        );
+        assert_eq!(
+            proxied("pod/kcm").unwrap().to_string(),
+            "pod/kcm",
+            "a pod's port may be left to the server"
+        );
+        assert!(proxied("svc/manager").unwrap_err().contains("needs a port"));
+        assert!(proxied("deploy/op")
+            .unwrap_err()
+            .contains("a pod or a service"));
+    }
+
+    #[test]
+    fn a_token_comes_from_a_service_account() {
+        assert_eq!(
+            service_account("sa/metrics-reader").unwrap(),
+            "metrics-reader"
+        );
+        assert_eq!(service_account("serviceaccount/r").unwrap(), "r");
+        assert!(service_account("metrics-reader").is_err());
+        assert!(service_account("secret/x").is_err());
+        assert!(service_account("sa/Bad_Name")
+            .unwrap_err()
+            .contains("sa/Bad_Name"));
+    }
+
+    #[test]
     fn a_url_is_shown_without_its_credentials() {
         assert_eq!(shown("https://u:p@h:1/m@x"), "https://REDACTED@h:1/m@x");
         assert_eq!(shown("pod/x:80"), "pod/x:80");
@@ -377,9 +776,9 @@ mod tests {
     #[test]
     fn what_is_not_a_target_is_refused_with_the_reason() {
         for (text, reason) in [
-            ("kcm", "expected pod/NAME"),
-            ("deploy/kcm", "\"deploy\" is not pod or svc"),
-            ("svc/manager", "needs a port"),
+            ("kcm", "expected KIND/NAME"),
+            ("job/kcm", "\"job\" is not a kind of workload"),
+            ("deploy/op:70000", "not between 1 and 65535"),
             ("pod/Bad_Name:80", "pod/Bad_Name"),
             ("pod/kcm:", "port \"\""),
             ("https://user:secret@host/metrics", "holds credentials"),

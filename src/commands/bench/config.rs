@@ -56,7 +56,8 @@ pub struct BenchConfig {
     pub allow_empty: bool,
     /// `--metrics-from`, and the namespace its pod or service is in (`None`: -n's, else the
     /// context's).
-    pub metrics_from: Option<(crate::scrape::target::Target, Option<String>)>,
+    /// `--metrics-from`'s target, `--metrics-namespace` and `--metrics-token-from`.
+    pub metrics_from: Option<MetricsFrom>,
 }
 
 impl BenchConfig {
@@ -403,18 +404,33 @@ fn resource_of(args: &BenchArgs, source: &SourceConfig) -> String {
     }
 }
 
+/// Where a live run reads the controller's metrics.
+#[derive(Debug, Clone)]
+pub struct MetricsFrom {
+    pub target: Target,
+    pub namespace: Option<String>,
+    /// The service account whose token scrapes a port-forwarded target.
+    pub token_from: Option<String>,
+}
+
 /// `--metrics-from`'s target, read before anything runs.
-fn metrics_from(args: &BenchArgs) -> Result<Option<(Target, Option<String>)>> {
+fn metrics_from(args: &BenchArgs) -> Result<Option<MetricsFrom>> {
     let Some(text) = &args.metrics_from else {
         return Ok(None);
     };
-    let target = Target::parse(text).map_err(|why| {
-        let shown = crate::scrape::target::shown(text);
-        Error::Usage(format!("--metrics-from \"{shown}\": {why}"))
-    })?;
+    let (target, token_from) = crate::commands::top::read_target(
+        text,
+        "--metrics-from",
+        args.metrics_via,
+        args.metrics_token_from.as_deref(),
+    )?;
     if let Some(ns) = &args.metrics_namespace {
         crate::cluster::queries::validate_dns_label(ns)
             .map_err(|why| Error::Usage(format!("invalid --metrics-namespace \"{ns}\": {why}")))?;
     }
-    Ok(Some((target, args.metrics_namespace.clone())))
+    Ok(Some(MetricsFrom {
+        target,
+        namespace: args.metrics_namespace.clone(),
+        token_from,
+    }))
 }

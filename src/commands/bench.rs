@@ -334,6 +334,9 @@ async fn controller_source(
     let first = super::RunLimits::start(Some(config.duration), None)
         .bound(scraper.cluster(), &what, scraper.scrape())
         .await?;
+    if let Some(reached) = scraper.reached().await {
+        notice(crate::output::top::reached_line(scraper.target(), &reached));
+    }
     let loaded: Vec<ApiResource> = [
         Some(&target.resource),
         reacting.and_then(|r| r.owned.as_ref()),

@@ -131,6 +131,9 @@ struct Line<'a> {
     kind: &'static str,
     time: String,
     target: &'a str,
+    /// The replica scraped, for a port-forwarded target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pod: Option<&'a str>,
     #[serde(flatten)]
     interval: &'a Interval,
     /// Summary only: scrapes made, and those that failed or took longer than the interval.
@@ -288,8 +291,12 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
                 if let Some(side) = &server_side {
                     add_lags(&mut interval, side);
                 }
-                write_one(&mut out, &config, scraper.target(), &interval, redraw)
-                    .map_err(Error::Output)?;
+                let pod = scraper.reached().await.map(|r| r.pod);
+                let shown = Shown {
+                    target: scraper.target(),
+                    pod: pod.as_deref(),
+                };
+                write_one(&mut out, &config, &shown, &interval, redraw).map_err(Error::Output)?;
             }
             Ok(Err(e)) => gap(&mut run, &scraper, &e.to_string()),
             Err(_) => gap(
@@ -299,7 +306,12 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
             ),
         }
     };
-    write_summary(&mut out, &config, scraper.target(), &run).map_err(Error::Output)?;
+    let pod = scraper.reached().await.map(|r| r.pod);
+    let shown = Shown {
+        target: scraper.target(),
+        pod: pod.as_deref(),
+    };
+    write_summary(&mut out, &config, &shown, &run).map_err(Error::Output)?;
     Ok(code)
 }
 
@@ -370,10 +382,25 @@ fn gap(run: &mut Run, scraper: &Scraper, why: &str) {
     ));
 }
 
+/// What is scraped, as a line names it: the target, and the replica of a port-forwarded one.
+struct Shown<'a> {
+    target: &'a str,
+    pod: Option<&'a str>,
+}
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pod {
+            Some(pod) => write!(f, "{} (pod/{pod})", self.target),
+            None => f.write_str(self.target),
+        }
+    }
+}
+
 fn write_one(
     out: &mut impl Write,
     config: &TopConfig,
-    target: &str,
+    shown: &Shown,
     interval: &Interval,
     redraw: bool,
 ) -> std::io::Result<()> {
@@ -384,7 +411,8 @@ fn write_one(
                 schema_version: TOP_SCHEMA_VERSION,
                 kind: "interval",
                 time,
-                target,
+                target: shown.target,
+                pod: shown.pod,
                 interval,
                 scrapes: None,
                 gaps: None,
@@ -398,7 +426,7 @@ fn write_one(
                 write!(out, "\x1b[H\x1b[2J")?;
             }
             let heading = format!(
-                "{target} · {} · the last {}",
+                "{shown} · {} · the last {}",
                 crate::format::local_time(SystemTime::now()),
                 crate::format::format_seconds(interval.seconds)
             );
@@ -414,7 +442,7 @@ fn write_one(
 fn write_summary(
     out: &mut impl Write,
     config: &TopConfig,
-    target: &str,
+    shown: &Shown,
     run: &Run,
 ) -> std::io::Result<()> {
     let summary = run.summary();
@@ -424,7 +452,8 @@ fn write_summary(
                 schema_version: TOP_SCHEMA_VERSION,
                 kind: "summary",
                 time: crate::format::rfc3339_millis(SystemTime::now()),
-                target,
+                target: shown.target,
+                pod: shown.pod,
                 interval: &summary,
                 scrapes: Some(run.scrapes),
                 gaps: Some(run.gaps),
@@ -434,7 +463,7 @@ fn write_summary(
         }
         ReportFormat::Text => {
             let heading = format!(
-                "summary of {target}: {} over {}, {}",
+                "summary of {shown}: {} over {}, {}",
                 crate::format::count(run.scrapes, "scrape"),
                 crate::format::format_seconds(summary.seconds),
                 crate::format::count(run.gaps, "gap")

@@ -191,7 +191,8 @@ fn reconciler_table(reconcilers: &[ReconcilerInterval]) -> Table {
     t
 }
 
-/// The line that says which replica and port a port-forwarded target reached, and how.
+/// What says which replica and port a port-forwarded target reached, and how (the caller
+/// prefixes its name).
 pub fn reached_line(target: &str, reached: &crate::scrape::target::Reached) -> String {
     use crate::scrape::forwarded::Scheme;
     let who = match (&reached.leader, reached.replicas) {
@@ -211,7 +212,7 @@ pub fn reached_line(target: &str, reached: &crate::scrape::target::Reached) -> S
         None => "",
     };
     format!(
-        "kubectl-informer: {target}: scraping pod/{}, {who}, port {} ({}) by port-forward{over}",
+        "{target}: scraping pod/{}, {who}, port {} ({}) by port-forward{over}",
         reached.pod, reached.port, reached.chosen_by
     )
 }

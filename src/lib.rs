@@ -17,7 +17,8 @@
 //!             │             cache, the object events it makes, how each is shown), the sink
 //!             │             what is shown goes to (commands/ writes it as records), the
 //!             │             summary's counts; the owner graph --follow-owned follows, and
-//!             │             which resources an owner's objects own objects in
+//!             │             which resources an owner's objects own objects in; --react's
+//!             │             reactions to the writes seen, as they come (with react/)
 //!             ├─▶ diff/     drift classification, the comparisons, the report and the watchdog's
 //!             │             record, and a session that compares once or every interval
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,

@@ -45,7 +45,8 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         // top-level error (each has its own, which the commands map), and not each other, but
         // for bench, which scrapes a running controller over its window (--metrics-from).
         "bench" => &["scrape", "react", "informer", "cluster"],
-        "tail" | "diff" | "conform" | "scrape" => &["informer", "cluster"],
+        "tail" => &["react", "informer", "cluster"],
+        "diff" | "conform" | "scrape" => &["informer", "cluster"],
         // What a controller's reaction to a write is, and the matching of writes with
         // reactions: bench's and tail's, below both.
         "react" => &["informer", "cluster"],

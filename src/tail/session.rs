@@ -188,9 +188,10 @@ impl Session {
     ) -> Result<(), TailError> {
         let only_for_reactions = self.only_for_reactions(index);
         for seen in self.feeds[index].take(event, self.config.show_initial) {
-            let (decided, at) = match &mut self.reacting {
-                Some(r) => (r.observe(index, &seen), seen.received_at),
-                None => (Vec::new(), seen.received_at),
+            let at = seen.received_at;
+            let decided = match &mut self.reacting {
+                Some(r) => r.observe(index, &seen),
+                None => Vec::new(),
             };
             if !only_for_reactions {
                 self.show(index, seen, sink)?;

@@ -1778,7 +1778,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__tail)
-            opts="-l -o -w -n -A -v -s -h -V --follow-owned --owned-kinds --selector --field-selector --initial --initial-events-timeout --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --diff --diff-all --metadata-only --show-secret-data --stats --output --show-managed-fields --watch --watch-only --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --disable-compression --help --version"
+            opts="-l -o -w -n -A -v -s -h -V --follow-owned --owned-kinds --selector --field-selector --initial --initial-events-timeout --from-rv --on-expired --chunk-size --no-bookmarks --no-reconnect --server-timeout --max-events --until-rv --for --timeout --record --react --reaction-timeout --diff --diff-all --metadata-only --show-secret-data --stats --output --show-managed-fields --watch --watch-only --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --disable-compression --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1853,6 +1853,14 @@ _kubectl__informer() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --react)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reaction-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)

@@ -76,6 +76,8 @@ complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" 
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l for -d 'Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l timeout -d 'Give up when --until-rv or --max-events is not reached within DURATION: stop and exit 124 (for a plain time box, use --for)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l record -d 'Also write the events as JSON Lines (the recording format) to FILE, whatever -o says. FILE must not exist yet' -r -F
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l react -d 'Show a controller\'s reaction to each spec change others make to the objects (a watch event whose generation went up; tail writes nothing), with its latency from that event, or that none came within --reaction-timeout: `observed-generation`, `owned:RESOURCE` (e.g. owned:replicasets, watched too) or `condition:TYPE[=STATUS]` (e.g. condition:Available=True). One resource only' -r
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -l reaction-timeout -d 'With --react: how long a reaction may take before a line says none came' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand tail" -s o -l output -d 'Output format' -r -f -a "text\t'One aligned line per event; MODIFIED lines say which fields changed'
 wide\t'Text plus kind, uid, generation, and the delay between the event\'s arrival and its print'
 json\t'JSON Lines, one event per line (schema: `kubectl informer schema`)'

@@ -78,6 +78,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-informer' -ScriptBlock 
             [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'Stop after this much wall-clock time and exit 0, e.g. `30s`, `5m`')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up when --until-rv or --max-events is not reached within DURATION: stop and exit 124 (for a plain time box, use --for)')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Also write the events as JSON Lines (the recording format) to FILE, whatever -o says. FILE must not exist yet')
+            [CompletionResult]::new('--react', '--react', [CompletionResultType]::ParameterName, 'Show a controller''s reaction to each spec change others make to the objects (a watch event whose generation went up; tail writes nothing), with its latency from that event, or that none came within --reaction-timeout: `observed-generation`, `owned:RESOURCE` (e.g. owned:replicasets, watched too) or `condition:TYPE[=STATUS]` (e.g. condition:Available=True). One resource only')
+            [CompletionResult]::new('--reaction-timeout', '--reaction-timeout', [CompletionResultType]::ParameterName, 'With --react: how long a reaction may take before a line says none came')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)')

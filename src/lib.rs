@@ -17,12 +17,17 @@
 //!             │             cache, the object events it makes, how each is shown), the sink
 //!             │             what is shown goes to (commands/ writes it as records), the
 //!             │             summary's counts; the owner graph --follow-owned follows, and
-//!             │             which resources an owner's objects own objects in
+//!             │             which resources an owner's objects own objects in; --react's
+//!             │             reactions to the writes seen, as they come (with react/)
 //!             ├─▶ diff/     drift classification, the comparisons, the report and the watchdog's
 //!             │             record, and a session that compares once or every interval
 //!             ├─▶ bench/    the simulated controller, replay and live runs, load generator,
-//!             │      │      scratch namespace, report, gates (parsed once, judged on the report)
-//!             │      ▼      (a live run scrapes a real controller over its window)
+//!             │             scratch namespace, report, gates (parsed once, judged on the
+//!             │             report); a live run scrapes a real controller over its window
+//!             │             (with scrape/) and times its reactions (with react/)
+//!             ├─▶ react/    below bench and tail, for both: what a controller's reaction to a
+//!             │             write is (--react KIND, parsed once), the writes and signals watch
+//!             │             events show, and their matching (coalesced writes superseded)
 //!             ├─▶ scrape/   a running controller's own metrics: where they are served, the
 //!             │             Prometheus text, its queues, informers and throttling, intervals,
 //!             │             a window's scrapes, and when a queue or an informer is idle
@@ -53,22 +58,24 @@
 //!
 //! `output/` and `recording/` are only imported by `commands/` (and by each other: the text
 //! printer renders the recording's records, the writer words notices as the printer does);
-//! `informer/` imports neither. `output/` renders the reports of the domain layers below.
-//! `tail/`, `bench/`, `diff/`, `conform/`, `scrape/` and `proxy/` compute without rendering,
-//! know neither the recording format nor each other (but for bench, which uses scrape), and have
-//! their own errors (`TailError`, `BenchError`, `DiffError`, `ScrapeError`, conform's verdicts),
-//! which `commands/` map into `error`: the top-level error and exit codes, which wraps the
-//! cluster's and the reflector's errors. A domain layer returns data, which `output/` words; the
-//! sentences it writes itself are its errors' messages (each error's one line for the user, so
-//! the error carries it) and the few phrases that are fields of a JSON document (a gate's
-//! `display`, a drifted object's changed fields). `cli` parses flags into the value types of
-//! `cluster/`, `informer/`, `bench/` and `proxy/`. Leaves anyone may use: `duration` (the one
-//! parser of every duration flag and gate value), `format` (numbers, times and foreign text for
-//! people), `metrics` (histograms, gauges, CPU time), `rng`, `signal` (await a condition, or a
-//! deadline that may be none), `stop` (Ctrl-C and SIGTERM, and their exit codes), `memory`,
-//! `verbosity` (the one sink of `-v` diagnostics on stderr), `template` (objects made from a
-//! manifest, for bench and conform to write). `tests/layers.rs` checks that the imports are these
-//! edges.
+//! `informer/` imports neither. `output/` renders the reports of the domain layers below (and
+//! `recording/` records what became of a write, `react/`'s). `tail/`, `bench/`, `diff/`,
+//! `conform/`, `scrape/` and `proxy/` compute without rendering, know neither the recording
+//! format nor each other (but for bench, which uses scrape; what bench and tail share of a
+//! controller's reaction to a write is `react/`, below both, which imports only `informer/` and
+//! `cluster/`), and have their own errors (`TailError`, `BenchError`, `DiffError`,
+//! `ScrapeError`, conform's verdicts), which `commands/` map into `error`: the top-level error
+//! and exit codes, which wraps the cluster's and the reflector's errors. A domain layer returns
+//! data, which `output/` words; the sentences it writes itself are its errors' messages (each
+//! error's one line for the user, so the error carries it) and the few phrases that are fields
+//! of a JSON document (a gate's `display`, a drifted object's changed fields). `cli` parses
+//! flags into the value types of `cluster/`, `informer/`, `bench/`, `react/` and `proxy/`.
+//! Leaves anyone may use: `duration` (the one parser of every duration flag and gate value),
+//! `format` (numbers, times and foreign text for people), `metrics` (histograms, gauges, CPU
+//! time), `rng`, `signal` (await a condition, or a deadline that may be none), `stop` (Ctrl-C
+//! and SIGTERM, and their exit codes), `memory`, `verbosity` (the one sink of `-v` diagnostics
+//! on stderr), `template` (objects made from a manifest, for bench and conform to write).
+//! `tests/layers.rs` checks that the imports are these edges.
 
 #![warn(clippy::too_many_lines)]
 
@@ -86,6 +93,7 @@ pub mod memory;
 pub mod metrics;
 pub mod output;
 pub mod proxy;
+pub mod react;
 pub mod recording;
 pub mod rng;
 pub mod scrape;

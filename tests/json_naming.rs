@@ -13,14 +13,16 @@ mod common;
 
 use common::schema::{assert_matches_schema, schema_errors};
 use common::*;
+use kubectl_informer::cluster::resource_version::ResourceVersion;
 use kubectl_informer::informer::object::RawObject;
 use kubectl_informer::informer::patch::{DiffFields, ObjectDiff};
 use kubectl_informer::informer::transition::{
     CloseReason, EventType, FallbackReason, ReflectorEvent, RestartReason, WatchFailure,
 };
+use kubectl_informer::react::{Covers, Fate, Reaction, Resolved, Signal, Write};
 use kubectl_informer::recording::{
-    BookmarkEvent, EventPrinter, JsonPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice,
-    Transition,
+    BookmarkEvent, EventPrinter, JsonPrinter, Missing, Notice, ObjectEvent, Origin, ReactionEvent,
+    StartNotice, Transition,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -406,12 +408,92 @@ fn every_line_the_writer_can_write() -> (String, Vec<&'static str>) {
         )
         .unwrap();
     }
+    // `tail --react`: what became of a write, each outcome (and a reaction an owned object
+    // showed).
+    let owned_watch = StartNotice {
+        resource: "replicasets.apps".into(),
+        api_version: "apps/v1".into(),
+        kind: "ReplicaSet".into(),
+        ..watch.clone()
+    };
+    for (fate, shown_by) in reaction_fates() {
+        let resolved = Resolved {
+            write: Write {
+                key: "n/a".into(),
+                sent: at,
+                generation: 3,
+                resource_version: ResourceVersion::parse("7").unwrap(),
+            },
+            fate,
+        };
+        let shown_by = match shown_by {
+            Some(true) => Some(&owned_watch),
+            Some(false) => Some(&watch),
+            None => None,
+        };
+        p.reaction(&ReactionEvent {
+            watch: &watch,
+            shown_by,
+            reaction: &Reaction::ObservedGeneration,
+            timeout: Duration::from_secs(30),
+            uid: "u",
+            resolved: &resolved,
+            at,
+        })
+        .unwrap();
+    }
     p.flush().unwrap();
     let notices = std::iter::once("start")
         .chain(events.iter().map(covered))
         .chain(["not-found", "not-found"])
         .collect();
     (String::from_utf8(buf).unwrap(), notices)
+}
+
+/// Each fate a write can have (`tail --react`), with whether an owned object's event showed the
+/// reaction (`None`: none did). A new fate does not compile here until it is added.
+fn reaction_fates() -> Vec<(Fate, Option<bool>)> {
+    let signal = |covers, owned: Option<&str>| Signal {
+        key: "n/a".into(),
+        at: SystemTime::UNIX_EPOCH,
+        covers,
+        resource_version: ResourceVersion::parse("9").unwrap(),
+        owned: owned.map(str::to_string),
+    };
+    let fates = vec![
+        (
+            Fate::Reacted {
+                signal: signal(Covers::Generation(3), None),
+                took: Duration::from_millis(84),
+            },
+            Some(false),
+        ),
+        (
+            Fate::Reacted {
+                signal: signal(
+                    Covers::OlderThan(ResourceVersion::parse("9").unwrap()),
+                    Some("a-7d9"),
+                ),
+                took: Duration::from_millis(84),
+            },
+            Some(true),
+        ),
+        (
+            Fate::Superseded {
+                signal: signal(Covers::Generation(4), None),
+                newer: 4,
+            },
+            Some(false),
+        ),
+        (Fate::TimedOut, None),
+        (Fate::Deleted, None),
+    ];
+    for (fate, _) in &fates {
+        match fate {
+            Fate::Reacted { .. } | Fate::Superseded { .. } | Fate::TimedOut | Fate::Deleted => {}
+        }
+    }
+    fates
 }
 
 #[test]
@@ -425,6 +507,16 @@ fn every_line_the_recording_writer_can_write_follows_the_naming_rule() {
         notices.extend(line["notice"].as_str().map(str::to_string));
     }
     assert_eq!(notices, expected);
+    let outcomes: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["type"] == "REACTION")
+        .map(|l| l["outcome"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        outcomes,
+        ["reacted", "reacted", "superseded", "timed-out", "deleted"]
+    );
     assert!(
         text.contains("snake_case/key"),
         "the object is left as it is"

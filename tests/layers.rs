@@ -26,7 +26,7 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         // main and the commands run everything.
         "main" | "commands" | "lib" => return None,
         // Flags parse into the value types of the layers below.
-        "cli" => &["cluster", "informer", "bench", "proxy"],
+        "cli" => &["cluster", "informer", "bench", "proxy", "react"],
         // Renders the reports of the domain layers, and the recording's records.
         "output" => &[
             "bench",
@@ -35,16 +35,21 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
             "scrape",
             "proxy",
             "tail",
+            "react",
             "recording",
             "informer",
             "cluster",
         ],
-        "recording" => &["informer", "cluster", "output"],
+        "recording" => &["informer", "cluster", "output", "react"],
         // The domain layers compute: no rendering, no recording format, no flags, no
         // top-level error (each has its own, which the commands map), and not each other, but
         // for bench, which scrapes a running controller over its window (--metrics-from).
-        "bench" => &["scrape", "informer", "cluster"],
-        "tail" | "diff" | "conform" | "scrape" => &["informer", "cluster"],
+        "bench" => &["scrape", "react", "informer", "cluster"],
+        "tail" => &["react", "informer", "cluster"],
+        "diff" | "conform" | "scrape" => &["informer", "cluster"],
+        // What a controller's reaction to a write is, and the matching of writes with
+        // reactions: bench's and tail's, below both.
+        "react" => &["informer", "cluster"],
         // The proxy forwards through the cluster's client, and reads watch events as the
         // informer decodes them.
         "proxy" => &["informer", "cluster"],

@@ -6,7 +6,7 @@
 use super::error::BenchError;
 use super::load::{Generated, LoadPlan, LoadStats, LoadThread, MatchBy, SentWrite, Workload};
 use super::pipeline::{BenchPipeline, Measured};
-use super::react::{match_reactions, Matched, Reaction, Signals};
+use super::react::Collected;
 use super::run::{measure, Finished, RunError, RunOptions, Tick, Window};
 use super::snapshot::WatchTransitions;
 use crate::cluster::ApiResource;
@@ -17,6 +17,7 @@ use crate::informer::shared::{ReflectorCounters, RunningInformer, SharedInformer
 use crate::informer::store::Store;
 use crate::informer::transition::{EventType, ReflectorEvent};
 use crate::metrics::Latency;
+use crate::react::{match_reactions, Matched, Reaction};
 use crate::scrape::window::{ControllerFigures, ControllerSource, Scrapes};
 use crate::signal::Signal;
 use std::collections::HashMap;
@@ -171,7 +172,7 @@ struct Informers {
     owned: Option<RunningInformer>,
     pipeline: BenchPipeline,
     receipts: Arc<Receipts>,
-    signals: Option<Arc<Mutex<Signals>>>,
+    signals: Option<Arc<Mutex<Collected>>>,
 }
 
 /// What the informers leave when stopped.
@@ -199,7 +200,7 @@ impl Informers {
         let pipeline = BenchPipeline::start(&options.shape, informer.processor_mut());
         informer.count_arrivals(pipeline.window());
         let mut running = informer.run();
-        let signals = reacting.map(|r| Arc::new(Mutex::new(Signals::new(r.reaction.clone()))));
+        let signals = reacting.map(|r| Arc::new(Mutex::new(Collected::new(r.reaction.clone()))));
         let receipts = collect_receipts(&running, signals.clone());
         running.synced().await?;
         // For `owned:`, the owned resource in the same namespace: its objects' changes are the
@@ -356,7 +357,7 @@ impl AtSync {
 async fn start_owned(
     lw: &ListWatch,
     resource: ApiResource,
-    signals: Option<Arc<Mutex<Signals>>>,
+    signals: Option<Arc<Mutex<Collected>>>,
     receipts: Arc<Receipts>,
 ) -> Result<RunningInformer, BenchError> {
     // Owned objects carry their controller's labels, not the run's.
@@ -463,7 +464,7 @@ async fn set_up(
 /// generations others' writes made), once each has one or `reacting.timeout` has passed.
 async fn settle_reactions(
     reacting: &Reacting,
-    signals: &Mutex<Signals>,
+    signals: &Mutex<Collected>,
     receipts: &Receipts,
     generated: Option<&Generated>,
     window_start: SystemTime,
@@ -543,7 +544,7 @@ impl Receipts {
 /// objects show).
 fn collect_receipts(
     running: &RunningInformer,
-    signals: Option<Arc<Mutex<Signals>>>,
+    signals: Option<Arc<Mutex<Collected>>>,
 ) -> Arc<Receipts> {
     let receipts = Arc::new(Receipts::default());
     let mut events = running.observe();
@@ -581,7 +582,7 @@ fn collect_receipts(
 /// arrival signal with each.
 fn collect_owned(
     running: &RunningInformer,
-    signals: Option<Arc<Mutex<Signals>>>,
+    signals: Option<Arc<Mutex<Collected>>>,
     receipts: Arc<Receipts>,
 ) {
     let mut events = running.observe();
@@ -600,9 +601,9 @@ fn collect_owned(
 /// says so when it has not.
 async fn wait_for_reactions(
     reacting: &Reacting,
-    signals: &Mutex<Signals>,
+    signals: &Mutex<Collected>,
     receipts: &Receipts,
-    creates: &[super::react::Write],
+    creates: &[crate::react::Write],
     notice: &(dyn Fn(String) + Sync),
 ) {
     let unanswered = || {
@@ -652,7 +653,7 @@ fn upserted(event: &ReflectorEvent) -> Option<(serde_json::Value, SystemTime)> {
     }
 }
 
-fn lock(signals: &Mutex<Signals>) -> std::sync::MutexGuard<'_, Signals> {
+fn lock(signals: &Mutex<Collected>) -> std::sync::MutexGuard<'_, Collected> {
     signals.lock().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -6,7 +6,6 @@
 
 use super::dist::Rng;
 use super::error::BenchError;
-use super::react;
 use super::scratch::RUN_LABEL_KEY;
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::{ApiResource, Cluster, ClusterError, Operation};
@@ -148,7 +147,7 @@ pub struct Generator {
     pub writes: Vec<SentWrite>,
     /// With a template: every write's object, generation and resourceVersion, to match with
     /// the controller's reactions.
-    pub reacted_to: Vec<react::Write>,
+    pub reacted_to: Vec<crate::react::Write>,
 }
 
 impl Generator {
@@ -489,8 +488,8 @@ impl Generator {
             }
         })?;
         if let Some(generation) = answer.generation {
-            self.reacted_to.push(react::Write {
-                name: name.to_string(),
+            self.reacted_to.push(crate::react::Write {
+                key: crate::informer::object::object_key(Some(&self.namespace), name),
                 sent,
                 generation,
                 resource_version: rv,
@@ -561,7 +560,7 @@ impl Generator {
 pub struct Generated {
     pub stats: LoadStats,
     pub writes: Vec<SentWrite>,
-    pub reacted_to: Vec<react::Write>,
+    pub reacted_to: Vec<crate::react::Write>,
 }
 
 /// The creates of the initial objects: to wait for their watch events (and, with a template,
@@ -569,7 +568,7 @@ pub struct Generated {
 #[derive(Debug, Default)]
 pub struct Populated {
     pub writes: Vec<SentWrite>,
-    pub reacted_to: Vec<react::Write>,
+    pub reacted_to: Vec<crate::react::Write>,
 }
 
 /// What the generator makes: which resource, which objects, how many, how fast.

@@ -4,9 +4,9 @@
 use super::{ReportFormat, Via, WireEncoding};
 use crate::bench::dist::Dist;
 use crate::bench::gate::Gate;
-use crate::bench::react::Reaction;
 use crate::bench::replay::Speed;
 use crate::duration;
+use crate::react::Reaction;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -93,7 +93,7 @@ pub struct BenchArgs {
     #[arg(
         long,
         value_name = "DURATION",
-        default_value = "30s",
+        default_value = crate::react::DEFAULT_TIMEOUT,
         requires = "react",
         value_parser = duration::parse
     )]

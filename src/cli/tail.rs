@@ -4,6 +4,7 @@
 
 use crate::duration;
 use crate::informer::listwatch::DEFAULT_CHUNK_SIZE;
+use crate::react::Reaction;
 use clap::{Args, ValueEnum};
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ use std::time::Duration;
     kubectl informer tail cm -n app --from-rv 48213 --until-rv 48290 --timeout 1m\n  \
     # what changed in each update, as a diff\n  \
     kubectl informer tail cm my-config -n app --diff\n  \
+    # each spec change others make, and when the controller reacted to it\n  \
+    kubectl informer tail deploy -n app --react observed-generation\n  \
     # a recording for bench --from-file and diff --cache-file\n  \
     kubectl informer tail cm -A --record events.jsonl --for 10m\n\n\
     Exit status: 0 done (--until-rv or --max-events reached, --for over, the watch closed with \
@@ -102,6 +105,22 @@ pub struct TailArgs {
     /// FILE must not exist yet.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub record: Option<std::path::PathBuf>,
+    /// Show a controller's reaction to each spec change others make to the objects (a watch
+    /// event whose generation went up; tail writes nothing), with its latency from that event,
+    /// or that none came within --reaction-timeout: `observed-generation`, `owned:RESOURCE`
+    /// (e.g. owned:replicasets, watched too) or `condition:TYPE[=STATUS]` (e.g.
+    /// condition:Available=True). One resource only.
+    #[arg(long, value_name = "KIND", value_parser = Reaction::parse)]
+    pub react: Option<Reaction>,
+    /// With --react: how long a reaction may take before a line says none came.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = crate::react::DEFAULT_TIMEOUT,
+        requires = "react",
+        value_parser = duration::parse
+    )]
+    pub reaction_timeout: Duration,
     /// Print each MODIFIED as a unified diff of the object (as YAML) against its previous
     /// version; with -o json, each MODIFIED gains `patch`, the JSON Patch (RFC 6902) between
     /// them. metadata.resourceVersion, managedFields and generation are left out (see

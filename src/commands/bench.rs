@@ -11,7 +11,6 @@ use super::{connect_and_discover, resolve_in, GlobalConfig, Resolved};
 use crate::bench::gate::{compare_with_baseline, config_differences};
 use crate::bench::live::{can_churn, run_live, Churn, LiveFinished, Outside, Reacting};
 use crate::bench::load::Workload;
-use crate::bench::react::Reaction;
 use crate::bench::replay::Speed;
 use crate::bench::report::{BaselineReport, BenchReport, Source};
 use crate::bench::run::{run_replay, Tick};
@@ -420,22 +419,8 @@ async fn resolve(
     }
     let reacting = match &config.react {
         Some((reaction, timeout)) => {
-            let owned = match reaction {
-                Reaction::Owned(name) => Some(
-                    resolve_in(
-                        global,
-                        &cluster,
-                        &resources,
-                        std::slice::from_ref(name),
-                        VERBS,
-                    )
-                    .map_err(|e| Error::Usage(format!("--react owned:{name}: {e}")))?
-                    .remove(0)
-                    .resource,
-                ),
-                _ => None,
-            };
-            check_schema(global, &cluster, resource, reaction).await?;
+            let owned =
+                super::react::resolve(global, &cluster, &resources, resource, reaction).await?;
             Some(Reacting {
                 reaction: reaction.clone(),
                 owned,
@@ -445,43 +430,6 @@ async fn resolve(
         None => None,
     };
     Ok((target, reacting))
-}
-
-/// Refuses a reaction the resource's objects cannot show, by its schema: observedGeneration
-/// or conditions in `status`. A schema that cannot tell (no OpenAPI v3, unknown fields kept)
-/// lets the run go on.
-async fn check_schema(
-    global: &GlobalConfig,
-    cluster: &crate::cluster::Cluster,
-    resource: &crate::cluster::ApiResource,
-    reaction: &Reaction,
-) -> Result<()> {
-    use crate::cluster::openapi::{field, Field};
-    let path: &[&str] = match reaction {
-        Reaction::ObservedGeneration => &["status", "observedGeneration"],
-        Reaction::Condition { .. } => &["status", "conditions"],
-        Reaction::Owned(_) => return Ok(()),
-    };
-    match field(cluster, resource, path).await? {
-        Field::Declared => Ok(()),
-        Field::Unknown => {
-            global.log(1, || {
-                format!(
-                    "the schema of {} does not say whether it has {}: measuring anyway",
-                    resource.qualified_name(),
-                    path.join(".")
-                )
-            });
-            Ok(())
-        }
-        Field::Absent => Err(Error::Usage(format!(
-            "--react {}: {} has no {} in its schema, so no controller can report a reaction \
-             there; use owned:RESOURCE, or a condition the resource has",
-            reaction,
-            resource.qualified_name(),
-            path.join(".")
-        ))),
-    }
 }
 
 /// Writes each export asked for: a file whole or not at all, a device or a pipe straight through

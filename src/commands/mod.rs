@@ -6,6 +6,7 @@ pub mod completion;
 pub mod conform;
 pub mod diff;
 pub mod proxy;
+mod react;
 pub mod schema;
 pub mod tail;
 pub mod top;

@@ -1,9 +1,10 @@
 //! `tail`: the reflector's output printed: every object event with its resourceVersion,
 //! bookmarks, watch closes and reconnects, 410s and what a relist revealed; of several resources
 //! (`deploy,rs,pods`), one reflector each, merged in arrival order; with `--follow-owned`, an
-//! object and what it owns. This module sets the watches up and hands them to a
-//! `tail::Session`, which writes what it shows to `records`; the summary and errors are said
-//! here.
+//! object and what it owns; with `--react`, a controller's reaction to each write seen (and,
+//! for `owned:`, the owned resource watched beside it). This module sets the watches up and
+//! hands them to a `tail::Session`, which writes what it shows to `records`; the summary and
+//! errors are said here.
 
 mod config;
 mod records;
@@ -11,9 +12,7 @@ mod records;
 pub use config::{Begin, OwnedKinds, Stdout, TailConfig, Tailed};
 use records::Records;
 
-use super::{
-    connect_and_discover, create_new_file, resolve_in, resolve_targets, GlobalConfig, Resolved,
-};
+use super::{connect_and_discover, create_new_file, resolve_in, GlobalConfig, Resolved};
 use crate::cluster::ApiResource;
 use crate::error::{Error, Result, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
@@ -22,29 +21,39 @@ use crate::informer::object::Encoding;
 use crate::informer::reflector::{Reflector, ReflectorConfig, Start, INITIAL_EVENTS_TIMEOUT};
 use crate::output::kubectl::KubectlPrinter;
 use crate::output::stderr_is_terminal;
+use crate::output::tail_react::reaction_summary;
 use crate::output::tail_summary::summary;
 use crate::output::text::qualified_kind;
 use crate::output::text::TextPrinter;
 use crate::recording::{start_notice, EventPrinter, JsonPrinter, Tee};
 use crate::tail::owned_resources::{self, Owner};
 use crate::tail::owners::OwnerGraph;
-use crate::tail::{Deadlines, Detail, Feed, Lookup, Session, SessionConfig, Sink, Stop, TailError};
+use crate::tail::{
+    Deadlines, Detail, Feed, Lookup, Reacting, Session, SessionConfig, Sink, Stop, TailError,
+};
 use crate::verbosity::Verbosity;
 use std::path::Path;
 use std::time::Instant;
 
 /// Runs `tail` and returns the exit code.
 pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
-    let (watches, graph) = resolve_watches(global, &config).await?;
+    let Watches {
+        watches,
+        graph,
+        reacting,
+    } = resolve_watches(global, &config).await?;
     let mut feeds = Vec::with_capacity(watches.len());
     let mut starts = Vec::with_capacity(watches.len());
     let mut reflectors = Vec::with_capacity(watches.len());
+    let mut shown_feeds = 0;
     for (i, lw) in watches.into_iter().enumerate() {
-        feeds.push(feed(&lw, i == 0, &config));
+        let shown = !reacting.as_ref().is_some_and(|r| r.only_for_reactions(i));
+        shown_feeds += usize::from(shown);
+        feeds.push(feed(&lw, i == 0, shown, &config));
         starts.push(start_notice(&lw));
         reflectors.push(Reflector::new(lw, reflector_config(&config)));
     }
-    let several = feeds.len() > 1 || graph.is_some();
+    let several = shown_feeds > 1 || graph.is_some();
     let mut printer = output_printer(&config, several);
     if let Some(path) = &config.record {
         printer = with_record(printer, path)?;
@@ -55,6 +64,9 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     };
     let started = Instant::now();
     let mut session = Session::new(session_config(&config), feeds, graph);
+    if let Some(reacting) = reacting {
+        session = session.with_reactions(reacting);
+    }
     let deadlines = Deadlines {
         ends: global.limits.ends(),
         gives_up: global.limits.gives_up(),
@@ -65,11 +77,13 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
         .run(merged, deadlines, reader_gone, &mut records)
         .await;
     let each: Vec<_> = session
-        .feeds()
-        .iter()
+        .shown_feeds()
         .map(|f| (f.resource(), f.stats()))
         .collect();
-    let summary = summary(&each, started.elapsed());
+    let mut summary = summary(&each, started.elapsed());
+    if let Some((react, stats)) = session.reactions() {
+        summary.push(reaction_summary(react, &stats));
+    }
     let _ = records.flush();
     if config.stats || stderr_is_terminal() {
         for line in summary {
@@ -111,34 +125,88 @@ impl From<TailError> for Error {
     }
 }
 
+/// What a run watches, and what it makes of the watches beyond showing their events.
+struct Watches {
+    watches: Vec<ListWatch>,
+    /// With `--follow-owned`: the owner graph that picks the followed objects.
+    graph: Option<OwnerGraph>,
+    /// With `--react`: the reactions to the writes of the first watch's objects (for `owned:`,
+    /// shown by the second watch's).
+    reacting: Option<Reacting>,
+}
+
 /// What tail watches: each resource named, or with `--follow-owned` the owner's resource and
-/// those it may own, with the owner graph that picks the followed objects among them.
-async fn resolve_watches(
-    global: &GlobalConfig,
-    config: &TailConfig,
-) -> Result<(Vec<ListWatch>, Option<OwnerGraph>)> {
+/// those it may own, with the owner graph that picks the followed objects among them; with
+/// `--react owned:`, the owned resource too.
+async fn resolve_watches(global: &GlobalConfig, config: &TailConfig) -> Result<Watches> {
     Ok(match &config.tailed {
         Tailed::Resources { resources, .. } => {
-            let targets = resolve_targets(global, resources, VERBS).await?;
-            let watches = targets
+            let (cluster, discovered) = connect_and_discover(global).await?;
+            let targets = resolve_in(global, &cluster, &discovered, resources, VERBS)?;
+            let owned = match (&config.react, targets.first()) {
+                (Some(react), Some(written)) => {
+                    let reaction = &react.reaction;
+                    super::react::resolve(
+                        global,
+                        &cluster,
+                        &discovered,
+                        &written.resource,
+                        reaction,
+                    )
+                    .await?
+                    .map(|owned| owned_watch(written, owned, config))
+                }
+                _ => None,
+            };
+            let reacting = config
+                .react
+                .clone()
+                .map(|react| Reacting::new(react, 0, owned.as_ref().map(|_| targets.len())));
+            let mut watches: Vec<ListWatch> = targets
                 .into_iter()
                 .map(|t| list_watch(t, config, config.field_selector.clone()))
                 .collect();
-            (watches, None)
+            watches.extend(owned);
+            Watches {
+                watches,
+                graph: None,
+                reacting,
+            }
         }
         Tailed::FollowOwned {
             resource,
             name,
             owned,
-        } => {
-            let watches = follow_watches(global, config, resource, owned).await?;
-            (watches, Some(OwnerGraph::new(0, name)))
-        }
+        } => Watches {
+            watches: follow_watches(global, config, resource, owned).await?,
+            graph: Some(OwnerGraph::new(0, name)),
+            reacting: None,
+        },
     })
 }
 
-/// The feed of one watch (`first`: the first of the run's), before anything arrived.
-fn feed(lw: &ListWatch, first: bool, config: &TailConfig) -> Feed {
+/// `--react owned:`'s watch: the owned resource where `written`'s objects can own objects (its
+/// namespace, or everywhere), whole: owned objects carry their controller's labels, not the
+/// selectors of the objects tailed.
+fn owned_watch(written: &Resolved, owned: ApiResource, config: &TailConfig) -> ListWatch {
+    let owner = Owner {
+        resource: &written.resource,
+        namespace: written.namespace.as_deref(),
+    };
+    let target = Resolved {
+        cluster: written.cluster.clone(),
+        namespace: owner.scope(&owned),
+        resource: owned,
+    };
+    ListWatch {
+        label_selector: None,
+        ..list_watch(target, config, None)
+    }
+}
+
+/// The feed of one watch (`first`: the first of the run's; `shown`: its events are, unlike
+/// those of a watch only for the reactions it shows), before anything arrived.
+fn feed(lw: &ListWatch, first: bool, shown: bool, config: &TailConfig) -> Feed {
     // The name selects the first watch's objects, unless it is an owner whose whole kind
     // is watched (`--follow-owned` of an object that owns others of its kind).
     let by_name = first
@@ -146,7 +214,7 @@ fn feed(lw: &ListWatch, first: bool, config: &TailConfig) -> Feed {
             .field_selector
             .as_deref()
             .is_some_and(|f| f.starts_with("metadata.name="));
-    let lookup = (lw.namespace.is_some() || by_name).then(|| Lookup {
+    let lookup = (shown && (lw.namespace.is_some() || by_name)).then(|| Lookup {
         cluster: lw.cluster.clone(),
         namespace: lw.namespace.clone(),
         name: config.tailed.name().filter(|_| by_name).map(str::to_string),

@@ -1,12 +1,14 @@
 //! The event formats `kubectl get -w` prints, for `tail`: `-o yaml`, each object as a YAML
 //! document (`---` between them, keys in kubectl's order, `metadata.managedFields` left out
 //! unless asked for, as kubectl leaves them out), and `-o name`, one `KIND.GROUP/NAME` per
-//! event. Neither has a place for bookmarks (not printed) or notices (on stderr, as text prints
-//! them).
+//! event. Neither has a place for bookmarks (not printed), notices or a write's reaction (`tail
+//! --react`), which go to stderr as text prints them.
 
+use super::tail_react::describe_reaction;
 use super::text::{notice_line, qualified_kind};
 use super::yaml::to_yaml;
-use crate::recording::{BookmarkEvent, EventPrinter, Notice, ObjectEvent};
+use crate::format::local_time;
+use crate::recording::{BookmarkEvent, EventPrinter, Notice, ObjectEvent, ReactionEvent};
 use std::io::Write;
 use std::time::SystemTime;
 
@@ -82,6 +84,17 @@ impl<O: Write, E: Write> EventPrinter for KubectlPrinter<O, E> {
             self.err,
             "{}",
             notice_line(notice, at, "NOTICE  ", self.several)
+        )
+    }
+
+    fn reaction(&mut self, e: &ReactionEvent<'_>) -> std::io::Result<()> {
+        self.out.flush()?;
+        writeln!(
+            self.err,
+            "{}  REACTION  {}  {}",
+            local_time(e.at),
+            e.resolved.write.key,
+            describe_reaction(e)
         )
     }
 

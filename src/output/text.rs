@@ -1,13 +1,17 @@
-//! Human text: one aligned line per event on stdout, notices on stderr.
+//! Human text: one aligned line per event on stdout (and per write's reaction, `tail --react`),
+//! notices on stderr.
 
 use super::tail_diff::write_unified;
+use super::tail_react::{describe_reaction, reaction_resource_version};
 use crate::format::wait;
 use crate::format::{count, local_time};
+use crate::informer::object::split_key;
 use crate::informer::transition::{
     CloseReason, FallbackReason, ReflectorEvent, RestartReason, WatchFailure,
 };
 use crate::recording::{
-    BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, StartNotice, Transition,
+    BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, Origin, ReactionEvent, StartNotice,
+    Transition,
 };
 use std::io::Write;
 use std::time::{Duration, SystemTime};
@@ -83,6 +87,7 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
             "MODIFIED" => "\x1b[33m",
             "DELETED" => "\x1b[31m",
             "BOOKMARK" => "\x1b[36m",
+            "REACTION" => "\x1b[34m",
             _ => "\x1b[35m",
         };
         self.paint(&format!("{event_type:<8}"), code)
@@ -404,6 +409,36 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
             "{}",
             notice_line(notice, at, &label, self.several)
         )
+    }
+
+    /// `TIME  REACTION  RV  NAME  ↳ generation N: ...` (wide: with kind and uid, as object
+    /// lines), the RV the reaction's event's (else the write's).
+    fn reaction(&mut self, e: &ReactionEvent<'_>) -> std::io::Result<()> {
+        let time = local_time(e.at);
+        let kind = self.type_column("REACTION");
+        let rv = self.rv_column(&reaction_resource_version(e));
+        let (namespace, name) = split_key(&e.resolved.write.key);
+        let name = match (self.several, namespace) {
+            (false, _) => e.resolved.write.key.clone(),
+            (true, "") => format!(
+                "{}/{name}",
+                qualified_kind(&e.watch.kind, &e.watch.api_version)
+            ),
+            (true, ns) => format!(
+                "{ns}  {}/{name}",
+                qualified_kind(&e.watch.kind, &e.watch.api_version)
+            ),
+        };
+        let said = describe_reaction(e);
+        if self.wide {
+            writeln!(
+                self.out,
+                "{time}  {kind}  {rv}  {:<14}  {name}  {}  {said}",
+                e.watch.kind, e.uid
+            )
+        } else {
+            writeln!(self.out, "{time}  {kind}  {rv}  {name}  {said}")
+        }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

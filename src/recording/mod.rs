@@ -1,7 +1,8 @@
 //! The recording format, the only place that knows it: tail's JSON Lines (`tail -o json`,
 //! `tail --record`, `diff --save-cache`), which `bench --from-file` replays and
 //! `diff --cache-file` compares. The records (`ObjectEvent`, `BookmarkEvent`, `Notice`, whose
-//! transitions are the reflector's own events) and the sink they go to (`EventPrinter`) are
+//! transitions are the reflector's own events, and `ReactionEvent`, what became of a write with
+//! `tail --react`, which the readers skip) and the sink they go to (`EventPrinter`) are
 //! defined here; `writer` writes them as JSON Lines (and a cache as a snapshot), `reader` reads
 //! them back line by line or into a Store.
 
@@ -16,10 +17,12 @@ pub use writer::{snapshot, start_notice, JsonPrinter};
 use crate::informer::object::RawObject;
 use crate::informer::patch::ObjectDiff;
 use crate::informer::transition::{EventType, ReflectorEvent};
+use crate::react::{Reaction, Resolved};
 use serde::{Deserialize, Serialize};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-/// A line's `type`: an object event's (the watch's own words), a bookmark, or a notice. The
+/// A line's `type`: an object event's (the watch's own words), a bookmark, a notice, or a
+/// write's reaction (`tail --react`). The
 /// writer writes it and the reader reads it as this type, so that neither spells a tag of its
 /// own; a type a newer writer adds reads as `Unknown`, and is skipped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +33,7 @@ pub enum LineType {
     Deleted,
     Bookmark,
     Notice,
+    Reaction,
     #[serde(other, skip_serializing)]
     Unknown,
 }
@@ -96,6 +100,25 @@ pub struct BookmarkEvent<'a> {
     pub resource_version: &'a str,
     pub initial_events_end: bool,
     pub received_at: SystemTime,
+}
+
+/// What became of one write to an object (`tail --react`): reacted to, superseded by a newer
+/// write's reaction, or none within the timeout or before the object was deleted.
+#[derive(Debug)]
+pub struct ReactionEvent<'a> {
+    /// The watch of the written object.
+    pub watch: &'a StartNotice,
+    /// The watch whose event showed the reaction (the written resource's, or for `owned:` the
+    /// owned resource's), when one did.
+    pub shown_by: Option<&'a StartNotice>,
+    /// `--react`, and `--reaction-timeout`.
+    pub reaction: &'a Reaction,
+    pub timeout: Duration,
+    /// The written object's uid.
+    pub uid: &'a str,
+    pub resolved: &'a Resolved,
+    /// When its fate was known.
+    pub at: SystemTime,
 }
 
 /// The first line of a recording, once per resource: what is being watched. Every record
@@ -179,6 +202,7 @@ pub trait EventPrinter {
     fn object(&mut self, event: &ObjectEvent<'_>) -> std::io::Result<()>;
     fn bookmark(&mut self, event: &BookmarkEvent<'_>) -> std::io::Result<()>;
     fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()>;
+    fn reaction(&mut self, event: &ReactionEvent<'_>) -> std::io::Result<()>;
     fn flush(&mut self) -> std::io::Result<()>;
 }
 
@@ -196,6 +220,10 @@ impl EventPrinter for Tee {
 
     fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()> {
         self.0.iter_mut().try_for_each(|p| p.notice(notice, at))
+    }
+
+    fn reaction(&mut self, event: &ReactionEvent<'_>) -> std::io::Result<()> {
+        self.0.iter_mut().try_for_each(|p| p.reaction(event))
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

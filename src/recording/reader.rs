@@ -166,7 +166,8 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
                 time,
             }
         }
-        // The reader needs nothing from the other notices, nor from a line it does not know.
+        // The reader needs nothing from the other notices, nor from a write's reaction (`tail
+        // --react`), nor from a line it does not know.
         (
             LineType::Notice,
             None
@@ -182,7 +183,7 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
                 | NoticeKind::Unknown,
             ),
         )
-        | (LineType::Unknown, _) => RecordLine::Other,
+        | (LineType::Reaction | LineType::Unknown, _) => RecordLine::Other,
     })
 }
 

@@ -1,15 +1,18 @@
 //! Writes the recording: one JSON object per line (`tail -o json`, `--record`), the `start`
-//! notice that heads it, and a whole cache as a snapshot (`diff --save-cache`).
+//! notice that heads it, a write's reaction (`tail --react`), and a whole cache as a snapshot
+//! (`diff --save-cache`).
 
 use super::{
     BookmarkEvent, EventPrinter, LineType, Missing, Notice, NoticeKind, ObjectEvent, Origin,
-    StartNotice, Transition, SCHEMA_VERSION,
+    ReactionEvent, StartNotice, Transition, SCHEMA_VERSION,
 };
 use crate::format::rfc3339_millis;
 use crate::informer::listwatch::ListWatch;
+use crate::informer::object::split_key;
 use crate::informer::store::Store;
 use crate::informer::transition::{EventType, ReflectorEvent};
 use crate::output::text;
+use crate::react::{Covers, Fate};
 use serde::ser::{Error as _, SerializeMap};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -86,6 +89,80 @@ struct NotFoundLine<'a> {
     missing: &'static str,
     namespace: Option<&'a str>,
     name: Option<&'a str>,
+}
+
+/// A REACTION line: the written object, the write (its generation, resourceVersion and the
+/// arrival of the event that showed it), what became of it, and the event that showed the
+/// reaction (null when none did).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReactionLine<'a> {
+    #[serde(rename = "type")]
+    event_type: LineType,
+    time: String,
+    resource: &'a str,
+    namespace: Option<&'a str>,
+    name: &'a str,
+    uid: &'a str,
+    generation: i64,
+    write_resource_version: String,
+    write_time: String,
+    react: String,
+    reaction_timeout_seconds: f64,
+    outcome: Outcome,
+    latency_seconds: Option<f64>,
+    superseded_by: Option<i64>,
+    reaction_resource: Option<&'a str>,
+    reaction_name: Option<&'a str>,
+    reaction_resource_version: Option<String>,
+    observed_generation: Option<i64>,
+}
+
+/// A REACTION line's `outcome`.
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum Outcome {
+    Reacted,
+    Superseded,
+    TimedOut,
+    Deleted,
+}
+
+impl<'a> ReactionLine<'a> {
+    fn of(e: &'a ReactionEvent<'a>) -> Self {
+        let write = &e.resolved.write;
+        let (namespace, name) = split_key(&write.key);
+        let (outcome, latency, superseded_by) = match &e.resolved.fate {
+            Fate::Reacted { took, .. } => (Outcome::Reacted, Some(took.as_secs_f64()), None),
+            Fate::Superseded { newer, .. } => (Outcome::Superseded, None, Some(*newer)),
+            Fate::TimedOut => (Outcome::TimedOut, None, None),
+            Fate::Deleted => (Outcome::Deleted, None, None),
+        };
+        let signal = e.resolved.fate.signal();
+        ReactionLine {
+            event_type: LineType::Reaction,
+            time: rfc3339_millis(e.at),
+            resource: &e.watch.resource,
+            namespace: Some(namespace).filter(|ns| !ns.is_empty()),
+            name,
+            uid: e.uid,
+            generation: write.generation,
+            write_resource_version: write.resource_version.to_string(),
+            write_time: rfc3339_millis(write.sent),
+            react: e.reaction.to_string(),
+            reaction_timeout_seconds: e.timeout.as_secs_f64(),
+            outcome,
+            latency_seconds: latency,
+            superseded_by,
+            reaction_resource: e.shown_by.map(|w| w.resource.as_str()),
+            reaction_name: signal.map(|s| s.owned.as_deref().unwrap_or(name)),
+            reaction_resource_version: signal.map(|s| s.resource_version.to_string()),
+            observed_generation: signal.and_then(|s| match s.covers {
+                Covers::Generation(g) => Some(g),
+                Covers::OlderThan(_) => None,
+            }),
+        }
+    }
 }
 
 /// A transition's notice line: `type`, `time`, `resource`, `notice` (its kebab-case name), then
@@ -246,6 +323,10 @@ impl<W: Write> EventPrinter for JsonPrinter<W> {
                 },
             }),
         }
+    }
+
+    fn reaction(&mut self, e: &ReactionEvent<'_>) -> std::io::Result<()> {
+        self.line(&ReactionLine::of(e))
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

@@ -2,18 +2,21 @@
 //! watches until a stop condition; each resource's `feed` applies its reflector's events to its
 //! cache and says which object events they make, and how each is shown; what is shown goes to
 //! a `sink` the command gives (nothing here renders or knows the recording format); `stats`
-//! counts for the exit summary; `owners` is the owner graph `--follow-owned` follows, and
+//! counts for the exit summary; `react` the reactions of a controller to the writes seen
+//! (`--react`); `owners` is the owner graph `--follow-owned` follows, and
 //! `owned_resources` finds which resources an owner's objects own objects in.
 
 pub mod error;
 pub mod feed;
 pub mod owned_resources;
 pub mod owners;
+pub mod react;
 pub mod session;
 pub mod sink;
 pub mod stats;
 
 pub use error::TailError;
 pub use feed::{Detail, Feed, Lookup};
+pub use react::{ReactConfig, Reacting, ReactionStats};
 pub use session::{Deadlines, Session, SessionConfig, Stop};
-pub use sink::{Shown, Sink};
+pub use sink::{ReactionShown, Shown, Sink};

@@ -1,10 +1,12 @@
 //! One `tail` run once its watches are set up: the merged stream read until a stop condition,
 //! each event handled by its resource's feed and what that shows handed to the sink; with
-//! `--follow-owned`, only the followed objects, as the owner graph says.
+//! `--follow-owned`, only the followed objects, as the owner graph says; with `--react`, what
+//! became of each write seen, when it is known.
 
 use super::error::TailError;
 use super::feed::{Detail, Feed, Seen};
 use super::owners::OwnerGraph;
+use super::react::{ReactConfig, Reacting, ReactionStats};
 use super::sink::Sink;
 use crate::cluster::resource_version::ResourceVersion;
 use crate::informer::merge::{Merged, MergedError};
@@ -12,7 +14,7 @@ use crate::informer::reflector::ReflectorError;
 use crate::informer::transition::{EventType, Origin, ReflectorEvent};
 use crate::signal::sleep_until;
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
 /// What a session shows, and when it stops.
@@ -61,6 +63,8 @@ pub struct Session {
     objects: u64,
     /// Set once an event at or past `--until-rv` was shown.
     until_reached: bool,
+    /// With `--react`: the writes seen and the reactions they wait for.
+    reacting: Option<Reacting>,
 }
 
 impl Session {
@@ -73,11 +77,33 @@ impl Session {
             graph,
             objects: 0,
             until_reached: false,
+            reacting: None,
         }
+    }
+
+    /// The session with `--react`'s reactions shown.
+    pub fn with_reactions(mut self, reacting: Reacting) -> Self {
+        self.reacting = Some(reacting);
+        self
     }
 
     pub fn feeds(&self) -> &[Feed] {
         &self.feeds
+    }
+
+    /// The feeds whose events are shown: all but one watched only for the reactions it shows.
+    pub fn shown_feeds(&self) -> impl Iterator<Item = &Feed> {
+        let reacting = self.reacting.as_ref();
+        self.feeds
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| !reacting.is_some_and(|r| r.only_for_reactions(*i)))
+            .map(|(_, feed)| feed)
+    }
+
+    /// With `--react`: what it was given, and what became of the writes seen.
+    pub fn reactions(&self) -> Option<(&ReactConfig, ReactionStats)> {
+        self.reacting.as_ref().map(|r| (r.config(), r.stats()))
     }
 
     /// Reads `merged` and hands what each event shows to `sink`, flushed whenever nothing more
@@ -98,6 +124,7 @@ impl Session {
             if self.until_reached || self.full() {
                 return Ok(Stop::Done);
             }
+            let reaction_due = self.reaction_deadline();
             let next = tokio::select! {
                 biased;
                 _ = &mut interrupt => return Ok(Stop::Interrupted),
@@ -105,6 +132,10 @@ impl Session {
                 // --for first: when both end at once, the time box wins (exit 0).
                 _ = sleep_until(deadlines.ends) => return Ok(Stop::Done),
                 _ = sleep_until(deadlines.gives_up) => return Ok(Stop::TimedOut),
+                _ = sleep_until(reaction_due) => {
+                    self.expire_reactions(sink)?;
+                    continue;
+                }
                 next = merged.next() => next,
             };
             let (index, event) = match next {
@@ -130,8 +161,9 @@ impl Session {
         event: ReflectorEvent,
         sink: &mut dyn Sink,
     ) -> Result<(), TailError> {
+        let shown = !self.only_for_reactions(index);
         let feed = &mut self.feeds[index];
-        if feed.first_event() {
+        if feed.first_event() && shown {
             sink.start(index).map_err(TailError::Output)?;
         }
         let first_empty = feed.ends_empty_first_list(&event);
@@ -154,8 +186,24 @@ impl Session {
         event: &ReflectorEvent,
         sink: &mut dyn Sink,
     ) -> Result<(), TailError> {
+        let only_for_reactions = self.only_for_reactions(index);
         for seen in self.feeds[index].take(event, self.config.show_initial) {
-            self.show(index, seen, sink)?;
+            let at = seen.received_at;
+            let decided = match &mut self.reacting {
+                Some(r) => r.observe(index, &seen),
+                None => Vec::new(),
+            };
+            if !only_for_reactions {
+                self.show(index, seen, sink)?;
+            }
+            if let Some(r) = &mut self.reacting {
+                r.show(&decided, at, sink).map_err(TailError::Output)?;
+            }
+        }
+        // Nothing else of a resource watched only for the reactions it shows: its bookmarks,
+        // transitions and resourceVersions are its own business.
+        if only_for_reactions {
+            return Ok(());
         }
         match event {
             ReflectorEvent::ListComplete {
@@ -236,6 +284,32 @@ impl Session {
             self.reach(index, rv)?;
         }
         self.feeds[index].show(index, seen, owners, self.config.detail, sink)
+    }
+
+    /// Whether feed `index` is watched only for the reactions its objects show (`--react
+    /// owned:`'s resource).
+    fn only_for_reactions(&self, index: usize) -> bool {
+        self.reacting
+            .as_ref()
+            .is_some_and(|r| r.only_for_reactions(index))
+    }
+
+    /// When the oldest write waiting for a reaction times out, on tokio's clock.
+    fn reaction_deadline(&self) -> Option<Instant> {
+        let due = self.reacting.as_ref()?.deadline()?;
+        let from_now = due.duration_since(SystemTime::now()).unwrap_or_default();
+        Some(Instant::now() + from_now)
+    }
+
+    /// Shows the writes that waited `--reaction-timeout` without a reaction.
+    fn expire_reactions(&mut self, sink: &mut dyn Sink) -> Result<(), TailError> {
+        let Some(r) = &mut self.reacting else {
+            return Ok(());
+        };
+        let now = SystemTime::now();
+        let expired = r.expire(now);
+        r.show(&expired, now, sink).map_err(TailError::Output)?;
+        sink.flush().map_err(TailError::Output)
     }
 
     /// Whether `--max-events` object events were shown.
@@ -322,7 +396,8 @@ impl Session {
 mod tests {
     use super::*;
     use crate::informer::object::RawObject;
-    use crate::tail::sink::Shown;
+    use crate::react::Fate;
+    use crate::tail::sink::{ReactionShown, Shown};
     use std::time::SystemTime;
 
     /// What a session showed, a line each.
@@ -363,6 +438,22 @@ mod tests {
                 self.0
                     .push(format!("{feed} list-complete {resource_version}"));
             }
+            Ok(())
+        }
+        fn reaction(&mut self, shown: &ReactionShown<'_>) -> std::io::Result<()> {
+            let fate = match &shown.resolved.fate {
+                Fate::Reacted { took, .. } => format!("reacted in {}ms", took.as_millis()),
+                Fate::Superseded { newer, .. } => format!("superseded by {newer}"),
+                Fate::TimedOut => "timed out".to_string(),
+                Fate::Deleted => "deleted".to_string(),
+            };
+            self.0.push(format!(
+                "{} {}@{} {fate} (shown by {:?})",
+                shown.feed,
+                shown.resolved.write.key,
+                shown.resolved.write.generation,
+                shown.shown_by
+            ));
             Ok(())
         }
         fn namespace_missing(&mut self, feed: usize) -> std::io::Result<()> {
@@ -503,5 +594,134 @@ mod tests {
             "--timeout 0s reached before 2 object events arrived (2 did); the newest \
              resourceVersion seen was 4"
         );
+    }
+
+    /// A Deployment as its watch shows it: `generation`, and `observed` in its status.
+    fn deployment(rv: &str, generation: i64, observed: i64) -> RawObject {
+        let json = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "app", "uid": "uid-web",
+                "resourceVersion": rv, "generation": generation},
+            "status": {"observedGeneration": observed}});
+        let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
+        RawObject::parse(raw, None).unwrap()
+    }
+
+    fn replica_set(rv: &str) -> RawObject {
+        let json = serde_json::json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": "web-7d9", "namespace": "app", "uid": "uid-rs",
+                "resourceVersion": rv, "ownerReferences": [{"uid": "uid-web"}]}});
+        let raw = serde_json::value::RawValue::from_string(json.to_string()).unwrap();
+        RawObject::parse(raw, None).unwrap()
+    }
+
+    fn modified(object: RawObject, received_at: SystemTime) -> ReflectorEvent {
+        ReflectorEvent::Watched {
+            event_type: EventType::Modified,
+            object,
+            received_at,
+        }
+    }
+
+    /// A session of Deployments with `--react reaction`, and for `owned:` a second feed of
+    /// ReplicaSets watched only for the reactions.
+    fn reacting(reaction: &str, timeout: Duration) -> Session {
+        use crate::tail::react::{ReactConfig, Reacting};
+        let mut s = session(true, None, None);
+        let config = ReactConfig {
+            reaction: crate::react::Reaction::parse(reaction).unwrap(),
+            timeout,
+        };
+        let owned = reaction.starts_with("owned:").then_some(1);
+        if owned.is_some() {
+            let rs = Feed::new(
+                "replicaset.apps".into(),
+                "replicasets.apps".into(),
+                false,
+                false,
+                None,
+            );
+            s.feeds.push(rs);
+        }
+        s.with_reactions(Reacting::new(config, 0, owned))
+    }
+
+    #[test]
+    fn a_write_others_make_is_shown_with_its_reaction_after_the_event_that_showed_it() {
+        let mut s = reacting("observed-generation", Duration::from_secs(30));
+        let t0 = SystemTime::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let lines = feed_in(
+            &mut s,
+            vec![
+                listed(deployment("1", 1, 1), false),
+                list_complete("1", 1, false),
+                modified(deployment("2", 2, 1), at(10)),
+                modified(deployment("3", 3, 1), at(20)),
+                modified(deployment("4", 3, 3), at(95)),
+            ],
+        );
+        assert_eq!(
+            lines.0[3..],
+            [
+                // metadata.generation is bookkeeping: not said among the fields changed.
+                "0 MODIFIED Watch web@2 ",
+                "0 MODIFIED Watch web@3 ",
+                "0 MODIFIED Watch web@4 status.observedGeneration 1→3",
+                "0 app/web@2 superseded by 3 (shown by Some(0))",
+                "0 app/web@3 reacted in 75ms (shown by Some(0))",
+            ]
+        );
+        let (_, stats) = s.reactions().unwrap();
+        assert_eq!((stats.writes(), stats.reacted, stats.superseded), (2, 1, 1));
+    }
+
+    #[test]
+    fn an_owned_resource_watched_for_reactions_shows_none_of_its_own_and_a_silent_one_times_out() {
+        let mut s = reacting("owned:rs", Duration::from_secs(30));
+        let long_ago = SystemTime::now() - Duration::from_secs(60);
+        let lines = feed_in(
+            &mut s,
+            vec![
+                listed(deployment("1", 1, 1), false),
+                list_complete("1", 1, false),
+            ],
+        );
+        assert_eq!(lines.0.len(), 3);
+        let mut lines = Lines::default();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let t0 = SystemTime::now() - Duration::from_secs(1);
+        let events = [
+            (1, listed(replica_set("1"), false)),
+            (1, list_complete("1", 1, false)),
+            (0, modified(deployment("5", 2, 1), t0)),
+            (
+                1,
+                modified(replica_set("6"), t0 + Duration::from_millis(12)),
+            ),
+            (0, modified(deployment("7", 3, 2), long_ago)),
+        ];
+        for (feed, event) in events {
+            runtime.block_on(s.step(feed, event, &mut lines)).unwrap();
+        }
+        assert_eq!(
+            lines.0,
+            [
+                "0 MODIFIED Watch web@5 ",
+                "0 app/web@2 reacted in 12ms (shown by Some(1))",
+                "0 MODIFIED Watch web@7 status.observedGeneration 1→2",
+            ]
+        );
+        assert!(s.reaction_deadline().is_some());
+        s.expire_reactions(&mut lines).unwrap();
+        assert_eq!(
+            lines.0.last().unwrap(),
+            "0 app/web@3 timed out (shown by None)"
+        );
+        assert_eq!(s.shown_feeds().count(), 1);
+        let (_, stats) = s.reactions().unwrap();
+        assert_eq!((stats.reacted, stats.timed_out, stats.waiting), (1, 1, 0));
     }
 }

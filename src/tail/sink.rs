@@ -6,8 +6,9 @@
 use crate::informer::object::RawObject;
 use crate::informer::patch::ObjectDiff;
 use crate::informer::transition::{EventType, Origin, ReflectorEvent};
+use crate::react::{Reaction, Resolved};
 use std::io;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// One object event, as a feed shows it.
 #[derive(Debug)]
@@ -24,6 +25,25 @@ pub struct Shown<'a> {
     pub owners: Option<&'a [String]>,
     /// For a MODIFIED with `--diff`: its previous version and this one, as compared.
     pub diff: Option<&'a ObjectDiff>,
+}
+
+/// What became of one write (`--react`), as the session shows it.
+#[derive(Debug)]
+pub struct ReactionShown<'a> {
+    /// The feed of the written object.
+    pub feed: usize,
+    /// The feed whose event showed the reaction (the written resource's, or for `owned:` the
+    /// owned one's), when one did.
+    pub shown_by: Option<usize>,
+    pub reaction: &'a Reaction,
+    /// `--reaction-timeout`.
+    pub timeout: Duration,
+    /// The written object's uid.
+    pub uid: &'a str,
+    pub resolved: &'a Resolved,
+    /// When its fate was known: the reaction's arrival, the end of the timeout, the deletion's
+    /// arrival.
+    pub at: SystemTime,
 }
 
 /// What a session's feeds show, each by its feed's index (the order the session was given
@@ -43,6 +63,9 @@ pub trait Sink {
     /// Each event of the feed's reflector, after the object events it made: the transitions
     /// among them (a LIST's end, a watch opened or closed, a 410, ...) are said as they are.
     fn event(&mut self, feed: usize, event: &ReflectorEvent) -> io::Result<()>;
+    /// What became of a write to one of the feed's objects (`--react`): after the event that
+    /// decided it, or on its own when the timeout passed.
+    fn reaction(&mut self, shown: &ReactionShown<'_>) -> io::Result<()>;
     /// The feed's first LIST found nothing: the namespace it watches does not exist.
     fn namespace_missing(&mut self, feed: usize) -> io::Result<()>;
     /// The feed's first LIST found nothing: the object `name` it is of is not there.

@@ -1,6 +1,6 @@
 //! `tail`'s arguments turned into a validated `TailConfig` before any request: the resources
 //! (kubectl's comma list), selectors, a name as a field selector, the start (LIST, watch-list or
-//! a replay from an RV), stop conditions, and the recording file.
+//! a replay from an RV), stop conditions, the recording file, and `--react`'s reactions.
 
 use super::super::nonzero;
 use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
@@ -9,6 +9,7 @@ use crate::cluster::selector::{validate_field_selector, validate_label_selector}
 use crate::error::{Error, Result};
 use crate::informer::patch::DiffFields;
 use crate::output::kubectl::Form;
+use crate::tail::ReactConfig;
 use std::time::Duration;
 
 /// `tail`'s arguments, validated.
@@ -39,6 +40,8 @@ pub struct TailConfig {
     pub stdout: Stdout,
     /// `--diff` (`Content`) or `--diff-all` (`All`): each MODIFIED against its previous version.
     pub diff: Option<DiffFields>,
+    /// `--react` and `--reaction-timeout`: a controller's reaction to each write seen.
+    pub react: Option<ReactConfig>,
 }
 
 /// What `tail` watches.
@@ -115,6 +118,7 @@ impl TailConfig {
         check_output_forms(args)?;
         let (resource, name) = split_type_name(args)?;
         let resources = resource_list(resource)?;
+        let react = react(args, &resources)?;
         let follow = match args.follow_owned {
             true => Some(check_follow(args, &resources, name.as_deref())?),
             false => None,
@@ -164,6 +168,7 @@ impl TailConfig {
                 (false, true) => Some(DiffFields::Content),
                 (false, false) => None,
             },
+            react,
         })
     }
 }
@@ -268,6 +273,54 @@ fn check_end(
         )));
     }
     Ok(())
+}
+
+/// `--react` and its timeout, refused with the flags it means nothing with, saying why.
+fn react(args: &TailArgs, resources: &[String]) -> Result<Option<ReactConfig>> {
+    let Some(reaction) = &args.react else {
+        return Ok(None);
+    };
+    let refuse = |why: String| Err(Error::Usage(format!("--react {reaction} {why}")));
+    if args.reaction_timeout.is_zero() {
+        return Err(Error::Usage(
+            "--reaction-timeout 0: a reaction needs some time, e.g. 30s".into(),
+        ));
+    }
+    if resources.len() > 1 {
+        return refuse(format!(
+            "times the writes to one resource's objects, and {} are several: tail one \
+             resource (owned:RESOURCE watches the owned resource beside it)",
+            args.resource
+        ));
+    }
+    if args.follow_owned {
+        return refuse(
+            "cannot be used with --follow-owned, which shows what an object owns, not what \
+             reacts to its writes: for the objects a controller makes in reaction, use --react \
+             owned:RESOURCE without --follow-owned"
+                .into(),
+        );
+    }
+    if args.from_rv.is_some() {
+        return refuse(
+            "cannot be used with --from-rv: a replay delivers past events as fast as the \
+             server sends them, so the time from a write to its reaction is lost; drop \
+             --from-rv to see reactions from now on"
+                .into(),
+        );
+    }
+    if args.metadata_only && reaction.reads_status() {
+        return refuse(
+            "cannot be used with --metadata-only: metadata-only objects carry no status, where \
+             observedGeneration and conditions are; drop --metadata-only, or use --react \
+             owned:RESOURCE (read from ownerReferences)"
+                .into(),
+        );
+    }
+    Ok(Some(ReactConfig {
+        reaction: reaction.clone(),
+        timeout: args.reaction_timeout,
+    }))
 }
 
 /// Where `--follow-owned` looks for owned objects: the resources `--owned-kinds` names.
@@ -532,6 +585,70 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("resourceVersions are per resource"), "{err}");
+    }
+
+    #[test]
+    fn react_is_parsed_once_and_refused_where_reactions_mean_nothing() {
+        let c = config(&["deploy", "--react", "owned:rs", "--reaction-timeout", "5s"]).unwrap();
+        assert_eq!(
+            c.react,
+            Some(ReactConfig {
+                reaction: crate::react::Reaction::Owned("rs".into()),
+                timeout: Duration::from_secs(5)
+            })
+        );
+        let c = config(&["deploy", "--react", "observed-generation"]).unwrap();
+        assert_eq!(c.react.unwrap().timeout, Duration::from_secs(30));
+        assert!(config(&["deploy", "--react", "owned:rs", "--metadata-only"]).is_ok());
+        for (args, needle) in [
+            (
+                vec!["deploy", "--react", "generation"],
+                "--react generation: not a reaction; use observed-generation",
+            ),
+            (
+                vec!["deploy", "--react", "condition:"],
+                "a condition needs a TYPE",
+            ),
+            (
+                vec!["deploy", "--reaction-timeout", "5s"],
+                "--react is needed by a flag given",
+            ),
+            (
+                vec![
+                    "deploy",
+                    "--react",
+                    "observed-generation",
+                    "--reaction-timeout",
+                    "0",
+                ],
+                "--reaction-timeout 0: a reaction needs some time",
+            ),
+            (
+                vec!["deploy,rs", "--react", "observed-generation"],
+                "deploy,rs are several: tail one resource",
+            ),
+            (
+                vec!["deploy/web", "--follow-owned", "--react", "owned:rs"],
+                "cannot be used with --follow-owned",
+            ),
+            (
+                vec!["deploy", "--from-rv", "5", "--react", "observed-generation"],
+                "cannot be used with --from-rv",
+            ),
+            (
+                vec![
+                    "deploy",
+                    "--metadata-only",
+                    "--react",
+                    "condition:Available",
+                ],
+                "--react condition:Available cannot be used with --metadata-only",
+            ),
+        ] {
+            let err = config(&args).unwrap_err().to_string();
+            assert!(err.contains(needle), "{args:?}: {err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
     }
 
     #[test]

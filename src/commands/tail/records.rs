@@ -3,9 +3,10 @@
 
 use crate::informer::transition::ReflectorEvent;
 use crate::recording::{
-    BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, StartNotice, Transition,
+    BookmarkEvent, EventPrinter, Missing, Notice, ObjectEvent, ReactionEvent, StartNotice,
+    Transition,
 };
-use crate::tail::{Shown, Sink};
+use crate::tail::{ReactionShown, Shown, Sink};
 use std::io;
 use std::time::SystemTime;
 
@@ -64,6 +65,18 @@ impl Sink for Records {
         let watch = &self.watches[feed];
         self.printer
             .notice(Notice::Transition { watch, transition }, SystemTime::now())
+    }
+
+    fn reaction(&mut self, shown: &ReactionShown<'_>) -> io::Result<()> {
+        self.printer.reaction(&ReactionEvent {
+            watch: &self.watches[shown.feed],
+            shown_by: shown.shown_by.map(|feed| &self.watches[feed]),
+            reaction: shown.reaction,
+            timeout: shown.timeout,
+            uid: shown.uid,
+            resolved: shown.resolved,
+            at: shown.at,
+        })
     }
 
     fn namespace_missing(&mut self, feed: usize) -> io::Result<()> {

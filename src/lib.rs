@@ -28,9 +28,11 @@
 //!             ├─▶ react/    below bench and tail, for both: what a controller's reaction to a
 //!             │             write is (--react KIND, parsed once), the writes and signals watch
 //!             │             events show, and their matching (coalesced writes superseded)
-//!             ├─▶ scrape/   a running controller's own metrics: where they are served, the
-//!             │             Prometheus text, its queues, informers and throttling, intervals,
-//!             │             a window's scrapes, and when a queue or an informer is idle
+//!             ├─▶ scrape/   a running controller's own metrics: where they are served (a
+//!             │             workload's pods and its leader by its Lease, reached by
+//!             │             port-forward over HTTPS with a token; the API server's proxy; a
+//!             │             URL), the Prometheus text, its queues, informers and throttling,
+//!             │             intervals, a window's scrapes, and when a queue or an informer is idle
 //!             ├─▶ conform/  the watch-contract checks, run against a server, and their report
 //!             ├─▶ proxy/    the API on a loopback port: its own CA and TLS (h2, http/1.1),
 //!             │             every request forwarded with the user's credentials, and the

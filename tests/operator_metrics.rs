@@ -235,10 +235,26 @@ async fn a_token_without_rights_on_metrics_is_told_the_clusterrole_it_needs_in_o
     let mut cmd = informer();
     cmd.args(["--context", "nobody", "top", &target, "-n", ns]);
     let out = run_with_limit(cmd, Duration::from_secs(90));
-    assert_one_line_error(&out, &["create pods/portforward", "as user \"nobody\""]);
+    assert_one_line_error(
+        &out,
+        &[
+            "cannot get pods/portforward in namespace",
+            "as user \"nobody\"",
+            "kubectl auth can-i get pods --subresource=portforward",
+        ],
+    );
 
-    // Allowed to forward, its token is refused by the pod's metrics filter (no /metrics).
-    grant(ns, "forwarder", &[("", "pods/portforward", "create")]).await;
+    // Allowed to forward (a WebSocket's upgrade is a GET, and the API server checks `create`
+    // too), its token is refused by the pod's metrics filter (no /metrics).
+    grant(
+        ns,
+        "forwarder",
+        &[
+            ("", "pods/portforward", "get"),
+            ("", "pods/portforward", "create"),
+        ],
+    )
+    .await;
     let mut cmd = informer();
     cmd.args(["--context", "nobody", "top", &target, "-n", ns]);
     let out = run_with_limit(cmd, Duration::from_secs(90));
@@ -390,39 +406,35 @@ async fn grant(ns: &str, name: &str, rules: &[(&str, &str, &str)]) {
     for rule in &rules {
         let resource = rule["resources"][0].as_str().unwrap();
         let group = rule["apiGroups"][0].as_str().unwrap();
+        // `kubectl auth can-i` takes a subresource as a flag.
+        let (plural, sub) = resource.split_once('/').unwrap_or((resource, ""));
         let qualified = match group {
-            "" => resource.to_string(),
-            group => {
-                let (plural, sub) = resource.split_once('/').unwrap_or((resource, ""));
-                let sub = if sub.is_empty() {
-                    String::new()
-                } else {
-                    format!("/{sub}")
-                };
-                format!("{plural}.{group}{sub}")
-            }
+            "" => plural.to_string(),
+            group => format!("{plural}.{group}"),
         };
         let verb = rule["verbs"][0].as_str().unwrap();
         loop {
-            let answer = kubectl()
-                .args([
-                    "auth",
-                    "can-i",
-                    verb,
-                    &qualified,
-                    "-n",
-                    ns,
-                    "--context",
-                    "nobody",
-                ])
-                .output()
-                .unwrap();
+            let mut can_i = kubectl();
+            can_i.args([
+                "auth",
+                "can-i",
+                verb,
+                &qualified,
+                "-n",
+                ns,
+                "--context",
+                "nobody",
+            ]);
+            if !sub.is_empty() {
+                can_i.arg(format!("--subresource={sub}"));
+            }
+            let answer = can_i.output().unwrap();
             if answer.status.success() {
                 break;
             }
             assert!(
                 Instant::now() < deadline,
-                "nobody may still not {verb} {qualified} in {ns} after 30 s"
+                "nobody may still not {verb} {resource} in {ns} after 30 s"
             );
             tokio::time::sleep(Duration::from_millis(200)).await;
         }

@@ -188,11 +188,13 @@ fn no_answer_hint(waited: &crate::cluster::transport::PhaseTimeout, origin: &str
 #[error(
     "cannot {verb} {resource}{scope} as user \"{user}\": forbidden by the server ({message}): \
      ask a cluster admin for an RBAC role that grants {verb} on {resource} \
-     (check with `kubectl auth can-i {verb} {resource}{can_i_scope}`)"
+     (check with `kubectl auth can-i {verb} {can_i_resource}{can_i_scope}`)"
 )]
 pub struct Forbidden {
     pub verb: String,
     pub resource: String,
+    /// The resource as `kubectl auth can-i` takes it: a subresource as `--subresource`.
+    pub can_i_resource: String,
     pub scope: String,
     pub can_i_scope: String,
     pub user: String,

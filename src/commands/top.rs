@@ -243,9 +243,9 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         first => first?,
     };
     if let Some(reached) = scraper.reached().await {
-        crate::output::say(&crate::output::top::reached_line(
-            scraper.target(),
-            &reached,
+        crate::output::say(&format!(
+            "kubectl-informer: {}",
+            crate::output::top::reached_line(scraper.target(), &reached)
         ));
     }
     let interrupt = crate::stop::requested();

@@ -73,9 +73,16 @@ impl Cluster {
                             None => (String::new(), String::new()),
                         };
                         let can_i_scope = can_i_scope + &self.selection.kubectl_flags();
+                        let can_i_resource = match op.resource.split_once('/') {
+                            Some((resource, sub)) => format!("{resource} --subresource={sub}"),
+                            None => op.resource.clone(),
+                        };
                         ClusterError::Forbidden(Box::new(Forbidden {
-                            verb: op.verb.to_string(),
+                            // The verb the server checked: a WebSocket's upgrade (a GET) needs
+                            // `get` on pods/portforward before `create`.
+                            verb: server_verb(&message).unwrap_or_else(|| op.verb.to_string()),
                             resource: op.resource.clone(),
+                            can_i_resource,
                             scope,
                             can_i_scope,
                             user: server_user(&message).unwrap_or_else(|| self.user.clone()),
@@ -219,6 +226,14 @@ pub(super) fn server_user(message: &str) -> Option<String> {
     let start = message.find("User \"")? + "User \"".len();
     let len = message[start..].find('"')?;
     Some(message[start..start + len].to_string())
+}
+
+/// The verb an RBAC denial names: `User "u" cannot get resource "pods/portforward" ...`.
+pub(super) fn server_verb(message: &str) -> Option<String> {
+    let start = message.find(" cannot ")? + " cannot ".len();
+    let (verb, rest) = message[start..].split_once(' ')?;
+    (rest.starts_with("resource ") && verb.bytes().all(|b| b.is_ascii_lowercase()))
+        .then(|| verb.to_string())
 }
 
 fn io_error_kind(err: &(dyn std::error::Error + 'static)) -> Option<std::io::ErrorKind> {

@@ -2,7 +2,7 @@
 //! gzip, and the user read from a 403 message.
 
 use super::body::Refused;
-use super::classify::server_user;
+use super::classify::{server_user, server_verb};
 use super::*;
 
 /// A body of `chunks`, each a frame, with `pause` before each frame after the first.
@@ -106,4 +106,16 @@ fn user_is_read_from_a_forbidden_message() {
     let msg = r#"configmaps is forbidden: User "nobody" cannot list resource "configmaps" in API group "" in the namespace "default""#;
     assert_eq!(server_user(msg).as_deref(), Some("nobody"));
     assert_eq!(server_user("forbidden"), None);
+}
+
+#[test]
+fn the_verb_denied_is_read_from_a_forbidden_message() {
+    let msg = r#"pods "op-1" is forbidden: User "nobody" cannot get resource "pods/portforward" in API group "" in the namespace "ops""#;
+    assert_eq!(server_verb(msg).as_deref(), Some("get"));
+    let msg = r#"configmaps is forbidden: User "nobody" cannot list resource "configmaps" in API group """#;
+    assert_eq!(server_verb(msg).as_deref(), Some("list"));
+    assert_eq!(
+        server_verb("admission webhook denied: cannot do that"),
+        None
+    );
 }

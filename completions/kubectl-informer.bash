@@ -235,7 +235,7 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__bench)
-            opts="-o -n -A -v -s -h -V --from-file --speed --objects --rate --duration --for --warmup --no-churn --allow-empty --template --mutate --react --reaction-timeout --metrics-from --metrics-namespace --handlers --handler-time --workers --work-time --error-rate --resync --seed --fail-if --baseline --tolerance --export-json --export-markdown --export-html --export-prometheus --encoding --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --disable-compression --help --version"
+            opts="-o -n -A -v -s -h -V --from-file --speed --objects --rate --duration --for --warmup --no-churn --allow-empty --template --mutate --react --reaction-timeout --metrics-from --metrics-namespace --metrics-via --metrics-token-from --handlers --handler-time --workers --work-time --error-rate --resync --seed --fail-if --baseline --tolerance --export-json --export-markdown --export-html --export-prometheus --encoding --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --disable-compression --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -312,6 +312,14 @@ _kubectl__informer() {
                     return 0
                     ;;
                 --metrics-namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-via)
+                    COMPREPLY=($(compgen -W "port-forward proxy" -- "${cur}"))
+                    return 0
+                    ;;
+                --metrics-token-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2011,12 +2019,20 @@ _kubectl__informer() {
             return 0
             ;;
         kubectl__subcmd__informer__subcmd__top)
-            opts="-o -n -A -v -s -h -V --interval --for --lag --all --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --disable-compression --help --version"
+            opts="-o -n -A -v -s -h -V --via --metrics-token-from --interval --for --lag --all --output --kubeconfig --context --cluster --user --namespace --all-namespaces --request-timeout --health-check --v --server --token --as --as-group --as-uid --certificate-authority --client-certificate --client-key --insecure-skip-tls-verify --tls-server-name --disable-compression --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --via)
+                    COMPREPLY=($(compgen -W "port-forward proxy" -- "${cur}"))
+                    return 0
+                    ;;
+                --metrics-token-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

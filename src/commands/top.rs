@@ -226,28 +226,10 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         .namespace
         .clone()
         .unwrap_or_else(|| cluster.default_namespace.clone());
-    let scraper = Scraper::new(
-        &config.target,
-        &cluster,
-        &namespace,
-        config.token_from.as_deref(),
-    )
-    .await?;
-    let what = format!("the first scrape of {}", scraper.target());
-    let first = match global
-        .limits
-        .bound(scraper.cluster(), &what, scraper.scrape())
-        .await
-    {
+    let (scraper, first) = match start(global, &config, &cluster, &namespace).await {
         Err(Error::Stopped(code)) => return Ok(code),
-        first => first?,
+        started => started?,
     };
-    if let Some(reached) = scraper.reached().await {
-        crate::output::say(&format!(
-            "kubectl-informer: {}",
-            crate::output::top::reached_line(scraper.target(), &reached)
-        ));
-    }
     let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
     // `| head -1` has its line: done at once, not an interval later.
@@ -292,11 +274,14 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
                     add_lags(&mut interval, side);
                 }
                 let pod = scraper.reached().await.map(|r| r.pod);
-                let shown = Shown {
-                    target: scraper.target(),
-                    pod: pod.as_deref(),
-                };
-                write_one(&mut out, &config, &shown, &interval, redraw).map_err(Error::Output)?;
+                write_one(
+                    &mut out,
+                    &config,
+                    &Shown::of(&scraper, &pod),
+                    &interval,
+                    redraw,
+                )
+                .map_err(Error::Output)?;
             }
             Ok(Err(e)) => gap(&mut run, &scraper, &e.to_string()),
             Err(_) => gap(
@@ -307,12 +292,32 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         }
     };
     let pod = scraper.reached().await.map(|r| r.pod);
-    let shown = Shown {
-        target: scraper.target(),
-        pod: pod.as_deref(),
-    };
-    write_summary(&mut out, &config, &shown, &run).map_err(Error::Output)?;
+    write_summary(&mut out, &config, &Shown::of(&scraper, &pod), &run).map_err(Error::Output)?;
     Ok(code)
+}
+
+/// The scraper of `config`'s target and its first scrape, within the run's limits; says which
+/// replica a port-forwarded target reached.
+async fn start(
+    global: &GlobalConfig,
+    config: &TopConfig,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<(Scraper, Controller)> {
+    let token_from = config.token_from.as_deref();
+    let scraper = Scraper::new(&config.target, cluster, namespace, token_from).await?;
+    let what = format!("the first scrape of {}", scraper.target());
+    let first = global
+        .limits
+        .bound(scraper.cluster(), &what, scraper.scrape())
+        .await?;
+    if let Some(reached) = scraper.reached().await {
+        crate::output::say(&format!(
+            "kubectl-informer: {}",
+            crate::output::top::reached_line(scraper.target(), &reached)
+        ));
+    }
+    Ok((scraper, first))
 }
 
 /// A scrape, after following the leader to another replica if it moved (said on stderr; the
@@ -386,6 +391,15 @@ fn gap(run: &mut Run, scraper: &Scraper, why: &str) {
 struct Shown<'a> {
     target: &'a str,
     pod: Option<&'a str>,
+}
+
+impl<'a> Shown<'a> {
+    fn of(scraper: &'a Scraper, pod: &'a Option<String>) -> Self {
+        Shown {
+            target: scraper.target(),
+            pod: pod.as_deref(),
+        }
+    }
 }
 
 impl std::fmt::Display for Shown<'_> {

@@ -347,15 +347,7 @@ impl Cluster {
                 Ok(response) => response,
                 Err(_) => {
                     drop(waiting);
-                    let waited = (self.progress.longest())
-                        .filter(|w| w.phase.is_connecting())
-                        .map(|w| PhaseTimeout { after: limit, ..w })
-                        .unwrap_or(PhaseTimeout {
-                            phase: Phase::ResponseHeaders,
-                            endpoint: url,
-                            after: limit,
-                        });
-                    return Err(self.no_answer(waited, op.describe(), None));
+                    return Err(self.headers_not_in_time(limit, url, op));
                 }
             },
             None => sent.await,
@@ -368,6 +360,20 @@ impl Cluster {
     fn url(&self, path_and_query: &str) -> String {
         let path = path_and_query.split('?').next().unwrap_or_default();
         format!("{}{path}", self.server)
+    }
+
+    /// A request whose response headers `limit` ended: the phase of its connection it was in
+    /// when the connection was still being made, else the wait for the headers.
+    fn headers_not_in_time(&self, limit: Duration, url: String, op: &Operation) -> ClusterError {
+        let waited = (self.progress.longest())
+            .filter(|w| w.phase.is_connecting())
+            .map(|w| PhaseTimeout { after: limit, ..w })
+            .unwrap_or(PhaseTimeout {
+                phase: Phase::ResponseHeaders,
+                endpoint: url,
+                after: limit,
+            });
+        self.no_answer(waited, op.describe(), None)
     }
 
     /// What the cluster's connections or requests are waiting for now, and for how long: what

@@ -180,16 +180,13 @@ impl std::fmt::Display for Target {
                 name,
                 port,
                 path,
-            } => {
-                write!(f, "{}/{name}", kind.short())?;
-                if let Some(port) = port {
-                    write!(f, ":{port}")?;
-                }
-                if path != DEFAULT_PATH {
-                    write!(f, "{path}")?;
-                }
-                Ok(())
-            }
+            } => write_named(
+                f,
+                kind.short(),
+                name,
+                port.as_ref().map(|p| p.to_string()),
+                path,
+            ),
             Target::Proxied {
                 resource,
                 name,
@@ -197,18 +194,29 @@ impl std::fmt::Display for Target {
                 path,
             } => {
                 let kind = if *resource == "pods" { "pod" } else { "svc" };
-                write!(f, "{kind}/{name}")?;
-                if let Some(port) = port {
-                    write!(f, ":{port}")?;
-                }
-                if path != DEFAULT_PATH {
-                    write!(f, "{path}")?;
-                }
-                Ok(())
+                write_named(f, kind, name, port.clone(), path)
             }
             Target::Url(uri) => write!(f, "{uri}"),
         }
     }
+}
+
+/// `KIND/NAME[:PORT][PATH]`, the path left out when it is the default.
+fn write_named(
+    f: &mut std::fmt::Formatter<'_>,
+    kind: &str,
+    name: &str,
+    port: Option<String>,
+    path: &str,
+) -> std::fmt::Result {
+    write!(f, "{kind}/{name}")?;
+    if let Some(port) = port {
+        write!(f, ":{port}")?;
+    }
+    if path != DEFAULT_PATH {
+        write!(f, "{path}")?;
+    }
+    Ok(())
 }
 
 /// Why a scrape gave no controller metrics.

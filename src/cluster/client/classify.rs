@@ -73,10 +73,7 @@ impl Cluster {
                             None => (String::new(), String::new()),
                         };
                         let can_i_scope = can_i_scope + &self.selection.kubectl_flags();
-                        let can_i_resource = match op.resource.split_once('/') {
-                            Some((resource, sub)) => format!("{resource} --subresource={sub}"),
-                            None => op.resource.clone(),
-                        };
+                        let can_i_resource = can_i_resource(&op.resource);
                         ClusterError::Forbidden(Box::new(Forbidden {
                             // The verb the server checked: a WebSocket's upgrade (a GET) needs
                             // `get` on pods/portforward before `create`.
@@ -226,6 +223,15 @@ pub(super) fn server_user(message: &str) -> Option<String> {
     let start = message.find("User \"")? + "User \"".len();
     let len = message[start..].find('"')?;
     Some(message[start..start + len].to_string())
+}
+
+/// A resource as `kubectl auth can-i` takes it: a subresource (`pods/portforward`) as
+/// `pods --subresource=portforward`; a non-resource URL (`/metrics`) as it is.
+pub(super) fn can_i_resource(resource: &str) -> String {
+    match resource.split_once('/') {
+        Some((plural, sub)) if !plural.is_empty() => format!("{plural} --subresource={sub}"),
+        _ => resource.to_string(),
+    }
 }
 
 /// The verb an RBAC denial names: `User "u" cannot get resource "pods/portforward" ...`.

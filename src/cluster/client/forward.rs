@@ -6,7 +6,7 @@
 
 use super::{Cluster, Operation};
 use crate::cluster::credentials::{self, Bearer};
-use crate::cluster::transport::{Phase, PhaseTimeout};
+use crate::cluster::transport::Phase;
 use crate::cluster::{kubeconfig, ClusterError};
 use std::future::Future;
 use std::pin::Pin;
@@ -48,15 +48,7 @@ impl Cluster {
                 Err(_) => {
                     drop(waiting);
                     self.log_response(&http::Method::GET, &path, "failed", started);
-                    let waited = (self.progress.longest())
-                        .filter(|w| w.phase.is_connecting())
-                        .map(|w| PhaseTimeout { after: limit, ..w })
-                        .unwrap_or(PhaseTimeout {
-                            phase: Phase::ResponseHeaders,
-                            endpoint: url,
-                            after: limit,
-                        });
-                    return Err(self.no_answer(waited, op.describe(), None));
+                    return Err(self.headers_not_in_time(limit, url, &op));
                 }
             },
             None => opening.await,

@@ -2,7 +2,7 @@
 //! gzip, and the user read from a 403 message.
 
 use super::body::Refused;
-use super::classify::{server_user, server_verb};
+use super::classify::{can_i_resource, server_user, server_verb};
 use super::*;
 
 /// A body of `chunks`, each a frame, with `pause` before each frame after the first.
@@ -118,4 +118,14 @@ fn the_verb_denied_is_read_from_a_forbidden_message() {
         server_verb("admission webhook denied: cannot do that"),
         None
     );
+}
+
+#[test]
+fn kubectl_auth_can_i_takes_a_subresource_as_a_flag_and_a_url_as_it_is() {
+    assert_eq!(
+        can_i_resource("pods/portforward"),
+        "pods --subresource=portforward"
+    );
+    assert_eq!(can_i_resource("/metrics"), "/metrics");
+    assert_eq!(can_i_resource("configmaps"), "configmaps");
 }

@@ -321,13 +321,21 @@ async fn controller_source(
         .clone()
         .or_else(|| global.namespace.clone())
         .unwrap_or_else(|| cluster.default_namespace.clone());
-    let scraper = Scraper::new(
-        &metrics.target,
-        cluster,
-        &namespace,
-        metrics.token_from.as_deref(),
-    )
-    .await?;
+    // Finding a workload's replicas and leader asks the API server: bounded as the first scrape
+    // is, and Ctrl-C ends it.
+    let finding = format!("finding the replicas of {}", metrics.target);
+    let scraper = super::RunLimits::start(Some(config.duration), None)
+        .bound(
+            cluster,
+            &finding,
+            Scraper::new(
+                &metrics.target,
+                cluster,
+                &namespace,
+                metrics.token_from.as_deref(),
+            ),
+        )
+        .await?;
     // A first scrape slower than the whole measured window could measure nothing.
     let what = format!("the first scrape of {}", scraper.target());
     let first = super::RunLimits::start(Some(config.duration), None)

@@ -305,7 +305,15 @@ async fn start(
     namespace: &str,
 ) -> Result<(Scraper, Controller)> {
     let token_from = config.token_from.as_deref();
-    let scraper = Scraper::new(&config.target, cluster, namespace, token_from).await?;
+    // Finding a workload's replicas and leader asks the API server: --for and Ctrl-C end it too.
+    let finding = format!("finding the replicas of {}", config.target);
+    let scraper = (global.limits)
+        .bound(
+            cluster,
+            &finding,
+            Scraper::new(&config.target, cluster, namespace, token_from),
+        )
+        .await?;
     let what = format!("the first scrape of {}", scraper.target());
     let first = global
         .limits

@@ -16,6 +16,14 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ResourceVersion(String);
 
+impl std::str::FromStr for ResourceVersion {
+    type Err = NotComparable;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        ResourceVersion::parse(text)
+    }
+}
+
 /// A resourceVersion that is not a comparable number: its text, for the message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("resourceVersion {0:?} is not a decimal number without leading zeros, so it cannot be ordered (KEP-5504)")]

@@ -92,12 +92,15 @@ pub fn reaction_summary(config: &ReactConfig, stats: &ReactionStats) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::resource_version::ResourceVersion;
     use crate::react::{Resolved, Write};
     use std::time::{Duration, SystemTime};
 
-    fn rv(text: &str) -> ResourceVersion {
-        ResourceVersion::parse(text).unwrap()
+    /// A resourceVersion as the formatter is given it, in a write or a signal.
+    fn rv<T: std::str::FromStr>(text: &str) -> T
+    where
+        T::Err: std::fmt::Debug,
+    {
+        text.parse().unwrap()
     }
 
     fn said(reaction: &str, fate: Fate, owned: bool) -> String {

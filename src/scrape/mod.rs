@@ -7,6 +7,7 @@ pub mod forwarded;
 pub mod interval;
 pub mod lag;
 pub mod leader;
+mod replicas;
 pub mod target;
 pub mod text;
 pub mod window;

@@ -8,15 +8,17 @@
 //! - an `http(s)://` URL reached with the kubeconfig's credentials and TLS trust.
 
 use super::controller::Controller;
-use super::forwarded::{Credential, ForwardError, PodScrape, Scheme};
-use super::leader::{self, Leader};
+use super::forwarded::ForwardError;
+use super::replicas::Replicas;
 use super::text::{self, ParseError};
-use super::workload::{self, Kind, PodPort, Port, WorkloadError};
+use super::workload::{Kind, Port, WorkloadError};
 use crate::cluster::{Cluster, ClusterError, Operation, Sink};
+
+pub use super::replicas::{Moved, Reached};
 
 /// What a scrape asks for: the text format first (what client-go's components serve), then
 /// OpenMetrics, then anything (to say what it was).
-const ACCEPT: &str =
+pub(super) const ACCEPT: &str =
     "text/plain;version=0.0.4;q=1,application/openmetrics-text;version=1.0.0;q=0.5,*/*;q=0.1";
 
 /// The path a metrics server serves by default.
@@ -296,49 +298,6 @@ struct Direct {
     direct: bool,
 }
 
-/// The replicas a `KIND/NAME` target names, and the one scraped.
-struct Replicas {
-    /// For the workload, its pods and their Leases.
-    cluster: Cluster,
-    /// For the port-forwards.
-    upgrades: Cluster,
-    namespace: String,
-    kind: Kind,
-    name: String,
-    port: Option<Port>,
-    path: String,
-    credential: Credential,
-    current: tokio::sync::Mutex<Current>,
-}
-
-/// The replica scraped, and why.
-struct Current {
-    pod: PodPort,
-    scrape: std::sync::Arc<PodScrape>,
-    leader: Option<Leader>,
-    replicas: usize,
-}
-
-/// How a scrape's target was reached, to say once: which pod, which port, over what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reached {
-    pub pod: String,
-    pub port: u16,
-    /// How the port was chosen (`port 8443`, `the container port named "https"`).
-    pub chosen_by: String,
-    pub scheme: Option<Scheme>,
-    /// The Lease that names the pod, when there are several replicas and one leads.
-    pub leader: Option<String>,
-    pub replicas: usize,
-}
-
-/// A move of the scraping from one replica to another.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Moved {
-    pub from: String,
-    pub to: Reached,
-}
-
 impl Scraper {
     /// Prepares scraping `target` (in `namespace` unless a URL) with `cluster`'s user; a
     /// port-forwarded target with a token of the service account `token_from` (in `namespace`)
@@ -357,33 +316,17 @@ impl Scraper {
                 port,
                 path,
             } => {
-                let upgrades = cluster.for_upgrades().await?;
-                let credential = match token_from {
-                    Some(account) => Credential::service_account(namespace, account),
-                    None => Credential::User {
-                        bearer: cluster.bearer().await?,
-                        name: cluster.user.clone(),
-                    },
-                };
-                let (pod, leader, replicas) =
-                    choose(cluster, namespace, *kind, name, port.as_ref()).await?;
-                let scrape = PodScrape::new(upgrades.clone(), namespace, &pod.pod, pod.port, path);
-                How::Forwarded(Box::new(Replicas {
-                    cluster: cluster.clone(),
-                    upgrades,
-                    namespace: namespace.to_string(),
-                    kind: *kind,
-                    name: name.clone(),
-                    port: port.clone(),
-                    path: path.clone(),
-                    credential,
-                    current: tokio::sync::Mutex::new(Current {
-                        pod,
-                        scrape: std::sync::Arc::new(scrape),
-                        leader,
-                        replicas,
-                    }),
-                }))
+                let found = Replicas::find(
+                    cluster,
+                    namespace,
+                    *kind,
+                    name,
+                    port.as_ref(),
+                    path,
+                    token_from,
+                )
+                .await?;
+                How::Forwarded(Box::new(found))
             }
             Target::Proxied {
                 resource,
@@ -432,7 +375,7 @@ impl Scraper {
     pub fn cluster(&self) -> &Cluster {
         match &self.how {
             How::Api(direct) => &direct.cluster,
-            How::Forwarded(replicas) => &replicas.upgrades,
+            How::Forwarded(replicas) => replicas.upgrades(),
         }
     }
 
@@ -455,8 +398,7 @@ impl Scraper {
         let How::Forwarded(replicas) = &self.how else {
             return None;
         };
-        let current = replicas.current.lock().await;
-        Some(current.reached().await)
+        Some(replicas.reached().await)
     }
 
     /// One scrape, read into what it says about the controller.
@@ -519,154 +461,6 @@ impl Scraper {
             ClusterError::Tls { reason, .. } if direct => ScrapeError::Tls { target, reason },
             other => ScrapeError::Cluster(other),
         }
-    }
-}
-
-/// The replica of `kind/name` to scrape: the leader when several run and a Lease names one,
-/// else the first by name; with the leader found and how many replicas run.
-async fn choose(
-    cluster: &Cluster,
-    namespace: &str,
-    kind: Kind,
-    name: &str,
-    port: Option<&Port>,
-) -> Result<(PodPort, Option<Leader>, usize), ScrapeError> {
-    let pods = workload::pods(cluster, namespace, kind, name, port).await?;
-    let replicas = pods.len();
-    if replicas == 1 {
-        let only = pods.into_iter().next().expect("one pod");
-        return Ok((only, None, 1));
-    }
-    let names: Vec<String> = pods.iter().map(|p| p.pod.clone()).collect();
-    let leader = leader::leader_of(&leader::leases(cluster, namespace).await?, &names);
-    let chosen = leader
-        .as_ref()
-        .and_then(|l| pods.iter().find(|p| p.pod == l.pod))
-        .unwrap_or(&pods[0])
-        .clone();
-    Ok((chosen, leader, replicas))
-}
-
-impl Current {
-    async fn reached(&self) -> Reached {
-        Reached {
-            pod: self.pod.pod.clone(),
-            port: self.pod.port,
-            chosen_by: self.pod.chosen_by.clone(),
-            scheme: self.scrape.scheme().await,
-            leader: self.leader.as_ref().map(|l| l.lease.clone()),
-            replicas: self.replicas,
-        }
-    }
-}
-
-impl Replicas {
-    async fn scrape(&self, target: &str) -> Result<(String, bytes::Bytes), ScrapeError> {
-        let (scrape, pod) = {
-            let current = self.current.lock().await;
-            (current.scrape.clone(), current.pod.clone())
-        };
-        let answer = scrape
-            .get(ACCEPT, &self.credential)
-            .await
-            .map_err(|source| match source {
-                ForwardError::Cluster(e) => ScrapeError::Cluster(e),
-                source => ScrapeError::Forward {
-                    target: target.to_string(),
-                    pod: pod.pod.clone(),
-                    port: pod.port,
-                    source: Box::new(source),
-                },
-            })?;
-        match answer.status.as_u16() {
-            200..=299 => Ok((answer.content_type, answer.body)),
-            code @ (401 | 403) => Err(ScrapeError::Refused(
-                self.refusal(target, &pod.pod, code).await,
-            )),
-            _ => Err(ScrapeError::Status {
-                target: format!("{target} (pod/{})", pod.pod),
-                status: answer.status,
-                body: crate::format::one_line(&String::from_utf8_lossy(&answer.body), 200),
-            }),
-        }
-    }
-
-    /// A 401 or 403 of the pod's metrics filter, explained: whose token, and what it needs.
-    async fn refusal(&self, target: &str, pod: &str, code: u16) -> String {
-        let identity = match &self.credential {
-            Credential::User { bearer: None, name } => {
-                return format!(
-                    "{target} (pod/{pod}) wants a bearer token (401 Unauthorized), and the \
-                     kubeconfig user \"{name}\" has none (a client certificate is not sent to a \
-                     pod): pass --metrics-token-from sa/NAME, a service account allowed to get \
-                     /metrics"
-                )
-            }
-            Credential::User { .. } => match self.cluster.user_name().await {
-                Ok(name) => format!("user \"{name}\""),
-                Err(_) => self.credential.identity(),
-            },
-            Credential::ServiceAccount { .. } => self.credential.identity(),
-        };
-        match code {
-            401 => format!(
-                "{target} (pod/{pod}) refused the token of {identity} (401 Unauthorized): the \
-                 metrics filter could not check it with the API server (a TokenReview); use \
-                 --metrics-token-from sa/NAME"
-            ),
-            _ => format!(
-                "{identity} may not read the metrics of {target} (pod/{pod}; 403 Forbidden): it \
-                 needs get on the non-resource URL /metrics, a ClusterRole with \
-                 nonResourceURLs: [\"/metrics\"] and verbs: [\"get\"] (kubebuilder's scaffold \
-                 ships one as metrics-reader) bound to it"
-            ),
-        }
-    }
-
-    async fn follow(&self, after_failure: bool) -> Result<Option<Moved>, ScrapeError> {
-        let mut current = self.current.lock().await;
-        // The Leases while a leader is known; the workload and its pods again when the leader
-        // changed or the replica failed.
-        if current.leader.is_none() && !after_failure {
-            return Ok(None);
-        }
-        if let (Some(leader), false) = (&current.leader, after_failure) {
-            let leases = leader::leases(&self.cluster, &self.namespace).await?;
-            let holder = leases
-                .iter()
-                .find(|l| l.metadata.name.as_deref() == Some(leader.lease.as_str()))
-                .and_then(|l| l.spec.as_ref()?.holder_identity.clone());
-            if holder.is_some_and(|h| leader::holds(&h, &current.pod.pod)) {
-                return Ok(None);
-            }
-        }
-        let (pod, leader, replicas) = choose(
-            &self.cluster,
-            &self.namespace,
-            self.kind,
-            &self.name,
-            self.port.as_ref(),
-        )
-        .await?;
-        if pod.pod == current.pod.pod {
-            current.leader = leader;
-            current.replicas = replicas;
-            return Ok(None);
-        }
-        let from = std::mem::replace(&mut current.pod, pod);
-        current.scrape = std::sync::Arc::new(PodScrape::new(
-            self.upgrades.clone(),
-            &self.namespace,
-            &current.pod.pod,
-            current.pod.port,
-            &self.path,
-        ));
-        current.leader = leader;
-        current.replicas = replicas;
-        Ok(Some(Moved {
-            from: from.pod,
-            to: current.reached().await,
-        }))
     }
 }
 

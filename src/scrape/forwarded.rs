@@ -25,6 +25,9 @@ use std::time::{Duration, Instant};
 const WORD_LIMIT: Duration = Duration::from_secs(1);
 /// How long a TLS handshake with the pod may take.
 const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+/// How long the pod's answer may take: its headers, then its whole body (a metrics page is
+/// written at once), as a request to the API server waits for its headers by default.
+const ANSWER_LIMIT: Duration = crate::cluster::DEFAULT_RESPONSE_HEADERS;
 /// The largest metrics page read (kube-controller-manager's is ~1 MB).
 const MAX_BODY: usize = 64 << 20;
 /// How long a service account's token is asked for (the API's minimum is 10 minutes).
@@ -221,13 +224,24 @@ impl PodScrape {
         let request = request
             .body(Empty::<Bytes>::new())
             .map_err(|e| ForwardError::Port(e.to_string()))?;
-        sender
-            .ready()
+        let not_in_time = |what: &str| {
+            ForwardError::Port(format!(
+                "{what} within {}",
+                crate::format::wait(ANSWER_LIMIT)
+            ))
+        };
+        let asked = async {
+            sender
+                .ready()
+                .await
+                .map_err(|e| ForwardError::Port(format!("the connection ended: {e}")))?;
+            sender.send_request(request).await.map_err(|e| {
+                ForwardError::Port(format!("no answer: {}", crate::cluster::innermost(&e)))
+            })
+        };
+        let response = tokio::time::timeout(ANSWER_LIMIT, asked)
             .await
-            .map_err(|e| ForwardError::Port(format!("the connection ended: {e}")))?;
-        let response = sender.send_request(request).await.map_err(|e| {
-            ForwardError::Port(format!("no answer: {}", crate::cluster::innermost(&e)))
-        })?;
+            .map_err(|_| not_in_time("no answer"))??;
         let status = response.status();
         let content_type = response
             .headers()
@@ -235,9 +249,10 @@ impl PodScrape {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_string();
-        let body = http_body_util::Limited::new(response.into_body(), MAX_BODY)
-            .collect()
+        let body = http_body_util::Limited::new(response.into_body(), MAX_BODY).collect();
+        let body = tokio::time::timeout(ANSWER_LIMIT, body)
             .await
+            .map_err(|_| not_in_time("the answer did not end"))?
             .map_err(|e| ForwardError::Port(format!("the answer was cut: {e}")))?
             .to_bytes();
         state.sender = Some(sender);

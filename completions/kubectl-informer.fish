@@ -280,6 +280,7 @@ false\t''"
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand top" -l tls-server-name -d 'Server name to check the server\'s certificate against (default: the host of the server\'s address)' -r
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand top" -l disable-compression -d 'Do not ask the server to gzip its responses (as the kubeconfig\'s `disable-compression`)' -r -f -a "true\t''
 false\t''"
+complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand top" -l all-replicas -d 'Scrape every running replica of KIND/NAME, not only the leader: one table (or JSON line) per replica and interval, marked leader or follower, so that an idle leader or a busy follower stands out. The replicas are listed again each interval'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand top" -l lag -d 'Measure each informer\'s lag behind the server: watch each resource the controller\'s informers hold (metadata only, from now on, across all namespaces) and compare each event with the resourceVersion the informer\'s store reached. Needs list and watch on those resources'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand top" -l all -d 'Show every queue and informer, the idle ones too (no depth, nothing added, nothing processed in the interval)'
 complete -c kubectl-informer -n "__fish_kubectl_informer_using_subcommand top" -s A -l all-namespaces -d 'Work across all namespaces'

@@ -105,9 +105,15 @@ impl Operator {
 
     /// Stops the process of `pod` as its kubelet would (SIGTERM): the manager gives up its Lease.
     fn stop(&self, pod: &str) {
+        self.signal(pod, "TERM");
+    }
+
+    /// Sends the process of `pod` the signal `name` (`STOP` freezes it: its port still takes
+    /// connections, it answers nothing).
+    fn signal(&self, pod: &str, name: &str) {
         let pid = std::fs::read_to_string(self.dir.path().join(format!("{pod}.pid"))).unwrap();
         let status = Command::new("kill")
-            .args(["-TERM", pid.trim()])
+            .args([&format!("-{name}"), pid.trim()])
             .status()
             .unwrap();
         assert!(status.success());
@@ -115,6 +121,25 @@ impl Operator {
 
     fn target(&self) -> String {
         format!("deploy/{}", self.name)
+    }
+
+    /// The replica that is not `pod`.
+    fn other_than(&self, pod: &str) -> String {
+        (self.pods().into_iter())
+            .find(|p| p != pod)
+            .expect("two replicas")
+    }
+
+    /// `top` of the Deployment with `flags`, JSON lines every second for up to 150 s, read as
+    /// they come.
+    fn top(&self, flags: &[&str]) -> Streaming {
+        let mut cmd = informer();
+        cmd.args(["top", &self.target(), "-n", &self.ns.name])
+            .args(flags)
+            .args(["-o", "json", "--interval", "1s", "--for", "150s"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        Streaming::spawn(cmd)
     }
 
     /// Labelled ConfigMaps, which the operator's `configmap` controller reconciles.
@@ -145,6 +170,19 @@ fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> std::process::Output {
         .unwrap();
     child.stdin.take().unwrap().write_all(input).unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// Ends a streaming `top` with SIGTERM, as a CI job's timeout would: it prints its summary and
+/// exits 143 (checked).
+fn terminate(top: Streaming) -> Output {
+    let status = Command::new("kill")
+        .args(["-TERM", &top.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = top.finish(Duration::from_secs(30));
+    assert_eq!(out.code, Some(143), "{}", out.stderr);
+    out
 }
 
 fn named<'a>(line: &'a Value, list: &str, key: &str, name: &str) -> Option<&'a Value> {
@@ -326,17 +364,8 @@ async fn a_token_without_rights_on_metrics_is_told_the_clusterrole_it_needs_in_o
 async fn when_the_leader_stops_top_follows_the_lease_to_the_new_one() {
     let operator = Operator::start("op-lead", &[]).await;
     let first = operator.leader();
-    let other = operator
-        .pods()
-        .into_iter()
-        .find(|p| *p != first)
-        .expect("two replicas");
-    let mut cmd = informer();
-    cmd.args(["top", &operator.target(), "-n", &operator.ns.name])
-        .args(["-o", "json", "--interval", "1s", "--for", "120s"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut top = Streaming::spawn(cmd);
+    let other = operator.other_than(&first);
+    let mut top = operator.top(&[]);
     let pod_is = |pod: String| {
         move |line: &str| {
             serde_json::from_str::<Value>(line).is_ok_and(|l| l["pod"] == pod.as_str())
@@ -354,13 +383,7 @@ async fn when_the_leader_stops_top_follows_the_lease_to_the_new_one() {
         Duration::from_secs(90),
         pod_is(other.clone()),
     );
-    let status = Command::new("kill")
-        .args(["-TERM", &top.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = top.finish(Duration::from_secs(30));
-    assert_eq!(out.code, Some(143), "{}", out.stderr);
+    let out = terminate(top);
     assert!(
         out.stderr.contains(&format!(
             "pod/{first} no longer leads or runs: the leader is now pod/{other} (Lease {LEASE})"
@@ -371,6 +394,89 @@ async fn when_the_leader_stops_top_follows_the_lease_to_the_new_one() {
     let summary = out.json_lines().pop().unwrap();
     assert_eq!(summary["kind"], "summary");
     assert_eq!(summary["pod"], other.as_str(), "{summary}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane with controllers and kwok, and the built tools (tests/controlplane/controlplane.sh up; tests/tools/tools.sh build): cargo test -- --ignored"]
+async fn top_all_replicas_shows_the_leader_at_work_the_follower_waiting_then_the_new_leader() {
+    let operator = Operator::start("op-each", &["--reconcile-delay=50ms"]).await;
+    let first = operator.leader();
+    let other = operator.other_than(&first);
+    let mut top = operator.top(&["--all-replicas"]);
+    let line_of = |kind: &'static str, pod: String, leads: bool| {
+        move |line: &str| {
+            serde_json::from_str::<Value>(line).is_ok_and(|l| {
+                l["kind"] == kind && l["pod"] == pod.as_str() && l["leader"] == leads
+            })
+        }
+    };
+    // The follower's controllers wait for the Lease: it serves metrics, none of a controller's.
+    top.wait_for(
+        "a standby line of the follower",
+        Duration::from_secs(60),
+        line_of("standby", other.clone(), false),
+    );
+    operator.give_work(5).await;
+    let leader_reconciled = {
+        let first = first.clone();
+        move |line: &str| {
+            let Ok(l) = serde_json::from_str::<Value>(line) else {
+                return false;
+            };
+            l["kind"] == "interval"
+                && l["pod"] == first.as_str()
+                && l["leader"] == true
+                && named(&l, "reconcilers", "controller", "configmap")
+                    .is_some_and(|r| r["reconcilesPerSecond"].as_f64() > Some(0.0))
+        }
+    };
+    top.wait_for(
+        "an interval in which the leader reconciled",
+        Duration::from_secs(60),
+        leader_reconciled,
+    );
+    // Until the leader stops, the follower shows no interval of its own.
+    let follower_intervals = (top.seen.iter())
+        .filter(|l| line_of("interval", other.clone(), false)(l))
+        .count();
+    assert_eq!(follower_intervals, 0, "{}", top.seen.join("\n"));
+    // A follower that answers nothing is its own gap: the leader's intervals go on.
+    operator.signal(&other, "STOP");
+    for i in 0..3 {
+        top.wait_for(
+            &format!("leader interval {} with the follower frozen", i + 1),
+            Duration::from_secs(60),
+            line_of("interval", first.clone(), true),
+        );
+    }
+    operator.signal(&other, "CONT");
+    operator.stop(&first);
+    assert_eq!(operator.holder_other_than(Some(&first)), other);
+    top.wait_for(
+        "an interval of the new leader",
+        Duration::from_secs(90),
+        line_of("interval", other.clone(), true),
+    );
+    let out = terminate(top);
+    let said = format!("the leader is now pod/{other} (was pod/{first}), by Lease {LEASE}");
+    assert!(out.stderr.contains(&said), "{}", out.stderr);
+    let frozen = format!("scrape of deploy/my-operator (pod/{other}) failed (1 gap): ");
+    assert!(out.stderr.contains(&frozen), "{}", out.stderr);
+    let lines = out.json_lines();
+    for line in &lines {
+        let errors = common::schema::schema_errors("top-line.v1.schema.json", line);
+        assert!(errors.is_empty(), "{errors:?} in {line}");
+    }
+    // A summary for each: the new leader's first, then the stopped one's, with its gaps.
+    let summaries: Vec<Value> = (lines.into_iter())
+        .filter(|l| l["kind"] == "summary")
+        .collect();
+    assert_eq!(summaries.len(), 2, "{}", out.stdout);
+    assert_eq!(summaries[0]["pod"], other.as_str(), "{}", summaries[0]);
+    assert_eq!(summaries[0]["leader"], true, "{}", summaries[0]);
+    assert_eq!(summaries[1]["pod"], first.as_str(), "{}", summaries[1]);
+    assert_eq!(summaries[1]["leader"], false, "{}", summaries[1]);
+    assert!(summaries[1]["gaps"].as_u64() > Some(0), "{}", summaries[1]);
 }
 
 /// What finding an operator's leader takes: its Deployment, its Pods, the namespace's Leases.

@@ -798,3 +798,25 @@ fn a_run_shorter_than_its_interval_is_refused_in_one_line() {
         ],
     );
 }
+
+#[test]
+fn all_replicas_of_a_target_without_replicas_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = offline_kubeconfig(&dir);
+    for (target, via) in [
+        ("http://127.0.0.1:9/metrics", "port-forward"),
+        ("svc/my-operator-metrics:8080", "proxy"),
+    ] {
+        let mut cmd = informer();
+        cmd.args(["--kubeconfig", kubeconfig.to_str().unwrap(), "top", target])
+            .args(["--via", via, "--all-replicas"]);
+        let out = run_with_limit(cmd, Duration::from_secs(30));
+        assert_one_line_error(
+            &out,
+            &[
+                &format!("--all-replicas: \"{target}\" has no replicas to scrape one by one"),
+                "reached by port-forward",
+            ],
+        );
+    }
+}

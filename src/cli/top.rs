@@ -12,6 +12,8 @@ use std::time::Duration;
     kubectl informer top deploy/my-operator -n my-operator-system\n  \
     # the same with a service account's token (the user's has no right to get /metrics)\n  \
     kubectl informer top deploy/my-operator -n my-operator-system --metrics-token-from sa/metrics-reader\n  \
+    # every replica, the leader's and the followers' queues side by side\n  \
+    kubectl informer top deploy/my-operator -n my-operator-system --all-replicas\n  \
     # kube-controller-manager's queues and informers, from its own metrics\n  \
     kubectl informer top https://127.0.0.1:10257/metrics\n  \
     # a plain-http metrics port, through the API server's proxy\n  \
@@ -40,6 +42,11 @@ pub struct TopArgs {
     /// Stop after this long and print the summary (default: until Ctrl-C).
     #[arg(long = "for", value_name = "DURATION", value_parser = duration::parse)]
     pub run_for: Option<Duration>,
+    /// Scrape every running replica of KIND/NAME, not only the leader: one table (or JSON line)
+    /// per replica and interval, marked leader or follower, so that an idle leader or a busy
+    /// follower stands out. The replicas are listed again each interval.
+    #[arg(long)]
+    pub all_replicas: bool,
     /// Measure each informer's lag behind the server: watch each resource the controller's
     /// informers hold (metadata only, from now on, across all namespaces) and compare each event
     /// with the resourceVersion the informer's store reached. Needs list and watch on those

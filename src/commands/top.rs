@@ -3,6 +3,8 @@
 //! Exit 0 when `--for` ran out, 2 when the first scrape fails (a scrape failing later is a gap,
 //! counted and shown), 130 and 143 after Ctrl-C and SIGTERM, the summary printed first.
 
+mod each;
+
 use super::{sleep_until, GlobalConfig};
 use crate::cli::{ReportFormat, TopArgs, Via};
 use crate::cluster::ApiResource;
@@ -36,6 +38,8 @@ pub struct TopConfig {
     pub run_for: Option<Duration>,
     pub lag: bool,
     pub all: bool,
+    /// `--all-replicas`: each replica of the target scraped, not only the leader.
+    pub all_replicas: bool,
     pub output: ReportFormat,
 }
 
@@ -65,6 +69,13 @@ impl TopConfig {
                 crate::format::duration(args.interval)
             )));
         }
+        if args.all_replicas && !matches!(target, Target::Pods { .. }) {
+            return Err(Error::Usage(format!(
+                "--all-replicas: \"{}\" has no replicas to scrape one by one; give KIND/NAME \
+                 reached by port-forward (without --via proxy), e.g. deploy/my-operator",
+                crate::scrape::target::shown(&args.target)
+            )));
+        }
         Ok(TopConfig {
             target,
             token_from,
@@ -72,6 +83,7 @@ impl TopConfig {
             run_for,
             lag: args.lag,
             all: args.all,
+            all_replicas: args.all_replicas,
             output: args.output,
         })
     }
@@ -134,6 +146,10 @@ struct Line<'a> {
     /// The replica scraped, for a port-forwarded target.
     #[serde(skip_serializing_if = "Option::is_none")]
     pod: Option<&'a str>,
+    /// With `--all-replicas`: whether the replica holds the leader's Lease (absent when no
+    /// Lease names one of the replicas).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leader: Option<bool>,
     #[serde(flatten)]
     interval: &'a Interval,
     /// Summary only: scrapes made, and those that failed or took longer than the interval.
@@ -213,8 +229,9 @@ impl Run {
     }
 }
 
-pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
-    let (cluster, served) = if config.lag {
+/// The cluster, the resources it serves (discovered for `--lag` only) and the namespace.
+async fn connect(global: &GlobalConfig, lag: bool) -> Result<(Cluster, Vec<ApiResource>, String)> {
+    let (cluster, served) = if lag {
         super::connect_and_discover(global).await?
     } else {
         let cluster = Cluster::connect(&global.selection, global.transport)
@@ -226,6 +243,14 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
         .namespace
         .clone()
         .unwrap_or_else(|| cluster.default_namespace.clone());
+    Ok((cluster, served, namespace))
+}
+
+pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
+    let (cluster, served, namespace) = connect(global, config.lag).await?;
+    if config.all_replicas {
+        return each::exec(global, &config, &cluster, &namespace, &served).await;
+    }
     let (scraper, first) = match start(global, &config, &cluster, &namespace).await {
         Err(Error::Stopped(code)) => return Ok(code),
         started => started?,
@@ -280,6 +305,7 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
                     &Shown::of(&scraper, &pod),
                     &interval,
                     redraw,
+                    false,
                 )
                 .map_err(Error::Output)?;
             }
@@ -296,6 +322,25 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
     Ok(code)
 }
 
+/// The scraper of `config`'s target. Finding a workload's replicas and leader asks the API
+/// server: within the run's limits (--for) and until Ctrl-C, as the scrapes are.
+async fn scraper(
+    global: &GlobalConfig,
+    config: &TopConfig,
+    cluster: &Cluster,
+    namespace: &str,
+) -> Result<Scraper> {
+    let finding = format!("finding the replicas of {}", config.target);
+    let token_from = config.token_from.as_deref();
+    (global.limits)
+        .bound(
+            cluster,
+            &finding,
+            Scraper::new(&config.target, cluster, namespace, token_from),
+        )
+        .await
+}
+
 /// The scraper of `config`'s target and its first scrape, within the run's limits; says which
 /// replica a port-forwarded target reached.
 async fn start(
@@ -304,16 +349,7 @@ async fn start(
     cluster: &Cluster,
     namespace: &str,
 ) -> Result<(Scraper, Controller)> {
-    let token_from = config.token_from.as_deref();
-    // Finding a workload's replicas and leader asks the API server: --for and Ctrl-C end it too.
-    let finding = format!("finding the replicas of {}", config.target);
-    let scraper = (global.limits)
-        .bound(
-            cluster,
-            &finding,
-            Scraper::new(&config.target, cluster, namespace, token_from),
-        )
-        .await?;
+    let scraper = scraper(global, config, cluster, namespace).await?;
     let what = format!("the first scrape of {}", scraper.target());
     let first = global
         .limits
@@ -391,14 +427,16 @@ fn gap(run: &mut Run, scraper: &Scraper, why: &str) {
     run.scrapes += 1;
     crate::output::say(&format!(
         "kubectl-informer: {}",
-        scraper.gap_line(run.gaps, why)
+        scraper.gap_line(None, run.gaps, why)
     ));
 }
 
-/// What is scraped, as a line names it: the target, and the replica of a port-forwarded one.
+/// What is scraped, as a line names it: the target, the replica of a port-forwarded one, and
+/// with `--all-replicas` whether it leads.
 struct Shown<'a> {
     target: &'a str,
     pod: Option<&'a str>,
+    leads: Option<bool>,
 }
 
 impl<'a> Shown<'a> {
@@ -406,25 +444,34 @@ impl<'a> Shown<'a> {
         Shown {
             target: scraper.target(),
             pod: pod.as_deref(),
+            leads: None,
         }
     }
 }
 
 impl std::fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let role = match self.leads {
+            Some(true) => ", leader",
+            Some(false) => ", follower",
+            None => "",
+        };
         match self.pod {
-            Some(pod) => write!(f, "{} (pod/{pod})", self.target),
+            Some(pod) => write!(f, "{} (pod/{pod}{role})", self.target),
             None => f.write_str(self.target),
         }
     }
 }
 
+/// One interval's line or tables; on a terminal (`redraw`) the screen is cleared first unless
+/// `after` (another replica's tables of the same round are above).
 fn write_one(
     out: &mut impl Write,
     config: &TopConfig,
     shown: &Shown,
     interval: &Interval,
     redraw: bool,
+    after: bool,
 ) -> std::io::Result<()> {
     let time = crate::format::rfc3339_millis(SystemTime::now());
     match config.output {
@@ -435,6 +482,7 @@ fn write_one(
                 time,
                 target: shown.target,
                 pod: shown.pod,
+                leader: shown.leads,
                 interval,
                 scrapes: None,
                 gaps: None,
@@ -443,7 +491,7 @@ fn write_one(
             writeln!(out)?;
         }
         ReportFormat::Text => {
-            if redraw {
+            if redraw && !after {
                 // Home and clear, as watch(1) redraws.
                 write!(out, "\x1b[H\x1b[2J")?;
             }
@@ -453,7 +501,7 @@ fn write_one(
                 crate::format::format_seconds(interval.seconds)
             );
             write_interval(out, &heading, interval, config.all)?;
-            if !redraw {
+            if !redraw || config.all_replicas {
                 writeln!(out)?;
             }
         }
@@ -476,6 +524,7 @@ fn write_summary(
                 time: crate::format::rfc3339_millis(SystemTime::now()),
                 target: shown.target,
                 pod: shown.pod,
+                leader: shown.leads,
                 interval: &summary,
                 scrapes: Some(run.scrapes),
                 gaps: Some(run.gaps),

@@ -194,7 +194,6 @@ fn reconciler_table(reconcilers: &[ReconcilerInterval]) -> Table {
 /// What says which replica and port a port-forwarded target reached, and how (the caller
 /// prefixes its name).
 pub fn reached_line(target: &str, reached: &crate::scrape::target::Reached) -> String {
-    use crate::scrape::forwarded::Scheme;
     let who = match (&reached.leader, reached.replicas) {
         (Some(lease), n) => format!("the leader of {n} replicas (Lease {lease})"),
         (None, 1) => "its only replica".to_string(),
@@ -203,6 +202,28 @@ pub fn reached_line(target: &str, reached: &crate::scrape::target::Reached) -> S
              its holder)"
         ),
     };
+    scraping_line(target, reached, &who)
+}
+
+/// With `--all-replicas`, the line that says how one replica is scraped, when it is first seen:
+/// the leader (`leads`), a follower, or one of replicas no Lease tells apart.
+pub fn replica_line(
+    target: &str,
+    reached: &crate::scrape::target::Reached,
+    leads: Option<bool>,
+) -> String {
+    let n = reached.replicas;
+    let who = match (leads, &reached.leader) {
+        (Some(true), Some(lease)) => format!("the leader of {n} replicas (Lease {lease})"),
+        (Some(false), _) => format!("a follower of {n} replicas"),
+        _ if n == 1 => "its only replica".to_string(),
+        _ => format!("one of {n} replicas (no Lease in the namespace names one as its holder)"),
+    };
+    scraping_line(target, reached, &who)
+}
+
+fn scraping_line(target: &str, reached: &crate::scrape::target::Reached, who: &str) -> String {
+    use crate::scrape::forwarded::Scheme;
     let over = match reached.scheme {
         Some(Scheme::Https) => {
             ", over HTTPS: the pod's certificate is accepted unchecked (a \
@@ -214,6 +235,50 @@ pub fn reached_line(target: &str, reached: &crate::scrape::target::Reached) -> S
     format!(
         "{target}: scraping pod/{}, {who}, port {} ({}) by port-forward{over}",
         reached.pod, reached.port, reached.chosen_by
+    )
+}
+
+/// With `--all-replicas`, a replica that answered with metrics but none of a controller's: a
+/// follower's controllers have not started (client-go's and controller-runtime's leader
+/// election start them on the leader only).
+pub fn standby_line(shown: &str, time: &str, leads: Option<bool>) -> String {
+    format!(
+        "{shown} · {time}: no controller metrics yet ({})",
+        waiting(leads)
+    )
+}
+
+/// With `--all-replicas`, the summary of a replica that never served a controller's metrics.
+pub fn standby_summary(shown: &str, leads: Option<bool>, scrapes: u64, gaps: u64) -> String {
+    format!(
+        "summary of {shown}: no controller metrics in {}, {} ({})",
+        crate::format::count(scrapes, "scrape"),
+        crate::format::count(gaps, "gap"),
+        waiting(leads)
+    )
+}
+
+fn waiting(leads: Option<bool>) -> &'static str {
+    match leads {
+        Some(false) => "a follower's controllers start when it leads",
+        _ => "its controllers have not started",
+    }
+}
+
+/// With `--all-replicas`, the line that says another replica leads now.
+pub fn new_leader_line(target: &str, pod: &str, lease: &str, before: Option<&str>) -> String {
+    let before = before
+        .map(|b| format!(" (was pod/{b})"))
+        .unwrap_or_default();
+    format!("kubectl-informer: {target}: the leader is now pod/{pod}{before}, by Lease {lease}")
+}
+
+/// With `--all-replicas`, the line that says a replica no longer runs; its summary comes at
+/// the end with the others'.
+pub fn gone_line(target: &str, pod: &str, replicas: usize) -> String {
+    format!(
+        "kubectl-informer: {target}: pod/{pod} no longer runs ({} now)",
+        crate::format::count(replicas as u64, "replica")
     )
 }
 

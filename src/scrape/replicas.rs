@@ -21,6 +21,8 @@ pub(super) struct Replicas {
     path: String,
     credential: Credential,
     current: tokio::sync::Mutex<Current>,
+    /// Every replica's connection, by pod, when each is scraped (`top --all-replicas`).
+    each: tokio::sync::Mutex<std::collections::BTreeMap<String, std::sync::Arc<PodScrape>>>,
 }
 
 /// The replica scraped, and why.
@@ -42,6 +44,14 @@ pub struct Reached {
     /// The Lease that names the pod, when there are several replicas and one leads.
     pub leader: Option<String>,
     pub replicas: usize,
+}
+
+/// One replica of a round of [`Replicas::scrape_each`]: where it was reached, whether it leads
+/// (`None` when no Lease names one of the replicas), and its answer (media type and body).
+pub(super) struct Replica {
+    pub reached: Reached,
+    pub leads: Option<bool>,
+    pub answer: Result<(String, bytes::Bytes), ScrapeError>,
 }
 
 /// A move of the scraping from one replica to another.
@@ -88,6 +98,7 @@ impl Replicas {
                 leader,
                 replicas,
             }),
+            each: Default::default(),
         })
     }
 
@@ -146,6 +157,102 @@ impl Replicas {
             let current = self.current.lock().await;
             (current.scrape.clone(), current.pod.clone())
         };
+        self.scrape_pod(target, &pod, &scrape).await
+    }
+
+    /// Every running replica, each scraped (at once, on a connection of its own kept from one
+    /// call to the next, each `within` its limit: one that does not answer is that replica's
+    /// failure, not the others'), with the one that leads.
+    pub(super) async fn scrape_each(
+        &self,
+        target: &str,
+        within: std::time::Duration,
+    ) -> Result<Vec<Replica>, ScrapeError> {
+        let pods = workload::pods(
+            &self.cluster,
+            &self.namespace,
+            self.kind,
+            &self.name,
+            self.port.as_ref(),
+        )
+        .await?;
+        let names: Vec<String> = pods.iter().map(|p| p.pod.clone()).collect();
+        let leader = match pods.len() {
+            1 => None,
+            _ => leader::leader_of(
+                &leader::leases(&self.cluster, &self.namespace).await?,
+                &names,
+            ),
+        };
+        let scrapes = {
+            let mut each = self.each.lock().await;
+            each.retain(|pod, _| names.contains(pod));
+            pods.iter()
+                .map(|p| {
+                    let scrape = each.entry(p.pod.clone()).or_insert_with(|| self.connect(p));
+                    // A pod of the same name again (a StatefulSet's) may have another port.
+                    if scrape.port != p.port {
+                        *scrape = self.connect(p);
+                    }
+                    scrape.clone()
+                })
+                .collect::<Vec<_>>()
+        };
+        let replicas = pods.len();
+        let answers = futures::future::join_all(pods.iter().zip(&scrapes).map(|(pod, scrape)| {
+            let scraped = tokio::time::timeout(within, self.scrape_pod(target, pod, scrape));
+            async move {
+                scraped.await.unwrap_or_else(|_| {
+                    Err(ScrapeError::Forward {
+                        target: target.to_string(),
+                        pod: pod.pod.clone(),
+                        port: pod.port,
+                        source: Box::new(ForwardError::Port(super::target::no_answer(within))),
+                    })
+                })
+            }
+        }))
+        .await;
+        let mut each = Vec::with_capacity(replicas);
+        for ((pod, scrape), answer) in pods.into_iter().zip(scrapes).zip(answers) {
+            let leads = leader.as_ref().map(|l| l.pod == pod.pod);
+            each.push(Replica {
+                reached: Reached {
+                    scheme: scrape.scheme().await,
+                    leader: leader
+                        .as_ref()
+                        .filter(|l| l.pod == pod.pod)
+                        .map(|l| l.lease.clone()),
+                    pod: pod.pod,
+                    port: pod.port,
+                    chosen_by: pod.chosen_by,
+                    replicas,
+                },
+                leads,
+                answer,
+            });
+        }
+        Ok(each)
+    }
+
+    /// A connection to `pod`'s port, made at its first scrape.
+    fn connect(&self, pod: &PodPort) -> std::sync::Arc<PodScrape> {
+        std::sync::Arc::new(PodScrape::new(
+            self.upgrades.clone(),
+            &self.namespace,
+            &pod.pod,
+            pod.port,
+            &self.path,
+        ))
+    }
+
+    /// One scrape of `pod`'s port through `scrape`: the answer's media type and body.
+    async fn scrape_pod(
+        &self,
+        target: &str,
+        pod: &PodPort,
+        scrape: &PodScrape,
+    ) -> Result<(String, bytes::Bytes), ScrapeError> {
         let answer = scrape
             .get(ACCEPT, &self.credential)
             .await
@@ -234,13 +341,7 @@ impl Replicas {
             return Ok(None);
         }
         let from = std::mem::replace(&mut current.pod, pod);
-        current.scrape = std::sync::Arc::new(PodScrape::new(
-            self.upgrades.clone(),
-            &self.namespace,
-            &current.pod.pod,
-            current.pod.port,
-            &self.path,
-        ));
+        current.scrape = self.connect(&current.pod);
         current.leader = leader;
         current.replicas = replicas;
         Ok(Some(Moved {

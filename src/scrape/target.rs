@@ -276,6 +276,14 @@ pub fn no_answer(within: std::time::Duration) -> String {
     format!("no answer within {}", crate::format::wait(within))
 }
 
+/// One replica in a round of [`Scraper::scrape_each`]: where it was reached, whether it leads
+/// (`None` when no Lease names one of the replicas), and what its scrape said.
+pub struct ReplicaScrape {
+    pub reached: Reached,
+    pub leads: Option<bool>,
+    pub scrape: Result<Controller, ScrapeError>,
+}
+
 /// A connection to one metrics endpoint.
 pub struct Scraper {
     how: How,
@@ -384,10 +392,12 @@ impl Scraper {
         &self.target
     }
 
-    /// The line that says a scrape gave nothing, the `gaps`-th: `why`.
-    pub fn gap_line(&self, gaps: u64, why: &str) -> String {
+    /// The line that says a scrape (of the replica `pod`, when said) gave nothing, the
+    /// `gaps`-th: `why`.
+    pub fn gap_line(&self, pod: Option<&str>, gaps: u64, why: &str) -> String {
+        let pod = pod.map(|p| format!(" (pod/{p})")).unwrap_or_default();
         format!(
-            "scrape of {} failed ({}): {why}",
+            "scrape of {}{pod} failed ({}): {why}",
             self.target,
             crate::format::count(gaps, "gap")
         )
@@ -416,6 +426,38 @@ impl Scraper {
         self.read(&content_type, &bytes)
     }
 
+    /// Every running replica of a port-forwarded target, each scraped at once, with the one
+    /// that leads (`top --all-replicas`): the replicas are listed again at each call, so that
+    /// one started since shows and one gone no longer does. `None` for a URL or a proxied
+    /// target, which has no replicas to tell apart. Each replica's scrape has `within`: one
+    /// that does not answer is that replica's failure.
+    pub async fn scrape_each(
+        &self,
+        within: std::time::Duration,
+    ) -> Option<Result<Vec<ReplicaScrape>, ScrapeError>> {
+        let How::Forwarded(replicas) = &self.how else {
+            return None;
+        };
+        let each = match replicas.scrape_each(&self.target, within).await {
+            Ok(each) => each,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(each
+            .into_iter()
+            .map(|r| ReplicaScrape {
+                scrape: r.answer.and_then(|(media, bytes)| {
+                    self.read_of(
+                        &format!("{} (pod/{})", self.target, r.reached.pod),
+                        &media,
+                        &bytes,
+                    )
+                }),
+                reached: r.reached,
+                leads: r.leads,
+            })
+            .collect()))
+    }
+
     /// Whether the leader moved to another replica since the last look (one LIST of the
     /// namespace's Leases), or, after a failed scrape (`after_failure`), whether the replica
     /// scraped is gone: if so, the scraping moves and says from where to where. A URL or a
@@ -428,6 +470,16 @@ impl Scraper {
     }
 
     fn read(&self, content_type: &str, bytes: &[u8]) -> Result<Controller, ScrapeError> {
+        self.read_of(&self.target, content_type, bytes)
+    }
+
+    /// The controller in a scrape of `target` (as errors name it).
+    fn read_of(
+        &self,
+        target: &str,
+        content_type: &str,
+        bytes: &[u8],
+    ) -> Result<Controller, ScrapeError> {
         let media = content_type
             .split(';')
             .next()
@@ -436,17 +488,17 @@ impl Scraper {
             .to_ascii_lowercase();
         if !(media.is_empty() || media == "text/plain" || media == "application/openmetrics-text") {
             return Err(ScrapeError::NotMetrics {
-                target: self.target.clone(),
+                target: target.to_string(),
                 content_type: media,
             });
         }
         let text = String::from_utf8_lossy(bytes);
         let exposition = text::parse(&text).map_err(|source| ScrapeError::Unreadable {
-            target: self.target.clone(),
+            target: target.to_string(),
             source,
         })?;
         Controller::read(&exposition).ok_or_else(|| ScrapeError::NotAController {
-            target: self.target.clone(),
+            target: target.to_string(),
         })
     }
 

@@ -102,7 +102,7 @@ impl ControllerSource {
     fn gap(&self, scrapes: &mut Scrapes, notice: &(dyn Fn(String) + Sync), why: &str) {
         scrapes.gaps += 1;
         scrapes.scrapes += 1;
-        notice(self.scraper.gap_line(scrapes.gaps, why));
+        notice(self.scraper.gap_line(None, scrapes.gaps, why));
     }
 }
 

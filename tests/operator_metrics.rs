@@ -172,6 +172,17 @@ fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
+/// bench's template: a ConfigMap the operator's `configmap` controller reconciles.
+fn configmap_template(dir: &tempfile::TempDir) -> PathBuf {
+    let template = dir.path().join("cm.yaml");
+    std::fs::write(
+        &template,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels:\n    informer.test/watch: \"true\"\ndata:\n  a: b\n",
+    )
+    .unwrap();
+    template
+}
+
 /// Ends a streaming `top` with SIGTERM, as a CI job's timeout would: it prints its summary and
 /// exits 143 (checked).
 fn terminate(top: Streaming) -> Output {
@@ -232,12 +243,7 @@ async fn bench_metrics_from_a_deployment_fails_its_overload_gate() {
     .await;
     operator.leader();
     let dir = tempfile::tempdir().unwrap();
-    let template = dir.path().join("cm.yaml");
-    std::fs::write(
-        &template,
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels:\n    informer.test/watch: \"true\"\ndata:\n  a: b\n",
-    )
-    .unwrap();
+    let template = configmap_template(&dir);
     let mut cmd = informer();
     cmd.args(["bench", "configmaps", "-n", &operator.ns.name])
         .args(["--template", template.to_str().unwrap()])
@@ -257,6 +263,73 @@ async fn bench_metrics_from_a_deployment_fails_its_overload_gate() {
         out.stderr.contains("by port-forward, over HTTPS"),
         "{}",
         out.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane with controllers and kwok, and the built tools (tests/controlplane/controlplane.sh up; tests/tools/tools.sh build): cargo test -- --ignored"]
+async fn bench_follows_a_leader_that_moves_in_its_window_and_adds_both_replicas_work() {
+    let operator = Operator::start("op-bench-move", &[]).await;
+    let first = operator.leader();
+    let other = operator.other_than(&first);
+    let dir = tempfile::tempdir().unwrap();
+    let template = configmap_template(&dir);
+    let mut cmd = informer();
+    cmd.args(["bench", "configmaps", "-n", &operator.ns.name])
+        .args(["--template", template.to_str().unwrap()])
+        .args(["--objects", "5", "--rate", "5", "--for", "40s"])
+        .args(["--metrics-from", &operator.target(), "-o", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut bench = cmd.spawn().unwrap();
+    let stderr = bench.stderr.take().unwrap();
+    let (tx, said) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            all.push_str(&line);
+            all.push('\n');
+            let _ = tx.send(line);
+        }
+        all
+    });
+    // The leader stops as the window opens: nearly all the window's work is the new leader's.
+    let opened = said
+        .iter()
+        .find(|l| l.contains("the clock starts now"))
+        .expect("bench opens its window");
+    assert!(!opened.is_empty());
+    operator.stop(&first);
+    let out = bench.wait_with_output().unwrap();
+    let stderr = reader.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let moved = format!(
+        "pod/{first} no longer leads or runs: scraping pod/{other} from now on; the window's \
+         controller figures add each replica's growth over its own scrapes"
+    );
+    assert!(stderr.contains(&moved), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let writes = report["generator"]["creates"].as_f64().unwrap()
+        + report["generator"]["updates"].as_f64().unwrap();
+    // Each write is reconciled, and so is the operator's own patch of it (a reconcile that finds
+    // the digest written): about two reconciles a write. The first leader had about a second
+    // of the window; without its successor's work the count would be a few.
+    let reconciler = named(
+        &report["controller"],
+        "reconcilers",
+        "controller",
+        "configmap",
+    )
+    .expect("the configmap reconciler");
+    let reconciles = reconciler["reconciles"].as_f64().unwrap();
+    assert!(
+        reconciles >= writes / 4.0,
+        "{reconciles} reconciles for {writes} writes: {}",
+        report["controller"]
     );
 }
 

@@ -247,9 +247,183 @@ impl Controller {
     }
 }
 
+/// What two processes did together (the replicas a moving leader was scraped on, one after
+/// the other): each one's growth over its own scrapes, added.
+impl Histogram {
+    /// This histogram's observations and `other`'s together. Both come from the same program,
+    /// so their bucket edges are the same; an edge only one has counts the other's observations
+    /// at or below its own largest edge under it.
+    pub fn plus(&self, other: &Histogram) -> Histogram {
+        let mut edges: Vec<f64> = (self.buckets.iter().chain(&other.buckets))
+            .map(|(le, _)| *le)
+            .collect();
+        edges.sort_by(f64::total_cmp);
+        edges.dedup();
+        let at = |h: &Histogram, le: f64| {
+            (h.buckets.iter())
+                .take_while(|(edge, _)| *edge <= le)
+                .last()
+                .map_or(0.0, |(_, c)| *c)
+        };
+        Histogram {
+            buckets: edges
+                .into_iter()
+                .map(|le| (le, at(self, le) + at(other, le)))
+                .collect(),
+            count: self.count + other.count,
+            sum: self.sum + other.sum,
+        }
+    }
+}
+
+impl Controller {
+    /// What grew from `earlier` to this scrape of the same process: its counters and histograms
+    /// (a count that went down, after a restart, counts from zero), with this scrape's gauges
+    /// (depths, queued items, the store's resourceVersion, workers).
+    pub fn since(&self, earlier: &Controller) -> Controller {
+        use super::interval::growth;
+        let queues = (self.queues.iter())
+            .map(|(name, q)| {
+                let before = earlier.queues.get(name).cloned().unwrap_or_default();
+                let q = Queue {
+                    adds_total: growth(before.adds_total, q.adds_total),
+                    retries_total: growth(before.retries_total, q.retries_total),
+                    queue_duration: q.queue_duration.since(&before.queue_duration),
+                    work_duration: q.work_duration.since(&before.work_duration),
+                    ..q.clone()
+                };
+                (name.clone(), q)
+            })
+            .collect();
+        let informers = (self.informers.iter())
+            .map(|(key, i)| {
+                let before = earlier.informers.get(key).cloned().unwrap_or_default();
+                let i = Informer {
+                    processing_latency: i.processing_latency.since(&before.processing_latency),
+                    ..i.clone()
+                };
+                (key.clone(), i)
+            })
+            .collect();
+        let reconcilers = (self.reconcilers.iter())
+            .map(|(name, r)| {
+                let before = earlier.reconcilers.get(name).cloned().unwrap_or_default();
+                let results = (r.results.iter())
+                    .map(|(result, n)| {
+                        let was = before.results.get(result).copied().unwrap_or(0.0);
+                        (result.clone(), growth(was, *n))
+                    })
+                    .collect();
+                let r = Reconciler {
+                    results,
+                    errors_total: growth(before.errors_total, r.errors_total),
+                    time: r.time.since(&before.time),
+                    active_workers: r.active_workers,
+                };
+                (name.clone(), r)
+            })
+            .collect();
+        Controller {
+            queues,
+            informers,
+            throttling: (self.throttling.as_ref())
+                .map(|h| h.since(&earlier.throttling.clone().unwrap_or_default())),
+            reconcilers,
+        }
+    }
+
+    /// This growth and a `later` one (of another process, from [`Controller::since`]) together:
+    /// counters and histograms added, the gauges `later`'s where it has them.
+    pub fn plus(&self, later: &Controller) -> Controller {
+        let mut sum = self.clone();
+        for (name, q) in &later.queues {
+            let was = sum.queues.remove(name).unwrap_or_default();
+            let q = Queue {
+                adds_total: was.adds_total + q.adds_total,
+                retries_total: was.retries_total + q.retries_total,
+                queue_duration: was.queue_duration.plus(&q.queue_duration),
+                work_duration: was.work_duration.plus(&q.work_duration),
+                ..q.clone()
+            };
+            sum.queues.insert(name.clone(), q);
+        }
+        for (key, i) in &later.informers {
+            let was = sum.informers.remove(key).unwrap_or_default();
+            let i = Informer {
+                processing_latency: was.processing_latency.plus(&i.processing_latency),
+                ..i.clone()
+            };
+            sum.informers.insert(key.clone(), i);
+        }
+        for (name, r) in &later.reconcilers {
+            let mut was = sum.reconcilers.remove(name).unwrap_or_default();
+            for (result, n) in &r.results {
+                *was.results.entry(result.clone()).or_default() += n;
+            }
+            let r = Reconciler {
+                results: was.results,
+                errors_total: was.errors_total + r.errors_total,
+                time: was.time.plus(&r.time),
+                active_workers: r.active_workers,
+            };
+            sum.reconcilers.insert(name.clone(), r);
+        }
+        sum.throttling = match (&sum.throttling, &later.throttling) {
+            (Some(a), Some(b)) => Some(a.plus(b)),
+            (a, b) => a.clone().or_else(|| b.clone()),
+        };
+        sum
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn histograms_of_two_processes_add_edge_by_edge() {
+        let h = |buckets: &[(f64, f64)], count, sum| Histogram {
+            buckets: buckets.to_vec(),
+            count,
+            sum,
+        };
+        let a = h(&[(0.1, 1.0), (1.0, 3.0), (f64::INFINITY, 3.0)], 3.0, 1.2);
+        let b = h(&[(0.1, 2.0), (1.0, 2.0), (f64::INFINITY, 4.0)], 4.0, 9.0);
+        let sum = a.plus(&b);
+        assert_eq!(
+            sum.buckets,
+            vec![(0.1, 3.0), (1.0, 5.0), (f64::INFINITY, 7.0)]
+        );
+        assert_eq!((sum.count, sum.sum), (7.0, 10.2));
+        // An edge only one of them has: the other's count at its largest edge under it.
+        let c = h(&[(0.5, 1.0), (f64::INFINITY, 1.0)], 1.0, 0.3);
+        assert_eq!(
+            a.plus(&c).buckets,
+            vec![(0.1, 1.0), (0.5, 2.0), (1.0, 4.0), (f64::INFINITY, 4.0)]
+        );
+    }
+
+    #[test]
+    fn a_growth_counts_a_restarted_process_from_zero_and_keeps_its_gauges() {
+        let read =
+            |text: &str| Controller::read(&crate::scrape::text::parse(text).unwrap()).unwrap();
+        let earlier = read(
+            "workqueue_adds_total{name=\"q\"} 50\nworkqueue_depth{name=\"q\"} 9\n\
+             controller_runtime_reconcile_total{controller=\"c\",result=\"success\"} 40\n",
+        );
+        let later = read(
+            "workqueue_adds_total{name=\"q\"} 60\nworkqueue_depth{name=\"q\"} 2\n\
+             controller_runtime_reconcile_total{controller=\"c\",result=\"success\"} 5\n",
+        );
+        let grown = later.since(&earlier);
+        assert_eq!(grown.queues["q"].adds_total, 10.0);
+        assert_eq!(grown.queues["q"].depth, 2.0);
+        assert_eq!(grown.reconcilers["c"].results["success"], 5.0);
+        let both = grown.plus(&grown);
+        assert_eq!(both.queues["q"].adds_total, 20.0);
+        assert_eq!(both.queues["q"].depth, 2.0);
+        assert_eq!(both.reconcilers["c"].results["success"], 10.0);
+    }
     use crate::scrape::text::parse;
 
     /// A queue named `q` with `buckets` (upper bound, cumulative count) of queue duration.

@@ -1,13 +1,14 @@
 //! A controller's metrics over bench's measured window: a scrape when the window opens, one
 //! every `every` while it is open and one when it closes. What the controller did in the window
-//! is the growth of its counters and histograms from the first good scrape to the last; its
+//! is the growth of its counters and histograms from the first good scrape to the last (when a
+//! leader moved within the window, each replica's growth over its own scrapes, added); its
 //! queues' depths and its informers' queued items and lag are sampled at every scrape. A scrape
 //! that fails or does not answer in time is a gap: counted, and the figures span it.
 
 use super::controller::{Controller, InformerKey};
 use super::interval::{growth, informer_idle, queue_idle, Percentiles};
 use super::lag::{Lag, ServerSide};
-use super::target::{no_answer, patience, Scraper};
+use super::target::{no_answer, patience, ScrapeError, Scraper};
 use crate::metrics::ArrivalWindow;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -50,6 +51,9 @@ impl ControllerSource {
         let closed = window.closed();
         tokio::pin!(closed);
         let mut pending = None;
+        // The replica scraped moved (a new leader) and the next good scrape starts its growth;
+        // the last scrape failed (the replica may be gone).
+        let (mut rebase, mut lost) = (false, false);
         let mut due = Instant::now();
         let mut asked = due;
         // Once the window has closed: until when its last scrape may answer.
@@ -65,18 +69,24 @@ impl ControllerSource {
                             continue;
                         }
                     }
-                    pending = Some(Box::pin(self.scraper.scrape()));
+                    pending = Some(Box::pin(self.follow_and_scrape(std::mem::take(&mut lost), notice)));
                     asked = now;
                 }
                 answer = async { pending.as_mut().expect("polled only when pending").await },
                     if pending.is_some() =>
                 {
                     pending = None;
+                    let (moved, answer) = answer;
+                    rebase |= moved;
                     match answer {
                         Ok(controller) => {
-                            scrapes.take(Instant::now(), controller, Some(&self.server_side));
+                            let side = Some(&self.server_side);
+                            scrapes.take(Instant::now(), controller, side, std::mem::take(&mut rebase));
                         }
-                        Err(e) => self.gap(&mut scrapes, notice, &e.to_string()),
+                        Err(e) => {
+                            lost = true;
+                            self.gap(&mut scrapes, notice, &e.to_string());
+                        }
                     }
                     if end.is_some() {
                         break;
@@ -85,7 +95,7 @@ impl ControllerSource {
                 _ = &mut closed, if end.is_none() => {
                     end = Some(Instant::now() + patience);
                     if pending.is_none() {
-                        pending = Some(Box::pin(self.scraper.scrape()));
+                        pending = Some(Box::pin(self.follow_and_scrape(std::mem::take(&mut lost), notice)));
                     }
                     asked = Instant::now();
                 }
@@ -96,6 +106,33 @@ impl ControllerSource {
             }
         }
         Some(scrapes)
+    }
+
+    /// A scrape, after following the leader to another replica if it moved (said through
+    /// `notice`; then `true`: the scrape starts the new replica's growth).
+    async fn follow_and_scrape(
+        &self,
+        after_failure: bool,
+        notice: &(dyn Fn(String) + Sync),
+    ) -> (bool, Result<Controller, ScrapeError>) {
+        let target = self.scraper.target();
+        let moved = match self.scraper.follow(after_failure).await {
+            Ok(Some(moved)) => {
+                notice(format!(
+                    "{target}: pod/{} no longer leads or runs: scraping pod/{} from now on; the \
+                     window's controller figures add each replica's growth over its own scrapes",
+                    moved.from, moved.to.pod
+                ));
+                true
+            }
+            Ok(None) => false,
+            // The replica scraped is still the one to try; its scrape says what is wrong.
+            Err(e) => {
+                notice(format!("{target}: cannot tell which replica leads: {e}"));
+                false
+            }
+        };
+        (moved, self.scraper.scrape().await)
     }
 
     /// A scrape that failed, or was due while the last one had no answer yet.
@@ -120,8 +157,12 @@ struct Point {
 pub struct Scrapes {
     target: String,
     opened: Instant,
+    /// The first and the last good scrape of the replica scraped now.
     first: Option<(Instant, Controller)>,
     last: Option<(Instant, Controller)>,
+    /// When a leader moved within the window: what the replicas scraped before grew over
+    /// their own scrapes, together, and when the first of them was first scraped.
+    before: Option<(Instant, Controller)>,
     points: Vec<Point>,
     scrapes: u64,
     gaps: u64,
@@ -134,6 +175,7 @@ impl Scrapes {
             opened,
             first: None,
             last: None,
+            before: None,
             points: Vec::new(),
             scrapes: 0,
             gaps: 0,
@@ -141,8 +183,24 @@ impl Scrapes {
     }
 
     /// A good scrape taken `at`; each informer's lag from the store resourceVersion it reports.
-    fn take(&mut self, at: Instant, controller: Controller, side: Option<&ServerSide>) {
+    /// `rebase`: of another replica than the last (its counters are its own).
+    fn take(
+        &mut self,
+        at: Instant,
+        controller: Controller,
+        side: Option<&ServerSide>,
+        rebase: bool,
+    ) {
         self.scrapes += 1;
+        if let (true, Some((first_at, first)), Some((_, last))) = (rebase, &self.first, &self.last)
+        {
+            let grown = last.since(first);
+            self.before = Some(match self.before.take() {
+                Some((since, before)) => (since, before.plus(&grown)),
+                None => (*first_at, grown),
+            });
+            self.first = None;
+        }
         let informers = controller
             .informers
             .iter()
@@ -171,14 +229,20 @@ impl Scrapes {
     /// The window's figures.
     pub fn figures(&self) -> ControllerFigures {
         let empty = Controller::default();
-        let (first_at, first) = self
+        let (mut first_at, mut first) = self
             .first
             .as_ref()
             .map_or((self.opened, &empty), |(at, c)| (*at, c));
-        let (last_at, last) = self
+        let (last_at, mut last) = self
             .last
             .as_ref()
             .map_or((self.opened, &empty), |(at, c)| (*at, c));
+        // After a move: the replicas' growths added, from nothing.
+        let together;
+        if let Some((since, before)) = &self.before {
+            together = before.plus(&last.since(first));
+            (first_at, first, last) = (*since, &empty, &together);
+        }
         ControllerFigures {
             target: self.target.clone(),
             scrapes: self.scrapes,
@@ -453,18 +517,45 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn after_the_leader_moved_the_figures_add_each_replicas_growth_over_its_own_scrapes() {
+        let opened = Instant::now();
+        let mut s = Scrapes::new("deploy/op", opened);
+        // The first leader: 100 adds before the window, 30 in it, 20 of them waited up to 1 s.
+        s.take(Instant::now(), controller(2, 100, 0), None, false);
+        tokio::time::advance(Duration::from_secs(1)).await;
+        s.take(Instant::now(), controller(4, 130, 20), None, false);
+        // The new leader's counters are its own: 7 adds before its first scrape, not the window's.
+        tokio::time::advance(Duration::from_secs(1)).await;
+        s.take(Instant::now(), controller(1, 7, 0), None, true);
+        tokio::time::advance(Duration::from_secs(1)).await;
+        s.take(Instant::now(), controller(3, 12, 5), None, false);
+        let f = s.figures();
+        assert_eq!((f.scrapes, f.seconds), (4, 3.0));
+        let q = &f.queues[0];
+        // 30 + 5 adds; 20 + 5 observations in (100 ms, 1 s], none of the 10 + 10 before.
+        assert_eq!((q.name.as_str(), q.adds), ("deployment", 35.0));
+        assert_eq!(q.queue_duration.count, 25.0);
+        let p50 = q.queue_duration.p50.unwrap();
+        assert_eq!((p50.above, p50.at_most), (0.1, Some(1.0)));
+        // Depths are sampled at every scrape, whichever replica answered it; the last is the
+        // new leader's.
+        assert_eq!(q.depth.max, 4.0);
+        assert_eq!(q.depth.last, 3.0);
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn the_figures_are_what_grew_between_the_first_good_scrape_and_the_last() {
         let opened = Instant::now();
         let mut s = Scrapes::new("pod/kcm", opened);
         // Before the window: 10 observations under 100 ms, counted already.
-        s.take(Instant::now(), controller(2, 100, 0), None);
+        s.take(Instant::now(), controller(2, 100, 0), None, false);
         tokio::time::advance(Duration::from_secs(1)).await;
         s.gaps += 1;
         s.scrapes += 1;
         tokio::time::advance(Duration::from_secs(1)).await;
-        s.take(Instant::now(), controller(8, 130, 20), None);
+        s.take(Instant::now(), controller(8, 130, 20), None, false);
         tokio::time::advance(Duration::from_secs(1)).await;
-        s.take(Instant::now(), controller(5, 150, 40), None);
+        s.take(Instant::now(), controller(5, 150, 40), None, false);
         let f = s.figures();
         assert_eq!((f.scrapes, f.gaps, f.seconds), (4, 1, 3.0));
         let q = &f.queues[0];
@@ -509,13 +600,13 @@ mod tests {
     #[test]
     fn a_queue_that_appears_in_the_window_is_zero_before_it_did() {
         let mut s = Scrapes::new("pod/kcm", Instant::now());
-        s.take(Instant::now(), controller(0, 1, 0), None);
+        s.take(Instant::now(), controller(0, 1, 0), None, false);
         let later = Controller::read(
             &parse("workqueue_depth{name=\"deployment\"} 0\nworkqueue_depth{name=\"new\"} 4\n")
                 .unwrap(),
         )
         .unwrap();
-        s.take(Instant::now(), later, None);
+        s.take(Instant::now(), later, None, false);
         let f = s.figures();
         let new = f.queues.iter().find(|q| q.name == "new").unwrap();
         assert_eq!(new.depth.max, 4.0);

@@ -17,7 +17,7 @@ use kubectl_informer::cluster::resource_version::ResourceVersion;
 use kubectl_informer::informer::object::RawObject;
 use kubectl_informer::informer::patch::{DiffFields, ObjectDiff};
 use kubectl_informer::informer::transition::{
-    CloseReason, EventType, FallbackReason, ReflectorEvent, RestartReason, WatchFailure,
+    BackOn, CloseReason, EventType, FallbackReason, ReflectorEvent, RestartReason, WatchFailure,
 };
 use kubectl_informer::react::{Covers, Fate, Reaction, Resolved, Signal, Write};
 use kubectl_informer::recording::{
@@ -312,6 +312,16 @@ fn every_line_the_writer_can_write() -> (String, Vec<&'static str>) {
             message: "expired".into(),
             oldest_resource_version: None,
         },
+        ReflectorEvent::WentBack {
+            newest: "30".into(),
+            served: "20".into(),
+            on: BackOn::List,
+        },
+        ReflectorEvent::WentBack {
+            newest: "30".into(),
+            served: "15".into(),
+            on: BackOn::Watch { from: "30".into() },
+        },
     ];
     // Each notice variant above, at least once; the others are records of their own (below).
     fn covered(e: &ReflectorEvent) -> &'static str {
@@ -324,6 +334,7 @@ fn every_line_the_writer_can_write() -> (String, Vec<&'static str>) {
             ReflectorEvent::WatchFailed { .. } => "watch-failed",
             ReflectorEvent::ListFailed { .. } => "list-failed",
             ReflectorEvent::Expired { .. } => "expired",
+            ReflectorEvent::WentBack { .. } => "went-back",
             ReflectorEvent::Listed { .. }
             | ReflectorEvent::Watched { .. }
             | ReflectorEvent::Bookmark { .. } => "a record",

@@ -154,6 +154,57 @@ fn relist_after_410_in_the_stream_reports_what_changed_while_away() {
 }
 
 #[test]
+fn a_relist_answered_older_than_the_watch_before_it_is_said_as_going_back_in_time() {
+    // The relist after a 410 reaches a server whose state is behind what the watch showed (an
+    // API server whose watch cache lags, behind a load balancer): RV 15 after 20.
+    let lagging = || {
+        server(
+            |n| match n {
+                0 => list(12, vec![configmap("a", "ua", 10)]),
+                _ => list(15, vec![configmap("a", "ua", 10)]),
+            },
+            |n| match n {
+                0 => Reply::Stream(vec![event("MODIFIED", "a", "ua", 20), expired_event(20)]),
+                _ => Reply::Stream(vec![event("ADDED", "f", "uf", 21)]),
+            },
+        )
+    };
+    let out = tail(&lagging(), &["--max-events", "4"]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    // What tail shows is what the server said: a back at its older version.
+    assert_eq!(
+        summary(&out.object_events()),
+        vec![
+            "ADDED a 10 initial",
+            "MODIFIED a 20 watch",
+            "MODIFIED a 10 relist",
+            "ADDED f 21 watch",
+        ]
+    );
+    let lines = out.json_lines();
+    let went_back: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|n| n["notice"] == "went-back")
+        .collect();
+    assert_eq!(went_back.len(), 1, "{}", out.stdout);
+    assert_eq!(went_back[0]["resourceVersion"], "15");
+    assert_eq!(went_back[0]["newestResourceVersion"], "20");
+    assert_eq!(went_back[0]["request"], "list");
+    assert_eq!(went_back[0]["fromResourceVersion"], serde_json::Value::Null);
+    let errors = common::schema::schema_errors("recording.v2.schema.json", went_back[0]);
+    assert!(errors.is_empty(), "{errors:?}");
+    // In text, one line on stderr that says from which RV back to which, on which request.
+    let text = tail(&lagging(), &["--max-events", "4", "-o", "text"]);
+    assert!(
+        text.stderr.contains(
+            "went back in time: the LIST answered at RV 15, older than RV 20 seen before"
+        ),
+        "{}",
+        text.stderr
+    );
+}
+
+#[test]
 fn a_relist_whose_continue_token_expires_starts_over_and_deletes_what_only_its_first_pass_showed() {
     let fake = server(
         |n| {

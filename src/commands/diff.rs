@@ -525,6 +525,7 @@ fn print_watch_troubles(running: &RunningInformer) -> tokio::task::JoinHandle<()
                 ReflectorEvent::WatchFailed { .. }
                 | ReflectorEvent::ListFailed { .. }
                 | ReflectorEvent::Expired { .. }
+                | ReflectorEvent::WentBack { .. }
                 | ReflectorEvent::Fallback { .. }
                 | ReflectorEvent::ListRestarted { .. } => true,
                 // Back: said once after a trouble.

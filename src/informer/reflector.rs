@@ -19,9 +19,10 @@ use super::listwatch::{
 };
 use super::object::RawObject;
 use super::transition::{
-    oldest_resource_version, CloseReason, EventType, FallbackReason, ReflectorEvent, RestartReason,
-    WatchFailure,
+    oldest_resource_version, BackOn, CloseReason, EventType, FallbackReason, ReflectorEvent,
+    RestartReason, WatchFailure,
 };
+use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::ClusterError;
 use state::{Listing, Opening, Phase, State, Watch};
 use std::collections::VecDeque;
@@ -55,6 +56,9 @@ pub struct Reflector<L = ListWatch> {
     started: bool,
     backoff: Backoff,
     pending: VecDeque<ReflectorEvent>,
+    /// The newest RV seen of the resource (LISTs, watch-lists' ends, watch events and
+    /// bookmarks; not the objects of a LIST): one older after it is the server going back.
+    newest: Option<ResourceVersion>,
 }
 
 impl<L: ListerWatcher> Reflector<L> {
@@ -71,6 +75,7 @@ impl<L: ListerWatcher> Reflector<L> {
             started: false,
             backoff: Backoff::default(),
             pending: VecDeque::new(),
+            newest: None,
         }
     }
 
@@ -179,6 +184,7 @@ impl<L: ListerWatcher> Reflector<L> {
             pages: listing.pages,
             relist: listing.relist,
         });
+        self.note_resource_version(&page.resource_version, true, || BackOn::List);
         Ok(State::OpenWatch(Opening::Resume {
             from: page.resource_version,
         }))
@@ -250,7 +256,9 @@ impl<L: ListerWatcher> Reflector<L> {
             events: 0,
             asked,
             dead: Box::pin(tokio::time::sleep_until(opened + asked + DEAD_WATCH_GRACE)),
+            from: resource_version.clone(),
             resource_version,
+            went_back: false,
             phase,
         })
     }
@@ -343,6 +351,7 @@ impl<L: ListerWatcher> Reflector<L> {
                 object,
                 received_at,
             });
+            self.note_watch_resource_version(watch);
         }
     }
 
@@ -369,6 +378,48 @@ impl<L: ListerWatcher> Reflector<L> {
                 relist: false,
             });
             watch.phase = Phase::Changes;
+            // Only the first watch is a watch-list: nothing seen before to be older than.
+            let rv = watch.resource_version.clone();
+            self.note_resource_version(&rv, false, || BackOn::List);
+        } else if !matches!(watch.phase, Phase::InitialEvents { .. }) {
+            self.note_watch_resource_version(watch);
+        }
+    }
+
+    /// Takes the RV a watch just moved to (an event's or a bookmark's): the newest seen, or,
+    /// older than that, the server going back (said once per watch).
+    fn note_watch_resource_version(&mut self, watch: &mut Watch) {
+        let say = !watch.went_back;
+        let from = &watch.from;
+        let back = self.note_resource_version(&watch.resource_version, say, || BackOn::Watch {
+            from: from.clone(),
+        });
+        watch.went_back |= back;
+    }
+
+    /// Takes `rv`, brought by the request `on` names: the newest seen so far, or one older than
+    /// the newest, said (when `say`) as the server's state going back. Returns whether it was
+    /// older. An RV that is not a number (an API server before 1.35 may hand out others) is
+    /// not compared.
+    fn note_resource_version(&mut self, rv: &str, say: bool, on: impl FnOnce() -> BackOn) -> bool {
+        let Ok(rv) = ResourceVersion::parse(rv) else {
+            return false;
+        };
+        match &self.newest {
+            Some(newest) if rv < *newest => {
+                if say {
+                    self.pending.push_back(ReflectorEvent::WentBack {
+                        newest: newest.to_string(),
+                        served: rv.to_string(),
+                        on: on(),
+                    });
+                }
+                true
+            }
+            _ => {
+                self.newest = Some(rv);
+                false
+            }
         }
     }
 

@@ -38,7 +38,7 @@ pub struct ReflectorCounters {
 impl ReflectorCounters {
     fn count(&self, event: &ReflectorEvent) {
         let counter = match event {
-            ReflectorEvent::Listed { .. } => return,
+            ReflectorEvent::Listed { .. } | ReflectorEvent::WentBack { .. } => return,
             ReflectorEvent::ListComplete { relist: false, .. } => &self.lists,
             ReflectorEvent::ListComplete { relist: true, .. } => &self.relists,
             ReflectorEvent::Fallback { .. } => &self.fallbacks,

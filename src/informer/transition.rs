@@ -166,6 +166,15 @@ pub enum ReflectorEvent {
     /// A page of a LIST (a relist, or the first LIST throttled) failed with an error the
     /// reflector retries after `retry_in`, from the same page.
     ListFailed { error: String, retry_in: Duration },
+    /// A LIST or a watch brought `served`, older than `newest`, the newest RV the
+    /// reflector had seen of this resource: the server's state went back in time (an API server
+    /// whose watch cache lags, reached through a load balancer; a proxy's `stale` fault). Said
+    /// once per request; the objects it brings are taken as they come, as client-go takes them.
+    WentBack {
+        newest: String,
+        served: String,
+        on: BackOn,
+    },
     /// The server no longer has `resource_version` (410 Gone): the reflector relists after one
     /// backoff period, as client-go does.
     Expired {
@@ -177,6 +186,15 @@ pub enum ReflectorEvent {
         /// revision it started at, so a client that resumes after the restart is told this.
         oldest_resource_version: Option<String>,
     },
+}
+
+/// The request that brought a resourceVersion older than the newest seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BackOn {
+    /// A LIST (the RV of its last page).
+    List,
+    /// A watch opened from `from`: one of its events or bookmarks.
+    Watch { from: String },
 }
 
 /// The resourceVersion a 410's message says the server's history starts at: `Y` of

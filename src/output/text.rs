@@ -218,11 +218,30 @@ pub fn describe_transition(transition: Transition<'_>) -> String {
             message,
             oldest_resource_version.as_deref(),
         ),
+        ReflectorEvent::WentBack { newest, served, on } => describe_went_back(newest, served, on),
         // Never a notice (`Transition::of` refuses them): records of their own.
         ReflectorEvent::Listed { .. }
         | ReflectorEvent::Watched { .. }
         | ReflectorEvent::Bookmark { .. } => String::new(),
     }
+}
+
+/// A request that brought an RV older than one seen before: the server's state went back.
+fn describe_went_back(
+    newest: &str,
+    served: &str,
+    on: &crate::informer::transition::BackOn,
+) -> String {
+    use crate::informer::transition::BackOn;
+    let what = match on {
+        BackOn::List => format!("the LIST answered at RV {served}"),
+        BackOn::Watch { from } => format!("the watch from RV {from} brought RV {served}"),
+    };
+    format!(
+        "went back in time: {what}, older than RV {newest} seen before; this answer's state is \
+         older than an earlier one's (an API server whose watch cache lags, reached through a \
+         load balancer, or a proxy), and its objects are taken as they come"
+    )
 }
 
 /// A LIST's end: a watch-list's initial events (no pages), or the objects a LIST or a relist

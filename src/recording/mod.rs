@@ -62,6 +62,7 @@ pub enum NoticeKind {
     WatchFailed,
     ListFailed,
     Expired,
+    WentBack,
     #[serde(other, skip_serializing)]
     Unknown,
 }

@@ -114,26 +114,7 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
             .map_err(|e| format!("line {number}: the object cannot be read ({e})"))
     };
     Ok(match (parsed.kind, parsed.notice) {
-        (LineType::Notice, Some(NoticeKind::Start)) => {
-            if let Some(v) = parsed.schema_version.filter(|v| {
-                !(u64::from(OLDEST_READ_VERSION)..=u64::from(SCHEMA_VERSION)).contains(v)
-            }) {
-                return Err(format!(
-                    "line {number}: a recording of schema version {v}, which this \
-                     kubectl-informer does not read ({OLDEST_READ_VERSION} to \
-                     {SCHEMA_VERSION}): record it again with this version's `tail -o json`"
-                ));
-            }
-            RecordLine::Start {
-                resource: parsed.resource,
-                scope: Scope {
-                    namespace: parsed.namespace,
-                    label_selector: parsed.label_selector,
-                    field_selector: parsed.field_selector,
-                    metadata_only: parsed.metadata_only,
-                },
-            }
-        }
+        (LineType::Notice, Some(NoticeKind::Start)) => start(parsed, number)?,
         (LineType::Bookmark, _) | (LineType::Notice, Some(NoticeKind::ListComplete)) => {
             match parsed.resource_version {
                 Some(resource_version) => RecordLine::Synced {
@@ -180,10 +161,34 @@ pub fn parse_line(line: &str, number: usize) -> Result<RecordLine, String> {
                 | NoticeKind::WatchFailed
                 | NoticeKind::ListFailed
                 | NoticeKind::Expired
+                | NoticeKind::WentBack
                 | NoticeKind::Unknown,
             ),
         )
         | (LineType::Reaction | LineType::Unknown, _) => RecordLine::Other,
+    })
+}
+
+/// A start line: what is watched; a schema version this reader does not take is refused.
+fn start(parsed: Line, number: usize) -> Result<RecordLine, String> {
+    if let Some(v) = parsed
+        .schema_version
+        .filter(|v| !(u64::from(OLDEST_READ_VERSION)..=u64::from(SCHEMA_VERSION)).contains(v))
+    {
+        return Err(format!(
+            "line {number}: a recording of schema version {v}, which this \
+             kubectl-informer does not read ({OLDEST_READ_VERSION} to \
+             {SCHEMA_VERSION}): record it again with this version's `tail -o json`"
+        ));
+    }
+    Ok(RecordLine::Start {
+        resource: parsed.resource,
+        scope: Scope {
+            namespace: parsed.namespace,
+            label_selector: parsed.label_selector,
+            field_selector: parsed.field_selector,
+            metadata_only: parsed.metadata_only,
+        },
     })
 }
 
@@ -369,6 +374,7 @@ mod tests {
             NoticeKind::Start,
             NoticeKind::ListComplete,
             NoticeKind::Expired,
+            NoticeKind::WentBack,
         ] {
             let text = serde_json::to_string(&kind).unwrap();
             assert_eq!(serde_json::from_str::<NoticeKind>(&text).unwrap(), kind);

@@ -240,6 +240,9 @@ impl Serialize for TransitionLine<'_> {
                 m.serialize_entry("message", message)?;
                 m.serialize_entry("oldestResourceVersion", oldest_resource_version)?;
             }
+            ReflectorEvent::WentBack { newest, served, on } => {
+                went_back(&mut m, newest, served, on)?
+            }
             ReflectorEvent::Listed { .. }
             | ReflectorEvent::Watched { .. }
             | ReflectorEvent::Bookmark { .. } => {
@@ -250,6 +253,25 @@ impl Serialize for TransitionLine<'_> {
         }
         m.end()
     }
+}
+
+/// A `went-back` notice's fields.
+fn went_back<M: serde::ser::SerializeMap>(
+    m: &mut M,
+    newest: &str,
+    served: &str,
+    on: &crate::informer::transition::BackOn,
+) -> Result<(), M::Error> {
+    use crate::informer::transition::BackOn;
+    m.serialize_entry("notice", &NoticeKind::WentBack)?;
+    m.serialize_entry("resourceVersion", served)?;
+    m.serialize_entry("newestResourceVersion", newest)?;
+    let (request, from) = match on {
+        BackOn::List => ("list", None),
+        BackOn::Watch { from } => ("watch", Some(from)),
+    };
+    m.serialize_entry("request", request)?;
+    m.serialize_entry("fromResourceVersion", &from)
 }
 
 impl<W: Write> EventPrinter for JsonPrinter<W> {

@@ -98,6 +98,10 @@ pub(super) struct Watch {
     /// The RV to resume from: the one the watch opened from, then the last object event's or
     /// bookmark's (a watch-list's initial events do not advance it).
     pub(super) resource_version: String,
+    /// The RV the watch opened from ("" for a watch-list).
+    pub(super) from: String,
+    /// Whether it brought an RV older than the newest seen before (said once per watch).
+    pub(super) went_back: bool,
     pub(super) phase: Phase,
 }
 

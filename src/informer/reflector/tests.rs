@@ -7,6 +7,7 @@ mod errors;
 mod relisting;
 mod replay;
 mod watching;
+mod went_back;
 
 use super::*;
 use crate::informer::backoff;
@@ -197,21 +198,7 @@ fn show(event: &ReflectorEvent) -> String {
             resource_version,
             reason,
             retry_in,
-        } => {
-            let reason = match reason {
-                CloseReason::ServerClosed => "ServerClosed".to_string(),
-                CloseReason::ConnectionLost(_) => "ConnectionLost".to_string(),
-                CloseReason::Malformed(_) => "Malformed".to_string(),
-                CloseReason::TooLarge(_) => "TooLarge".to_string(),
-                CloseReason::ErrorEvent { code, .. } => format!("ErrorEvent {code}"),
-            };
-            let retry = match retry_in {
-                None => "no retry",
-                Some(d) if d.is_zero() => "retry at once",
-                Some(_) => "retry later",
-            };
-            format!("WatchClosed rv={resource_version} {reason}, {retry}")
-        }
+        } => show_closed(resource_version, reason, *retry_in),
         ReflectorEvent::WatchFailed {
             resource_version, ..
         } => format!("WatchFailed rv={resource_version}"),
@@ -219,7 +206,30 @@ fn show(event: &ReflectorEvent) -> String {
         ReflectorEvent::Expired {
             resource_version, ..
         } => format!("Expired rv={resource_version}"),
+        ReflectorEvent::WentBack { newest, served, on } => {
+            let on = match on {
+                BackOn::List => "list".to_string(),
+                BackOn::Watch { from } => format!("watch from {from}"),
+            };
+            format!("WentBack rv={served} newest={newest} on {on}")
+        }
     }
+}
+
+fn show_closed(resource_version: &str, reason: &CloseReason, retry_in: Option<Duration>) -> String {
+    let reason = match reason {
+        CloseReason::ServerClosed => "ServerClosed".to_string(),
+        CloseReason::ConnectionLost(_) => "ConnectionLost".to_string(),
+        CloseReason::Malformed(_) => "Malformed".to_string(),
+        CloseReason::TooLarge(_) => "TooLarge".to_string(),
+        CloseReason::ErrorEvent { code, .. } => format!("ErrorEvent {code}"),
+    };
+    let retry = match retry_in {
+        None => "no retry",
+        Some(d) if d.is_zero() => "retry at once",
+        Some(_) => "retry later",
+    };
+    format!("WatchClosed rv={resource_version} {reason}, {retry}")
 }
 
 fn shown(events: &[(Duration, ReflectorEvent)]) -> Vec<String> {

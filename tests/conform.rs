@@ -24,7 +24,7 @@ fn conform(args: &[&str], kubeconfig: Option<&std::path::Path>) -> Output {
     run_with_limit(cmd, LIMIT)
 }
 
-/// Each check's status by name, from a `-o json` report (which must have all eleven, in order).
+/// Each check's status by name, from a `-o json` report (which must have all twelve, in order).
 fn statuses(out: &Output) -> BTreeMap<String, String> {
     let report: serde_json::Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("not a JSON report ({e}):\n{}\n{}", out.stdout, out.stderr));
@@ -34,7 +34,7 @@ fn statuses(out: &Output) -> BTreeMap<String, String> {
         .iter()
         .map(|c| c["number"].as_u64().unwrap())
         .collect();
-    assert_eq!(numbers, (1..=11).collect::<Vec<u64>>(), "{}", out.stdout);
+    assert_eq!(numbers, (1..=12).collect::<Vec<u64>>(), "{}", out.stdout);
     for c in checks {
         assert!(
             !c["detail"].as_str().unwrap().is_empty(),
@@ -217,8 +217,7 @@ async fn text_output_has_a_line_per_check_and_a_summary() {
         out.stdout
     );
     assert!(lines[0].contains("scratch namespace kubectl-informer-conform-"));
-    for (i, check) in ["list-consistent", "watch-metadata"].iter().enumerate() {
-        let number = if i == 0 { " 1" } else { "11" };
+    for (number, check) in [(" 1", "list-consistent"), ("12", "list-never-back")] {
         assert!(
             lines
                 .iter()
@@ -320,7 +319,7 @@ async fn podtemplates_served_from_etcd_answer_410_for_a_compacted_rv_and_send_no
         "{}",
         out.stdout
     );
-    assert_eq!(with(&statuses, "pass").len(), 10, "{}", out.stdout);
+    assert_eq!(with(&statuses, "pass").len(), 11, "{}", out.stdout);
     assert!(
         detail(&out, "watch-expired").contains("410"),
         "{}",
@@ -437,6 +436,11 @@ async fn a_proxy_that_answers_lists_with_an_old_rv_fails_the_list_rv_checks() {
                 "older than the write made just before it",
             ),
             ("list-exact-rv", "is not the state at RV"),
+            // Each LIST at the first one's RV, after writes with greater ones: back in time.
+            (
+                "list-never-back",
+                "the server went back in time, as an API server whose watch cache lags",
+            ),
         ],
     );
 }
@@ -483,7 +487,7 @@ async fn read_only_as_a_user_who_may_only_list_checks_nothing_and_exits_2() {
     // Listing is all it may do: the LIST checks pass, every WATCH is refused.
     assert_eq!(
         with(&statuses, "pass"),
-        ["list-exact-rv", "list-pagination"],
+        ["list-exact-rv", "list-never-back", "list-pagination"],
         "{}",
         out.stdout
     );

@@ -34,7 +34,8 @@ use std::time::Duration;
     8 watch-expired     a WATCH from a compacted RV answers 410 Expired\n  \
     9 watch-timeout     the server ends a watch at its timeoutSeconds\n  \
     10 watch-unbuffered a write's event arrives within --delivery-limit\n  \
-    11 watch-metadata   a metadata-only (PartialObjectMetadata) watch is served"
+    11 watch-metadata   a metadata-only (PartialObjectMetadata) watch is served\n  \
+    12 list-never-back  LISTs between writes never answer older than an earlier one"
 )]
 pub struct ConformArgs {
     /// The resource, as kubectl names it: `configmaps`, `pods`, a CRD, an aggregated API's.

@@ -257,7 +257,7 @@ impl Run<'_> {
             encoding: Encoding::Json,
             keep: crate::informer::object::Keep::Whole,
         };
-        // A resource that cannot even be listed is an error, not eleven SKIPs.
+        // A resource that cannot even be listed is an error, not twelve SKIPs.
         lw.list_page(&ListOptions {
             limit: Some(1),
             ..ListOptions::default()

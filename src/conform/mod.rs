@@ -31,7 +31,7 @@ pub struct Check {
 }
 
 /// Every check, in the order they run.
-pub const CHECKS: [Check; 11] = [
+pub const CHECKS: [Check; 12] = [
     Check {
         number: 1,
         name: "list-consistent",
@@ -97,6 +97,14 @@ pub const CHECKS: [Check; 11] = [
         name: "watch-metadata",
         means: "a metadata-only (PartialObjectMetadata) LIST and WATCH are served, as \
                 metadata informers use them",
+    },
+    Check {
+        number: 12,
+        name: "list-never-back",
+        means: "across several LISTs (at RV \"\", and not older than the newest RV seen), \
+                between writes, no answer is older than an earlier one: behind a load \
+                balancer, an API server whose watch cache lags takes an informer's relist \
+                back in time",
     },
 ];
 
@@ -372,7 +380,7 @@ pub fn default_template() -> Template {
 mod tests {
     use super::*;
 
-    /// The eleven checks, each PASS but those given.
+    /// The twelve checks, each PASS but those given.
     fn run_with(others: &[(u8, Status, Option<Skip>, &str)]) -> Vec<CheckResult> {
         CHECKS
             .iter()

@@ -117,6 +117,9 @@ pub enum ListAt {
     Newest,
     /// Exactly this resourceVersion (`resourceVersionMatch=Exact`); 410 once it is compacted.
     Exact(String),
+    /// Not older than this resourceVersion (`resourceVersionMatch=NotOlderThan`): the server may
+    /// answer from its watch cache once that has caught up with it.
+    NotOlderThan(String),
 }
 
 impl ListAt {
@@ -124,7 +127,7 @@ impl ListAt {
     pub fn resource_version(&self) -> Option<&str> {
         match self {
             ListAt::Newest => None,
-            ListAt::Exact(rv) => Some(rv),
+            ListAt::Exact(rv) | ListAt::NotOlderThan(rv) => Some(rv),
         }
     }
 }
@@ -185,9 +188,13 @@ impl ListWatch {
         if let Some(token) = &opts.continue_token {
             // The continue token carries the RV; sending both is rejected.
             q.append_pair("continue", token);
-        } else if let ListAt::Exact(rv) = &opts.at {
+        } else if let ListAt::Exact(rv) | ListAt::NotOlderThan(rv) = &opts.at {
             q.append_pair("resourceVersion", rv);
-            q.append_pair("resourceVersionMatch", "Exact");
+            let exact = matches!(opts.at, ListAt::Exact(_));
+            q.append_pair(
+                "resourceVersionMatch",
+                if exact { "Exact" } else { "NotOlderThan" },
+            );
         }
         join(self.path(), q.finish())
     }

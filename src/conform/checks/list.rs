@@ -200,6 +200,70 @@ pub(super) async fn list_exact_rv(subject: &mut Subject, ev: &mut Evidence) -> O
     }))
 }
 
+/// Check 12: across several LISTs (at RV "", and not older than the newest RV seen), with a
+/// write before each round, no answer is older than the newest RV an earlier one showed.
+pub(super) async fn list_never_back(subject: &mut Subject, ev: &mut Evidence) -> Outcome {
+    let mut newest: Option<(ResourceVersion, String)> = None;
+    let mut first: Option<ResourceVersion> = None;
+    let mut lists = 0;
+    for round in 0..NEVER_BACK_ROUNDS {
+        if let Some(writer) = subject.writer.as_mut() {
+            let name = writer.object(round);
+            let written = writer.touch(ev, &name).await?;
+            newer(
+                &mut newest,
+                rv_number(&written)?,
+                format!("the write of {name}"),
+            );
+        }
+        let not_older = match &newest {
+            Some((rv, _)) => ListAt::NotOlderThan(rv.to_string()),
+            None => ListAt::Newest,
+        };
+        for at in [ListAt::Newest, not_older] {
+            let asked = match &at {
+                ListAt::NotOlderThan(rv) => format!("not older than RV {rv}"),
+                _ => "at RV \"\"".to_string(),
+            };
+            let opts = ListOptions {
+                limit: Some(1),
+                at,
+                ..ListOptions::default()
+            };
+            let page = ev.list(&subject.lw, &opts).await?;
+            let rv = rv_number(&page.resource_version)?;
+            lists += 1;
+            first.get_or_insert_with(|| rv.clone());
+            if let Some((seen, by)) = newest.as_ref().filter(|(seen, _)| rv < *seen) {
+                return Ok(Verdict::Fail(format!(
+                    "LIST {lists} ({asked}) answered RV {rv}, older than RV {seen} of {by}: \
+                     the server went back in time, as an API server whose watch cache lags \
+                     does behind a load balancer; an informer relisting there acts on a state \
+                     older than one it already saw"
+                )));
+            }
+            newer(&mut newest, rv, format!("LIST {lists}"));
+        }
+    }
+    let writes = match subject.writer {
+        Some(_) => format!(", with a write before each of {NEVER_BACK_ROUNDS} rounds"),
+        None => " (--read-only: no writes between them)".to_string(),
+    };
+    let last = newest.map(|(rv, _)| rv.to_string()).unwrap_or_default();
+    let first = first.map(|rv| rv.to_string()).unwrap_or_default();
+    Ok(Verdict::Pass(format!(
+        "{lists} LISTs (at RV \"\", and not older than the newest RV seen){writes}: none \
+         answered older than an earlier one (RV {first} to {last})"
+    )))
+}
+
+/// Keeps `rv` (seen in `by`) when it is the newest so far.
+fn newer(newest: &mut Option<(ResourceVersion, String)>, rv: ResourceVersion, by: String) {
+    if newest.as_ref().is_none_or(|(seen, _)| rv >= *seen) {
+        *newest = Some((rv, by));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::page_sizes;

@@ -23,6 +23,10 @@ type Outcome = Result<Verdict, Verdict>;
 /// The reason of every write check under `--read-only`.
 const READ_ONLY: &str = "needs a write, and --read-only writes nothing";
 
+/// The rounds of check 12: a write (unless --read-only), then a LIST at RV "" and one not
+/// older than the newest RV seen.
+const NEVER_BACK_ROUNDS: usize = 5;
+
 /// Pages check 2 reads at most (enough to see tokens work and RVs stay put).
 const MAX_PAGES: usize = 5;
 
@@ -38,7 +42,7 @@ const BOOKMARK_SLACK: Duration = Duration::from_secs(20);
 const EXPIRED_LIMIT: Duration = Duration::from_secs(10);
 const PASSIVE_LIMIT: Duration = Duration::from_secs(10);
 
-use list::{list_consistent, list_exact_rv, list_pagination};
+use list::{list_consistent, list_exact_rv, list_never_back, list_pagination};
 use watch::{
     watch_bookmarks, watch_expired, watch_from_list, watch_list, watch_metadata, watch_rv_order,
     watch_timeout, watch_unbuffered,
@@ -57,7 +61,8 @@ pub async fn run(check: &Check, subject: &mut Subject) -> CheckResult {
         8 => watch_expired(subject, &mut ev).await,
         9 => watch_timeout(subject, &mut ev).await,
         10 => watch_unbuffered(subject, &mut ev).await,
-        _ => watch_metadata(subject, &mut ev).await,
+        11 => watch_metadata(subject, &mut ev).await,
+        _ => list_never_back(subject, &mut ev).await,
     };
     let (status, skip, detail) = match outcome.unwrap_or_else(|early| early) {
         Verdict::Pass(d) => (Status::Pass, None, d),

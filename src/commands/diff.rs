@@ -19,7 +19,7 @@ use crate::informer::store::Objects;
 use crate::informer::transition::{CloseReason, ReflectorEvent};
 use crate::output::drift;
 use crate::output::progress::ListProgress;
-use crate::output::text::describe_transition;
+use crate::output::transition::describe_transition;
 use crate::output::{stderr_is_terminal, tolerate_closed_pipe};
 use crate::recording::{self, Scope, Transition};
 use std::io::Write;

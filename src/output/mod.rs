@@ -22,6 +22,7 @@ pub mod tail_react;
 pub mod tail_summary;
 pub mod text;
 pub mod top;
+pub mod transition;
 pub mod yaml;
 
 use std::io::IsTerminal;

@@ -11,7 +11,7 @@ use crate::informer::listwatch::ListWatch;
 use crate::informer::object::split_key;
 use crate::informer::store::Store;
 use crate::informer::transition::{EventType, ReflectorEvent};
-use crate::output::text;
+use crate::output::transition;
 use crate::react::{Covers, Fate};
 use serde::ser::{Error as _, SerializeMap};
 use serde::Serialize;
@@ -194,11 +194,11 @@ impl Serialize for TransitionLine<'_> {
             }
             ReflectorEvent::Fallback { reason } => {
                 m.serialize_entry("notice", &NoticeKind::Fallback)?;
-                m.serialize_entry("reason", &text::fallback_reason(reason))?;
+                m.serialize_entry("reason", &transition::fallback_reason(reason))?;
             }
             ReflectorEvent::ListRestarted { reason, objects } => {
                 m.serialize_entry("notice", &NoticeKind::ListRestarted)?;
-                m.serialize_entry("reason", &text::restart_reason(reason))?;
+                m.serialize_entry("reason", &transition::restart_reason(reason))?;
                 m.serialize_entry("objects", objects)?;
             }
             ReflectorEvent::WatchOpened { resource_version } => {
@@ -222,7 +222,7 @@ impl Serialize for TransitionLine<'_> {
             } => {
                 m.serialize_entry("notice", &NoticeKind::WatchFailed)?;
                 m.serialize_entry("resourceVersion", resource_version)?;
-                m.serialize_entry("error", &text::watch_failure(resource_version, error))?;
+                m.serialize_entry("error", &transition::watch_failure(resource_version, error))?;
                 m.serialize_entry("retryInSeconds", &retry_in.as_secs_f64())?;
             }
             ReflectorEvent::ListFailed { error, retry_in } => {

@@ -1,0 +1,204 @@
+//! tail's arguments read into its config, without a server: what is refused (in one line,
+//! before any request) and how flags combine.
+
+use super::*;
+
+fn config(args: &[&str]) -> Result<TailConfig> {
+    let mut argv = vec!["kubectl-informer", "tail"];
+    argv.extend_from_slice(args);
+    let cli =
+        crate::cli::parse_from(argv.into_iter().map(str::to_string).collect()).map_err(|e| {
+            let said = e.to_string();
+            Error::Usage(said.trim_start_matches("error: ").trim_end().to_string())
+        })?;
+    match cli.command {
+        crate::cli::Command::Tail(t) => TailConfig::from_args(&t),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_name_becomes_an_escaped_field_selector_joined_with_the_users() {
+    let c = config(&["cm", "a=b,c", "--field-selector", "metadata.namespace=x"]).unwrap();
+    assert_eq!(
+        c.field_selector.as_deref(),
+        Some(r"metadata.name=a\=b\,c,metadata.namespace=x")
+    );
+}
+
+#[test]
+fn bad_flags_fail_before_any_request() {
+    for (args, needle) in [
+        (vec!["cm", "-l", "app=we b"], "invalid label selector"),
+        (
+            vec!["cm", "--field-selector", "nope"],
+            "invalid field selector",
+        ),
+        (vec!["cm", "--chunk-size", "0"], "--chunk-size"),
+        (
+            vec!["cm", "--timeout", "soon"],
+            "--timeout soon: not a duration",
+        ),
+        (
+            vec!["cm", "--for", "2"],
+            "--for 2: a duration needs a unit, e.g. 2s or 2ms",
+        ),
+        (vec!["cm", "a/b"], "invalid object name"),
+    ] {
+        let err = config(&args).unwrap_err().to_string();
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn several_resources_refuse_a_name_and_resource_versions_in_one_line() {
+    let c = config(&["deploy,rs,pods", "-l", "app=web"]).unwrap();
+    assert_eq!(
+        c.tailed,
+        Tailed::Resources {
+            resources: vec!["deploy".into(), "rs".into(), "pods".into()],
+            name: None
+        }
+    );
+    assert_eq!(c.label_selector.as_deref(), Some("app=web"));
+    for (args, needle) in [
+        (
+            vec!["deploy,rs", "web"],
+            "a name (web) cannot be given with several",
+        ),
+        (
+            vec!["deploy,rs", "--from-rv", "5"],
+            "--from-rv needs one resource",
+        ),
+        (
+            vec!["deploy,rs", "--until-rv", "5"],
+            "--until-rv needs one resource",
+        ),
+        (vec!["deploy,,rs"], "invalid resource list \"deploy,,rs\""),
+        (vec!["deploy,"], "an empty name"),
+    ] {
+        let err = config(&args).unwrap_err().to_string();
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains('\n'), "{err}");
+    }
+    let err = config(&["deploy,rs", "--from-rv", "5", "--on-expired", "relist"])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("resourceVersions are per resource"), "{err}");
+}
+
+#[test]
+fn react_is_parsed_once_and_refused_where_reactions_mean_nothing() {
+    let c = config(&["deploy", "--react", "owned:rs", "--reaction-timeout", "5s"]).unwrap();
+    assert_eq!(
+        c.react,
+        Some(ReactConfig {
+            reaction: crate::react::Reaction::Owned("rs".into()),
+            timeout: Duration::from_secs(5)
+        })
+    );
+    let c = config(&["deploy", "--react", "observed-generation"]).unwrap();
+    assert_eq!(c.react.unwrap().timeout, Duration::from_secs(30));
+    assert!(config(&["deploy", "--react", "owned:rs", "--metadata-only"]).is_ok());
+    for (args, needle) in [
+        (
+            vec!["deploy", "--react", "generation"],
+            "--react generation: not a reaction; use observed-generation",
+        ),
+        (
+            vec!["deploy", "--react", "condition:"],
+            "a condition needs a TYPE",
+        ),
+        (
+            vec!["deploy", "--reaction-timeout", "5s"],
+            "--react is needed by a flag given",
+        ),
+        (
+            vec![
+                "deploy",
+                "--react",
+                "observed-generation",
+                "--reaction-timeout",
+                "0",
+            ],
+            "--reaction-timeout 0: a reaction needs some time",
+        ),
+        (
+            vec!["deploy,rs", "--react", "observed-generation"],
+            "deploy,rs are several: tail one resource",
+        ),
+        (
+            vec!["deploy/web", "--follow-owned", "--react", "owned:rs"],
+            "cannot be used with --follow-owned",
+        ),
+        (
+            vec!["deploy", "--from-rv", "5", "--react", "observed-generation"],
+            "cannot be used with --from-rv",
+        ),
+        (
+            vec![
+                "deploy",
+                "--metadata-only",
+                "--react",
+                "condition:Available",
+            ],
+            "--react condition:Available cannot be used with --metadata-only",
+        ),
+    ] {
+        let err = config(&args).unwrap_err().to_string();
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains('\n'), "{err}");
+    }
+}
+
+#[test]
+fn diff_all_implies_diff() {
+    let diff = |args: &[&str]| config(args).unwrap().diff;
+    assert_eq!(diff(&["cm"]), None);
+    assert_eq!(diff(&["cm", "--diff"]), Some(DiffFields::Content));
+    assert_eq!(diff(&["cm", "--diff-all"]), Some(DiffFields::All));
+    assert_eq!(diff(&["cm", "--diff", "--diff-all"]), Some(DiffFields::All));
+}
+
+#[test]
+fn server_timeout_takes_whole_seconds_and_0_means_the_server_s_choice() {
+    assert_eq!(
+        config(&["cm", "--server-timeout", "1m"])
+            .unwrap()
+            .server_timeout,
+        Some(60)
+    );
+    assert_eq!(
+        config(&["cm", "--server-timeout", "0"])
+            .unwrap()
+            .server_timeout,
+        None
+    );
+    for (value, choice) in [("1500ms", "use 1s or 2s"), ("0.5s", "use 1s")] {
+        let err = config(&["cm", "--server-timeout", value])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            format!(
+                "--server-timeout {value}: the watch's timeoutSeconds takes whole seconds: \
+                 {choice}"
+            )
+        );
+    }
+}
+
+#[test]
+fn timeout_needs_an_end_condition_and_points_to_for_without_one() {
+    let err = config(&["cm", "--timeout", "1m"]).unwrap_err().to_string();
+    assert!(err.contains("use --for 1m"), "{err}");
+    for end in [["--until-rv", "5"], ["--max-events", "3"]] {
+        let c = config(&["cm", "--timeout", "90s", end[0], end[1]]).unwrap();
+        assert_eq!(c.timeout, Some(Duration::from_secs(90)));
+    }
+    let c = config(&["cm", "--for", "1m30s", "--timeout", "0"]).unwrap();
+    assert_eq!(
+        (c.run_for, c.timeout),
+        (Some(Duration::from_secs(90)), None)
+    );
+}

@@ -75,7 +75,7 @@ fn assert_every_write_accounted(doc: &Value) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_deployment_controller_reacts_to_every_write_and_a_gate_below_its_p50_fails() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();
@@ -147,7 +147,7 @@ async fn a_deployment_controller_reacts_to_every_write_and_a_gate_below_its_p50_
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers, and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn each_write_s_reaction_is_a_replicaset_the_deployment_controller_writes() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();
@@ -300,7 +300,7 @@ fn signal(pid: &str, sig: &str) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_paused_controller_manager_shows_as_a_slower_reaction() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();
@@ -380,7 +380,7 @@ fn above(q: &Value, stat: &str) -> f64 {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers, and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn writes_beyond_the_controllers_client_qps_fill_its_deployment_queue_and_throttle_it_and_a_gate_on_them_fails(
 ) {
     let _one = ONE_AT_A_TIME.lock().await;
@@ -513,7 +513,7 @@ async fn writes_beyond_the_controllers_client_qps_fill_its_deployment_queue_and_
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_stopped_controller_manager_shows_as_gaps_in_its_scrapes_and_the_run_goes_on() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();
@@ -730,7 +730,7 @@ async fn bad_input_ends_the_run_in_one_line_and_leaves_nothing_behind() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn without_load_it_times_the_controller_s_reactions_to_someone_else_s_writes() {
     let _one = ONE_AT_A_TIME.lock().await;
     require_controllers();

@@ -265,7 +265,7 @@ async fn a_crd_passes_with_objects_made_from_its_template() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn pods_pass_on_the_cluster_with_controllers() {
     require_controllers();
     let dir = tempfile::tempdir().unwrap();

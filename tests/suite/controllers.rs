@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_deployment_becomes_a_replicaset_and_pods_that_are_scheduled_and_made_ready() {
     require_controllers();
     let ns = TestNamespace::new("rollout").await;
@@ -84,7 +84,7 @@ async fn a_deployment_becomes_a_replicaset_and_pods_that_are_scheduled_and_made_
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn the_garbage_collector_deletes_what_a_deleted_owner_owned() {
     require_controllers();
     let ns = TestNamespace::new("gc").await;
@@ -123,7 +123,7 @@ async fn the_garbage_collector_deletes_what_a_deleted_owner_owned() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_deleted_namespace_finishes_deleting_its_content() {
     require_controllers();
     let client = admin().await;
@@ -160,7 +160,7 @@ async fn a_deleted_namespace_finishes_deleting_its_content() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn bench_pods_all_namespaces_measures_the_traffic_a_scaling_deployment_makes() {
     require_controllers();
     let ns = TestNamespace::new("bench-ctrl").await;
@@ -212,7 +212,7 @@ async fn bench_pods_all_namespaces_measures_the_traffic_a_scaling_deployment_mak
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_rollout_seen_by_tail_rebuilds_the_servers_state_and_diff_finds_no_drift() {
     require_controllers();
     let ns = TestNamespace::new("rollout-steps").await;
@@ -346,7 +346,7 @@ async fn a_rollout_seen_by_tail_rebuilds_the_servers_state_and_diff_finds_no_dri
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn bench_measures_the_node_leases_kwok_renews_with_no_writes_of_ours() {
     require_controllers();
     let dir = tempfile::tempdir().unwrap();
@@ -388,7 +388,7 @@ async fn bench_measures_the_node_leases_kwok_renews_with_no_writes_of_ours() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_watch_cut_during_a_cascading_delete_still_ends_with_the_servers_state() {
     require_controllers();
     let ns = TestNamespace::new("cut-cascade").await;

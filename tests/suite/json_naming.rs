@@ -725,7 +725,7 @@ async fn diff_reports_follow_the_naming_rule() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn bench_reports_follow_the_naming_rule() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();

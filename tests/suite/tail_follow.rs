@@ -64,7 +64,7 @@ fn follow_json(args: &[&str], resources: usize) -> Streaming {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_rollout_followed_from_its_deployment_shows_the_whole_chain_and_nothing_of_another() {
     require_controllers();
     let ns = TestNamespace::new("follow").await;
@@ -188,7 +188,7 @@ async fn a_rollout_followed_from_its_deployment_shows_the_whole_chain_and_nothin
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn text_indents_owned_objects_under_their_owner_and_names_it() {
     require_controllers();
     let ns = TestNamespace::new("follow-text").await;
@@ -425,7 +425,7 @@ async fn a_crd_owner_s_hand_made_children_join_leave_when_orphaned_and_go_when_d
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn owned_kinds_narrows_the_resources_watched() {
     require_controllers();
     let ns = TestNamespace::new("follow-kinds").await;
@@ -550,7 +550,7 @@ async fn follow_owned_refuses_what_it_cannot_follow_in_one_line() {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_job_created_after_the_start_is_followed_with_its_pods_to_completion() {
     require_controllers();
     let ns = TestNamespace::new("follow-job").await;

@@ -86,7 +86,7 @@ fn tail_json(ns: &TestNamespace, kubeconfig: Option<&str>) -> Streaming {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn tail_of_deploy_rs_pods_across_a_rollout_rebuilds_each_resources_state() {
     require_controllers();
     let ns = TestNamespace::new("multi-rollout").await;
@@ -98,7 +98,7 @@ async fn tail_of_deploy_rs_pods_across_a_rollout_rebuilds_each_resources_state()
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn tail_of_deploy_rs_pods_with_the_connection_cut_every_few_seconds_still_rebuilds_them() {
     require_controllers();
     let ns = TestNamespace::new("multi-cut").await;
@@ -136,7 +136,7 @@ async fn tail_of_deploy_rs_pods_with_the_connection_cut_every_few_seconds_still_
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn text_names_each_objects_kind_as_kubectl_does_and_each_notice_its_resource() {
     require_controllers();
     let ns = TestNamespace::new("multi-text").await;

@@ -139,7 +139,7 @@ fn interrupt(tail: Streaming) -> Output {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane with controllers (tests/controlplane/controlplane.sh up)"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn every_write_to_a_deployment_is_reacted_to_once_or_superseded_by_a_newer_one() {
     require_controllers();
     let ns = TestNamespace::new("react").await;
@@ -195,7 +195,7 @@ async fn every_write_to_a_deployment_is_reacted_to_once_or_superseded_by_a_newer
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane with controllers (tests/controlplane/controlplane.sh up)"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_rollout_s_reaction_is_a_replica_set_and_a_paused_deployment_makes_none_in_time() {
     require_controllers();
     let ns = TestNamespace::new("reactrs").await;
@@ -259,7 +259,7 @@ async fn a_rollout_s_reaction_is_a_replica_set_and_a_paused_deployment_makes_non
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane with controllers (tests/controlplane/controlplane.sh up)"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn in_text_each_reaction_follows_the_event_that_showed_it() {
     require_controllers();
     let ns = TestNamespace::new("reacttext").await;
@@ -338,7 +338,7 @@ async fn bench(args: Vec<String>) -> (Output, Value) {
 }
 
 #[tokio::test]
-#[ignore = "needs the test control plane with controllers (tests/controlplane/controlplane.sh up)"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn tail_shows_a_reaction_per_write_that_matches_what_bench_measures_on_the_same_writes() {
     require_controllers();
     let mut tail = tail_json(&[

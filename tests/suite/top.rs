@@ -39,7 +39,7 @@ fn queue<'a>(line: &'a Value, name: &str) -> Option<&'a Value> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+#[ignore = "needs the test control plane with its controllers (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn top_shows_kube_controller_managers_deployment_queue_taking_a_new_deployment() {
     require_controllers();
     let ns = TestNamespace::new("top").await;

@@ -12,7 +12,7 @@
 //! its `watch-opened` on a new connection; kubectl's exit (client-go's HTTP/2 health check
 //! fails the watch and `get -w` ends). Needs kubectl on PATH; figures go to BENCHMARKS.md.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/suite/common/mod.rs"]
 mod common;
 
 use common::FreezingProxy;

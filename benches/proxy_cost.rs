@@ -40,7 +40,7 @@
 //! `cargo bench --bench proxy_cost -- 10000 1000 200 2`. Needs the local control plane and
 //! kubectl built by `tests/tools/tools.sh build` (`$KUBECTL_INFORMER_TOOLS/kubectl`).
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/suite/common/mod.rs"]
 mod common;
 
 use bytes::Bytes;

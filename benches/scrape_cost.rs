@@ -16,7 +16,7 @@
 //!
 //! Needs curl and GNU time at /usr/bin/time; figures go to BENCHMARKS.md.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/suite/common/mod.rs"]
 mod common;
 
 use std::process::{Command, Stdio};

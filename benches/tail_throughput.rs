@@ -13,7 +13,7 @@
 //! Needs GNU time at /usr/bin/time (Debian package `time`) for peak memory, and kubectl on PATH
 //! for the comparison. Prints one table row per run; figures go to BENCHMARKS.md.
 
-#[path = "../tests/common/fake.rs"]
+#[path = "../tests/suite/common/fake.rs"]
 mod fake;
 
 use fake::{core_discovery_of, empty_discovery, FakeServer, Reply, Step};

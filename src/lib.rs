@@ -77,7 +77,7 @@
 //! time), `rng`, `signal` (await a condition, or a deadline that may be none), `stop` (Ctrl-C
 //! and SIGTERM, and their exit codes), `memory`, `verbosity` (the one sink of `-v` diagnostics
 //! on stderr), `template` (objects made from a manifest, for bench and conform to write).
-//! `tests/layers.rs` checks that the imports are these edges.
+//! `tests/suite/layers.rs` checks that the imports are these edges.
 
 #![warn(clippy::too_many_lines)]
 

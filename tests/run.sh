@@ -11,46 +11,26 @@ cd "$root"
 controlplane=tests/controlplane/controlplane.sh
 failed=0
 
-# `cargo test -- --ignored`, with the test binaries run three at a time instead of one after the
-# other: most of their time is spent waiting on the control plane (controllers, compaction,
-# restarts), so the suite takes about the time of its slowest binaries. Each binary's output goes
-# to target/test-logs/NAME.log and is printed whole when it ends, then a summary; the step fails
-# if any binary failed.
+# `cargo test -- --ignored`, with libtest running $RUST_TEST_THREADS (default 6) tests at once
+# in the one test binary (tests/suite): most of their time is spent waiting on the control plane
+# (controllers, compaction, restarts), not on the CPU. Every test runs even when one fails; the
+# output goes to the terminal and to target/test-logs/ignored.log, and the step ends with the
+# time it took and the names of the tests that failed.
 run_ignored() {
-  local logs="$root/target/test-logs"
+  local logs="$root/target/test-logs" started=$SECONDS rc=0
   rm -rf "$logs" && mkdir -p "$logs"
-  cargo test --locked --no-run --message-format=json-render-diagnostics \
-    | python3 -c '
-import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        print(m["target"]["name"], m["executable"])
-' >"$logs/binaries" || return 1
-  # The slowest binaries first, so that none of them starts last.
-  local slow="conform bench_react dead_peer restarts replay tail controllers samples"
-  { for name in $slow; do grep "^$name " "$logs/binaries" || true; done
-    grep -v -E "^($(tr ' ' '|' <<<"$slow")) " "$logs/binaries" || true; } >"$logs/order"
-  local started=$SECONDS
-  xargs -P 3 -L 1 bash -c '
-    name=$1 exe=$2 log=$0/$1.log start=$SECONDS
-    "$exe" --ignored >"$log" 2>&1; rc=$?
-    echo "$rc $((SECONDS - start))" >"$0/$1.rc"
-    flock "$0/binaries" cat "$log"
-    exit 0' "$logs" <"$logs/order"
-  local failed_bins=()
-  echo "run.sh: the tests that need the control plane took $((SECONDS - started)) s:"
-  while read -r name _; do
-    read -r rc secs <"$logs/$name.rc"
-    # A binary none of whose tests need the control plane ran nothing here.
-    ((rc != 0)) || ! grep -q '^test result: ok. 0 passed' "$logs/$name.log" || continue
-    printf '  %-20s %4s s  %s\n' "$name" "$secs" "$(grep -E '^test result' "$logs/$name.log" | tail -1)"
-    ((rc == 0)) || failed_bins+=("$name")
-  done <"$logs/order"
-  if ((${#failed_bins[@]})); then
-    echo "run.sh: failed: ${failed_bins[*]} (logs in $logs)" >&2
-    return 1
-  fi
+  cargo test --locked --no-fail-fast --tests -- --ignored --test-threads="${RUST_TEST_THREADS:-6}" \
+    2>&1 | tee "$logs/ignored.log" || rc=$?
+  echo "run.sh: the tests that need the control plane took $((SECONDS - started)) s:" \
+    "$(grep -E '^test result' "$logs/ignored.log" | grep -v ' 0 passed; 0 failed' | tail -1)"
+  ((rc != 0)) || return 0
+  local failed_tests
+  failed_tests=$(sed -n -E 's/^test (.*) \.\.\. FAILED$/  \1/p' "$logs/ignored.log")
+  # A test that aborts the process (not a panic) ends the binary with no FAILED line of its own.
+  echo "run.sh: failed:" >&2
+  echo "${failed_tests:-  (no test reported a failure: the test binary ended early, see the log)}" >&2
+  echo "run.sh: log in $logs/ignored.log" >&2
+  return 1
 }
 
 cargo fmt --check
@@ -66,19 +46,19 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
     || { echo "run.sh: installing gcc-mingw-w64-x86-64 (for the Windows check) failed" >&2; exit 2; }
 fi
 cargo clippy --locked --target x86_64-pc-windows-gnu -- -D warnings
-# tests/top.rs serves a pod's metrics from a network namespace of its own (the API server will not
-# proxy to loopback): `ip` from Debian's iproute2, run as root.
+# tests/suite/top.rs serves a pod's metrics from a network namespace of its own (the API server
+# will not proxy to loopback): `ip` from Debian's iproute2, run as root.
 if ! command -v ip >/dev/null; then
   sudo=""; [[ $(id -u) == 0 ]] || sudo=sudo
   $sudo apt-get update -qq && $sudo apt-get install -y -qq iproute2 >/dev/null \
-    || { echo "run.sh: installing iproute2 (for tests/top.rs) failed" >&2; exit 2; }
+    || { echo "run.sh: installing iproute2 (for tests/suite/top.rs) failed" >&2; exit 2; }
 fi
 
 # 1. What `cargo test` runs on any machine: unit, model, fake-server and document tests. They run
 # with the control plane and the tools pointed at paths that do not exist, so that a test which
 # needs them and is not marked `#[ignore = "needs the test control plane ..."]` fails here. Every
-# test binary runs even when one fails (--no-fail-fast), and so does step 2: one failure does not
-# hide others; the run still fails at the end.
+# test runs even when one fails (--no-fail-fast: the unit tests, the suite and the doc tests), and
+# so does step 2: one failure does not hide others; the run still fails at the end.
 env -u KUBECTL_INFORMER_CONTROLPLANE_RUN -u KUBECTL_INFORMER_TEST_OLD_KUBECONFIG \
   -u KUBECTL_INFORMER_TEST_LEGACY_KUBECONFIG \
   KUBECTL_INFORMER_TEST_KUBECONFIG="$root/target/no-control-plane/kubeconfig" \
@@ -87,7 +67,7 @@ env -u KUBECTL_INFORMER_CONTROLPLANE_RUN -u KUBECTL_INFORMER_TEST_OLD_KUBECONFIG
 
 # 2. The tests marked ignored: against a private control plane on loopback (built from the Go
 # modules the first time), with the validators of the release files and exports built
-# (tests/tools/tools.sh), three test binaries at a time (run_ignored). Benches are only built (by
+# (tests/tools/tools.sh), several tests at a time (run_ignored). Benches are only built (by
 # clippy above), not run.
 export KUBECTL_INFORMER_CONTROLPLANE_RUN="$root/target/controlplane/test-run"
 export KUBECTL_INFORMER_TEST_KUBECONFIG="$KUBECTL_INFORMER_CONTROLPLANE_RUN/kubeconfig"

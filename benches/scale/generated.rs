@@ -8,7 +8,7 @@
 //! Field numbers are those of k8s.io/api core/v1 and k8s.io/apimachinery meta/v1
 //! `generated.proto`.
 
-#[path = "../../tests/common/fake.rs"]
+#[path = "../../tests/suite/common/fake.rs"]
 mod fake;
 
 /// The test-only writer of the encoding; `super::MAGIC` there is this one.

@@ -415,7 +415,7 @@ start_controllers() {
     --bind-address=127.0.0.1 --tls-cert-file="$run/pki/apiserver.crt"
     --tls-private-key-file="$run/pki/apiserver.key" --leader-elect=false)
   # Every controller but root-ca-cert-publisher, whose ConfigMap in each namespace would be an
-  # object the tests did not write, and replicationcontroller, which tests/proxy.rs runs in a
+  # object the tests did not write, and replicationcontroller, which tests/suite/proxy.rs runs in a
   # kube-controller-manager of its own behind the proxy's faults (it alone must react to the
   # ReplicationControllers they write); each controller with its own service account, as kubeadm
   # runs it.

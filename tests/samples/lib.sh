@@ -1,5 +1,5 @@
-# Sourced by each sample script (tests/samples.rs runs them): what a sample in the docs shows is
-# what these commands print. The test gives $B (kubectl-informer), $K (the real kubectl),
+# Sourced by each sample script (tests/suite/samples.rs runs them): what a sample in the docs shows
+# is what these commands print. The test gives $B (kubectl-informer), $K (the real kubectl),
 # KUBECONFIG (the test control plane) and $NS, the namespace the sample shows, created here
 # and deleted when the script ends.
 set -euo pipefail

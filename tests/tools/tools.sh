@@ -4,13 +4,14 @@
 # its version changes):
 #
 #   actionlint              github.com/rhysd/actionlint: the release workflow and the README's
-#                           CI example (tests/release.rs)
+#                           CI example (tests/suite/release.rs)
 #   validate-krew-manifest  sigs.k8s.io/krew: the plugin manifest, as krew-index's CI runs it,
 #   krew                    installing each platform's archive with `kubectl krew install`
 #   kubectl                 k8s.io/kubectl at the control plane's minor (tests/tools/kubectl),
 #                           which krew's validator runs
 #   promtool                github.com/prometheus/prometheus: `promtool check metrics` on bench's
-#                           Prometheus exports (tests/bench_cli.rs, bench_live.rs, bench_react.rs)
+#                           Prometheus exports (tests/suite/bench_cli.rs, bench_live.rs,
+#                           bench_react.rs)
 #   test-operator           tests/operator: a kubebuilder-style operator on controller-runtime
 #                           (secure metrics, leader election, a `configmap` controller) whose
 #                           replicas tests/operator/run.sh starts for the Pods of a Deployment

@@ -1,0 +1,75 @@
+//! `version` prints the client's version and the commit it was built from, and the server's
+//! version as the real kubectl reads it from the same server; `--client` asks no server.
+
+use crate::common::*;
+
+/// `git rev-parse --short=12 HEAD` of this repository, when git can say.
+fn head_commit() -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The value of `Name: value` on stdout.
+fn field<'a>(out: &'a Output, name: &str) -> &'a str {
+    out.stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+        .unwrap_or_else(|| panic!("no {name} in:\n{}", out.stdout))
+}
+
+#[tokio::test]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
+async fn version_names_the_client_commit_and_the_servers_version_as_kubectl_reads_it() {
+    admin().await;
+    for kubeconfig in [kubeconfig_path(), old_kubeconfig_path()] {
+        let kubeconfig = kubeconfig.to_str().unwrap();
+        let out = run(&["version", "--kubeconfig", kubeconfig]);
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+        assert_eq!(
+            field(&out, "Client Version"),
+            concat!("v", env!("CARGO_PKG_VERSION"))
+        );
+        let commit = field(&out, "Client Commit");
+        match head_commit() {
+            Some(head) => assert_eq!(commit.trim_end_matches("-dirty"), head),
+            None => assert_eq!(commit, "unknown"),
+        }
+        let mut cmd = kubectl();
+        cmd.args(["version", "-o", "json", "--kubeconfig", kubeconfig]);
+        let theirs = cmd.output().unwrap();
+        assert!(theirs.status.success(), "{theirs:?}");
+        let theirs: serde_json::Value = serde_json::from_slice(&theirs.stdout).unwrap();
+        let server = theirs["serverVersion"]["gitVersion"].as_str().unwrap();
+        let (ours, _) = field(&out, "Server Version")
+            .split_once(" (")
+            .unwrap_or_default();
+        assert_eq!(ours, server);
+    }
+    assert!(run(&["--version"]).stdout.starts_with(&format!(
+        "kubectl-informer {} (commit ",
+        env!("CARGO_PKG_VERSION")
+    )));
+}
+
+#[test]
+fn client_asks_no_server_and_a_server_that_cannot_be_asked_still_leaves_the_client_lines() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = format!("https://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let out = run(&["version", "--client", "--server", &closed]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(!out.stdout.contains("Server Version"), "{}", out.stdout);
+    let out = run(&["version", "--server", &closed]);
+    assert_one_line_error(&out, &["cannot connect to"]);
+    assert!(
+        out.stdout.starts_with("Client Version: v"),
+        "{}",
+        out.stdout
+    );
+}

@@ -535,7 +535,7 @@ async fn top_all_replicas_shows_the_leader_at_work_the_follower_waiting_then_the
     assert!(out.stderr.contains(&frozen), "{}", out.stderr);
     let lines = out.json_lines();
     for line in &lines {
-        let errors = common::schema::schema_errors("top-line.v1.schema.json", line);
+        let errors = crate::common::schema::schema_errors("top-line.v1.schema.json", line);
         assert!(errors.is_empty(), "{errors:?} in {line}");
     }
     // A summary for each: the new leader's first, then the stopped one's, with its gaps.

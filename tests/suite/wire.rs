@@ -189,7 +189,7 @@ fn a_relist_answered_older_than_the_watch_before_it_is_said_as_going_back_in_tim
     assert_eq!(went_back[0]["newestResourceVersion"], "20");
     assert_eq!(went_back[0]["request"], "list");
     assert_eq!(went_back[0]["fromResourceVersion"], serde_json::Value::Null);
-    let errors = common::schema::schema_errors("recording.v2.schema.json", went_back[0]);
+    let errors = crate::common::schema::schema_errors("recording.v2.schema.json", went_back[0]);
     assert!(errors.is_empty(), "{errors:?}");
     // In text, one line on stderr that says from which RV back to which, on which request.
     let text = tail(&lagging(), &["--max-events", "4", "-o", "text"]);

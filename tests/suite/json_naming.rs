@@ -846,6 +846,6 @@ async fn conform_reports_follow_the_naming_rule() {
     let doc: Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one document ({e}): {}", out.stdout));
     assert_document("conform -o json", &doc, 1, CONFORM_REPORT);
-    assert_eq!(doc["checks"].as_array().unwrap().len(), 11, "{doc}");
+    assert_eq!(doc["checks"].as_array().unwrap().len(), 12, "{doc}");
     assert!(doc["checks"][5]["waitedSeconds"].is_f64(), "{doc}");
 }

@@ -33,7 +33,8 @@ struct TestProxy {
     tunnels: Arc<Mutex<Vec<String>>>,
     /// Bytes the server sent through the tunnels, counted as each tunnel closes.
     received: Arc<std::sync::atomic::AtomicU64>,
-    /// Connections handled to their end.
+    /// Connections accepted, and those handled to their end.
+    accepted: Arc<std::sync::atomic::AtomicUsize>,
     closed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
@@ -47,6 +48,8 @@ impl TestProxy {
         let seen = tunnels.clone();
         let received = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let counted = received.clone();
+        let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let taken = accepted.clone();
         let closed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let ended = closed.clone();
         let credentials = credentials.map(|c| {
@@ -68,6 +71,7 @@ impl TestProxy {
                     let Ok((client, _)) = listener.accept().await else {
                         continue;
                     };
+                    taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let (seen, credentials, tls) = (seen.clone(), credentials.clone(), tls.clone());
                     let (counted, ended) = (counted.clone(), ended.clone());
                     tokio::spawn(async move {
@@ -91,15 +95,19 @@ impl TestProxy {
             port,
             tunnels,
             received,
+            accepted,
             closed,
         }
     }
 
-    /// Bytes the server sent through the tunnels, once every tunnel opened has closed (the
-    /// client has exited: its connections end), within 30 s.
+    /// Bytes the server sent through the tunnels, once every connection accepted has been
+    /// handled to its end (the client has exited: its connections end), within 30 s. A tunnel
+    /// counts its bytes when it ends, so a count taken while one is still open (another
+    /// connection, one that never became a tunnel, having ended first) would miss them.
     fn received(&self) -> u64 {
+        use std::sync::atomic::Ordering::SeqCst;
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while self.closed.load(std::sync::atomic::Ordering::SeqCst) < self.tunnels().len() {
+        while self.closed.load(SeqCst) < self.accepted.load(SeqCst).max(self.tunnels().len()) {
             assert!(
                 std::time::Instant::now() < deadline,
                 "tunnels still open after 30 s"

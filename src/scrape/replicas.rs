@@ -113,6 +113,24 @@ impl Replicas {
     }
 }
 
+/// The running replicas of `kind/name` (sorted by name), and the one a Lease of the namespace
+/// names as its holder when several run (one LIST of the Leases, only then).
+async fn running(
+    cluster: &Cluster,
+    namespace: &str,
+    kind: Kind,
+    name: &str,
+    port: Option<&Port>,
+) -> Result<(Vec<PodPort>, Option<Leader>), ScrapeError> {
+    let pods = workload::pods(cluster, namespace, kind, name, port).await?;
+    if pods.len() == 1 {
+        return Ok((pods, None));
+    }
+    let names: Vec<String> = pods.iter().map(|p| p.pod.clone()).collect();
+    let leader = leader::leader_of(&leader::leases(cluster, namespace).await?, &names);
+    Ok((pods, leader))
+}
+
 /// The replica of `kind/name` to scrape: the leader when several run and a Lease names one,
 /// else the first by name; with the leader found and how many replicas run.
 async fn choose(
@@ -122,20 +140,13 @@ async fn choose(
     name: &str,
     port: Option<&Port>,
 ) -> Result<(PodPort, Option<Leader>, usize), ScrapeError> {
-    let pods = workload::pods(cluster, namespace, kind, name, port).await?;
-    let replicas = pods.len();
-    if replicas == 1 {
-        let only = pods.into_iter().next().expect("one pod");
-        return Ok((only, None, 1));
-    }
-    let names: Vec<String> = pods.iter().map(|p| p.pod.clone()).collect();
-    let leader = leader::leader_of(&leader::leases(cluster, namespace).await?, &names);
+    let (pods, leader) = running(cluster, namespace, kind, name, port).await?;
     let chosen = leader
         .as_ref()
         .and_then(|l| pods.iter().find(|p| p.pod == l.pod))
         .unwrap_or(&pods[0])
         .clone();
-    Ok((chosen, leader, replicas))
+    Ok((chosen, leader, pods.len()))
 }
 
 impl Current {
@@ -168,7 +179,7 @@ impl Replicas {
         target: &str,
         within: std::time::Duration,
     ) -> Result<Vec<Replica>, ScrapeError> {
-        let pods = workload::pods(
+        let (pods, leader) = running(
             &self.cluster,
             &self.namespace,
             self.kind,
@@ -176,17 +187,9 @@ impl Replicas {
             self.port.as_ref(),
         )
         .await?;
-        let names: Vec<String> = pods.iter().map(|p| p.pod.clone()).collect();
-        let leader = match pods.len() {
-            1 => None,
-            _ => leader::leader_of(
-                &leader::leases(&self.cluster, &self.namespace).await?,
-                &names,
-            ),
-        };
         let scrapes = {
             let mut each = self.each.lock().await;
-            each.retain(|pod, _| names.contains(pod));
+            each.retain(|pod, _| pods.iter().any(|p| &p.pod == pod));
             pods.iter()
                 .map(|p| {
                     let scrape = each.entry(p.pod.clone()).or_insert_with(|| self.connect(p));

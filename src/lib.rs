@@ -153,7 +153,7 @@ async fn exec(cli: Cli) -> Result<u8> {
             commands::top::exec(&global, config).await
         }
         Command::Proxy(args) => {
-            let config = commands::proxy::ProxyConfig::from_args(&args);
+            let config = commands::proxy::ProxyConfig::from_args(&args)?;
             let global = global.limited(config.run_for, None);
             commands::proxy::exec(&global, config).await
         }

@@ -20,7 +20,10 @@ use std::time::Duration;
     # After 30 s, the connection carrying the deployments watch goes dead for 2 minutes\n  \
     kubectl informer proxy --fault silence:at=30s,for=2m,resource=deployments\n\n  \
     # 429 with Retry-After: 1 on a fifth of the LISTs and WATCHes, every LIST page 2 s late\n  \
-    kubectl informer proxy --fault error:status=429,retry-after=1s,share=20% --fault slow-list:by=2s\n\n\
+    kubectl informer proxy --fault error:status=429,retry-after=1s,share=20% --fault slow-list:by=2s\n\n  \
+    # Run the controller on the proxy (KUBECONFIG), killed right after its first create of a\n  \
+    # ConfigMap is committed, before it sees the answer, and started again\n  \
+    kubectl informer proxy --fault crash:after=create,resource=configmaps -- ./manager\n\n\
 Faults (--fault KIND[:OPTION=VALUE,...]; D a duration; at=D once, every=D or every=D1-D2 \
 again and again, from the start):\n  \
     sever:every=D|at=D[,how=reset|end]\n      \
@@ -43,11 +46,16 @@ again and again, from the start):\n  \
     requests answered CODE (verbs: get, list, watch, create, update, patch, delete;\n      \
     default list+watch)\n  \
     slow-list:by=D\n      \
-    every LIST request (every page) answered D later\n\
+    every LIST request (every page) answered D later\n  \
+    crash:after=VERB[+VERB][,nth=N]|every=D|at=D\n      \
+    the controller started after -- killed with SIGKILL and started again: right after the\n      \
+    server committed its Nth write (default 1) of those verbs (create, update, patch,\n      \
+    delete), before it sees the answer; or at those moments\n\
 Every fault but refuse takes resource=NAME (as kubectl names it); gone, drop-*, delay, error and \
 slow-list take share=P% (of the requests or watches in scope, drawn with --seed).\n\n\
-Exit status: 0 --for ran out, 2 error (the port taken, the cluster unreachable), 130 \
-    interrupted by Ctrl-C, 143 by SIGTERM.")]
+Exit status: 0 --for ran out, 1 the controller started after -- exited by itself, 2 error (the \
+    port taken, the cluster unreachable, a controller that cannot be started), 130 interrupted \
+    by Ctrl-C, 143 by SIGTERM.")]
 pub struct ProxyArgs {
     /// The port on 127.0.0.1 to serve on; 0 picks a free one (the line on stdout says which).
     #[arg(short = 'p', long, value_name = "PORT", default_value_t = 8001)]
@@ -79,4 +87,11 @@ pub struct ProxyArgs {
     /// Stop after this long (default: until Ctrl-C).
     #[arg(long = "for", value_name = "DURATION", value_parser = duration::parse)]
     pub run_for: Option<Duration>,
+    /// The controller to run behind the proxy, after `--`: started once the proxy serves, with
+    /// KUBECONFIG set to the proxy's kubeconfig (--write-kubeconfig's file, else one made for
+    /// the run), its output on stderr; started again after a crash fault kills it; stopped
+    /// with SIGTERM (SIGKILL 30 s later) when the proxy stops. Its exiting by itself stops the
+    /// proxy with exit 1.
+    #[arg(last = true, value_name = "CMD")]
+    pub controller: Vec<String>,
 }

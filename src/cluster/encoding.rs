@@ -62,6 +62,39 @@ impl Encoding {
     }
 }
 
+/// The name and resourceVersion of the one object `body` holds (a write's answer), read in the
+/// encoding its `Content-Type` names; `None` when it names none or cannot be read (CBOR bodies
+/// are not read here).
+pub fn object_name(content_type: &str, body: &[u8]) -> Option<(String, Option<String>)> {
+    match Encoding::of_content_type(content_type) {
+        Encoding::Json => {
+            #[derive(serde::Deserialize)]
+            struct Meta {
+                name: Option<String>,
+                #[serde(rename = "resourceVersion")]
+                resource_version: Option<String>,
+            }
+            #[derive(serde::Deserialize)]
+            struct Object {
+                metadata: Meta,
+            }
+            let object: Object = serde_json::from_slice(body).ok()?;
+            Some((object.metadata.name?, object.metadata.resource_version))
+        }
+        Encoding::Protobuf => {
+            let raw = protobuf::envelope(body).ok()?.raw;
+            let meta = protobuf::meta(raw).ok()?;
+            let text = |range: std::ops::Range<usize>| {
+                std::str::from_utf8(raw.get(range)?)
+                    .ok()
+                    .map(str::to_string)
+            };
+            Some((text(meta.name?)?, meta.resource_version.and_then(text)))
+        }
+        Encoding::Cbor => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ pub mod cbor;
 mod client;
 mod credentials;
 pub mod discovery;
-mod encoding;
+pub mod encoding;
 mod error;
 mod framing;
 pub mod kubeconfig;

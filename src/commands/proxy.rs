@@ -7,10 +7,11 @@ use super::GlobalConfig;
 use crate::cli::{ProxyArgs, ReportFormat};
 use crate::cluster::resolve::resolve;
 use crate::cluster::Cluster;
-use crate::error::{Error, Result, EXIT_OK};
+use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::output;
+use crate::proxy::controller::{Ended, Spec, Supervisor};
 use crate::proxy::engine::{Armed, Engine, Notice};
-use crate::proxy::fault::Fault;
+use crate::proxy::fault::{Fault, Kind};
 use crate::proxy::serve::serve;
 use crate::proxy::tls::Authority;
 use crate::rng::Rng;
@@ -32,11 +33,28 @@ pub struct ProxyConfig {
     pub json: bool,
     /// `--for`: how long the proxy serves.
     pub run_for: Option<Duration>,
+    /// The controller to run behind the proxy (after `--`): its program and arguments.
+    pub controller: Option<(String, Vec<String>)>,
 }
 
 impl ProxyConfig {
-    pub fn from_args(args: &ProxyArgs) -> Self {
-        ProxyConfig {
+    pub fn from_args(args: &ProxyArgs) -> Result<Self> {
+        let controller = args
+            .controller
+            .split_first()
+            .map(|(program, args)| (program.clone(), args.to_vec()));
+        if controller.is_none() {
+            if let Some(crash) = args
+                .faults
+                .iter()
+                .find(|f| matches!(f.kind, Kind::Crash { .. }))
+            {
+                return Err(Error::Usage(format!(
+                    "--fault {crash}: a crash kills the controller the proxy runs, and none is given: put its command after --, e.g. kubectl informer proxy --fault {crash} -- ./manager"
+                )));
+            }
+        }
+        Ok(ProxyConfig {
             port: args.port,
             write_kubeconfig: args.write_kubeconfig.clone(),
             plain_http: args.plain_http,
@@ -46,7 +64,8 @@ impl ProxyConfig {
                 .unwrap_or_else(|| Rng::from_clock().next_u64() % 1_000_000),
             json: args.output == ReportFormat::Json,
             run_for: args.run_for,
-        }
+            controller,
+        })
     }
 }
 
@@ -67,19 +86,8 @@ pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
     };
     let scheme = if authority.is_some() { "https" } else { "http" };
     let url = format!("{scheme}://127.0.0.1:{port}");
-    if let Some(path) = &config.write_kubeconfig {
-        // Refused when it exists, as --record and --save-cache are (no command overwrites a file
-        // the user named); then replaced whole, so that a reader waiting for the file to be
-        // non-empty never reads half of it.
-        drop(super::create_new_file("--write-kubeconfig", path)?);
-        let text = kubeconfig(&url, authority.as_ref(), &cluster.default_namespace);
-        output::file::write_whole(path, text.as_bytes()).map_err(|e| {
-            Error::File(format!(
-                "cannot write --write-kubeconfig {}: {e}",
-                path.display()
-            ))
-        })?;
-    }
+    let text = kubeconfig(&url, authority.as_ref(), &cluster.default_namespace);
+    let (kubeconfig_path, own_kubeconfig) = write_kubeconfig(&config, &text)?;
     let (seed, json) = (config.seed, config.json);
     let faults: Vec<String> = config.faults.iter().map(|f| f.text.clone()).collect();
     let first = match json {
@@ -95,7 +103,14 @@ pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
         .map_err(Error::Output)?;
     drop(out);
     let (notices, received) = tokio::sync::mpsc::unbounded_channel();
-    let engine = Arc::new(Engine::new(armed, seed, notices));
+    let mut engine = Engine::new(armed, seed, notices.clone());
+    let mut supervisor = None;
+    if let (Some(controller), Some(kubeconfig)) = (&config.controller, kubeconfig_path) {
+        let (started, handle) = start_controller(controller, kubeconfig, notices)?;
+        supervisor = Some(started);
+        engine = engine.with_controller(handle);
+    }
+    let engine = Arc::new(engine);
     engine.run_timers();
     let started = std::time::Instant::now();
     let (stop_printing, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -111,10 +126,96 @@ pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
         r = served => r.map(|()| EXIT_OK).map_err(|e| Error::Failed(format!("proxy stopped: {e}"))),
         _ = interrupt => Ok(crate::stop::exit_code()),
         _ = super::sleep_until(global.limits.ends()) => Ok(EXIT_OK),
+        _ = ended_by_itself(supervisor.as_mut()) => Ok(EXIT_FINDING),
     };
+    let code = match supervisor {
+        Some(supervisor) => match supervisor.stop().await {
+            Ended::ByItself(_) => code.map(|c| c.max(EXIT_FINDING)),
+            Ended::Stopped => code,
+        },
+        None => code,
+    };
+    drop(own_kubeconfig);
     let _ = stop_printing.send(());
     summarize(&engine, printer, started.elapsed(), json).await;
     code
+}
+
+/// The proxy's kubeconfig, written where `--write-kubeconfig` says, else (for the controller the
+/// proxy runs) in a file of the run's own, removed when the second value is dropped; `None`
+/// when neither is asked for.
+fn write_kubeconfig(
+    config: &ProxyConfig,
+    text: &str,
+) -> Result<(Option<PathBuf>, Option<tempfile::NamedTempFile>)> {
+    match (&config.write_kubeconfig, &config.controller) {
+        (Some(path), _) => {
+            // Refused when it exists, as --record and --save-cache are (no command overwrites a
+            // file the user named); then replaced whole, so that a reader waiting for the file
+            // to be non-empty never reads half of it.
+            drop(super::create_new_file("--write-kubeconfig", path)?);
+            output::file::write_whole(path, text.as_bytes()).map_err(|e| {
+                Error::File(format!(
+                    "cannot write --write-kubeconfig {}: {e}",
+                    path.display()
+                ))
+            })?;
+            Ok((Some(path.clone()), None))
+        }
+        (None, Some(_)) => {
+            let file = own_kubeconfig_file(text)?;
+            Ok((Some(file.path().to_path_buf()), Some(file)))
+        }
+        (None, None) => Ok((None, None)),
+    }
+}
+
+/// Starts the controller given after `--` on `kubeconfig`; its notices go with the faults'.
+fn start_controller(
+    (program, args): &(String, Vec<String>),
+    kubeconfig: PathBuf,
+    notices: tokio::sync::mpsc::UnboundedSender<Notice>,
+) -> Result<(Supervisor, crate::proxy::controller::Handle)> {
+    let spec = Spec {
+        program: program.clone(),
+        args: args.clone(),
+        kubeconfig,
+    };
+    Supervisor::start(spec, notices).map_err(|e| {
+        Error::Failed(format!(
+            "cannot start the controller {program}: {e}: check the command after --"
+        ))
+    })
+}
+
+/// Returns when the controller the proxy runs has exited by itself; never without one.
+async fn ended_by_itself(supervisor: Option<&mut Supervisor>) {
+    match supervisor {
+        Some(supervisor) => {
+            supervisor.ended().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// The kubeconfig given to the controller when `--write-kubeconfig` names none: a file of the
+/// run's own, removed when it is dropped.
+fn own_kubeconfig_file(text: &str) -> Result<tempfile::NamedTempFile> {
+    let cannot = |e: std::io::Error| {
+        Error::File(format!(
+            "cannot write the controller's kubeconfig in {}: {e}: name one with --write-kubeconfig FILE",
+            std::env::temp_dir().display()
+        ))
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix("kubectl-informer-proxy-")
+        .suffix(".kubeconfig")
+        .tempfile()
+        .map_err(cannot)?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(cannot)?;
+    Ok(file)
 }
 
 /// Each fault, its resource resolved as kubectl names resolve (discovery is asked only when one

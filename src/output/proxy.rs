@@ -27,6 +27,16 @@ pub fn notice_line(notice: &Notice) -> String {
 }
 
 pub fn notice_json(notice: &Notice) -> Value {
+    if let Some((event, pid)) = notice.controller {
+        return json!({
+            "schemaVersion": SCHEMA_VERSION,
+            "type": "controller",
+            "time": rfc3339_millis(notice.at),
+            "event": event,
+            "pid": pid,
+            "detail": notice.detail,
+        });
+    }
     if notice.fault.is_empty() {
         return json!({
             "schemaVersion": SCHEMA_VERSION,

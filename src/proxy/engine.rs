@@ -41,6 +41,9 @@ pub struct Notice {
     /// The request it was applied to (`watch deployments.apps -A from rv 12`), if one.
     pub request: Option<String>,
     pub detail: String,
+    /// For a notice of the controller the proxy runs (`kind` "controller"): what happened to it
+    /// (`started`, `exited`, `stopped`) and its pid.
+    pub controller: Option<(&'static str, Option<u32>)>,
 }
 
 /// How often a fault was applied, for the summary.
@@ -70,6 +73,8 @@ pub struct Plan {
     pub gone: Option<usize>,
     /// The faults that act on the watch's stream.
     pub stream: Vec<usize>,
+    /// The `crash` faults whose writes this is one of: counted once the server has committed it.
+    pub crash: Vec<usize>,
 }
 
 /// A client's connection, as the timed faults reach it.
@@ -102,6 +107,10 @@ pub struct Engine {
     started: Instant,
     /// The run's seed, from which each timed fault's draws are seeded too.
     seed: u64,
+    /// Per fault, the writes in its scope the server has committed (for `crash:after=`).
+    committed: Vec<AtomicU64>,
+    /// The controller the proxy runs, which `crash` faults kill.
+    controller: Option<super::controller::Handle>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -110,6 +119,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Engine {
     pub fn new(faults: Vec<Armed>, seed: u64, notices: mpsc::UnboundedSender<Notice>) -> Self {
+        let count = faults.len();
         let applied = faults
             .iter()
             .map(|a| Applied {
@@ -131,7 +141,15 @@ impl Engine {
             next_id: AtomicU64::new(1),
             started: Instant::now(),
             seed,
+            committed: (0..count).map(|_| AtomicU64::new(0)).collect(),
+            controller: None,
         }
+    }
+
+    /// The engine whose `crash` faults kill the controller behind `handle`.
+    pub fn with_controller(mut self, handle: super::controller::Handle) -> Self {
+        self.controller = Some(handle);
+        self
     }
 
     pub fn is_empty(&self) -> bool {
@@ -178,6 +196,7 @@ impl Engine {
             kind: self.faults[fault].fault.name(),
             request: request.map(ApiRequest::describe),
             detail,
+            controller: None,
         });
     }
 
@@ -189,6 +208,7 @@ impl Engine {
             kind: "refused",
             request: Some(request),
             detail,
+            controller: None,
         });
     }
 
@@ -238,6 +258,11 @@ impl Engine {
                     if request.verb == super::fault::Verb::Watch && self.coin(fault.share) =>
                 {
                     plan.stream.push(i);
+                }
+                Kind::Crash { nth: Some(_) }
+                    if fault.verbs.contains(&request.verb) && !request.dry_run =>
+                {
+                    plan.crash.push(i);
                 }
                 _ => {}
             }
@@ -304,6 +329,48 @@ impl Engine {
         }
     }
 
+    /// Counts a write of `request` the server committed against the `crash` faults of its plan;
+    /// the first whose `nth` it is kills the controller, with `what` (the object written) in its
+    /// notice, and this returns once the controller is gone: it never sees the answer.
+    pub async fn committed(self: &Arc<Self>, crash: &[usize], request: &ApiRequest, what: &str) {
+        for &fault in crash {
+            let Kind::Crash { nth: Some(nth) } = self.faults[fault].fault.kind else {
+                continue;
+            };
+            if self.committed[fault].fetch_add(1, Ordering::Relaxed) + 1 != nth {
+                continue;
+            }
+            let request = request.clone();
+            let what = what.to_string();
+            self.crash(move |engine, pid| match pid {
+                Some(pid) => engine.notice(
+                    fault,
+                    Some(&request),
+                    format!("committed by the server (write {nth} in scope{what}); the controller (pid {pid}) killed with SIGKILL before it saw the answer"),
+                    true,
+                ),
+                None => engine.notice(
+                    fault,
+                    Some(&request),
+                    format!("committed by the server (write {nth} in scope{what}); no controller was running to kill"),
+                    false,
+                ),
+            })
+            .await;
+            return;
+        }
+    }
+
+    /// Kills the controller (when the proxy runs one), `say` saying so with the pid killed.
+    async fn crash(self: &Arc<Self>, say: impl FnOnce(&Engine, Option<u32>) + Send + 'static) {
+        let Some(handle) = &self.controller else {
+            say(self, None);
+            return;
+        };
+        let engine = self.clone();
+        handle.kill(Box::new(move |pid| say(&engine, pid))).await;
+    }
+
     /// Runs the timed faults' moments, each at its schedule from the start, until the process
     /// ends.
     pub fn run_timers(self: &Arc<Self>) {
@@ -331,7 +398,7 @@ impl Engine {
     }
 
     /// A timed fault's moment.
-    fn fire(&self, fault: usize) {
+    fn fire(self: &Arc<Self>, fault: usize) {
         let armed = &self.faults[fault];
         let now = Instant::now();
         let until = now
@@ -354,6 +421,24 @@ impl Engine {
                 let _ = self.moments.send(moment);
             }
             Kind::Silence { length } => self.silence(fault, until, length),
+            Kind::Crash { .. } => {
+                let engine = self.clone();
+                tokio::spawn(async move {
+                    engine
+                        .crash(move |engine, pid| match pid {
+                            Some(pid) => engine.notice(
+                                fault,
+                                None,
+                                format!("the controller (pid {pid}) killed with SIGKILL"),
+                                true,
+                            ),
+                            None => {
+                                engine.notice(fault, None, "no controller is running".into(), false)
+                            }
+                        })
+                        .await;
+                });
+            }
             Kind::Refuse { length } => {
                 let connections: Vec<Arc<Connection>> =
                     lock(&self.connections).values().cloned().collect();

@@ -13,7 +13,8 @@ pub struct Fault {
     pub kind: Kind,
     /// The resource it is limited to, as the user named it (resolved at start); `None`: all.
     pub resource: Option<String>,
-    /// The verbs it is limited to (`error` only; the others say which verbs they act on).
+    /// The verbs it is limited to (`error`, and the writes a `crash:after=` follows; the others
+    /// say which verbs they act on).
     pub verbs: Vec<Verb>,
     /// When a timed fault happens.
     pub schedule: Option<Schedule>,
@@ -51,6 +52,11 @@ pub enum Kind {
     },
     /// Each LIST request (each page) is answered this much later.
     SlowList { by: Duration },
+    /// The controller the proxy started (`proxy ... -- CMD`) is killed with SIGKILL and started
+    /// again: with `nth`, right after the server has committed the `nth` write in scope (of the
+    /// fault's verbs), before the controller sees the answer, once; without it, at the fault's
+    /// moments (`at`, `every`).
+    Crash { nth: Option<u64> },
 }
 
 /// When a timed fault happens, from the proxy's start.
@@ -101,7 +107,7 @@ impl Verb {
 }
 
 /// The kinds, with the options each takes, for messages and help.
-const KINDS: [(&str, &[&str]); 10] = [
+const KINDS: [(&str, &[&str]); 11] = [
     ("sever", &["every", "at", "how", "resource"]),
     ("silence", &["every", "at", "for", "resource"]),
     ("stall", &["every", "at", "for", "resource"]),
@@ -115,7 +121,11 @@ const KINDS: [(&str, &[&str]); 10] = [
         &["status", "retry-after", "verb", "share", "resource"],
     ),
     ("slow-list", &["by", "share", "resource"]),
+    ("crash", &["after", "nth", "every", "at", "resource"]),
 ];
+
+/// The verbs that write, which a `crash:after=` names.
+const WRITES: [Verb; 4] = [Verb::Create, Verb::Update, Verb::Patch, Verb::Delete];
 
 impl Fault {
     /// Parses `--fault TEXT`; the error reads well after `--fault TEXT: `.
@@ -173,6 +183,7 @@ impl Fault {
             Kind::Delay { .. } => "delay",
             Kind::Error { .. } => "error",
             Kind::SlowList { .. } => "slow-list",
+            Kind::Crash { .. } => "crash",
         }
     }
 }
@@ -196,6 +207,8 @@ struct Options {
     status: Option<u16>,
     retry_after: Option<u64>,
     verbs: Vec<Verb>,
+    after: Vec<Verb>,
+    nth: Option<u64>,
 }
 
 impl Options {
@@ -257,17 +270,20 @@ impl Options {
                 }
                 self.retry_after = Some(d.as_secs());
             }
-            "verb" => {
-                for verb in value.split('+') {
-                    let found = Verb::ALL.into_iter().find(|v| v.name() == verb);
-                    self.verbs.push(found.ok_or_else(|| {
-                        let names: Vec<&str> = Verb::ALL.iter().map(|v| v.name()).collect();
-                        format!(
-                            "verb={value}: \"{verb}\" is not a verb: use {} (several joined by +)",
-                            names.join(", ")
-                        )
-                    })?);
-                }
+            "verb" => self.verbs = verbs(value, &Verb::ALL, "verb", "a verb")?,
+            "after" => self.after = verbs(value, &WRITES, "after", "a write")?,
+            "nth" => {
+                self.nth = Some(
+                    value
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| {
+                            format!(
+                                "nth={value}: write which write it is, counted from 1, e.g. nth=2"
+                            )
+                        })?,
+                )
             }
             _ => unreachable!("every option a kind allows is set here"),
         }
@@ -288,7 +304,23 @@ impl Options {
         let timed = KINDS
             .iter()
             .any(|(k, options)| *k == name && options.contains(&"every"));
-        if timed && schedule.is_none() {
+        if name == "crash" {
+            match (schedule.is_some(), self.after.is_empty()) {
+                (true, false) => {
+                    return Err(
+                        "crash: give after=VERB (right after a write) or at=D/every=D, not both"
+                            .into(),
+                    )
+                }
+                (false, true) => {
+                    return Err("crash needs a moment: after=VERB (right after the server committed a write of the controller's, e.g. after=create) or at=D/every=D".into())
+                }
+                (true, true) if self.nth.is_some() => {
+                    return Err("crash: nth= counts the writes of after=VERB; with at/every it means nothing".into())
+                }
+                _ => {}
+            }
+        } else if timed && schedule.is_none() {
             return Err(format!(
                 "{name} needs a time: at=D (once) or every=D (e.g. every=10s)"
             ));
@@ -320,10 +352,14 @@ impl Options {
                 retry_after: self.retry_after,
             },
             "slow-list" => Kind::SlowList { by: by()? },
+            "crash" => Kind::Crash {
+                nth: (!self.after.is_empty()).then(|| self.nth.unwrap_or(1)),
+            },
             _ => unreachable!("every kind in KINDS is built here"),
         };
         let verbs = match (&kind, self.verbs.is_empty()) {
             (Kind::Error { .. }, true) => vec![Verb::List, Verb::Watch],
+            (Kind::Crash { .. }, _) => self.after,
             _ => self.verbs,
         };
         Ok(Fault {
@@ -335,6 +371,26 @@ impl Options {
             text: text.to_string(),
         })
     }
+}
+
+/// `VERB+VERB`, each one of `allowed`; `key` and `what` name them in the error.
+fn verbs(value: &str, allowed: &[Verb], key: &str, what: &str) -> Result<Vec<Verb>, String> {
+    value
+        .split('+')
+        .map(|verb| {
+            allowed
+                .iter()
+                .copied()
+                .find(|v| v.name() == verb)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = allowed.iter().map(|v| v.name()).collect();
+                    format!(
+                        "{key}={value}: \"{verb}\" is not {what}: use {} (several joined by +)",
+                        names.join(", ")
+                    )
+                })
+        })
+        .collect()
 }
 
 /// `P%`, a share above 0 and at most 100%.
@@ -399,6 +455,18 @@ mod tests {
                 initial_events_end_only: true
             }
         );
+        let crash = Fault::parse("crash:after=create+patch,nth=2,resource=configmaps").unwrap();
+        assert_eq!(crash.kind, Kind::Crash { nth: Some(2) });
+        assert_eq!(crash.verbs, vec![Verb::Create, Verb::Patch]);
+        assert!(!crash.is_timed());
+        assert_eq!(
+            Fault::parse("crash:after=delete").unwrap().kind,
+            Kind::Crash { nth: Some(1) },
+            "the first write, unless told"
+        );
+        let timed = Fault::parse("crash:every=30s").unwrap();
+        assert_eq!(timed.kind, Kind::Crash { nth: None });
+        assert!(timed.is_timed());
         assert_eq!(Fault::parse("gone").unwrap().share, 1.0);
         assert_eq!(Fault::parse("gone").unwrap().name(), "gone");
     }
@@ -443,6 +511,21 @@ mod tests {
             ("error:status=500,verb=frob", "\"frob\" is not a verb"),
             ("gone:resource=", "resource= needs a resource"),
             ("gone:share", "\"share\" is not OPTION=VALUE"),
+            ("crash", "crash needs a moment: after=VERB"),
+            (
+                "crash:after=list",
+                "\"list\" is not a write: use create, update",
+            ),
+            ("crash:after=create,every=5s", "not both"),
+            (
+                "crash:every=5s,nth=2",
+                "nth= counts the writes of after=VERB",
+            ),
+            ("crash:after=create,nth=0", "counted from 1"),
+            (
+                "crash:after=create,share=5%",
+                "crash has no option \"share\"",
+            ),
         ];
         for (text, expected) in cases {
             let e = Fault::parse(text).expect_err(text);

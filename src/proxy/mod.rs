@@ -2,6 +2,7 @@
 //! with the user's credentials, for a controller to be started against; the place where
 //! watch-level faults are put in front of it.
 
+pub mod controller;
 pub mod engine;
 pub mod fault;
 pub mod frames;

@@ -13,6 +13,8 @@ pub struct ApiRequest {
     pub resource_version: Option<String>,
     /// `sendInitialEvents=true`: a watch-list, whose first events are the current state.
     pub send_initial_events: bool,
+    /// `dryRun=All`: a write the server checks and does not commit.
+    pub dry_run: bool,
     /// The watch or list it is, whatever its resourceVersion: the path with its selectors (a
     /// resumed watch has the same key as the one that ended).
     pub key: String,
@@ -34,12 +36,14 @@ impl ApiRequest {
         let mut watch_param = false;
         let mut resource_version = None;
         let mut send_initial_events = false;
+        let mut dry_run = false;
         let mut selectors = Vec::new();
         for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
             match key.as_ref() {
                 "watch" => watch_param = matches!(value.as_ref(), "true" | "1"),
                 "resourceVersion" => resource_version = Some(value.into_owned()),
                 "sendInitialEvents" => send_initial_events = value == "true",
+                "dryRun" => dry_run = value == "All",
                 "labelSelector" | "fieldSelector" => selectors.push(format!("{key}={value}")),
                 _ => {}
             }
@@ -66,6 +70,7 @@ impl ApiRequest {
             resource,
             resource_version: resource_version.filter(|rv| !rv.is_empty()),
             send_initial_events,
+            dry_run,
             key,
         }
     }

@@ -168,6 +168,9 @@ async fn handle(
         tokio::time::sleep(by).await;
     }
     let response = forward(cluster, request, api.verb == Verb::Watch).await;
+    if !plan.crash.is_empty() && response.status().is_success() {
+        return committed(engine, &plan.crash, &api, response).await;
+    }
     if api.verb != Verb::Watch || response.status() != http::StatusCode::OK {
         return response;
     }
@@ -194,6 +197,34 @@ async fn handle(
         false => relay(engine.clone(), api, plan.stream, encoding, body, guard),
     };
     hyper::Response::from_parts(parts, body)
+}
+
+/// A write the server has committed, counted by the `crash` faults it is in the scope of; when
+/// one kills the controller, that happens before the answer is passed on (to a client that is
+/// gone). The answer, a single object, is read whole so that the notice can name it.
+async fn committed(
+    engine: &Arc<Engine>,
+    crash: &[usize],
+    api: &ApiRequest,
+    response: hyper::Response<ProxyBody>,
+) -> hyper::Response<ProxyBody> {
+    let (parts, body) = response.into_parts();
+    let bytes = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => return status(502, "ServiceUnavailable", &format!("response body: {e}")),
+    };
+    let content_type = parts
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let what = match crate::cluster::encoding::object_name(content_type, &bytes) {
+        Some((name, Some(rv))) => format!(": {name} rv {rv}"),
+        Some((name, None)) => format!(": {name}"),
+        None => String::new(),
+    };
+    engine.committed(crash, api, &what).await;
+    hyper::Response::from_parts(parts, whole(bytes))
 }
 
 /// Whether `request` asks to upgrade its connection (SPDY or WebSocket, as kubectl's exec,

@@ -14,6 +14,15 @@
 // --reconcile-delay (a sleep in every reconcile) and --max-concurrent-reconciles make its
 // workqueue back up on demand.
 //
+// A second controller, `children` (--controllers=children, or configmap,children), gives each
+// parent (a watched ConfigMap labelled informer.test/parent=true) one child ConfigMap that it
+// owns, named PARENT-child-XXXXX, labelled informer.test/child-of=PARENT, and records the child's
+// name in the parent's annotation informer.test/child: two writes for one decision. Before it
+// creates a child it looks for one the parent already owns (a create whose answer it never saw,
+// because it crashed in between, is adopted after its restart). With --bug-intermediate-state it
+// does not look, and a crash between the two writes leaves the parent with two children: the
+// bug Sieve calls an intermediate state, planted on purpose for kubectl-informer's crash tests.
+//
 // In a cluster each replica is a pod; in the tests each is a process on the host that stands for
 // one pod of a Deployment on a kwok node (tests/operator/run.sh), so it is told its pod's name.
 package main
@@ -26,9 +35,11 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -36,6 +47,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -43,6 +55,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
 const (
@@ -54,6 +67,14 @@ const (
 	ObservedAnnotation = "informer.test/observed"
 	// ObservedRVAnnotation holds the resourceVersion the controller last reconciled.
 	ObservedRVAnnotation = "informer.test/observed-resource-version"
+	// ChildrenControllerName is the name of the controller that gives parents a child.
+	ChildrenControllerName = "children"
+	// ParentLabel marks a parent ConfigMap (value "true").
+	ParentLabel = "informer.test/parent"
+	// ChildOfLabel is on each child: its parent's name.
+	ChildOfLabel = "informer.test/child-of"
+	// ChildAnnotation is on each parent: its child's name, once recorded.
+	ChildAnnotation = "informer.test/child"
 )
 
 type options struct {
@@ -62,6 +83,8 @@ type options struct {
 	leaderElectionID, namespace, pod string
 	reconcileDelay                   time.Duration
 	maxConcurrentReconciles          int
+	controllers                      string
+	bugIntermediateState             bool
 }
 
 func parseFlags() (options, zap.Options) {
@@ -78,6 +101,10 @@ func parseFlags() (options, zap.Options) {
 		"the pod this process stands for: the leader identity is POD_UUID (default $POD_NAME, else the hostname)")
 	flag.DurationVar(&o.reconcileDelay, "reconcile-delay", 0, "sleep this long in every reconcile")
 	flag.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", 1, "workers of the configmap controller")
+	flag.StringVar(&o.controllers, "controllers", ControllerName,
+		"the controllers to run, comma-separated: configmap, children")
+	flag.BoolVar(&o.bugIntermediateState, "bug-intermediate-state", false,
+		"planted bug: the children controller creates a child without looking for one the parent already owns")
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -135,14 +162,30 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
-	r := &reconciler{Client: mgr.GetClient(), delay: o.reconcileDelay}
-	err = ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&corev1.ConfigMap{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: o.maxConcurrentReconciles}).
-		Complete(r)
-	if err != nil {
-		return fmt.Errorf("creating the %s controller: %w", ControllerName, err)
+	for _, name := range strings.Split(o.controllers, ",") {
+		switch strings.TrimSpace(name) {
+		case ControllerName:
+			r := &reconciler{Client: mgr.GetClient(), delay: o.reconcileDelay}
+			err = ctrl.NewControllerManagedBy(mgr).
+				Named(ControllerName).
+				For(&corev1.ConfigMap{}).
+				WithOptions(controller.Options{MaxConcurrentReconciles: o.maxConcurrentReconciles}).
+				Complete(r)
+		case ChildrenControllerName:
+			r := &children{Client: mgr.GetClient(), bugIntermediateState: o.bugIntermediateState}
+			isParent := predicate.NewPredicateFuncs(func(o client.Object) bool {
+				return o.GetLabels()[ParentLabel] == "true"
+			})
+			err = ctrl.NewControllerManagedBy(mgr).
+				Named(ChildrenControllerName).
+				For(&corev1.ConfigMap{}, builder.WithPredicates(isParent)).
+				Complete(r)
+		default:
+			return fmt.Errorf("--controllers: unknown controller %q: use configmap, children", name)
+		}
+		if err != nil {
+			return fmt.Errorf("creating the %s controller: %w", name, err)
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
@@ -221,4 +264,61 @@ func dataDigest(data map[string]string) string {
 		fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(data[k]), data[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+type children struct {
+	client.Client
+	bugIntermediateState bool
+}
+
+// Reconcile gives a parent one child: it adopts the child the parent already owns (unless the
+// planted bug is on), else creates one; then records the child's name on the parent.
+func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var parent corev1.ConfigMap
+	if err := r.Get(ctx, req.NamespacedName, &parent); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if parent.Labels[ParentLabel] != "true" || parent.DeletionTimestamp != nil ||
+		parent.Annotations[ChildAnnotation] != "" {
+		return ctrl.Result{}, nil
+	}
+	child := ""
+	if !r.bugIntermediateState {
+		var owned corev1.ConfigMapList
+		if err := r.List(ctx, &owned, client.InNamespace(parent.Namespace),
+			client.MatchingLabels{ChildOfLabel: parent.Name}); err != nil {
+			return ctrl.Result{}, err
+		}
+		for _, c := range owned.Items {
+			if metav1.IsControlledBy(&c, &parent) {
+				child = c.Name
+			}
+		}
+	}
+	if child == "" {
+		isController := true
+		c := corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{
+				GenerateName: parent.Name + "-child-",
+				Namespace:    parent.Namespace,
+				// In the watched set, so that the cache (and a restart's first LIST) has it.
+				Labels: map[string]string{WatchLabel: "true", ChildOfLabel: parent.Name},
+				OwnerReferences: []metav1.OwnerReference{{
+					APIVersion: "v1", Kind: "ConfigMap", Name: parent.Name, UID: parent.UID,
+					Controller: &isController,
+				}},
+			},
+			Data: map[string]string{"parent": parent.Name},
+		}
+		if err := r.Create(ctx, &c); err != nil {
+			return ctrl.Result{}, err
+		}
+		child = c.Name
+	}
+	patch := client.MergeFrom(parent.DeepCopy())
+	if parent.Annotations == nil {
+		parent.Annotations = map[string]string{}
+	}
+	parent.Annotations[ChildAnnotation] = child
+	return ctrl.Result{}, client.IgnoreNotFound(r.Patch(ctx, &parent, patch))
 }

@@ -302,7 +302,7 @@ fn a_command_lists_arguments_only_when_it_has_some() {
         ("diff", true),
         ("completion", true),
         ("version", false),
-        ("proxy", false),
+        ("proxy", true),
     ] {
         let out = run(&[command, "--help"]);
         assert_eq!(out.code, Some(0), "{command}: {}", out.stderr);

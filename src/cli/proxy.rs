@@ -47,6 +47,9 @@ again and again, from the start):\n  \
     default list+watch)\n  \
     slow-list:by=D\n      \
     every LIST request (every page) answered D later\n  \
+    coalesce:window=D\n      \
+    an object's watch events within D of its first sent as one, the newest, typed as a\n      \
+    relist shows the change (what a client that relisted, or was slow, sees)\n  \
     crash:after=VERB[+VERB][,nth=N]|every=D|at=D\n      \
     the controller started after -- killed with SIGKILL and started again: right after the\n      \
     server committed its Nth write (default 1) of those verbs (create, update, patch,\n      \

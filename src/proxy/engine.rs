@@ -259,6 +259,9 @@ impl Engine {
                 {
                     plan.stream.push(i);
                 }
+                Kind::Coalesce { .. } if request.verb == super::fault::Verb::Watch => {
+                    plan.stream.push(i);
+                }
                 Kind::Crash { nth: Some(_) }
                     if fault.verbs.contains(&request.verb) && !request.dry_run =>
                 {

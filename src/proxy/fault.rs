@@ -57,6 +57,10 @@ pub enum Kind {
     /// fault's verbs), before the controller sees the answer, once; without it, at the fault's
     /// moments (`at`, `every`).
     Crash { nth: Option<u64> },
+    /// A watch's events of one object within this window of its first are sent as one, the
+    /// newest, at the place of the last (resourceVersion order kept), typed as a relist would
+    /// show the change: what a client that relisted, or was slow, sees.
+    Coalesce { window: Duration },
 }
 
 /// When a timed fault happens, from the proxy's start.
@@ -107,7 +111,7 @@ impl Verb {
 }
 
 /// The kinds, with the options each takes, for messages and help.
-const KINDS: [(&str, &[&str]); 11] = [
+const KINDS: [(&str, &[&str]); 12] = [
     ("sever", &["every", "at", "how", "resource"]),
     ("silence", &["every", "at", "for", "resource"]),
     ("stall", &["every", "at", "for", "resource"]),
@@ -122,6 +126,7 @@ const KINDS: [(&str, &[&str]); 11] = [
     ),
     ("slow-list", &["by", "share", "resource"]),
     ("crash", &["after", "nth", "every", "at", "resource"]),
+    ("coalesce", &["window", "resource"]),
 ];
 
 /// The verbs that write, which a `crash:after=` names.
@@ -184,6 +189,7 @@ impl Fault {
             Kind::Error { .. } => "error",
             Kind::SlowList { .. } => "slow-list",
             Kind::Crash { .. } => "crash",
+            Kind::Coalesce { .. } => "coalesce",
         }
     }
 }
@@ -209,6 +215,7 @@ struct Options {
     verbs: Vec<Verb>,
     after: Vec<Verb>,
     nth: Option<u64>,
+    window: Option<Duration>,
 }
 
 impl Options {
@@ -236,6 +243,7 @@ impl Options {
             "at" => self.at = Some(length(value)?),
             "for" => self.length = Some(positive(value)?),
             "by" => self.by = Some(positive(value)?),
+            "window" => self.window = Some(positive(value)?),
             "how" => {
                 self.reset = Some(match value {
                     "reset" => true,
@@ -290,6 +298,20 @@ impl Options {
         Ok(())
     }
 
+    /// A crash happens after a write (`after=`, counted by `nth=`) or at moments, one of them.
+    fn check_crash(&self, timed: bool) -> Result<(), String> {
+        match (timed, self.after.is_empty()) {
+            (true, false) => Err(
+                "crash: give after=VERB (right after a write) or at=D/every=D, not both".into(),
+            ),
+            (false, true) => Err("crash needs a moment: after=VERB (right after the server committed a write of the controller's, e.g. after=create) or at=D/every=D".into()),
+            (true, true) if self.nth.is_some() => {
+                Err("crash: nth= counts the writes of after=VERB; with at/every it means nothing".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn into_fault(self, name: &str, text: &str) -> Result<Fault, String> {
         let schedule = match (self.at, self.every) {
             (Some(_), Some(_)) => {
@@ -305,21 +327,7 @@ impl Options {
             .iter()
             .any(|(k, options)| *k == name && options.contains(&"every"));
         if name == "crash" {
-            match (schedule.is_some(), self.after.is_empty()) {
-                (true, false) => {
-                    return Err(
-                        "crash: give after=VERB (right after a write) or at=D/every=D, not both"
-                            .into(),
-                    )
-                }
-                (false, true) => {
-                    return Err("crash needs a moment: after=VERB (right after the server committed a write of the controller's, e.g. after=create) or at=D/every=D".into())
-                }
-                (true, true) if self.nth.is_some() => {
-                    return Err("crash: nth= counts the writes of after=VERB; with at/every it means nothing".into())
-                }
-                _ => {}
-            }
+            self.check_crash(schedule.is_some())?;
         } else if timed && schedule.is_none() {
             return Err(format!(
                 "{name} needs a time: at=D (once) or every=D (e.g. every=10s)"
@@ -352,6 +360,12 @@ impl Options {
                 retry_after: self.retry_after,
             },
             "slow-list" => Kind::SlowList { by: by()? },
+            "coalesce" => Kind::Coalesce {
+                window: self.window.ok_or_else(|| {
+                    "coalesce needs window=D, how long an object's events are gathered (e.g. window=5s)"
+                        .to_string()
+                })?,
+            },
             "crash" => Kind::Crash {
                 nth: (!self.after.is_empty()).then(|| self.nth.unwrap_or(1)),
             },
@@ -463,6 +477,12 @@ mod tests {
             Fault::parse("crash:after=delete").unwrap().kind,
             Kind::Crash { nth: Some(1) },
             "the first write, unless told"
+        );
+        assert_eq!(
+            Fault::parse("coalesce:window=5s,resource=configmaps")
+                .unwrap()
+                .kind,
+            Kind::Coalesce { window: secs(5) }
         );
         let timed = Fault::parse("crash:every=30s").unwrap();
         assert_eq!(timed.kind, Kind::Crash { nth: None });

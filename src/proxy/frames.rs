@@ -15,6 +15,27 @@ pub struct EventInfo {
     /// The object's resourceVersion (a bookmark's too); `None` for an ERROR or what did not
     /// decode.
     pub resource_version: Option<String>,
+    /// For an object's event: what happened to it, and its key (`NAMESPACE/NAME`, or `NAME`).
+    pub change: Option<(Change, String)>,
+}
+
+/// What an object's event says happened to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl Change {
+    /// The event's type, as the wire writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Change::Added => "ADDED",
+            Change::Modified => "MODIFIED",
+            Change::Deleted => "DELETED",
+        }
+    }
 }
 
 /// Cuts a body into whole events as its chunks come, every byte of it passed on as it came
@@ -54,17 +75,54 @@ impl Splitter {
                 bookmark: true,
                 initial_events_end,
                 resource_version: Some(resource_version),
+                change: None,
             },
-            Ok(
-                WatchEvent::Added(object)
-                | WatchEvent::Modified(object)
-                | WatchEvent::Deleted(object),
-            ) => EventInfo {
+            Ok(WatchEvent::Added(object)) => EventInfo {
                 resource_version: Some(object.resource_version().to_string()),
+                change: Some((Change::Added, object.key())),
+                ..EventInfo::default()
+            },
+            Ok(WatchEvent::Modified(object)) => EventInfo {
+                resource_version: Some(object.resource_version().to_string()),
+                change: Some((Change::Modified, object.key())),
+                ..EventInfo::default()
+            },
+            Ok(WatchEvent::Deleted(object)) => EventInfo {
+                resource_version: Some(object.resource_version().to_string()),
+                change: Some((Change::Deleted, object.key())),
                 ..EventInfo::default()
             },
             Ok(WatchEvent::Error(_)) | Err(_) => EventInfo::default(),
         }
+    }
+}
+
+/// `event` (as [`Splitter::push`] returned it) with its type made `change`, the same object: what
+/// a coalesced watch sends in place of several events. `None` for CBOR, whose events this does
+/// not write, and for what does not decode.
+pub fn retyped(encoding: Encoding, event: &[u8], change: Change) -> Option<Bytes> {
+    match encoding {
+        Encoding::Json => {
+            #[derive(serde::Deserialize)]
+            struct Line<'a> {
+                #[serde(borrow)]
+                object: &'a serde_json::value::RawValue,
+            }
+            let line: Line = serde_json::from_slice(event).ok()?;
+            Some(Bytes::from(format!(
+                "{{\"type\":\"{}\",\"object\":{}}}\n",
+                change.name(),
+                line.object.get()
+            )))
+        }
+        Encoding::Protobuf => {
+            let message = protobuf::watch_event(event.get(4..)?).ok()?;
+            Some(Bytes::from(protobuf::encode::frame(
+                change.name(),
+                message.object,
+            )))
+        }
+        Encoding::Cbor => None,
     }
 }
 
@@ -141,6 +199,30 @@ mod tests {
             matches!(&decoded, WatchEvent::Error(ApiStatus { code: 410, reason, .. }) if reason == "Expired"),
             "{decoded:?}"
         );
+    }
+
+    #[test]
+    fn an_event_retyped_keeps_its_object_in_json_and_protobuf() {
+        let line = b"{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"7\"}}}\n";
+        let splitter = Splitter::new(Encoding::Json);
+        let modified = retyped(Encoding::Json, line, Change::Modified).unwrap();
+        let info = splitter.info(&modified);
+        assert_eq!(info.change, Some((Change::Modified, "ns/a".to_string())));
+        assert_eq!(info.resource_version.as_deref(), Some("7"));
+        let object = protobuf::encode::envelope(
+            "v1",
+            "ConfigMap",
+            &protobuf::encode::object("a", "ns", "u1", "8", &[], &[]),
+        );
+        let frame = protobuf::encode::frame("DELETED", &object);
+        let splitter = Splitter::new(Encoding::Protobuf);
+        assert_eq!(
+            splitter.info(&frame).change,
+            Some((Change::Deleted, "ns/a".to_string()))
+        );
+        let added = retyped(Encoding::Protobuf, &frame, Change::Added).unwrap();
+        assert_eq!(&added[..], &protobuf::encode::frame("ADDED", &object)[..]);
+        assert_eq!(retyped(Encoding::Cbor, &frame, Change::Added), None);
     }
 
     #[test]

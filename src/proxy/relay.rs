@@ -1,17 +1,17 @@
 //! A watch stream under faults: its events passed on one by one, each whole, delayed, held while
-//! the watch is stalled, dropped (bookmarks), and the stream cut (ended or reset) when a sever
-//! comes.
+//! the watch is stalled, dropped (bookmarks), an object's events within a window sent as one
+//! (coalesced), and the stream cut (ended or reset) when a sever comes.
 
 use super::engine::{Engine, Moment, WatchGuard};
 use super::fault::Kind;
-use super::frames::Splitter;
+use super::frames::{retyped, Change, Splitter};
 use super::request::ApiRequest;
 use super::serve::{BoxError, ProxyBody};
 use crate::cluster::Encoding;
 use bytes::Bytes;
 use http_body::Frame;
 use http_body_util::{BodyExt, StreamBody};
-use std::collections::VecDeque;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
@@ -22,14 +22,52 @@ struct Relay {
     request: ApiRequest,
     faults: Vec<usize>,
     splitter: Splitter,
-    /// Events waiting: until their time (delay), or until the stall ends.
-    waiting: VecDeque<(Instant, Bytes)>,
+    encoding: Encoding,
+    /// Events waiting, in the order they came: until their time (delay, coalesce), or until
+    /// the stall ends.
+    waiting: VecDeque<Waiting>,
+    /// The objects whose events a `coalesce` is gathering, by key.
+    gathering: HashMap<String, Gathering>,
+    /// The numbers of the held events a newer one of the same object replaced: not sent.
+    superseded: HashSet<u64>,
+    held_count: u64,
+    /// A watch-list's initial events, until the bookmark that ends them: not coalesced (each is
+    /// an object of its own, and the client's sync waits for them).
+    initial: bool,
     stalled_until: Option<(usize, Instant)>,
     opened: Instant,
     events: u64,
     last_rv: Option<String>,
     delay_noticed: bool,
     tx: mpsc::Sender<Result<Frame<Bytes>, BoxError>>,
+}
+
+/// An event waiting to be sent.
+struct Waiting {
+    due: Instant,
+    event: Bytes,
+    /// For an object's event that a `coalesce` holds: which, and what it says.
+    held: Option<Held>,
+}
+
+struct Held {
+    key: String,
+    change: Change,
+    resource_version: Option<String>,
+    number: u64,
+}
+
+/// An object whose events a `coalesce` gathers until `due`, the end of the window that its first
+/// event opened.
+struct Gathering {
+    fault: usize,
+    window: std::time::Duration,
+    /// What the first event said: whether the client had the object before.
+    first: Change,
+    /// The newest event's number.
+    number: u64,
+    count: u64,
+    due: Instant,
 }
 
 /// The body of a watch whose stream `faults` act on; `guard` is dropped when it ends.
@@ -43,12 +81,18 @@ pub fn relay(
 ) -> ProxyBody {
     let (tx, rx) = mpsc::channel(16);
     let moments = engine.subscribe();
+    let initial = request.send_initial_events;
     let relay = Relay {
         engine,
         request,
         faults,
         splitter: Splitter::new(encoding),
+        encoding,
         waiting: VecDeque::new(),
+        gathering: HashMap::new(),
+        superseded: HashSet::new(),
+        held_count: 0,
+        initial,
         stalled_until: None,
         opened: Instant::now(),
         events: 0,
@@ -114,7 +158,7 @@ impl Relay {
     fn next_wake(&self) -> Option<Instant> {
         match self.stalled_until {
             Some((_, until)) => Some(until),
-            None => self.waiting.front().map(|(due, _)| *due),
+            None => self.waiting.front().map(|w| w.due),
         }
     }
 
@@ -170,9 +214,107 @@ impl Relay {
                 }
             }
             if info.resource_version.is_some() {
-                self.last_rv = info.resource_version;
+                self.last_rv = info.resource_version.clone();
             }
-            self.waiting.push_back((now + delay, event));
+            let mut due = now + delay;
+            let held = match (self.coalesce(), info.change) {
+                (Some((fault, window)), Some((change, key))) if !self.initial => {
+                    due = self.gather(fault, window, &key, change, due + window);
+                    Some(Held {
+                        key,
+                        change,
+                        resource_version: info.resource_version,
+                        number: self.held_count,
+                    })
+                }
+                _ => None,
+            };
+            if info.initial_events_end {
+                self.initial = false;
+            }
+            self.waiting.push_back(Waiting { due, event, held });
+        }
+    }
+
+    /// The `coalesce` fault on this watch, and its window.
+    fn coalesce(&self) -> Option<(usize, std::time::Duration)> {
+        self.faults
+            .iter()
+            .find_map(|&f| match *self.engine.kind(f) {
+                Kind::Coalesce { window } => Some((f, window)),
+                _ => None,
+            })
+    }
+
+    /// Counts an event of object `key` into its gathering (opened now, until `due`, if there is
+    /// none), the one it replaces marked superseded; returns when it is to be sent.
+    fn gather(
+        &mut self,
+        fault: usize,
+        window: std::time::Duration,
+        key: &str,
+        change: Change,
+        due: Instant,
+    ) -> Instant {
+        self.held_count += 1;
+        let number = self.held_count;
+        match self.gathering.get_mut(key) {
+            Some(g) => {
+                self.superseded.insert(g.number);
+                g.number = number;
+                g.count += 1;
+                g.due
+            }
+            None => {
+                let g = Gathering {
+                    fault,
+                    window,
+                    first: change,
+                    number,
+                    count: 1,
+                    due,
+                };
+                self.gathering.insert(key.to_string(), g);
+                due
+            }
+        }
+    }
+
+    /// The one event sent for an object's gathered events (`held` the newest, `event` its
+    /// bytes), typed as a relist would show the change to a client that had seen none of them:
+    /// an object it did not have is an ADDED, one it had a MODIFIED (even deleted and created
+    /// again in between) or a DELETED; one added and deleted within the window is not sent.
+    fn gathered(&mut self, held: Held, event: Bytes) -> Option<Bytes> {
+        let Some(g) = self.gathering.remove(&held.key) else {
+            return Some(event);
+        };
+        let sent = match (g.first, held.change) {
+            (Change::Added, Change::Deleted) => None,
+            (Change::Added, _) => Some(Change::Added),
+            (_, Change::Deleted) => Some(Change::Deleted),
+            _ => Some(Change::Modified),
+        };
+        if g.count > 1 {
+            let within = format!(
+                "{} events of {} within {}",
+                g.count,
+                held.key,
+                crate::format::duration(g.window)
+            );
+            let detail = match (sent, &held.resource_version) {
+                (None, _) => {
+                    format!("{within} (added, then deleted) not sent: a relist would not show it")
+                }
+                (Some(c), Some(rv)) => format!("{within} sent as one {} at rv {rv}", c.name()),
+                (Some(c), None) => format!("{within} sent as one {}", c.name()),
+            };
+            self.engine
+                .notice(g.fault, Some(&self.request), detail, true);
+        }
+        match sent {
+            None => None,
+            Some(c) if c == held.change => Some(event),
+            Some(c) => Some(retyped(self.encoding, &event, c).unwrap_or(event)),
         }
     }
 
@@ -194,12 +336,19 @@ impl Relay {
                 false,
             );
         }
-        while self.waiting.front().is_some_and(|(due, _)| *due <= now) {
-            let Some((_, event)) = self.waiting.pop_front() else {
+        while self.waiting.front().is_some_and(|w| w.due <= now) {
+            let Some(waiting) = self.waiting.pop_front() else {
                 break;
             };
-            self.events += 1;
-            self.tx.send(Ok(Frame::data(event))).await.map_err(|_| ())?;
+            let event = match waiting.held {
+                None => Some(waiting.event),
+                Some(held) if self.superseded.remove(&held.number) => None,
+                Some(held) => self.gathered(held, waiting.event),
+            };
+            if let Some(event) = event {
+                self.events += 1;
+                self.tx.send(Ok(Frame::data(event))).await.map_err(|_| ())?;
+            }
         }
         Ok(())
     }
@@ -289,10 +438,17 @@ mod tests {
     /// A watch of ConfigMaps relayed through `engine`'s faults: the upstream's sender, and the
     /// body the client reads.
     fn watch(engine: &Arc<Engine>) -> (mpsc::Sender<Result<Frame<Bytes>, BoxError>>, ProxyBody) {
+        watch_of(engine, "watch=1&resourceVersion=5")
+    }
+
+    fn watch_of(
+        engine: &Arc<Engine>,
+        query: &str,
+    ) -> (mpsc::Sender<Result<Frame<Bytes>, BoxError>>, ProxyBody) {
         let request = ApiRequest::new(
             &http::Method::GET,
             "/api/v1/namespaces/demo/configmaps",
-            Some("watch=1&resourceVersion=5"),
+            Some(query),
         );
         let plan = engine.plan(&request);
         let connection = engine.connection("127.0.0.1:1".parse().unwrap());
@@ -370,6 +526,98 @@ mod tests {
             );
             assert_eq!(engine.applied()[0].count, 4 - kept.len() as u64, "{fault}");
         }
+    }
+
+    /// An event of ConfigMap `name` in namespace demo.
+    fn of(kind: &str, name: &str, rv: u32) -> Bytes {
+        Bytes::from(
+            format!(
+                r#"{{"type":"{kind}","object":{{"kind":"ConfigMap","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"demo","resourceVersion":"{rv}"}}}}}}"#
+            ) + "\n",
+        )
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn coalesced_events_of_an_object_come_as_the_newest_typed_as_a_relist_shows_them_in_rv_order(
+    ) {
+        let (engine, mut notices) = engine(&["coalesce:window=5s"]);
+        let (tx, mut body) = watch(&engine);
+        let start = Instant::now();
+        for event in [
+            of("MODIFIED", "x", 1),
+            of("ADDED", "y", 2),
+            of("MODIFIED", "x", 3),
+            event("BOOKMARK", 4, false),
+            of("DELETED", "y", 5),
+            of("DELETED", "z", 6),
+            of("ADDED", "z", 7),
+        ] {
+            send(&tx, event).await;
+        }
+        // x: the newest of two changes; the bookmark after it, not before (RV order); y, added
+        // and deleted, never; z, deleted and created again, as the change a relist shows.
+        assert_eq!(
+            next(&mut body).await.unwrap().unwrap(),
+            of("MODIFIED", "x", 3)
+        );
+        assert_eq!(start.elapsed(), Duration::from_secs(5));
+        assert_eq!(
+            next(&mut body).await.unwrap().unwrap(),
+            event("BOOKMARK", 4, false)
+        );
+        assert_eq!(
+            next(&mut body).await.unwrap().unwrap(),
+            of("MODIFIED", "z", 7)
+        );
+        assert_eq!(start.elapsed(), Duration::from_secs(5));
+        let details: Vec<String> = [(); 3]
+            .iter()
+            .map(|()| notices.try_recv().unwrap().detail)
+            .collect();
+        assert_eq!(
+            details,
+            [
+                "2 events of demo/x within 5s sent as one MODIFIED at rv 3",
+                "2 events of demo/y within 5s (added, then deleted) not sent: a relist would not show it",
+                "2 events of demo/z within 5s sent as one MODIFIED at rv 7",
+            ]
+        );
+        // A window opens with an object's first event after the last one closed.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        send(&tx, of("MODIFIED", "x", 8)).await;
+        drop(tx);
+        assert_eq!(
+            next(&mut body).await.unwrap().unwrap(),
+            of("MODIFIED", "x", 8)
+        );
+        assert_eq!(start.elapsed(), Duration::from_secs(11));
+        assert!(next(&mut body).await.is_none());
+        assert!(notices.try_recv().is_err(), "one event is no coalescing");
+        assert_eq!(engine.applied()[0].count, 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_watch_lists_initial_events_are_not_coalesced_and_what_follows_is() {
+        let (engine, _notices) = engine(&["coalesce:window=5s"]);
+        let (tx, mut body) = watch_of(
+            &engine,
+            "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan",
+        );
+        let start = Instant::now();
+        send(&tx, of("ADDED", "x", 1)).await;
+        send(&tx, event("BOOKMARK", 2, true)).await;
+        send(&tx, of("MODIFIED", "x", 3)).await;
+        assert_eq!(next(&mut body).await.unwrap().unwrap(), of("ADDED", "x", 1));
+        assert_eq!(
+            next(&mut body).await.unwrap().unwrap(),
+            event("BOOKMARK", 2, true)
+        );
+        assert_eq!(start.elapsed(), Duration::ZERO);
+        assert_eq!(
+            next(&mut body).await.unwrap().unwrap(),
+            of("MODIFIED", "x", 3)
+        );
+        assert_eq!(start.elapsed(), Duration::from_secs(5));
     }
 
     #[tokio::test(start_paused = true)]

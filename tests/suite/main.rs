@@ -33,6 +33,7 @@ mod kubectl_formats;
 mod layers;
 mod operator_metrics;
 mod proxy;
+mod proxy_coalesce;
 mod proxy_controller;
 mod release;
 mod replay;

@@ -360,13 +360,15 @@ fn readme_workflows() -> Vec<String> {
 
 #[test]
 #[ignore = "needs the test tools (tests/tools/tools.sh build), no cluster: cargo test -- --ignored"]
-fn the_release_workflow_and_the_docs_ci_examples_pass_actionlint() {
-    let out = actionlint(&root().join(".github/workflows/release.yml"));
-    assert!(
-        out.status.success(),
-        "actionlint on release.yml:\n{}",
-        text(&out)
-    );
+fn the_workflows_and_the_docs_ci_examples_pass_actionlint() {
+    for workflow in ["release.yml", "ci.yml"] {
+        let out = actionlint(&root().join(".github/workflows").join(workflow));
+        assert!(
+            out.status.success(),
+            "actionlint on {workflow}:\n{}",
+            text(&out)
+        );
+    }
 
     let workflows = readme_workflows();
     assert!(
@@ -385,6 +387,45 @@ fn the_release_workflow_and_the_docs_ci_examples_pass_actionlint() {
             text(&out)
         );
     }
+}
+
+/// The command README's "Run every test" block gives.
+fn readme_test_command() -> String {
+    let readme = read("README.md");
+    let after = readme
+        .split_once("**Run every test**")
+        .expect("README has a \"Run every test\" paragraph")
+        .1;
+    let block = after
+        .split_once("```sh\n")
+        .and_then(|(_, rest)| rest.split_once("\n```"))
+        .expect("a sh block after it")
+        .0;
+    let lines: Vec<&str> = block.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one command: {block}");
+    lines[0].trim().to_string()
+}
+
+#[test]
+fn the_ci_workflow_and_ci_run_run_the_test_command_readme_gives() {
+    let command = readme_test_command();
+    assert_eq!(command, "tests/run.sh");
+    let workflow = read(".github/workflows/ci.yml");
+    let runs: Vec<&str> = workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("run: "))
+        .collect();
+    let last = runs.last().expect("ci.yml runs something");
+    assert!(
+        last.split_whitespace().last() == Some(command.as_str()),
+        "ci.yml's last step runs {last}, not README's {command}"
+    );
+    assert!(workflow.contains("pull_request:"), "it runs on pull requests");
+    let ci_run = read(".ci/run");
+    assert!(
+        ci_run.lines().any(|l| l.trim() == format!("exec {command}")),
+        ".ci/run: {ci_run}"
+    );
 }
 
 #[test]

@@ -54,6 +54,14 @@ if ! command -v ip >/dev/null; then
     || { echo "run.sh: installing iproute2 (for tests/suite/top.rs) failed" >&2; exit 2; }
 fi
 
+# tests/suite/completion_shells.rs runs the zsh and fish completion scripts in those shells:
+# Debian's packages zsh and fish.
+if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then
+  sudo=""; [[ $(id -u) == 0 ]] || sudo=sudo
+  $sudo apt-get update -qq && $sudo apt-get install -y -qq zsh fish >/dev/null \
+    || { echo "run.sh: installing zsh and fish (for tests/suite/completion_shells.rs) failed" >&2; exit 2; }
+fi
+
 # 1. What `cargo test` runs on any machine: unit, model, fake-server and document tests. They run
 # with the control plane and the tools pointed at paths that do not exist, so that a test which
 # needs them and is not marked `#[ignore = "needs the test control plane ..."]` fails here. Every

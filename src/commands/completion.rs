@@ -1,22 +1,21 @@
-//! `completion SHELL`: completion scripts generated from the clap definition, the same scripts
-//! that are checked in under `completions/`.
+//! `completion SHELL`: the completion scripts, the same that are checked in under
+//! `completions/`. Each asks the binary itself for the candidates of every <TAB>
+//! (`kubectl-informer __complete WORDS... CURRENT`, Cobra's protocol, as kubectl's scripts ask
+//! kubectl), so commands, flags, resource types, object names, namespaces and contexts all
+//! complete from one place: `complete.rs`.
 
-use crate::cli::{Cli, CompletionShell};
-use clap::CommandFactory;
-use clap_complete::Shell;
+use crate::cli::CompletionShell;
 use std::io::Write;
 
 /// The completion script for `shell`.
 pub fn script(shell: CompletionShell) -> Vec<u8> {
-    let shell = match shell {
-        CompletionShell::Bash => Shell::Bash,
-        CompletionShell::Zsh => Shell::Zsh,
-        CompletionShell::Fish => Shell::Fish,
-        CompletionShell::Powershell => Shell::PowerShell,
+    let text = match shell {
+        CompletionShell::Bash => include_str!("completion/bash.sh"),
+        CompletionShell::Zsh => include_str!("completion/zsh.zsh"),
+        CompletionShell::Fish => include_str!("completion/fish.fish"),
+        CompletionShell::Powershell => include_str!("completion/powershell.ps1"),
     };
-    let mut out = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "kubectl-informer", &mut out);
-    out
+    text.as_bytes().to_vec()
 }
 
 /// The file under `completions/` that holds the script for `shell`.

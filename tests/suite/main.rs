@@ -15,6 +15,7 @@ mod cbor;
 mod cluster_errors;
 mod completion_dynamic;
 mod completion_scripts;
+mod completion_shells;
 mod conform;
 mod connection_flags;
 mod connection_shapes;

@@ -420,10 +420,15 @@ fn the_ci_workflow_and_ci_run_run_the_test_command_readme_gives() {
         last.split_whitespace().last() == Some(command.as_str()),
         "ci.yml's last step runs {last}, not README's {command}"
     );
-    assert!(workflow.contains("pull_request:"), "it runs on pull requests");
+    assert!(
+        workflow.contains("pull_request:"),
+        "it runs on pull requests"
+    );
     let ci_run = read(".ci/run");
     assert!(
-        ci_run.lines().any(|l| l.trim() == format!("exec {command}")),
+        ci_run
+            .lines()
+            .any(|l| l.trim() == format!("exec {command}")),
         ".ci/run: {ci_run}"
     );
 }

@@ -1,0 +1,173 @@
+//! The completion scripts of `completions/` (what `kubectl-informer completion SHELL` prints) in
+//! real shells: fish completes through its own engine (`complete -C`, what <TAB> runs); bash and
+//! zsh run the script's function as <TAB> would, with kubectl-informer on
+//! PATH, and the candidates it gives are the binary's own `__complete` answer, so that commands,
+//! flags and their values complete without a cluster, and resource types and namespaces from the
+//! test control plane. zsh's completion widgets need a terminal; its builtins the function calls
+//! (`compadd`, `_files`, `compdef`) are stood in for by functions that print what they are given.
+
+use crate::common::*;
+use std::path::Path;
+use std::process::Command;
+
+fn script(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("completions")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+/// PATH with the binary's directory first, as an installed kubectl-informer is.
+fn path() -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_kubectl-informer"))
+        .parent()
+        .unwrap()
+        .display()
+        .to_string();
+    format!("{bin}:{}", std::env::var("PATH").unwrap_or_default())
+}
+
+/// What bash's completion function offers for the command line `line` (the cursor at its end).
+fn bash(line: &str) -> Vec<String> {
+    let program = format!(
+        "source {}; COMP_LINE=\"$1\"; COMP_POINT=${{#COMP_LINE}}; _kubectl_informer; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script("kubectl-informer.bash")
+    );
+    let out = Command::new("bash")
+        .args(["-c", &program, "bash", line])
+        .env("PATH", path())
+        .env("KUBECONFIG", kubeconfig_path())
+        .output()
+        .expect("bash, which tests/run.sh needs anyway");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// What zsh's completion function adds for `words` (the last one under the cursor); `FILES` when
+/// it falls back to file names.
+fn zsh(words: &[&str]) -> Vec<String> {
+    let program = format!(
+        r#"compdef() {{ :; }}
+compadd() {{ local -a names; while (($#)); do case $1 in -a) shift; names=("$@"); break;; -d|-S) shift 2;; *) shift;; esac; done; local n; for n in $names; do print -l -- ${{(P)n}}; done; }}
+_files() {{ print FILES; }}
+source {}
+words=("$@"); CURRENT=$#; _kubectl-informer"#,
+        script("_kubectl-informer")
+    );
+    let mut cmd = Command::new("zsh");
+    cmd.args(["-f", "-c", &program, "zsh"]).args(words);
+    let out = cmd
+        .env("PATH", path())
+        .env("KUBECONFIG", kubeconfig_path())
+        .output()
+        .expect("zsh: tests/run.sh installs it (Debian's package zsh)");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// What fish's own completion engine offers for the command line `line`, values only.
+fn fish(line: &str) -> Vec<String> {
+    let program = format!(
+        "source {}; complete -C $argv[1]",
+        script("kubectl-informer.fish")
+    );
+    let out = Command::new("fish")
+        .args(["--no-config", "-c", &program, line])
+        .env("PATH", path())
+        .env("KUBECONFIG", kubeconfig_path())
+        .output()
+        .expect("fish: tests/run.sh installs it (Debian's package fish)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split('\t').next())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn fish_completes_commands_flags_and_flag_values_through_its_own_engine() {
+    assert_eq!(fish("kubectl-informer ta"), ["tail"]);
+    assert_eq!(fish("kubectl-informer tail --output=j"), ["--output=json"]);
+    let root = env!("CARGO_MANIFEST_DIR");
+    assert_eq!(
+        fish(&format!("kubectl-informer tail --record {root}/Cargo.t")),
+        [format!("{root}/Cargo.toml")],
+        "a file flag's value falls back to file names"
+    );
+}
+
+#[test]
+fn bash_completes_commands_flags_and_flag_values_from_the_binary() {
+    assert_eq!(bash("kubectl-informer ta"), ["tail"]);
+    assert!(bash("kubectl-informer ").contains(&"proxy".to_string()));
+    let flags = bash("kubectl-informer tail --ou");
+    assert_eq!(flags, ["--output"]);
+    // `--output=` is one word to the command; bash replaces only what follows the `=`.
+    assert_eq!(
+        bash("kubectl-informer tail --output=j"),
+        ["json"],
+        "the part after = is what bash replaces"
+    );
+    let values = bash("kubectl-informer tail -o ");
+    assert!(values.contains(&"yaml".to_string()), "{values:?}");
+}
+
+#[test]
+fn zsh_completes_commands_flags_and_flag_values_from_the_binary() {
+    assert_eq!(zsh(&["kubectl-informer", "ta"]), ["tail"]);
+    assert_eq!(zsh(&["kubectl-informer", "tail", "--ou"]), ["--output"]);
+    assert_eq!(
+        zsh(&["kubectl-informer", "tail", "--output=j"]),
+        ["--output=json"]
+    );
+    // A file flag's value falls back to file names.
+    assert_eq!(
+        zsh(&["kubectl-informer", "tail", "--record", ""]),
+        ["FILES"]
+    );
+}
+
+#[test]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+fn bash_zsh_and_fish_complete_resource_types_and_namespaces_from_the_server() {
+    admin_blocking();
+    assert_eq!(bash("kubectl-informer tail config"), ["configmaps"]);
+    assert_eq!(zsh(&["kubectl-informer", "tail", "config"]), ["configmaps"]);
+    assert_eq!(fish("kubectl-informer tail config"), ["configmaps"]);
+    for namespaces in [
+        bash("kubectl-informer tail configmaps -n "),
+        zsh(&["kubectl-informer", "tail", "configmaps", "-n", ""]),
+        fish("kubectl-informer tail configmaps -n "),
+    ] {
+        for ns in ["default", "kube-system"] {
+            assert!(namespaces.contains(&ns.to_string()), "{namespaces:?}");
+        }
+    }
+}
+
+/// Fails, naming the command that starts it, unless the test control plane answers.
+fn admin_blocking() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(admin());
+}

@@ -147,7 +147,7 @@ fn timed_crashes_kill_the_controllers_process_group_and_start_it_again_and_sigte
         "--seed",
         "1",
         "--fault",
-        "crash:every=3s",
+        "crash:every=5s",
         "--",
         "sh",
         "-c",

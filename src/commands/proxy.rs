@@ -103,7 +103,7 @@ pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
         .map_err(Error::Output)?;
     drop(out);
     let (notices, received) = tokio::sync::mpsc::unbounded_channel();
-    let mut engine = Engine::new(armed, seed, notices.clone());
+    let mut engine = Engine::new(armed, seed, notices.clone()).with_verbosity(global.verbose);
     let mut supervisor = None;
     if let (Some(controller), Some(kubeconfig)) = (&config.controller, kubeconfig_path) {
         let (started, handle) = start_controller(controller, kubeconfig, notices)?;

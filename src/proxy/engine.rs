@@ -111,6 +111,8 @@ pub struct Engine {
     committed: Vec<AtomicU64>,
     /// The controller the proxy runs, which `crash` faults kill.
     controller: Option<super::controller::Handle>,
+    /// `-v`: from 1 on, a `coalesce` also says when it starts holding an object's events.
+    verbose: u8,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -143,7 +145,19 @@ impl Engine {
             seed,
             committed: (0..count).map(|_| AtomicU64::new(0)).collect(),
             controller: None,
+            verbose: 0,
         }
+    }
+
+    /// The engine at log level `verbose` (`-v`).
+    pub fn with_verbosity(mut self, verbose: u8) -> Self {
+        self.verbose = verbose;
+        self
+    }
+
+    /// The log level asked for with `-v`.
+    pub fn verbose(&self) -> u8 {
+        self.verbose
     }
 
     /// The engine whose `crash` faults kill the controller behind `handle`.

@@ -220,6 +220,16 @@ impl Relay {
             let held = match (self.coalesce(), info.change) {
                 (Some((fault, window)), Some((change, key))) if !self.initial => {
                     due = self.gather(fault, window, &key, change, due + window);
+                    if self.engine.verbose() >= 1 {
+                        let rv = info.resource_version.as_deref().unwrap_or("?");
+                        let detail = format!(
+                            "holding {} {key} at rv {rv}: it goes out as its object's newest event in {}",
+                            change.name(),
+                            crate::format::duration(due.saturating_duration_since(now))
+                        );
+                        self.engine
+                            .notice(fault, Some(&self.request), detail, false);
+                    }
                     Some(Held {
                         key,
                         change,

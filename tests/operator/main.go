@@ -23,6 +23,13 @@
 // does not look, and a crash between the two writes leaves the parent with two children: the
 // bug Sieve calls an intermediate state, planted on purpose for kubectl-informer's crash tests.
 //
+// A parent is taken down in phases, its annotation informer.test/phase: Terminating, then Gone.
+// From Terminating on the controller deletes the parent's children and creates none; it records
+// each phase it has acted on in informer.test/observed-phase. With --bug-unobserved-state it
+// cleans up only when it sees Terminating itself: a client that is told of Gone without having
+// seen Terminating (a relist, a slow or coalesced watch) leaves the child behind, the bug Sieve
+// calls an unobserved state.
+//
 // In a cluster each replica is a pod; in the tests each is a process on the host that stands for
 // one pod of a Deployment on a kwok node (tests/operator/run.sh), so it is told its pod's name.
 package main
@@ -75,6 +82,10 @@ const (
 	ChildOfLabel = "informer.test/child-of"
 	// ChildAnnotation is on each parent: its child's name, once recorded.
 	ChildAnnotation = "informer.test/child"
+	// PhaseAnnotation takes a parent down: Terminating, then Gone.
+	PhaseAnnotation = "informer.test/phase"
+	// ObservedPhaseAnnotation is the last phase the children controller acted on.
+	ObservedPhaseAnnotation = "informer.test/observed-phase"
 )
 
 type options struct {
@@ -85,6 +96,7 @@ type options struct {
 	maxConcurrentReconciles          int
 	controllers                      string
 	bugIntermediateState             bool
+	bugUnobservedState               bool
 }
 
 func parseFlags() (options, zap.Options) {
@@ -105,6 +117,8 @@ func parseFlags() (options, zap.Options) {
 		"the controllers to run, comma-separated: configmap, children")
 	flag.BoolVar(&o.bugIntermediateState, "bug-intermediate-state", false,
 		"planted bug: the children controller creates a child without looking for one the parent already owns")
+	flag.BoolVar(&o.bugUnobservedState, "bug-unobserved-state", false,
+		"planted bug: the children controller deletes a parent's children only when it sees the phase Terminating")
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -172,7 +186,8 @@ func run(o options) error {
 				WithOptions(controller.Options{MaxConcurrentReconciles: o.maxConcurrentReconciles}).
 				Complete(r)
 		case ChildrenControllerName:
-			r := &children{Client: mgr.GetClient(), bugIntermediateState: o.bugIntermediateState}
+			r := &children{Client: mgr.GetClient(), bugIntermediateState: o.bugIntermediateState,
+				bugUnobservedState: o.bugUnobservedState}
 			isParent := predicate.NewPredicateFuncs(func(o client.Object) bool {
 				return o.GetLabels()[ParentLabel] == "true"
 			})
@@ -269,6 +284,7 @@ func dataDigest(data map[string]string) string {
 type children struct {
 	client.Client
 	bugIntermediateState bool
+	bugUnobservedState   bool
 }
 
 // Reconcile gives a parent one child: it adopts the child the parent already owns (unless the
@@ -278,8 +294,13 @@ func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if err := r.Get(ctx, req.NamespacedName, &parent); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if parent.Labels[ParentLabel] != "true" || parent.DeletionTimestamp != nil ||
-		parent.Annotations[ChildAnnotation] != "" {
+	if parent.Labels[ParentLabel] != "true" || parent.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	if phase := parent.Annotations[PhaseAnnotation]; phase != "" {
+		return ctrl.Result{}, r.takeDown(ctx, &parent, phase)
+	}
+	if parent.Annotations[ChildAnnotation] != "" {
 		return ctrl.Result{}, nil
 	}
 	child := ""
@@ -321,4 +342,27 @@ func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	}
 	parent.Annotations[ChildAnnotation] = child
 	return ctrl.Result{}, client.IgnoreNotFound(r.Patch(ctx, &parent, patch))
+}
+
+// takeDown acts on a parent's phase: from Terminating on (with the planted bug, only at
+// Terminating) its children are deleted; then the phase is recorded as observed.
+func (r *children) takeDown(ctx context.Context, parent *corev1.ConfigMap, phase string) error {
+	if parent.Annotations[ObservedPhaseAnnotation] == phase {
+		return nil
+	}
+	if phase == "Terminating" || !r.bugUnobservedState {
+		var owned corev1.ConfigMapList
+		if err := r.List(ctx, &owned, client.InNamespace(parent.Namespace),
+			client.MatchingLabels{ChildOfLabel: parent.Name}); err != nil {
+			return err
+		}
+		for i := range owned.Items {
+			if err := r.Delete(ctx, &owned.Items[i]); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+		}
+	}
+	patch := client.MergeFrom(parent.DeepCopy())
+	parent.Annotations[ObservedPhaseAnnotation] = phase
+	return client.IgnoreNotFound(r.Patch(ctx, parent, patch))
 }

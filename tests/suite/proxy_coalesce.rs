@@ -86,12 +86,7 @@ async fn a_coalesced_watch_sees_each_objects_newest_state_once_and_never_one_add
     };
     assert!(rv(&events[0]) < rv(&events[1]), "resourceVersion order");
     drop(tail);
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &proxy.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = proxy.finish(Duration::from_secs(60));
+    let out = proxy.terminate(Duration::from_secs(60));
     assert_eq!(out.code, Some(143), "stderr: {}", out.stderr);
     let details: Vec<String> = out
         .stdout

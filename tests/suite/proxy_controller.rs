@@ -184,12 +184,7 @@ fn timed_crashes_kill_the_controllers_process_group_and_start_it_again_and_sigte
             "{k}"
         );
     }
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &proxy.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = proxy.finish(Duration::from_secs(60));
+    let out = proxy.terminate(Duration::from_secs(60));
     assert_eq!(out.code, Some(143), "stderr: {}", out.stderr);
     let lines: Vec<Value> = out
         .stdout
@@ -324,12 +319,7 @@ async fn children_after(
     let recorded = until_recorded(&configmaps, "parent").await;
     let children = children_of(&configmaps, "parent").await;
     assert!(children.contains(&recorded), "{recorded} in {children:?}");
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &proxy.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = proxy.finish(Duration::from_secs(60));
+    let out = proxy.terminate(Duration::from_secs(60));
     assert_eq!(out.code, Some(143), "stderr: {}", out.stderr);
     let lines = out
         .stdout
@@ -480,12 +470,7 @@ async fn children_after_take_down(prefix: &str, bug: bool, coalesce: bool) -> Ve
     set_phase(&configmaps, "Gone").await;
     until_observed_or_held(&configmaps, &mut proxy, "Gone", None).await;
     let children = children_of(&configmaps, "parent").await;
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &proxy.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = proxy.finish(Duration::from_secs(60));
+    let out = proxy.terminate(Duration::from_secs(60));
     assert_eq!(out.code, Some(143), "stderr: {}", out.stderr);
     children
 }

@@ -839,6 +839,16 @@ impl Streaming {
         }
     }
 
+    /// SIGTERM to the process (what CI runners and Kubernetes send), then [`Streaming::finish`].
+    pub fn terminate(self, limit: Duration) -> Output {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success(), "kill -TERM {}", self.pid());
+        self.finish(limit)
+    }
+
     /// Takes in the lines that arrive until none has for `quiet`.
     pub fn drain_for(&mut self, quiet: Duration) {
         while let Ok(line) = self.lines.recv_timeout(quiet) {

@@ -218,22 +218,20 @@ fn timed_crashes_kill_the_controllers_process_group_and_start_it_again_and_sigte
     }
 }
 
-/// The test operator's children controller in `ns`, through a proxy with `faults`, with the
-/// planted bug on or off; the proxy's JSON lines are read as they come.
-fn children_operator(ns: &str, bug: bool, faults: &[&str]) -> Streaming {
+/// The test operator's children controller in `ns` with its `bug` flag (e.g.
+/// `--bug-intermediate-state=true`), through a proxy with `proxy_flags` (faults, `-v=1`); the
+/// proxy's JSON lines are read as they come.
+fn children_operator(ns: &str, bug: &str, proxy_flags: &[&str]) -> Streaming {
     let operator = tool("test-operator").display().to_string();
-    let mut args = vec!["proxy", "-p", "0", "-o", "json", "--seed", "1"];
-    for fault in faults {
-        args.extend(["--fault", fault]);
-    }
     let namespace = format!("--namespace={ns}");
-    let bug = format!("--bug-intermediate-state={bug}");
+    let mut args = vec!["proxy", "-p", "0", "-o", "json", "--seed", "1"];
+    args.extend(proxy_flags);
     args.extend([
         "--",
         &operator,
         "--controllers=children",
         &namespace,
-        &bug,
+        bug,
         "--leader-elect=false",
         "--metrics-bind-address=0",
         "--health-probe-bind-address=0",
@@ -311,7 +309,9 @@ async fn children_after(
 ) -> (String, Vec<String>, Vec<Value>) {
     let ns = TestNamespace::new(prefix).await;
     let configmaps = ns.configmaps();
-    let mut proxy = children_operator(&ns.name, bug, faults);
+    let flags: Vec<&str> = faults.iter().flat_map(|f| ["--fault", f]).collect();
+    let bug = format!("--bug-intermediate-state={bug}");
+    let mut proxy = children_operator(&ns.name, &bug, &flags);
     proxy.wait_for("the operator's start", Duration::from_secs(60), |l| {
         l.contains("\"event\":\"started\"")
     });
@@ -444,24 +444,12 @@ async fn children_after_take_down(prefix: &str, bug: bool, coalesce: bool) -> Ve
     let ns = TestNamespace::new(prefix).await;
     let configmaps = ns.configmaps();
     create_parent(&configmaps, "parent").await;
-    let operator = tool("test-operator").display().to_string();
-    let namespace = format!("--namespace={}", ns.name);
     let bug = format!("--bug-unobserved-state={bug}");
-    let mut args = vec!["proxy", "-p", "0", "-o", "json", "-v=1"];
+    let mut flags = vec!["-v=1"];
     if coalesce {
-        args.extend(["--fault", "coalesce:window=60s,resource=configmaps"]);
+        flags.extend(["--fault", "coalesce:window=60s,resource=configmaps"]);
     }
-    args.extend([
-        "--",
-        &operator,
-        "--controllers=children",
-        &namespace,
-        &bug,
-        "--leader-elect=false",
-        "--metrics-bind-address=0",
-        "--health-probe-bind-address=0",
-    ]);
-    let mut proxy = Streaming::start(&args);
+    let mut proxy = children_operator(&ns.name, &bug, &flags);
     until_recorded(&configmaps, "parent").await;
     assert_eq!(children_of(&configmaps, "parent").await.len(), 1);
     let rv = set_phase(&configmaps, "Terminating").await;

@@ -111,7 +111,7 @@ pub struct Engine {
     committed: Vec<AtomicU64>,
     /// The controller the proxy runs, which `crash` faults kill.
     controller: Option<super::controller::Handle>,
-    /// `-v`: from 1 on, a `coalesce` also says when it starts holding an object's events.
+    /// `-v`: from 1 on, a `coalesce` also says each event it holds.
     verbose: u8,
 }
 

@@ -28,29 +28,39 @@ fn path() -> String {
     format!("{bin}:{}", std::env::var("PATH").unwrap_or_default())
 }
 
-/// What bash's completion function offers for the command line `line` (the cursor at its end).
-fn bash(line: &str) -> Vec<String> {
-    let program = format!(
-        "source {}; COMP_LINE=\"$1\"; COMP_POINT=${{#COMP_LINE}}; _kubectl_informer; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
-        script("kubectl-informer.bash")
-    );
-    let out = Command::new("bash")
-        .args(["-c", &program, "bash", line])
+/// Runs `shell` with `args` (the binary on PATH, the test kubeconfig) and returns the values it
+/// printed, one per line, without their `\tdescription`; `strict`: the shell must succeed (zsh's
+/// function returns 1 when it offers nothing, as completion functions do).
+fn offered(shell: &str, args: &[&str], strict: bool) -> Vec<String> {
+    let out = Command::new(shell)
+        .args(args)
         .env("PATH", path())
         .env("KUBECONFIG", kubeconfig_path())
         .output()
-        .expect("bash, which tests/run.sh needs anyway");
+        .unwrap_or_else(|e| {
+            panic!("{shell}: {e}: tests/run.sh installs it (Debian's package {shell})")
+        });
     assert!(
-        out.status.success(),
+        !strict || out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
+        .filter_map(|l| l.split('\t').next())
         .filter(|l| !l.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// What bash's completion function offers for the command line `line` (the cursor at its end).
+fn bash(line: &str) -> Vec<String> {
+    let program = format!(
+        "source {}; COMP_LINE=\"$1\"; COMP_POINT=${{#COMP_LINE}}; _kubectl_informer; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script("kubectl-informer.bash")
+    );
+    offered("bash", &["-c", &program, "bash", line], true)
 }
 
 /// What zsh's completion function adds for `words` (the last one under the cursor); `FILES` when
@@ -64,19 +74,9 @@ source {}
 words=("$@"); CURRENT=$#; _kubectl-informer"#,
         script("_kubectl-informer")
     );
-    let mut cmd = Command::new("zsh");
-    cmd.args(["-f", "-c", &program, "zsh"]).args(words);
-    let out = cmd
-        .env("PATH", path())
-        .env("KUBECONFIG", kubeconfig_path())
-        .output()
-        .expect("zsh: tests/run.sh installs it (Debian's package zsh)");
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect()
+    let mut args = vec!["-f", "-c", &program, "zsh"];
+    args.extend(words);
+    offered("zsh", &args, false)
 }
 
 /// What fish's own completion engine offers for the command line `line`, values only.
@@ -85,24 +85,7 @@ fn fish(line: &str) -> Vec<String> {
         "source {}; complete -C $argv[1]",
         script("kubectl-informer.fish")
     );
-    let out = Command::new("fish")
-        .args(["--no-config", "-c", &program, line])
-        .env("PATH", path())
-        .env("KUBECONFIG", kubeconfig_path())
-        .output()
-        .expect("fish: tests/run.sh installs it (Debian's package fish)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| l.split('\t').next())
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect()
+    offered("fish", &["--no-config", "-c", &program, line], true)
 }
 
 #[test]

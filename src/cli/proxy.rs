@@ -53,7 +53,11 @@ again and again, from the start):\n  \
     crash:after=VERB[+VERB][,nth=N]|every=D|at=D\n      \
     the controller started after -- killed with SIGKILL and started again: right after the\n      \
     server committed its Nth write (default 1) of those verbs (create, update, patch,\n      \
-    delete), before it sees the answer; or at those moments\n\
+    delete), before it sees the answer; or at those moments\n  \
+    stale:by=D[,on=restart][,at=D][,for=D]\n      \
+    served as by an API server whose watch cache lags D: LISTs and watch-lists get the\n      \
+    state of D ago, resumed watches replay from there, every watch event comes D after it\n      \
+    happened; on=restart: only once a crash restarted the controller\n\
 Every fault but refuse takes resource=NAME (as kubectl names it); gone, drop-*, delay, error and \
 slow-list take share=P% (of the requests or watches in scope, drawn with --seed).\n\n\
 Exit status: 0 --for ran out, 1 the controller started after -- exited by itself, 2 error (the \

@@ -71,6 +71,7 @@ impl ProxyConfig {
 
 pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
     let (cluster, armed) = arm(global, &config.faults).await?;
+    let first_rv = first_read(&cluster, &armed).await?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
         .await
         .map_err(|e| {
@@ -112,6 +113,10 @@ pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
     }
     let engine = Arc::new(engine);
     engine.run_timers();
+    if let (Some((timeline, fault)), Some((rv, at))) = (engine.timeline(), first_rv) {
+        timeline.record(at, rv);
+        crate::proxy::stale::sample(cluster.clone(), engine.clone(), timeline, fault);
+    }
     let started = std::time::Instant::now();
     let (stop_printing, stopped) = tokio::sync::oneshot::channel::<()>();
     let printer = tokio::spawn(print_notices(received, stopped, json));
@@ -220,6 +225,22 @@ fn own_kubeconfig_file(text: &str) -> Result<tempfile::NamedTempFile> {
 
 /// Each fault, its resource resolved as kubectl names resolve (discovery is asked only when one
 /// names a resource).
+/// A `stale` fault serves from the resourceVersions read since the start: the first is read
+/// before anything is served (and when it is, and `None` without a `stale`).
+async fn first_read(
+    cluster: &Cluster,
+    armed: &[Armed],
+) -> Result<Option<(String, tokio::time::Instant)>> {
+    if !armed
+        .iter()
+        .any(|a| matches!(a.fault.kind, Kind::Stale { .. }))
+    {
+        return Ok(None);
+    }
+    let rv = crate::proxy::stale::newest(cluster).await?;
+    Ok(Some((rv, tokio::time::Instant::now())))
+}
+
 async fn arm(global: &GlobalConfig, faults: &[Fault]) -> Result<(Cluster, Vec<Armed>)> {
     let (cluster, resources) = match faults.iter().any(|f| f.resource.is_some()) {
         true => super::connect_and_discover(global).await?,

@@ -4,6 +4,7 @@
 
 use super::fault::{Fault, Kind, Schedule};
 use super::request::ApiRequest;
+use super::stale::{Lag, Rewrite, Timeline};
 use crate::cluster::resolve::ApiResource;
 use crate::rng::Rng;
 use std::collections::{HashMap, HashSet};
@@ -75,6 +76,8 @@ pub struct Plan {
     pub stream: Vec<usize>,
     /// The `crash` faults whose writes this is one of: counted once the server has committed it.
     pub crash: Vec<usize>,
+    /// Serve it from an older state (the `stale` fault, how, and which state).
+    pub stale: Option<(usize, Rewrite, Lag)>,
 }
 
 /// A client's connection, as the timed faults reach it.
@@ -113,6 +116,21 @@ pub struct Engine {
     controller: Option<super::controller::Handle>,
     /// `-v`: from 1 on, a `coalesce` also says each event it holds.
     verbose: u8,
+    /// The cluster's resourceVersions over time, kept when a `stale` fault needs them.
+    timeline: Option<Arc<Timeline>>,
+    /// When a `crash` last restarted the controller.
+    restarted: Mutex<Option<Instant>>,
+}
+
+/// The longest `by` of the `stale` faults, if any.
+fn longest_stale(faults: &[Armed]) -> Option<Duration> {
+    faults
+        .iter()
+        .filter_map(|a| match a.fault.kind {
+            Kind::Stale { by, .. } => Some(by),
+            _ => None,
+        })
+        .max()
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -133,7 +151,6 @@ impl Engine {
             .collect();
         Engine {
             open: faults.iter().map(|_| AtomicUsize::new(0)).collect(),
-            faults,
             rng: Mutex::new(Rng::new(seed)),
             notices,
             applied: Mutex::new(applied),
@@ -146,6 +163,50 @@ impl Engine {
             committed: (0..count).map(|_| AtomicU64::new(0)).collect(),
             controller: None,
             verbose: 0,
+            timeline: longest_stale(&faults).map(|by| Arc::new(Timeline::new(by))),
+            restarted: Mutex::new(None),
+            faults,
+        }
+    }
+
+    /// The timeline the `stale` faults serve from, and the first of them, when there is one.
+    pub fn timeline(&self) -> Option<(Arc<Timeline>, usize)> {
+        let first = self
+            .faults
+            .iter()
+            .position(|a| matches!(a.fault.kind, Kind::Stale { .. }))?;
+        Some((self.timeline.clone()?, first))
+    }
+
+    /// Whether `fault` (a `stale`) acts now: in its period (`at`, `for`, from the start or,
+    /// `on_restart`, from the controller's last restart), or always.
+    fn in_period(&self, fault: usize, length: Option<Duration>, on_restart: bool) -> bool {
+        let from = match (on_restart, self.faults[fault].fault.schedule) {
+            (true, _) => match *lock(&self.restarted) {
+                Some(at) => at,
+                None => return false,
+            },
+            (false, Some(Schedule::At(at))) => self.started + at,
+            (false, _) => self.started,
+        };
+        let now = Instant::now();
+        now >= from && length.is_none_or(|l| now < from + l)
+    }
+
+    /// The server answered that it no longer has `rv`: stale requests are served newer ones.
+    pub fn compacted(&self, rv: &str) {
+        if let Some(timeline) = &self.timeline {
+            timeline.compacted(rv);
+        }
+    }
+
+    /// When a watch event at `rv` goes out under a `stale` of `by` ([`Timeline::due`]; one
+    /// without a resourceVersion, `by` from now).
+    pub fn stale_due(&self, rv: Option<&str>, by: Duration) -> Instant {
+        let now = Instant::now();
+        match (rv, &self.timeline) {
+            (Some(rv), Some(timeline)) => timeline.due(rv, by, now),
+            _ => now + by,
         }
     }
 
@@ -281,6 +342,22 @@ impl Engine {
                 {
                     plan.crash.push(i);
                 }
+                Kind::Stale {
+                    by,
+                    length,
+                    on_restart,
+                } if plan.stale.is_none() && self.in_period(i, length, on_restart) => {
+                    let lag = self
+                        .timeline
+                        .as_ref()
+                        .and_then(|t| t.lag(Instant::now(), by));
+                    let rewrite = |lag: Lag| Some((i, super::stale::rewrite(request, &lag)?, lag));
+                    plan.stale = lag.and_then(rewrite);
+                    // A watch served stale sends each event `by` after it happened.
+                    if plan.stale.is_some() && request.verb == super::fault::Verb::Watch {
+                        plan.stream.push(i);
+                    }
+                }
                 _ => {}
             }
         }
@@ -385,7 +462,14 @@ impl Engine {
             return;
         };
         let engine = self.clone();
-        handle.kill(Box::new(move |pid| say(&engine, pid))).await;
+        handle
+            .kill(Box::new(move |pid| {
+                if pid.is_some() {
+                    *lock(&engine.restarted) = Some(Instant::now());
+                }
+                say(&engine, pid)
+            }))
+            .await;
     }
 
     /// Runs the timed faults' moments, each at its schedule from the start, until the process

@@ -61,6 +61,16 @@ pub enum Kind {
     /// newest, at the place of the last (resourceVersion order kept), typed as a relist would
     /// show the change: what a client that relisted, or was slow, sees.
     Coalesce { window: Duration },
+    /// LISTs, watch-lists, watches from "0" and resumed watches are served as an API server
+    /// whose watch cache lags this far behind would serve them: from the resourceVersion the
+    /// cluster had `by` ago, each watch event `by` after it happened. With `on_restart`, only
+    /// once a `crash` has restarted the controller (it came back on a lagging API server); with
+    /// `at`/`for`, only requests in that period (from the start, or from the last restart).
+    Stale {
+        by: Duration,
+        length: Option<Duration>,
+        on_restart: bool,
+    },
 }
 
 /// When a timed fault happens, from the proxy's start.
@@ -111,7 +121,7 @@ impl Verb {
 }
 
 /// The kinds, with the options each takes, for messages and help.
-const KINDS: [(&str, &[&str]); 12] = [
+const KINDS: [(&str, &[&str]); 13] = [
     ("sever", &["every", "at", "how", "resource"]),
     ("silence", &["every", "at", "for", "resource"]),
     ("stall", &["every", "at", "for", "resource"]),
@@ -127,6 +137,7 @@ const KINDS: [(&str, &[&str]); 12] = [
     ("slow-list", &["by", "share", "resource"]),
     ("crash", &["after", "nth", "every", "at", "resource"]),
     ("coalesce", &["window", "resource"]),
+    ("stale", &["by", "on", "at", "for", "resource"]),
 ];
 
 /// The verbs that write, which a `crash:after=` names.
@@ -190,6 +201,7 @@ impl Fault {
             Kind::SlowList { .. } => "slow-list",
             Kind::Crash { .. } => "crash",
             Kind::Coalesce { .. } => "coalesce",
+            Kind::Stale { .. } => "stale",
         }
     }
 }
@@ -216,6 +228,7 @@ struct Options {
     after: Vec<Verb>,
     nth: Option<u64>,
     window: Option<Duration>,
+    on_restart: bool,
 }
 
 impl Options {
@@ -244,6 +257,7 @@ impl Options {
             "for" => self.length = Some(positive(value)?),
             "by" => self.by = Some(positive(value)?),
             "window" => self.window = Some(positive(value)?),
+            "on" => self.on_restart = on(value)?,
             "how" => {
                 self.reset = Some(match value {
                     "reset" => true,
@@ -312,6 +326,21 @@ impl Options {
         }
     }
 
+    /// A `stale`: `by`, and a period from the start (`at`, `for`) or from each restart.
+    fn stale(&self, schedule: Option<Schedule>) -> Result<Kind, String> {
+        let by = self.by.ok_or_else(|| {
+            "stale needs by=D, how far behind the served state is (e.g. by=30s)".to_string()
+        })?;
+        if self.on_restart && schedule.is_some() {
+            return Err("stale: on=restart starts at each restart; at=D means nothing with it (for=D says how long it lasts)".into());
+        }
+        Ok(Kind::Stale {
+            by,
+            length: self.length,
+            on_restart: self.on_restart,
+        })
+    }
+
     fn into_fault(self, name: &str, text: &str) -> Result<Fault, String> {
         let schedule = match (self.at, self.every) {
             (Some(_), Some(_)) => {
@@ -366,6 +395,7 @@ impl Options {
                         .to_string()
                 })?,
             },
+            "stale" => self.stale(schedule)?,
             "crash" => Kind::Crash {
                 nth: (!self.after.is_empty()).then(|| self.nth.unwrap_or(1)),
             },
@@ -405,6 +435,16 @@ fn verbs(value: &str, allowed: &[Verb], key: &str, what: &str) -> Result<Vec<Ver
                 })
         })
         .collect()
+}
+
+/// `on=restart`, the one moment a `stale` starts at other than the proxy's start.
+fn on(value: &str) -> Result<bool, String> {
+    match value {
+        "restart" => Ok(true),
+        _ => Err(format!(
+            "on={value}: use on=restart (served stale once a crash restarted the controller)"
+        )),
+    }
 }
 
 /// `P%`, a share above 0 and at most 100%.
@@ -492,6 +532,37 @@ mod tests {
     }
 
     #[test]
+    fn stale_takes_its_lag_and_a_period_from_the_start_or_from_each_restart() {
+        let stale = Fault::parse("stale:by=30s,at=1m,for=2m,resource=configmaps").unwrap();
+        assert_eq!(
+            stale.kind,
+            Kind::Stale {
+                by: secs(30),
+                length: Some(secs(120)),
+                on_restart: false
+            }
+        );
+        assert_eq!(stale.schedule, Some(Schedule::At(secs(60))));
+        assert_eq!(
+            Fault::parse("stale:by=1m").unwrap().kind,
+            Kind::Stale {
+                by: secs(60),
+                length: None,
+                on_restart: false
+            },
+            "the whole run, unless told"
+        );
+        assert_eq!(
+            Fault::parse("stale:by=30s,on=restart,for=1m").unwrap().kind,
+            Kind::Stale {
+                by: secs(30),
+                length: Some(secs(60)),
+                on_restart: true
+            }
+        );
+    }
+
+    #[test]
     fn bad_faults_say_what_is_wrong_and_what_to_write() {
         let cases = [
             (
@@ -542,6 +613,11 @@ mod tests {
                 "nth= counts the writes of after=VERB",
             ),
             ("crash:after=create,nth=0", "counted from 1"),
+            ("stale", "stale needs by=D"),
+            ("stale:by=0s", "by=0s: must be above 0"),
+            ("stale:by=5s,every=1m", "stale has no option \"every\""),
+            ("stale:by=5s,on=start", "use on=restart"),
+            ("stale:by=5s,on=restart,at=1m", "at=D means nothing with it"),
             (
                 "crash:after=create,share=5%",
                 "crash has no option \"share\"",

@@ -10,4 +10,5 @@ pub mod relay;
 pub mod request;
 pub mod serve;
 pub mod silence;
+pub mod stale;
 pub mod tls;

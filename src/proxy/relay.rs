@@ -167,19 +167,7 @@ impl Relay {
         let now = Instant::now();
         for event in self.splitter.push(chunk) {
             let info = self.splitter.info(&event);
-            let mut delay = std::time::Duration::ZERO;
-            let mut dropped_by = None;
-            for &fault in &self.faults {
-                match *self.engine.kind(fault) {
-                    Kind::DropBookmarks {
-                        initial_events_end_only,
-                    } if info.bookmark && (info.initial_events_end || !initial_events_end_only) => {
-                        dropped_by = Some(fault);
-                    }
-                    Kind::Delay { by } => delay = delay.max(by),
-                    _ => {}
-                }
-            }
+            let (delay, dropped_by) = self.acting(&info, now);
             if let Some(fault) = dropped_by {
                 let what = match info.initial_events_end {
                     true => "the initial-events-end BOOKMARK",
@@ -244,6 +232,33 @@ impl Relay {
             }
             self.waiting.push_back(Waiting { due, event, held });
         }
+    }
+
+    /// How long the faults hold an event (`delay`, `stale`), and the fault that drops it, if
+    /// one does (a bookmark).
+    fn acting(
+        &self,
+        info: &super::frames::EventInfo,
+        now: Instant,
+    ) -> (std::time::Duration, Option<usize>) {
+        let mut delay = std::time::Duration::ZERO;
+        let mut dropped_by = None;
+        for &fault in &self.faults {
+            match *self.engine.kind(fault) {
+                Kind::DropBookmarks {
+                    initial_events_end_only,
+                } if info.bookmark && (info.initial_events_end || !initial_events_end_only) => {
+                    dropped_by = Some(fault);
+                }
+                Kind::Delay { by } => delay = delay.max(by),
+                Kind::Stale { by, .. } => {
+                    let due = self.engine.stale_due(info.resource_version.as_deref(), by);
+                    delay = delay.max(due.saturating_duration_since(now));
+                }
+                _ => {}
+            }
+        }
+        (delay, dropped_by)
     }
 
     /// The `coalesce` fault on this watch, and its window.

@@ -11,6 +11,10 @@ pub struct ApiRequest {
     /// `None` for what is not a resource (`/version`, `/apis`, `/openapi/v3`, ...).
     pub resource: Option<ResourcePath>,
     pub resource_version: Option<String>,
+    /// `resourceVersionMatch`: `NotOlderThan` or `Exact`, when given.
+    pub resource_version_match: Option<String>,
+    /// A LIST page after the first (`continue=`), whose resourceVersion its token holds.
+    pub continued: bool,
     /// `sendInitialEvents=true`: a watch-list, whose first events are the current state.
     pub send_initial_events: bool,
     /// `dryRun=All`: a write the server checks and does not commit.
@@ -35,6 +39,8 @@ impl ApiRequest {
     pub fn new(method: &http::Method, path: &str, query: Option<&str>) -> ApiRequest {
         let mut watch_param = false;
         let mut resource_version = None;
+        let mut resource_version_match = None;
+        let mut continued = false;
         let mut send_initial_events = false;
         let mut dry_run = false;
         let mut selectors = Vec::new();
@@ -42,6 +48,10 @@ impl ApiRequest {
             match key.as_ref() {
                 "watch" => watch_param = matches!(value.as_ref(), "true" | "1"),
                 "resourceVersion" => resource_version = Some(value.into_owned()),
+                "resourceVersionMatch" if !value.is_empty() => {
+                    resource_version_match = Some(value.into_owned())
+                }
+                "continue" => continued = !value.is_empty(),
                 "sendInitialEvents" => send_initial_events = value == "true",
                 "dryRun" => dry_run = value == "All",
                 "labelSelector" | "fieldSelector" => selectors.push(format!("{key}={value}")),
@@ -69,6 +79,8 @@ impl ApiRequest {
             verb,
             resource,
             resource_version: resource_version.filter(|rv| !rv.is_empty()),
+            resource_version_match,
+            continued,
             send_initial_events,
             dry_run,
             key,

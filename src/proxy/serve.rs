@@ -167,7 +167,7 @@ async fn handle(
         );
         tokio::time::sleep(by).await;
     }
-    let response = forward(cluster, request, api.verb == Verb::Watch).await;
+    let response = forwarded(cluster, engine, &api, &plan, request).await;
     if !plan.crash.is_empty() && response.status().is_success() {
         return committed(engine, &plan.crash, &api, response).await;
     }
@@ -197,6 +197,22 @@ async fn handle(
         false => relay(engine.clone(), api, plan.stream, encoding, body, guard),
     };
     hyper::Response::from_parts(parts, body)
+}
+
+/// The request forwarded: served stale when the plan says so, else as it came.
+async fn forwarded(
+    cluster: &Cluster,
+    engine: &Engine,
+    api: &ApiRequest,
+    plan: &super::engine::Plan,
+    request: hyper::Request<Incoming>,
+) -> hyper::Response<ProxyBody> {
+    match &plan.stale {
+        Some((fault, rewrite, lag)) => {
+            super::stale::forward_stale(cluster, engine, api, (*fault, rewrite, lag), request).await
+        }
+        None => forward(cluster, request, api.verb == Verb::Watch).await,
+    }
 }
 
 /// A write the server has committed, counted by the `crash` faults it is in the scope of; when
@@ -303,7 +319,7 @@ fn reason(code: u16) -> &'static str {
 /// kube-apiserver gzips a watch-list's stream when asked, which would hide its events from the
 /// faults, and the upstream client cannot undo a stream gzipped event by event. (A plain watch
 /// is never gzipped.)
-async fn forward(
+pub(super) async fn forward(
     cluster: &Cluster,
     request: hyper::Request<Incoming>,
     watch: bool,

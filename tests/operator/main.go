@@ -15,9 +15,12 @@
 // workqueue back up on demand.
 //
 // A second controller, `children` (--controllers=children, or configmap,children), gives each
-// parent (a watched ConfigMap labelled informer.test/parent=true) one child ConfigMap that it
-// owns, named PARENT-child-XXXXX, labelled informer.test/child-of=PARENT, and records the child's
-// name in the parent's annotation informer.test/child: two writes for one decision. Before it
+// parent (a watched ConfigMap labelled informer.test/parent=true) one child Secret that it owns,
+// named PARENT-child-XXXXX, labelled informer.test/child-of=PARENT, and records the child's name
+// in the parent's annotation informer.test/child: two writes for one decision. A child is made
+// once: a parent that records one gets no other (as a volume's data, it cannot be made again).
+// The child is of another kind than its parent, as in most operators, so that each is read
+// through its own watch (and, in the API server, its own watch cache). Before it
 // creates a child it looks for one the parent already owns (a create whose answer it never saw,
 // because it crashed in between, is adopted after its restart). With --bug-intermediate-state it
 // does not look, and a crash between the two writes leaves the parent with two children: the
@@ -29,6 +32,12 @@
 // cleans up only when it sees Terminating itself: a client that is told of Gone without having
 // seen Terminating (a relist, a slow or coalesced watch) leaves the child behind, the bug Sieve
 // calls an unobserved state.
+//
+// A parent that is gone takes its children with it: when the controller's cache has no parent
+// for a child's owner, it reads the parent from the API server, and deletes the children only
+// when the server has none either. With --bug-stale-state it trusts its cache: after a restart
+// against an API server whose watch cache lags (Sieve's stale state), the cache has no parent
+// that was created within the lag, and the controller deletes a child that cannot be made again.
 //
 // In a cluster each replica is a pod; in the tests each is a process on the host that stands for
 // one pod of a Deployment on a kwok node (tests/operator/run.sh), so it is told its pod's name.
@@ -46,6 +55,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -97,6 +107,7 @@ type options struct {
 	controllers                      string
 	bugIntermediateState             bool
 	bugUnobservedState               bool
+	bugStaleState                    bool
 }
 
 func parseFlags() (options, zap.Options) {
@@ -119,6 +130,8 @@ func parseFlags() (options, zap.Options) {
 		"planted bug: the children controller creates a child without looking for one the parent already owns")
 	flag.BoolVar(&o.bugUnobservedState, "bug-unobserved-state", false,
 		"planted bug: the children controller deletes a parent's children only when it sees the phase Terminating")
+	flag.BoolVar(&o.bugStaleState, "bug-stale-state", false,
+		"planted bug: the children controller deletes the children of a parent its cache does not have, without asking the API server")
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -170,6 +183,7 @@ func run(o options) error {
 			DefaultNamespaces: map[string]cache.Config{o.namespace: {}},
 			ByObject: map[client.Object]cache.ByObject{
 				&corev1.ConfigMap{}: {Label: labels.SelectorFromSet(labels.Set{WatchLabel: "true"})},
+				&corev1.Secret{}:    {Label: labels.SelectorFromSet(labels.Set{WatchLabel: "true"})},
 			},
 		},
 	})
@@ -186,14 +200,16 @@ func run(o options) error {
 				WithOptions(controller.Options{MaxConcurrentReconciles: o.maxConcurrentReconciles}).
 				Complete(r)
 		case ChildrenControllerName:
-			r := &children{Client: mgr.GetClient(), bugIntermediateState: o.bugIntermediateState,
-				bugUnobservedState: o.bugUnobservedState}
+			r := &children{Client: mgr.GetClient(), live: mgr.GetAPIReader(),
+				bugIntermediateState: o.bugIntermediateState, bugUnobservedState: o.bugUnobservedState,
+				bugStaleState: o.bugStaleState}
 			isParent := predicate.NewPredicateFuncs(func(o client.Object) bool {
 				return o.GetLabels()[ParentLabel] == "true"
 			})
 			err = ctrl.NewControllerManagedBy(mgr).
 				Named(ChildrenControllerName).
 				For(&corev1.ConfigMap{}, builder.WithPredicates(isParent)).
+				Owns(&corev1.Secret{}).
 				Complete(r)
 		default:
 			return fmt.Errorf("--controllers: unknown controller %q: use configmap, children", name)
@@ -283,16 +299,21 @@ func dataDigest(data map[string]string) string {
 
 type children struct {
 	client.Client
+	// live reads from the API server, not the cache.
+	live                 client.Reader
 	bugIntermediateState bool
 	bugUnobservedState   bool
+	bugStaleState        bool
 }
 
 // Reconcile gives a parent one child: it adopts the child the parent already owns (unless the
 // planted bug is on), else creates one; then records the child's name on the parent.
 func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var parent corev1.ConfigMap
-	if err := r.Get(ctx, req.NamespacedName, &parent); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	if err := r.Get(ctx, req.NamespacedName, &parent); apierrors.IsNotFound(err) {
+		return ctrl.Result{}, r.orphaned(ctx, req)
+	} else if err != nil {
+		return ctrl.Result{}, err
 	}
 	if parent.Labels[ParentLabel] != "true" || parent.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
@@ -305,7 +326,7 @@ func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	}
 	child := ""
 	if !r.bugIntermediateState {
-		var owned corev1.ConfigMapList
+		var owned corev1.SecretList
 		if err := r.List(ctx, &owned, client.InNamespace(parent.Namespace),
 			client.MatchingLabels{ChildOfLabel: parent.Name}); err != nil {
 			return ctrl.Result{}, err
@@ -318,7 +339,7 @@ func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	}
 	if child == "" {
 		isController := true
-		c := corev1.ConfigMap{
+		c := corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{
 				GenerateName: parent.Name + "-child-",
 				Namespace:    parent.Namespace,
@@ -329,7 +350,7 @@ func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 					Controller: &isController,
 				}},
 			},
-			Data: map[string]string{"parent": parent.Name},
+			StringData: map[string]string{"parent": parent.Name},
 		}
 		if err := r.Create(ctx, &c); err != nil {
 			return ctrl.Result{}, err
@@ -351,18 +372,45 @@ func (r *children) takeDown(ctx context.Context, parent *corev1.ConfigMap, phase
 		return nil
 	}
 	if phase == "Terminating" || !r.bugUnobservedState {
-		var owned corev1.ConfigMapList
-		if err := r.List(ctx, &owned, client.InNamespace(parent.Namespace),
-			client.MatchingLabels{ChildOfLabel: parent.Name}); err != nil {
+		if err := r.deleteChildren(ctx, parent.Namespace, parent.Name); err != nil {
 			return err
-		}
-		for i := range owned.Items {
-			if err := r.Delete(ctx, &owned.Items[i]); client.IgnoreNotFound(err) != nil {
-				return err
-			}
 		}
 	}
 	patch := client.MergeFrom(parent.DeepCopy())
 	parent.Annotations[ObservedPhaseAnnotation] = phase
 	return client.IgnoreNotFound(r.Patch(ctx, parent, patch))
+}
+
+// orphaned acts on a parent the cache does not have: the children are deleted when the API
+// server has no such parent either (with the planted bug, on the cache's word alone). A parent
+// the server has and the cache lacks is one the cache's watch has not brought yet; its event
+// reconciles it.
+func (r *children) orphaned(ctx context.Context, req ctrl.Request) error {
+	if !r.bugStaleState {
+		var live corev1.ConfigMap
+		err := r.live.Get(ctx, req.NamespacedName, &live)
+		if err == nil {
+			ctrl.LoggerFrom(ctx).Info("the parent is not in the cache yet; the API server has it", "rv", live.ResourceVersion)
+			return nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return r.deleteChildren(ctx, req.Namespace, req.Name)
+}
+
+// deleteChildren deletes the children of parent `name`.
+func (r *children) deleteChildren(ctx context.Context, namespace, name string) error {
+	var owned corev1.SecretList
+	if err := r.List(ctx, &owned, client.InNamespace(namespace),
+		client.MatchingLabels{ChildOfLabel: name}); err != nil {
+		return err
+	}
+	for i := range owned.Items {
+		if err := r.Delete(ctx, &owned.Items[i]); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
+	return nil
 }

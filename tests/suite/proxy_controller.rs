@@ -7,7 +7,7 @@
 
 use crate::common::*;
 use futures::{StreamExt, TryStreamExt};
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
 use serde_json::Value;
 use std::path::Path;
@@ -221,7 +221,7 @@ fn timed_crashes_kill_the_controllers_process_group_and_start_it_again_and_sigte
 /// The test operator's children controller in `ns` with its `bug` flag (e.g.
 /// `--bug-intermediate-state=true`), through a proxy with `proxy_flags` (faults, `-v=1`); the
 /// proxy's JSON lines are read as they come.
-fn children_operator(ns: &str, bug: &str, proxy_flags: &[&str]) -> Streaming {
+pub(crate) fn children_operator(ns: &str, bug: &str, proxy_flags: &[&str]) -> Streaming {
     let operator = tool("test-operator").display().to_string();
     let namespace = format!("--namespace={ns}");
     let mut args = vec!["proxy", "-p", "0", "-o", "json", "--seed", "1"];
@@ -240,7 +240,7 @@ fn children_operator(ns: &str, bug: &str, proxy_flags: &[&str]) -> Streaming {
 }
 
 /// A parent for the children controller.
-async fn create_parent(configmaps: &Api<ConfigMap>, name: &str) {
+pub(crate) async fn create_parent(configmaps: &Api<ConfigMap>, name: &str) {
     let parent: ConfigMap = serde_json::from_value(serde_json::json!({
         "metadata": {"name": name, "labels": {
             "informer.test/watch": "true", "informer.test/parent": "true"}},
@@ -254,7 +254,7 @@ async fn create_parent(configmaps: &Api<ConfigMap>, name: &str) {
 }
 
 /// Waits (within 120 s) until the parent records its child, the controller's last write for it.
-async fn until_recorded(configmaps: &Api<ConfigMap>, name: &str) -> String {
+pub(crate) async fn until_recorded(configmaps: &Api<ConfigMap>, name: &str) -> String {
     let recorded = |cm: &ConfigMap| {
         cm.metadata
             .annotations
@@ -286,9 +286,11 @@ async fn until_recorded(configmaps: &Api<ConfigMap>, name: &str) -> String {
         .unwrap_or_else(|_| panic!("{name} did not record a child within 120 s"))
 }
 
-async fn children_of(configmaps: &Api<ConfigMap>, parent: &str) -> Vec<String> {
+/// The names of the parent's children (Secrets).
+pub(crate) async fn children_of(ns: &TestNamespace, parent: &str) -> Vec<String> {
     let params = ListParams::default().labels(&format!("informer.test/child-of={parent}"));
-    let mut names: Vec<String> = configmaps
+    let secrets: Api<Secret> = Api::namespaced(ns.client.clone(), &ns.name);
+    let mut names: Vec<String> = secrets
         .list(&params)
         .await
         .unwrap()
@@ -317,7 +319,7 @@ async fn children_after(
     });
     create_parent(&configmaps, "parent").await;
     let recorded = until_recorded(&configmaps, "parent").await;
-    let children = children_of(&configmaps, "parent").await;
+    let children = children_of(&ns, "parent").await;
     assert!(children.contains(&recorded), "{recorded} in {children:?}");
     let out = proxy.terminate(Duration::from_secs(60));
     assert_eq!(out.code, Some(143), "stderr: {}", out.stderr);
@@ -340,7 +342,7 @@ fn crashes(lines: &[Value]) -> Vec<&Value> {
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up) and the test operator (tests/tools/tools.sh build): cargo test -- --ignored"]
 async fn a_crash_between_create_and_record_leaves_two_children_only_when_the_operator_does_not_adopt(
 ) {
-    let crash = ["crash:after=create,resource=configmaps"];
+    let crash = ["crash:after=create,resource=secrets"];
     let (buggy, faultless, fixed) = tokio::join!(
         children_after("crash-bug", true, &crash),
         children_after("crash-none", true, &[]),
@@ -360,7 +362,7 @@ async fn a_crash_between_create_and_record_leaves_two_children_only_when_the_ope
     assert!(detail.contains("killed with SIGKILL before it saw the answer"));
     assert_eq!(
         applied[0]["request"].as_str().unwrap(),
-        format!("create configmaps -n {ns}")
+        format!("create secrets -n {ns}")
     );
     assert!(
         lines.iter().any(|v| v["event"] == "started"
@@ -451,13 +453,13 @@ async fn children_after_take_down(prefix: &str, bug: bool, coalesce: bool) -> Ve
     }
     let mut proxy = children_operator(&ns.name, &bug, &flags);
     until_recorded(&configmaps, "parent").await;
-    assert_eq!(children_of(&configmaps, "parent").await.len(), 1);
+    assert_eq!(children_of(&ns, "parent").await.len(), 1);
     let rv = set_phase(&configmaps, "Terminating").await;
     let held = coalesce.then_some(rv.as_str());
     until_observed_or_held(&configmaps, &mut proxy, "Terminating", held).await;
     set_phase(&configmaps, "Gone").await;
     until_observed_or_held(&configmaps, &mut proxy, "Gone", None).await;
-    let children = children_of(&configmaps, "parent").await;
+    let children = children_of(&ns, "parent").await;
     let out = proxy.terminate(Duration::from_secs(60));
     assert_eq!(out.code, Some(143), "stderr: {}", out.stderr);
     children

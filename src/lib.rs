@@ -37,7 +37,9 @@
 //!             ├─▶ proxy/    the API on a loopback port: its own CA and TLS (h2, http/1.1),
 //!             │             every request forwarded with the user's credentials, and the
 //!             │             faults (what they are, when they happen, a watch's events
-//!             │             relayed through them, a connection's bytes stopped: silence)
+//!             │             relayed through them, a connection's bytes stopped: silence,
+//!             │             a stale view from the cluster's past), the controller it runs,
+//!             │             and a workload's end state, normalized and compared
 //!             ▼
 //!         informer/  the pipeline, one client-go stage per file, in the order data flows:
 //!                    listwatch (the ListerWatcher trait and the wire protocol), reflector

@@ -23,7 +23,13 @@ use std::time::Duration;
     kubectl informer proxy --fault error:status=429,retry-after=1s,share=20% --fault slow-list:by=2s\n\n  \
     # Run the controller on the proxy (KUBECONFIG), killed right after its first create of a\n  \
     # ConfigMap is committed, before it sees the answer, and started again\n  \
-    kubectl informer proxy --fault crash:after=create,resource=configmaps -- ./manager\n\n\
+    kubectl informer proxy --fault crash:after=create,resource=configmaps -- ./manager\n\n  \
+    # A workload's end state, saved from a fault-free run, then compared under a crash (exit 1\n  \
+    # when an object is missing, extra or other)\n  \
+    kubectl informer proxy -n demo --workload ./workload.sh --state secrets,configmaps \\\n      \
+      --save-state base.json -- ./manager\n  \
+    kubectl informer proxy -n demo --workload ./workload.sh --state secrets,configmaps \\\n      \
+      --fault crash:after=create,resource=secrets --compare-state base.json -- ./manager\n\n\
 Faults (--fault KIND[:OPTION=VALUE,...]; D a duration; at=D once, every=D or every=D1-D2 \
 again and again, from the start):\n  \
     sever:every=D|at=D[,how=reset|end]\n      \
@@ -60,9 +66,10 @@ again and again, from the start):\n  \
     happened; on=restart: only once a crash restarted the controller\n\
 Every fault but refuse takes resource=NAME (as kubectl names it); gone, drop-*, delay, error and \
 slow-list take share=P% (of the requests or watches in scope, drawn with --seed).\n\n\
-Exit status: 0 --for ran out, 1 the controller started after -- exited by itself, 2 error (the \
-    port taken, the cluster unreachable, a controller that cannot be started), 130 interrupted \
-    by Ctrl-C, 143 by SIGTERM.")]
+Exit status: 0 --for ran out (with --workload: the end state is the baselines'), 1 the \
+    controller started after -- exited by itself, or the end state differs from the baselines', \
+    2 error (the port taken, the cluster unreachable, a controller that cannot be started, a \
+    workload that failed), 130 interrupted by Ctrl-C, 143 by SIGTERM.")]
 pub struct ProxyArgs {
     /// The port on 127.0.0.1 to serve on; 0 picks a free one (the line on stdout says which).
     #[arg(short = 'p', long, value_name = "PORT", default_value_t = 8001)]
@@ -94,6 +101,31 @@ pub struct ProxyArgs {
     /// Stop after this long (default: until Ctrl-C).
     #[arg(long = "for", value_name = "DURATION", value_parser = duration::parse)]
     pub run_for: Option<Duration>,
+    /// A workload to run once the proxy serves and the controller has started: a shell
+    /// command line (`sh -c`), on your kubeconfig (not the proxy's: it stands for the users of
+    /// the cluster, not the controller; $KUBECTL_INFORMER_NAMESPACE is the namespace of -n),
+    /// its output on stderr. When it has ended (exit 0),
+    /// and --settle has passed, the end state of --state is taken (saved with --save-state,
+    /// compared with --compare-state) and the proxy stops. A workload that fails is exit 2.
+    #[arg(long, value_name = "COMMAND")]
+    pub workload: Option<String>,
+    /// After the workload, wait this long for the controller to finish before the end state is
+    /// taken.
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "5s")]
+    pub settle: Duration,
+    /// The resources whose end state is taken after the workload, in the namespace of -n (as
+    /// kubectl names them, comma-separated: secrets,configmaps).
+    #[arg(long, value_name = "RESOURCES", value_delimiter = ',')]
+    pub state: Vec<String>,
+    /// Save the end state (normalized: no uids, resourceVersions, times, managed fields or
+    /// generated name suffixes) to FILE, a baseline for --compare-state. FILE must not exist.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub save_state: Option<PathBuf>,
+    /// Compare the end state with the one a fault-free run of the same workload saved
+    /// (repeatable: what the baselines differ on is left out); any object missing, extra or
+    /// with other content is a row of one table, and exit 1.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub compare_state: Vec<PathBuf>,
     /// The controller to run behind the proxy, after `--`: started once the proxy serves, with
     /// KUBECONFIG set to the proxy's kubeconfig (--write-kubeconfig's file, else one made for
     /// the run), its output on stderr; started again after a crash fault kills it; stopped

@@ -20,6 +20,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use workload::Asked;
+
+mod workload;
 
 /// `proxy`'s arguments, validated: the faults parsed, the seed drawn.
 #[derive(Debug, Clone)]
@@ -35,6 +38,8 @@ pub struct ProxyConfig {
     pub run_for: Option<Duration>,
     /// The controller to run behind the proxy (after `--`): its program and arguments.
     pub controller: Option<(String, Vec<String>)>,
+    /// `--workload`, and the end state it leaves.
+    pub workload: Option<Asked>,
 }
 
 impl ProxyConfig {
@@ -54,7 +59,15 @@ impl ProxyConfig {
                 )));
             }
         }
+        let workload = Asked::from_args(
+            args.workload.as_ref(),
+            args.settle,
+            &args.state,
+            args.save_state.as_ref(),
+            &args.compare_state,
+        )?;
         Ok(ProxyConfig {
+            workload,
             port: args.port,
             write_kubeconfig: args.write_kubeconfig.clone(),
             plain_http: args.plain_http,
@@ -70,7 +83,13 @@ impl ProxyConfig {
 }
 
 pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
-    let (cluster, armed) = arm(global, &config.faults).await?;
+    let wants_state = config
+        .workload
+        .as_ref()
+        .is_some_and(|w| !w.state.is_empty());
+    let (cluster, armed, discovered) = arm(global, &config.faults, wants_state).await?;
+    let plan = workload_plan(global, &config, &discovered, &cluster)?;
+    let workload_cluster = cluster.clone();
     let first_rv = first_read(&cluster, &armed).await?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
         .await
@@ -90,19 +109,7 @@ pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
     let text = kubeconfig(&url, authority.as_ref(), &cluster.default_namespace);
     let (kubeconfig_path, own_kubeconfig) = write_kubeconfig(&config, &text)?;
     let (seed, json) = (config.seed, config.json);
-    let faults: Vec<String> = config.faults.iter().map(|f| f.text.clone()).collect();
-    let first = match json {
-        true => output::proxy::serving_json(&url, &cluster.context, &cluster.server, seed, &faults)
-            .to_string(),
-        false => {
-            output::proxy::serving_line(&url, &cluster.context, &cluster.server, seed, &faults)
-        }
-    };
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{first}")
-        .and_then(|()| out.flush())
-        .map_err(Error::Output)?;
-    drop(out);
+    print_serving(&config, &url, &cluster)?;
     let (notices, received) = tokio::sync::mpsc::unbounded_channel();
     let mut engine = Engine::new(armed, seed, notices.clone()).with_verbosity(global.verbose);
     let mut supervisor = None;
@@ -132,6 +139,7 @@ pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
         _ = interrupt => Ok(crate::stop::exit_code()),
         _ = super::sleep_until(global.limits.ends()) => Ok(EXIT_OK),
         _ = ended_by_itself(supervisor.as_mut()) => Ok(EXIT_FINDING),
+        code = workload::verdict(plan.as_ref(), &workload_cluster, json) => code,
     };
     let code = match supervisor {
         Some(supervisor) => match supervisor.stop().await {
@@ -223,8 +231,6 @@ fn own_kubeconfig_file(text: &str) -> Result<tempfile::NamedTempFile> {
     Ok(file)
 }
 
-/// Each fault, its resource resolved as kubectl names resolve (discovery is asked only when one
-/// names a resource).
 /// A `stale` fault serves from the resourceVersions read since the start: the first is read
 /// before anything is served (and when it is, and `None` without a `stale`).
 async fn first_read(
@@ -241,8 +247,45 @@ async fn first_read(
     Ok(Some((rv, tokio::time::Instant::now())))
 }
 
-async fn arm(global: &GlobalConfig, faults: &[Fault]) -> Result<(Cluster, Vec<Armed>)> {
-    let (cluster, resources) = match faults.iter().any(|f| f.resource.is_some()) {
+/// The first line: where the proxy serves, for which cluster, with which faults and seed.
+fn print_serving(config: &ProxyConfig, url: &str, cluster: &Cluster) -> Result<()> {
+    let faults: Vec<String> = config.faults.iter().map(|f| f.text.clone()).collect();
+    let (context, server, seed) = (&cluster.context, &cluster.server, config.seed);
+    let first = match config.json {
+        true => output::proxy::serving_json(url, context, server, seed, &faults).to_string(),
+        false => output::proxy::serving_line(url, context, server, seed, &faults),
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{first}")
+        .and_then(|()| out.flush())
+        .map_err(Error::Output)
+}
+
+/// The workload ready to run (its resources resolved, its baselines read), if one is asked for.
+fn workload_plan(
+    global: &GlobalConfig,
+    config: &ProxyConfig,
+    discovered: &[crate::cluster::ApiResource],
+    cluster: &Cluster,
+) -> Result<Option<workload::Ready>> {
+    let Some(asked) = &config.workload else {
+        return Ok(None);
+    };
+    let namespace = global.namespace.as_deref();
+    let namespace = namespace.unwrap_or(&cluster.default_namespace);
+    asked
+        .ready(discovered, namespace, global.selection.path.as_ref())
+        .map(Some)
+}
+
+/// Each fault, its resource resolved as kubectl names resolve (discovery is asked only when one
+/// names a resource, or the end state is taken), and what discovery found.
+async fn arm(
+    global: &GlobalConfig,
+    faults: &[Fault],
+    discover: bool,
+) -> Result<(Cluster, Vec<Armed>, Vec<crate::cluster::ApiResource>)> {
+    let (cluster, resources) = match discover || faults.iter().any(|f| f.resource.is_some()) {
         true => super::connect_and_discover(global).await?,
         false => (
             Cluster::connect(&global.selection, global.transport)
@@ -268,7 +311,7 @@ async fn arm(global: &GlobalConfig, faults: &[Fault]) -> Result<(Cluster, Vec<Ar
             })
         })
         .collect::<Result<_>>()?;
-    Ok((cluster, armed))
+    Ok((cluster, armed, resources))
 }
 
 /// Prints each notice as it comes until `stopped`, then those already queued, so that none

@@ -3,6 +3,7 @@
 
 use crate::format::{local_time, rfc3339_millis};
 use crate::proxy::engine::{Applied, Notice};
+use crate::proxy::state::{Difference, Verdict};
 use serde_json::{json, Value};
 use std::time::{Duration, SystemTime};
 
@@ -130,4 +131,99 @@ pub fn summary_text(applied: &[Applied], ran: Duration) -> String {
         ));
     }
     out
+}
+
+/// What one difference says, in the verdict's table and its JSON.
+fn difference_parts(d: &Difference) -> (&'static str, String) {
+    match d {
+        Difference::Missing { count, .. } => (
+            "missing",
+            format!("{count} in the baseline, not in this run"),
+        ),
+        Difference::Extra { count, .. } => {
+            ("extra", format!("{count} in this run, not in the baseline"))
+        }
+        Difference::Content { fields, .. } => (
+            "content",
+            fields
+                .iter()
+                .map(|(path, base, run)| format!("{path}: {base} -> {run}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    }
+}
+
+/// The verdict: a line, and a table of the differences when there are any.
+pub fn verdict_text(verdict: &Verdict, baselines: usize, namespace: &str) -> String {
+    let parts: Vec<String> = [
+        (verdict.unstable_keys, "object"),
+        (verdict.unstable_fields, "field"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| crate::format::count(*n as u64, what))
+    .collect();
+    let left_out = match parts.is_empty() {
+        true => String::new(),
+        false => format!(
+            " ({} the baselines differ on left out)",
+            parts.join(" and ")
+        ),
+    };
+    let mut out = format!(
+        "End state in {namespace} against {}: {}{left_out}\n",
+        crate::format::count(baselines as u64, "baseline"),
+        match verdict.differences.len() {
+            0 => "the same".to_string(),
+            n => crate::format::count(n as u64, "difference"),
+        }
+    );
+    if verdict.differences.is_empty() {
+        return out;
+    }
+    let mut table = super::table::boxed();
+    table.set_header(["RESOURCE", "NAME", "DIFFERENCE", "DETAIL"]);
+    for d in &verdict.differences {
+        let (resource, name) = d.key().split_once(' ').unwrap_or((d.key(), ""));
+        let (what, detail) = difference_parts(d);
+        table.add_row([resource, name, what, &detail]);
+    }
+    out.push_str(&table.to_string());
+    out.push('\n');
+    out
+}
+
+/// The verdict as a JSON line (`type` "verdict").
+pub fn verdict_json(verdict: &Verdict, baselines: usize, namespace: &str) -> Value {
+    let differences: Vec<Value> = verdict
+        .differences
+        .iter()
+        .map(|d| {
+            let (resource, name) = d.key().split_once(' ').unwrap_or((d.key(), ""));
+            let (what, _) = difference_parts(d);
+            let mut line = json!({"resource": resource, "name": name, "difference": what});
+            match d {
+                Difference::Missing { count, .. } | Difference::Extra { count, .. } => {
+                    line["count"] = json!(count)
+                }
+                Difference::Content { fields, .. } => {
+                    line["fields"] = fields
+                        .iter()
+                        .map(
+                            |(path, base, run)| json!({"path": path, "baseline": base, "run": run}),
+                        )
+                        .collect();
+                }
+            }
+            line
+        })
+        .collect();
+    json!({
+        "schemaVersion": SCHEMA_VERSION, "type": "verdict",
+        "time": rfc3339_millis(SystemTime::now()),
+        "namespace": namespace, "baselines": baselines,
+        "differences": differences,
+        "unstableObjects": verdict.unstable_keys, "unstableFields": verdict.unstable_fields,
+    })
 }

@@ -11,4 +11,6 @@ pub mod request;
 pub mod serve;
 pub mod silence;
 pub mod stale;
+pub mod state;
 pub mod tls;
+pub mod workload;

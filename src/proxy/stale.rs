@@ -219,7 +219,7 @@ pub async fn forward_stale(
                 &query(original.as_deref(), &drop, &set),
             );
             let detail = format!(
-                "served at {} instead of the newest, rv {}",
+                "served at {} instead of the newest read, rv {}",
                 served(lag, rv),
                 lag.now
             );
@@ -318,7 +318,7 @@ async fn initial(
         return response;
     }
     let detail = format!(
-        "initial events: the {} of {} instead of the newest, rv {}; then the watch from rv {rv}",
+        "initial events: the {} of {} instead of the newest read, rv {}; then the watch from rv {rv}",
         crate::format::count(events.count as u64, "object"),
         served(lag, rv),
         lag.now

@@ -17,7 +17,9 @@
 // A second controller, `children` (--controllers=children, or configmap,children), gives each
 // parent (a watched ConfigMap labelled informer.test/parent=true) one child Secret that it owns,
 // named PARENT-child-XXXXX, labelled informer.test/child-of=PARENT, and records the child's name
-// in the parent's annotation informer.test/child: two writes for one decision. A child is made
+// in the parent's annotation informer.test/child: two writes for one decision. Until the record
+// is written it remembers, in memory, the child it made (the child's own event may reconcile the
+// parent again before the record's event is in the cache). A child is made
 // once: a parent that records one gets no other (as a volume's data, it cannot be made again).
 // The child is of another kind than its parent, as in most operators, so that each is read
 // through its own watch (and, in the API server, its own watch cache). Before it
@@ -52,6 +54,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -59,6 +62,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -201,6 +205,7 @@ func run(o options) error {
 				Complete(r)
 		case ChildrenControllerName:
 			r := &children{Client: mgr.GetClient(), live: mgr.GetAPIReader(),
+				created:              map[types.NamespacedName]string{},
 				bugIntermediateState: o.bugIntermediateState, bugUnobservedState: o.bugUnobservedState,
 				bugStaleState: o.bugStaleState}
 			isParent := predicate.NewPredicateFuncs(func(o client.Object) bool {
@@ -299,6 +304,11 @@ func dataDigest(data map[string]string) string {
 
 type children struct {
 	client.Client
+	// created is each parent's child made by this process and not yet recorded on the parent
+	// (the record's event may not be in the cache when the child's own event reconciles the
+	// parent again); kept in memory only, so a restart forgets it.
+	created   map[types.NamespacedName]string
+	createdMu sync.Mutex
 	// live reads from the API server, not the cache.
 	live                 client.Reader
 	bugIntermediateState bool
@@ -324,8 +334,10 @@ func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if parent.Annotations[ChildAnnotation] != "" {
 		return ctrl.Result{}, nil
 	}
-	child := ""
-	if !r.bugIntermediateState {
+	r.createdMu.Lock()
+	child := r.created[req.NamespacedName]
+	r.createdMu.Unlock()
+	if child == "" && !r.bugIntermediateState {
 		var owned corev1.SecretList
 		if err := r.List(ctx, &owned, client.InNamespace(parent.Namespace),
 			client.MatchingLabels{ChildOfLabel: parent.Name}); err != nil {
@@ -356,6 +368,9 @@ func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 			return ctrl.Result{}, err
 		}
 		child = c.Name
+		r.createdMu.Lock()
+		r.created[req.NamespacedName] = child
+		r.createdMu.Unlock()
 	}
 	patch := client.MergeFrom(parent.DeepCopy())
 	if parent.Annotations == nil {

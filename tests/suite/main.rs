@@ -37,6 +37,7 @@ mod proxy;
 mod proxy_coalesce;
 mod proxy_controller;
 mod proxy_stale;
+mod proxy_verdict;
 mod release;
 mod replay;
 mod resolve;

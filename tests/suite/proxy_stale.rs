@@ -103,7 +103,7 @@ async fn a_stale_list_and_watch_list_show_the_state_of_the_proxys_start_then_eac
         details.iter().any(|(r, d)| r == &list
             && d.starts_with("served at rv ")
             && d.contains("(the state at the proxy's start, ")
-            && d.contains("instead of the newest, rv ")),
+            && d.contains("instead of the newest read, rv ")),
         "{details:?}"
     );
     let watch_list = format!("watch configmaps -n {} with initial events", ns.name);

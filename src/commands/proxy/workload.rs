@@ -1,0 +1,154 @@
+//! `proxy --workload`'s flags checked and resolved, and the verdict: the end state saved,
+//! compared with the baselines, said (a table, or a JSON line) and turned into the exit code.
+
+use crate::cluster::{resolve, ApiResource, Cluster};
+use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
+use crate::output;
+use crate::proxy::state::{compare, State};
+use crate::proxy::workload::{parse_state, Plan};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `--workload` and what goes with it, as given on the command line.
+#[derive(Debug, Clone)]
+pub struct Asked {
+    pub command: String,
+    pub settle: Duration,
+    pub state: Vec<String>,
+    pub save: Option<PathBuf>,
+    pub baselines: Vec<PathBuf>,
+}
+
+/// A workload ready to run: its plan, the baselines read, where to save.
+#[derive(Debug, Clone)]
+pub struct Ready {
+    pub plan: Plan,
+    pub baselines: Vec<State>,
+    pub save: Option<PathBuf>,
+}
+
+impl Asked {
+    /// The flags checked together: the state flags need a workload, and saving or comparing
+    /// needs `--state`.
+    pub fn from_args(
+        command: Option<&String>,
+        settle: Duration,
+        state: &[String],
+        save: Option<&PathBuf>,
+        baselines: &[PathBuf],
+    ) -> Result<Option<Asked>> {
+        let Some(command) = command else {
+            if !state.is_empty() || save.is_some() || !baselines.is_empty() {
+                return Err(Error::Usage("--state, --save-state and --compare-state take the end state a workload leaves: give the workload with --workload 'COMMAND'".into()));
+            }
+            return Ok(None);
+        };
+        if state.is_empty() && (save.is_some() || !baselines.is_empty()) {
+            return Err(Error::Usage("--save-state and --compare-state need the resources whose end state they keep: name them with --state, e.g. --state secrets,configmaps".into()));
+        }
+        Ok(Some(Asked {
+            command: command.clone(),
+            settle,
+            state: state.to_vec(),
+            save: save.cloned(),
+            baselines: baselines.to_vec(),
+        }))
+    }
+
+    /// Ready to run: the resources resolved through `discovered`, the baselines read, the file
+    /// to save into checked (refused when it exists, as every file a command writes; made only
+    /// once there is a state, so that a run that fails leaves none).
+    pub fn ready(
+        &self,
+        discovered: &[ApiResource],
+        namespace: &str,
+        kubeconfig: Option<&PathBuf>,
+    ) -> Result<Ready> {
+        let resources = self
+            .state
+            .iter()
+            .map(|name| {
+                resolve(name, discovered)
+                    .cloned()
+                    .map_err(|e| Error::Usage(format!("--state {name}: {e}")))
+            })
+            .collect::<Result<Vec<ApiResource>>>()?;
+        let names: Vec<String> = resources.iter().map(ApiResource::qualified_name).collect();
+        let baselines = self
+            .baselines
+            .iter()
+            .map(|path| load(path, &names))
+            .collect::<Result<Vec<State>>>()?;
+        if let Some(path) = self.save.as_ref().filter(|p| p.exists()) {
+            return Err(Error::File(format!(
+                "cannot create --save-state file {}: it exists: name a new file (no run overwrites one)",
+                path.display()
+            )));
+        }
+        let plan = Plan {
+            command: self.command.clone(),
+            settle: self.settle,
+            resources,
+            namespace: namespace.to_string(),
+            kubeconfig: kubeconfig.cloned(),
+        };
+        Ok(Ready {
+            plan,
+            baselines,
+            save: self.save.clone(),
+        })
+    }
+}
+
+/// A baseline (`--compare-state FILE`), made of `resources`.
+fn load(path: &Path, resources: &[String]) -> Result<State> {
+    let bad = |why: String| {
+        Error::File(format!(
+            "cannot use --compare-state {}: {why}",
+            path.display()
+        ))
+    };
+    let text = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    parse_state(&text, resources).map_err(bad)
+}
+
+/// Runs the workload, saves its end state, and says what it is against the baselines: exit 1
+/// when it differs. Never returns without a workload.
+pub async fn verdict(ready: Option<&Ready>, cluster: &Cluster, json: bool) -> Result<u8> {
+    let Some(ready) = ready else {
+        return std::future::pending().await;
+    };
+    let state = crate::proxy::workload::run(&ready.plan, cluster)
+        .await
+        .map_err(|e| Error::Failed(e.to_string()))?;
+    if let Some(path) = &ready.save {
+        drop(super::super::create_new_file("--save-state", path)?);
+        let mut text =
+            serde_json::to_vec_pretty(&state).map_err(|e| Error::Failed(e.to_string()))?;
+        text.push(b'\n');
+        output::file::write_whole(path, &text).map_err(|e| {
+            Error::File(format!("cannot write --save-state {}: {e}", path.display()))
+        })?;
+    }
+    if ready.baselines.is_empty() {
+        return Ok(EXIT_OK);
+    }
+    let verdict = compare(&ready.baselines, &state);
+    let (baselines, namespace) = (ready.baselines.len(), ready.plan.namespace.as_str());
+    let text = match json {
+        true => format!(
+            "{}\n",
+            output::proxy::verdict_json(&verdict, baselines, namespace)
+        ),
+        false => output::proxy::verdict_text(&verdict, baselines, namespace),
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(Error::Output)?;
+    Ok(match verdict.differences.is_empty() {
+        true => EXIT_OK,
+        false => EXIT_FINDING,
+    })
+}

@@ -1,0 +1,313 @@
+//! The end state a controller leaves behind, and the verdict: a run's state against the state
+//! fault-free runs of the same workload left.
+//!
+//! A state is every object of the resources named, in one namespace, normalized so that two
+//! runs of the same workload compare equal: what the server makes new each time is taken out
+//! (uid, resourceVersion, creationTimestamp, managedFields, the namespace, also inside kubectl's
+//! last-applied annotation, owner references' uids), a generated name's random suffix is written `*` (`parent-child-*`), wherever the
+//! name appears (a parent that records its child's name; a string that is a whole name ending
+//! in `-` and five of the letters kube-apiserver draws suffixes from is taken for one too, the
+//! name of an object gone since), and every RFC 3339 time is written
+//! `<time>`. What else differs between fault-free runs is not guessed: it is what differs
+//! between the baselines given (run the fault-free workload twice), and it is left out of the
+//! comparison.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The version of the state file's layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A run's end state: per key (`RESOURCE NAME`, the name normalized), its objects, normalized,
+/// in a stable order (more than one when generated names collide once normalized).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct State {
+    pub schema_version: u32,
+    pub namespace: String,
+    pub resources: Vec<String>,
+    pub objects: BTreeMap<String, Vec<Value>>,
+}
+
+impl State {
+    /// The state of `lists` (each resource's name and its LIST's items) in `namespace`.
+    pub fn of(namespace: &str, lists: Vec<(String, Vec<Value>)>) -> State {
+        let mut generated: Vec<(String, String)> = lists
+            .iter()
+            .flat_map(|(_, items)| items.iter())
+            .filter_map(generated_name)
+            .collect();
+        // The longest first, so that a name that contains another is replaced whole.
+        generated.sort_by_key(|(name, _)| std::cmp::Reverse(name.len()));
+        let mut objects: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+        let resources = lists.iter().map(|(r, _)| r.clone()).collect();
+        // kubectl's last-applied annotation holds the object as applied, namespace and all.
+        let named = format!("\"namespace\":\"{namespace}\"");
+        for (resource, items) in lists {
+            for mut item in items {
+                normalize(&mut item, &generated);
+                strings(&mut item, &mut |s| {
+                    if s.contains(&named) {
+                        *s = s.replace(&named, "\"namespace\":\"<namespace>\"");
+                    }
+                });
+                let name = item["metadata"]["name"].as_str().unwrap_or("").to_string();
+                objects
+                    .entry(format!("{resource} {name}"))
+                    .or_default()
+                    .push(item);
+            }
+        }
+        for list in objects.values_mut() {
+            list.sort_by_cached_key(Value::to_string);
+        }
+        State {
+            schema_version: SCHEMA_VERSION,
+            namespace: namespace.to_string(),
+            resources,
+            objects,
+        }
+    }
+}
+
+/// An object's generated name and how it is written normalized (`parent-child-*`).
+fn generated_name(item: &Value) -> Option<(String, String)> {
+    let name = item["metadata"]["name"].as_str()?;
+    let prefix = item["metadata"]["generateName"].as_str()?;
+    (name.len() > prefix.len() && name.starts_with(prefix))
+        .then(|| (name.to_string(), format!("{prefix}*")))
+}
+
+/// `item` with what a server makes new on each run taken out or written the same way.
+fn normalize(item: &mut Value, generated: &[(String, String)]) {
+    if let Some(meta) = item.get_mut("metadata").and_then(Value::as_object_mut) {
+        for field in [
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "managedFields",
+            "selfLink",
+            "namespace",
+        ] {
+            meta.remove(field);
+        }
+        if let Some(owners) = meta
+            .get_mut("ownerReferences")
+            .and_then(Value::as_array_mut)
+        {
+            for owner in owners.iter_mut().filter_map(Value::as_object_mut) {
+                owner.remove("uid");
+            }
+        }
+    }
+    strings(item, &mut |s| {
+        if is_time(s) {
+            *s = "<time>".to_string();
+            return;
+        }
+        for (name, pattern) in generated {
+            if s.contains(name.as_str()) {
+                *s = s.replace(name.as_str(), pattern);
+            }
+        }
+        // A name of an object that is not there (a record of a child deleted since).
+        if let Some(prefix) = generated_suffix(s) {
+            *s = format!("{prefix}*");
+        }
+    });
+}
+
+/// The letters kube-apiserver draws a generated name's five-letter suffix from
+/// (k8s.io/apimachinery/pkg/util/rand: no vowels, no 0, 1 or 3).
+const SUFFIX_LETTERS: &str = "bcdfghjklmnpqrstvwxz2456789";
+
+/// The prefix of a string that is a whole generated name (`NAME-` and five suffix letters).
+fn generated_suffix(s: &str) -> Option<&str> {
+    let (prefix, suffix) = s.split_at_checked(s.len().checked_sub(5)?)?;
+    let name_like = s
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
+    (name_like
+        && prefix.len() > 1
+        && prefix.ends_with('-')
+        && suffix.chars().all(|c| SUFFIX_LETTERS.contains(c)))
+    .then_some(prefix)
+}
+
+/// Calls `f` on every string in `value`, keys of objects excepted.
+fn strings(value: &mut Value, f: &mut impl FnMut(&mut String)) {
+    match value {
+        Value::String(s) => f(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| strings(v, f)),
+        Value::Object(map) => map.values_mut().for_each(|v| strings(v, f)),
+        _ => {}
+    }
+}
+
+/// Whether `s` is an RFC 3339 date-time (`2026-12-01T22:31:09Z`, with a fraction or offset).
+fn is_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    b.len() >= 20
+        && digits(0..4)
+        && b[4] == b'-'
+        && digits(5..7)
+        && b[7] == b'-'
+        && digits(8..10)
+        && matches!(b[10], b'T' | b't')
+        && digits(11..13)
+        && b[13] == b':'
+        && (s.ends_with('Z')
+            || s.ends_with('z')
+            || b[b.len() - 6] == b'+'
+            || b[b.len() - 6] == b'-')
+}
+
+/// How a run's state differs from the baselines' at one key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Difference {
+    /// Objects the baselines have and the run does not.
+    Missing { key: String, count: usize },
+    /// Objects the run has and the baselines do not.
+    Extra { key: String, count: usize },
+    /// An object with other content: the first fields that differ (path, baseline, run).
+    Content {
+        key: String,
+        fields: Vec<(String, String, String)>,
+    },
+}
+
+impl Difference {
+    pub fn key(&self) -> &str {
+        match self {
+            Difference::Missing { key, .. }
+            | Difference::Extra { key, .. }
+            | Difference::Content { key, .. } => key,
+        }
+    }
+}
+
+/// What a comparison found: the differences, and what the baselines disagree on (left out).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Verdict {
+    pub differences: Vec<Difference>,
+    /// Keys whose object count differs between the baselines.
+    pub unstable_keys: usize,
+    /// Fields whose value differs between the baselines.
+    pub unstable_fields: usize,
+}
+
+/// How many differing fields a content difference lists.
+const FIELDS_SHOWN: usize = 3;
+
+/// `run` against `baselines` (at least one): every key of either, compared where the baselines
+/// agree.
+pub fn compare(baselines: &[State], run: &State) -> Verdict {
+    let mut verdict = Verdict::default();
+    let Some(first) = baselines.first() else {
+        return verdict;
+    };
+    let keys: std::collections::BTreeSet<&String> = baselines
+        .iter()
+        .flat_map(|b| b.objects.keys())
+        .chain(run.objects.keys())
+        .collect();
+    let none = Vec::new();
+    for key in keys {
+        let of = |s: &'_ State| s.objects.get(key.as_str()).unwrap_or(&none).clone();
+        let base = of(first);
+        if baselines.iter().any(|b| of(b).len() != base.len()) {
+            verdict.unstable_keys += 1;
+            continue;
+        }
+        let ran = of(run);
+        let key = key.to_string();
+        match ran.len().cmp(&base.len()) {
+            std::cmp::Ordering::Less => verdict.differences.push(Difference::Missing {
+                key: key.clone(),
+                count: base.len() - ran.len(),
+            }),
+            std::cmp::Ordering::Greater => verdict.differences.push(Difference::Extra {
+                key: key.clone(),
+                count: ran.len() - base.len(),
+            }),
+            std::cmp::Ordering::Equal => {}
+        }
+        for (i, (b, r)) in base.iter().zip(&ran).enumerate() {
+            let others: Vec<BTreeMap<String, String>> =
+                baselines.iter().map(|s| flat(&of(s)[i])).collect();
+            let (fields, unstable) = differing(&others, &flat(r));
+            verdict.unstable_fields += unstable;
+            if !fields.is_empty() && b != r {
+                verdict.differences.push(Difference::Content {
+                    key: key.clone(),
+                    fields,
+                });
+            }
+        }
+    }
+    verdict
+}
+
+/// The fields where `run` differs from the baselines (the first [`FIELDS_SHOWN`]), among those
+/// the baselines agree on; and how many they disagree on.
+fn differing(
+    baselines: &[BTreeMap<String, String>],
+    run: &BTreeMap<String, String>,
+) -> (Vec<(String, String, String)>, usize) {
+    let absent = "<none>".to_string();
+    let paths: std::collections::BTreeSet<&String> = baselines
+        .iter()
+        .flat_map(|b| b.keys())
+        .chain(run.keys())
+        .collect();
+    let mut fields = Vec::new();
+    let mut unstable = 0;
+    for path in paths {
+        let value = |m: &BTreeMap<String, String>| m.get(path).unwrap_or(&absent).clone();
+        let base = value(&baselines[0]);
+        if baselines.iter().any(|b| value(b) != base) {
+            unstable += 1;
+            continue;
+        }
+        let ran = value(run);
+        if ran != base && fields.len() < FIELDS_SHOWN {
+            fields.push((path.clone(), base, ran));
+        }
+    }
+    (fields, unstable)
+}
+
+/// An object as its leaves: path (`.metadata.annotations["informer.test/child"]`) to JSON.
+fn flat(value: &Value) -> BTreeMap<String, String> {
+    fn walk(value: &Value, path: String, out: &mut BTreeMap<String, String>) {
+        match value {
+            Value::Object(map) if !map.is_empty() => {
+                for (k, v) in map {
+                    let plain = k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                    let step = match plain {
+                        true => format!("{path}.{k}"),
+                        false => format!("{path}[{}]", Value::from(k.as_str())),
+                    };
+                    walk(v, step, out);
+                }
+            }
+            Value::Array(items) if !items.is_empty() => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(v, format!("{path}[{i}]"), out);
+                }
+            }
+            leaf => {
+                out.insert(path, leaf.to_string());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(value, String::new(), &mut out);
+    out
+}
+
+#[cfg(test)]
+#[path = "state/tests.rs"]
+mod tests;

@@ -1,0 +1,160 @@
+use super::*;
+use serde_json::json;
+
+fn child(suffix: &str, uid: &str, data: &str) -> Value {
+    json!({"metadata": {"name": format!("parent-child-{suffix}"), "generateName": "parent-child-",
+        "namespace": "run-1", "uid": uid, "resourceVersion": "12",
+        "creationTimestamp": "2026-12-01T22:31:09Z", "managedFields": [{"manager": "m"}],
+        "ownerReferences": [{"kind": "ConfigMap", "name": "parent", "uid": "p-uid"}]},
+        "data": {"parent": data}})
+}
+
+fn parent(child: &str, ns: &str) -> Value {
+    let applied = format!(
+        "{{\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"parent\",\"namespace\":\"{ns}\"}}}}"
+    );
+    json!({"metadata": {"name": "parent", "namespace": ns, "uid": "p-uid",
+        "annotations": {"informer.test/child": child, "at": "2026-12-01T22:31:09.123456Z",
+            "kubectl.kubernetes.io/last-applied-configuration": applied}},
+        "data": {"k": "v"}})
+}
+
+fn state(children: Vec<Value>, parents: Vec<Value>) -> State {
+    let ns = parents
+        .first()
+        .and_then(|p| p["metadata"]["namespace"].as_str())
+        .unwrap_or("demo")
+        .to_string();
+    State::of(
+        &ns,
+        vec![("secrets".into(), children), ("configmaps".into(), parents)],
+    )
+}
+
+#[test]
+fn what_each_run_makes_new_is_taken_out_and_a_generated_name_is_written_the_same_everywhere() {
+    let one = state(
+        vec![child("abcde", "u1", "x")],
+        vec![parent("parent-child-abcde", "run-1")],
+    );
+    let two = state(
+        vec![child("vwxyz", "u2", "x")],
+        vec![parent("parent-child-vwxyz", "run-2")],
+    );
+    assert_eq!(one.objects, two.objects);
+    let secret = &one.objects["secrets parent-child-*"][0];
+    assert_eq!(
+        secret,
+        &json!({"metadata": {"name": "parent-child-*", "generateName": "parent-child-",
+            "ownerReferences": [{"kind": "ConfigMap", "name": "parent"}]},
+            "data": {"parent": "x"}})
+    );
+    let annotations = &one.objects["configmaps parent"][0]["metadata"]["annotations"];
+    assert_eq!(annotations["informer.test/child"], "parent-child-*");
+    assert_eq!(annotations["at"], "<time>");
+    assert_eq!(
+        annotations["kubectl.kubernetes.io/last-applied-configuration"],
+        "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"parent\",\"namespace\":\"<namespace>\"}}"
+    );
+    assert_eq!(
+        compare(std::slice::from_ref(&one), &two),
+        Verdict::default()
+    );
+}
+
+#[test]
+fn missing_extra_and_other_content_are_each_one_difference() {
+    let base = state(
+        vec![child("b2c4d", "u", "x")],
+        vec![parent("parent-child-b2c4d", "n")],
+    );
+    let none = state(vec![], vec![parent("parent-child-b2c4d", "n")]);
+    let two = state(
+        vec![child("b2c4d", "u", "x"), child("d5f6g", "v", "x")],
+        vec![parent("parent-child-d5f6g", "n")],
+    );
+    let other = state(
+        vec![child("b2c4d", "u", "y")],
+        vec![parent("parent-child-b2c4d", "n")],
+    );
+    let key = "secrets parent-child-*".to_string();
+    assert_eq!(
+        compare(std::slice::from_ref(&base), &none).differences,
+        [Difference::Missing {
+            key: key.clone(),
+            count: 1
+        }]
+    );
+    assert_eq!(
+        compare(std::slice::from_ref(&base), &two).differences,
+        [Difference::Extra {
+            key: key.clone(),
+            count: 1
+        }]
+    );
+    assert_eq!(
+        compare(std::slice::from_ref(&base), &other).differences,
+        [Difference::Content {
+            key,
+            fields: vec![(".data.parent".into(), "\"x\"".into(), "\"y\"".into())]
+        }]
+    );
+}
+
+#[test]
+fn what_the_baselines_disagree_on_is_left_out() {
+    let with = |data: &str, extra: &str| {
+        let mut p = parent("parent-child-b2c4d", "n");
+        p["data"]["k"] = data.into();
+        p["metadata"]["annotations"]["varies"] = extra.into();
+        state(vec![child("b2c4d", "u", "x")], vec![p])
+    };
+    // Two fault-free runs disagree on one annotation; a run that differs only there passes.
+    let baselines = [with("v", "1"), with("v", "2")];
+    let verdict = compare(&baselines, &with("v", "3"));
+    assert_eq!(verdict.differences, []);
+    assert_eq!(verdict.unstable_fields, 1);
+    // What they agree on is still compared.
+    let verdict = compare(&baselines, &with("w", "3"));
+    assert_eq!(verdict.differences.len(), 1, "{verdict:?}");
+    // A key whose count differs between them is left out whole.
+    let three = state(
+        vec![child("b2c4d", "u", "x"), child("zzzzz", "u", "x")],
+        vec![parent("parent-child-b2c4d", "n")],
+    );
+    let verdict = compare(&[with("v", "1"), three], &with("v", "1"));
+    assert_eq!(verdict.unstable_keys, 1);
+}
+
+#[test]
+fn a_whole_generated_name_is_recognized_by_its_suffix_letters() {
+    assert_eq!(
+        generated_suffix("parent-child-b2c4d"),
+        Some("parent-child-")
+    );
+    assert_eq!(generated_suffix("web-7d9f8-x2z4k"), Some("web-7d9f8-"));
+    for s in [
+        "parent-child-abcde",
+        "parent",
+        "web-b2c4",
+        "-b2c4d",
+        "Parent-b2c4d",
+        "a b-b2c4d",
+    ] {
+        assert_eq!(generated_suffix(s), None, "{s}");
+    }
+}
+
+#[test]
+fn rfc_3339_times_are_recognized_and_other_strings_are_not() {
+    for (s, time) in [
+        ("2026-12-01T22:31:09Z", true),
+        ("2026-12-01T22:31:09.123456Z", true),
+        ("2026-12-01T22:31:09+01:00", true),
+        ("2026-12-01", false),
+        ("parent-child-abcde", false),
+        ("2026-12-01 22:31:09Z", false),
+    ] {
+        assert_eq!(is_time(s), time, "{s}");
+    }
+}

@@ -139,7 +139,7 @@ pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
         _ = interrupt => Ok(crate::stop::exit_code()),
         _ = super::sleep_until(global.limits.ends()) => Ok(EXIT_OK),
         _ = ended_by_itself(supervisor.as_mut()) => Ok(EXIT_FINDING),
-        code = workload::verdict(plan.as_ref(), &workload_cluster, json) => code,
+        code = workload::verdict(plan.as_ref(), &workload_cluster, &engine, json) => code,
     };
     let code = match supervisor {
         Some(supervisor) => match supervisor.stop().await {
@@ -349,7 +349,12 @@ fn print(notice: &Notice, json: bool) -> std::io::Result<()> {
             writeln!(out, "{}", output::proxy::notice_json(notice))?;
             out.flush()
         }
-        false => writeln!(std::io::stderr(), "{}", output::proxy::notice_line(notice)),
+        // One write, the newline in it: the controller the proxy runs writes to the same stderr,
+        // and a line written in pieces could get its output in the middle.
+        false => {
+            let line = format!("{}\n", output::proxy::notice_line(notice));
+            std::io::stderr().write_all(line.as_bytes())
+        }
     }
 }
 

@@ -143,6 +143,13 @@ fn difference_parts(d: &Difference) -> (&'static str, String) {
         Difference::Extra { count, .. } => {
             ("extra", format!("{count} in this run, not in the baseline"))
         }
+        Difference::Writes { key, baseline, run } => (
+            match key.ends_with(" delete") {
+                true => "deletes",
+                false => "creates",
+            },
+            format!("{baseline} in the baseline, {run} in this run (the controller's, through the proxy)"),
+        ),
         Difference::Content { fields, .. } => (
             "content",
             fields
@@ -185,7 +192,10 @@ pub fn verdict_text(verdict: &Verdict, baselines: usize, namespace: &str) -> Str
     let mut table = super::table::boxed();
     table.set_header(["RESOURCE", "NAME", "DIFFERENCE", "DETAIL"]);
     for d in &verdict.differences {
-        let (resource, name) = d.key().split_once(' ').unwrap_or((d.key(), ""));
+        let (resource, name) = match d {
+            Difference::Writes { key, .. } => (key.split(' ').next().unwrap_or(key), ""),
+            _ => d.key().split_once(' ').unwrap_or((d.key(), "")),
+        };
         let (what, detail) = difference_parts(d);
         table.add_row([resource, name, what, &detail]);
     }
@@ -200,10 +210,17 @@ pub fn verdict_json(verdict: &Verdict, baselines: usize, namespace: &str) -> Val
         .differences
         .iter()
         .map(|d| {
-            let (resource, name) = d.key().split_once(' ').unwrap_or((d.key(), ""));
+            let (resource, name) = match d {
+                Difference::Writes { key, .. } => (key.split(' ').next().unwrap_or(key), ""),
+                _ => d.key().split_once(' ').unwrap_or((d.key(), "")),
+            };
             let (what, _) = difference_parts(d);
             let mut line = json!({"resource": resource, "name": name, "difference": what});
             match d {
+                Difference::Writes { baseline, run, .. } => {
+                    line["baselineCount"] = json!(baseline);
+                    line["runCount"] = json!(run);
+                }
                 Difference::Missing { count, .. } | Difference::Extra { count, .. } => {
                     line["count"] = json!(count)
                 }

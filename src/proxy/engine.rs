@@ -120,6 +120,8 @@ pub struct Engine {
     timeline: Option<Arc<Timeline>>,
     /// When a `crash` last restarted the controller.
     restarted: Mutex<Option<Instant>>,
+    /// The writes the server committed, by verb and resource (`create secrets`).
+    writes: Mutex<std::collections::BTreeMap<String, u64>>,
 }
 
 /// The longest `by` of the `stale` faults, if any.
@@ -165,6 +167,7 @@ impl Engine {
             verbose: 0,
             timeline: longest_stale(&faults).map(|by| Arc::new(Timeline::new(by))),
             restarted: Mutex::new(None),
+            writes: Mutex::new(std::collections::BTreeMap::new()),
             faults,
         }
     }
@@ -191,6 +194,32 @@ impl Engine {
         };
         let now = Instant::now();
         now >= from && length.is_none_or(|l| now < from + l)
+    }
+
+    /// Counts a write the server committed (a 2xx answer, not a dry run), by verb and resource.
+    pub fn wrote(&self, request: &ApiRequest, status: http::StatusCode) {
+        let Some(r) = &request.resource else {
+            return;
+        };
+        if !status.is_success()
+            || request.dry_run
+            || !super::fault::Verb::WRITES.contains(&request.verb)
+        {
+            return;
+        }
+        let mut key = format!("{} {}", request.verb.name(), r.plural);
+        if !r.group.is_empty() {
+            key = format!("{key}.{}", r.group);
+        }
+        if let Some(sub) = &r.subresource {
+            key = format!("{key}/{sub}");
+        }
+        *lock(&self.writes).entry(key).or_default() += 1;
+    }
+
+    /// The writes the server committed so far, by verb and resource.
+    pub fn writes(&self) -> std::collections::BTreeMap<String, u64> {
+        lock(&self.writes).clone()
     }
 
     /// The server answered that it no longer has `rv`: stale requests are served newer ones.
@@ -628,67 +657,5 @@ impl Drop for WatchGuard {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::proxy::fault::Fault;
-
-    fn engine(faults: &[&str], seed: u64) -> Arc<Engine> {
-        let armed = faults
-            .iter()
-            .map(|f| Armed {
-                fault: Fault::parse(f).unwrap(),
-                scope: None,
-            })
-            .collect();
-        Arc::new(Engine::new(armed, seed, mpsc::unbounded_channel().0))
-    }
-
-    fn get(query: &str) -> ApiRequest {
-        ApiRequest::new(&http::Method::GET, "/api/v1/configmaps", Some(query))
-    }
-
-    #[test]
-    fn gone_answers_only_the_resume_of_a_watch_that_ended_and_only_once() {
-        let engine = engine(&["gone"], 1);
-        let resume = get("watch=1&resourceVersion=9");
-        assert_eq!(engine.plan(&resume).gone, None, "no watch ended yet");
-        let connection = engine.connection("127.0.0.1:1".parse().unwrap());
-        let first = engine.watch_opened(&get("watch=1&resourceVersion=5"), &connection);
-        assert_eq!(engine.plan(&resume).gone, None, "still open");
-        drop(first);
-        assert_eq!(
-            engine
-                .plan(&get("watch=1&sendInitialEvents=true&resourceVersion=9"))
-                .gone,
-            None,
-            "a watch-list is not a resume"
-        );
-        assert_eq!(engine.plan(&resume).gone, Some(0));
-        assert_eq!(
-            engine.plan(&resume).gone,
-            None,
-            "after the 410, the relist's watch goes on"
-        );
-    }
-
-    #[test]
-    fn a_share_is_drawn_with_the_seed_and_comes_out_near_its_rate() {
-        let draws = |seed| {
-            let engine = engine(&["error:status=429,share=20%"], seed);
-            (0..1000)
-                .map(|_| engine.plan(&get("limit=500")).error.is_some())
-                .collect::<Vec<bool>>()
-        };
-        let once = draws(7);
-        assert_eq!(once, draws(7), "the same seed, the same draws");
-        assert_ne!(once, draws(8));
-        let hits = once.iter().filter(|h| **h).count();
-        assert!((150..250).contains(&hits), "{hits} of 1000 at 20%");
-        let engine = engine(&["error:status=500,verb=create"], 1);
-        assert_eq!(
-            engine.plan(&get("limit=500")).error,
-            None,
-            "lists are not in its verbs"
-        );
-    }
-}
+#[path = "engine/tests.rs"]
+mod tests;

@@ -97,6 +97,9 @@ pub enum Verb {
 }
 
 impl Verb {
+    /// The verbs that write.
+    pub const WRITES: [Verb; 4] = [Verb::Create, Verb::Update, Verb::Patch, Verb::Delete];
+
     pub const ALL: [Verb; 7] = [
         Verb::Get,
         Verb::List,
@@ -141,7 +144,7 @@ const KINDS: [(&str, &[&str]); 13] = [
 ];
 
 /// The verbs that write, which a `crash:after=` names.
-const WRITES: [Verb; 4] = [Verb::Create, Verb::Update, Verb::Patch, Verb::Delete];
+const WRITES: [Verb; 4] = Verb::WRITES;
 
 impl Fault {
     /// Parses `--fault TEXT`; the error reads well after `--fault TEXT: `.

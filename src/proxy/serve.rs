@@ -119,24 +119,8 @@ async fn handle(
     connection: &Arc<Connection>,
     request: hyper::Request<Incoming>,
 ) -> hyper::Response<ProxyBody> {
-    if let Some(host) = foreign_host(&request) {
-        return status(
-            403,
-            "Forbidden",
-            &format!(
-                "host \"{host}\" refused: the proxy answers only to localhost, 127.0.0.1 and [::1], as kubectl proxy does by default, so that no web page can reach your cluster with your credentials (DNS rebinding)"
-            ),
-        );
-    }
-    if is_upgrade(&request) {
-        let why = "kubectl informer proxy does not forward upgraded connections (exec, attach, \
-                   port-forward, cp): run that command against the API server itself, without \
-                   the proxy's kubeconfig";
-        engine.refused(
-            format!("{} {}", request.method(), request.uri().path()),
-            why.to_string(),
-        );
-        return status(400, "BadRequest", why);
+    if let Some(refusal) = refused(engine, &request) {
+        return refusal;
     }
     let api = ApiRequest::new(
         request.method(),
@@ -144,7 +128,9 @@ async fn handle(
         request.uri().query(),
     );
     if engine.is_empty() {
-        return forward(cluster, request, api.verb == Verb::Watch).await;
+        let response = forward(cluster, request, api.verb == Verb::Watch).await;
+        engine.wrote(&api, response.status());
+        return response;
     }
     let plan = engine.plan(&api);
     if let Some((fault, code, retry_after)) = plan.error {
@@ -168,6 +154,7 @@ async fn handle(
         tokio::time::sleep(by).await;
     }
     let response = forwarded(cluster, engine, &api, &plan, request).await;
+    engine.wrote(&api, response.status());
     if !plan.crash.is_empty() && response.status().is_success() {
         return committed(engine, &plan.crash, &api, response).await;
     }
@@ -197,6 +184,31 @@ async fn handle(
         false => relay(engine.clone(), api, plan.stream, encoding, body, guard),
     };
     hyper::Response::from_parts(parts, body)
+}
+
+/// The answer to a request the proxy does not forward: from a foreign host (403), or one that
+/// asks to upgrade its connection (400, and a notice).
+fn refused<B>(engine: &Engine, request: &hyper::Request<B>) -> Option<hyper::Response<ProxyBody>> {
+    if let Some(host) = foreign_host(request) {
+        return Some(status(
+            403,
+            "Forbidden",
+            &format!(
+                "host \"{host}\" refused: the proxy answers only to localhost, 127.0.0.1 and [::1], as kubectl proxy does by default, so that no web page can reach your cluster with your credentials (DNS rebinding)"
+            ),
+        ));
+    }
+    if is_upgrade(request) {
+        let why = "kubectl informer proxy does not forward upgraded connections (exec, attach, \
+                   port-forward, cp): run that command against the API server itself, without \
+                   the proxy's kubeconfig";
+        engine.refused(
+            format!("{} {}", request.method(), request.uri().path()),
+            why.to_string(),
+        );
+        return Some(status(400, "BadRequest", why));
+    }
+    None
 }
 
 /// The request forwarded: served stale when the plan says so, else as it came.

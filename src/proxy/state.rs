@@ -27,6 +27,10 @@ pub struct State {
     pub namespace: String,
     pub resources: Vec<String>,
     pub objects: BTreeMap<String, Vec<Value>>,
+    /// The controller's writes the server committed during the run (through the proxy), by
+    /// verb and resource (`create secrets`); creates and deletes are compared.
+    #[serde(default)]
+    pub writes: BTreeMap<String, u64>,
 }
 
 impl State {
@@ -66,6 +70,7 @@ impl State {
             namespace: namespace.to_string(),
             resources,
             objects,
+            writes: BTreeMap::new(),
         }
     }
 }
@@ -176,6 +181,14 @@ pub enum Difference {
         key: String,
         fields: Vec<(String, String, String)>,
     },
+    /// The controller created or deleted objects of a resource another number of times (`key`:
+    /// `RESOURCE VERB`, as `secrets delete`): an object deleted and made again, or made twice
+    /// and deleted once, which the end state alone does not show.
+    Writes {
+        key: String,
+        baseline: u64,
+        run: u64,
+    },
 }
 
 impl Difference {
@@ -183,16 +196,18 @@ impl Difference {
         match self {
             Difference::Missing { key, .. }
             | Difference::Extra { key, .. }
-            | Difference::Content { key, .. } => key,
+            | Difference::Content { key, .. }
+            | Difference::Writes { key, .. } => key,
         }
     }
 }
 
 /// What a comparison found: the differences, and what the baselines disagree on (left out).
+/// Objects come first, by key, then the writes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Verdict {
     pub differences: Vec<Difference>,
-    /// Keys whose object count differs between the baselines.
+    /// Keys whose object count (or count of writes) differs between the baselines.
     pub unstable_keys: usize,
     /// Fields whose value differs between the baselines.
     pub unstable_fields: usize,
@@ -247,7 +262,36 @@ pub fn compare(baselines: &[State], run: &State) -> Verdict {
             }
         }
     }
+    writes(baselines, run, &mut verdict);
     verdict
+}
+
+/// The controller's creates and deletes per resource against the baselines' (where they agree).
+fn writes(baselines: &[State], run: &State, verdict: &mut Verdict) {
+    let compared = |k: &&String| k.starts_with("create ") || k.starts_with("delete ");
+    let keys: std::collections::BTreeSet<&String> = baselines
+        .iter()
+        .flat_map(|b| b.writes.keys())
+        .chain(run.writes.keys())
+        .filter(compared)
+        .collect();
+    for key in keys {
+        let count = |s: &State| s.writes.get(key).copied().unwrap_or(0);
+        let base = count(&baselines[0]);
+        if baselines.iter().any(|b| count(b) != base) {
+            verdict.unstable_keys += 1;
+            continue;
+        }
+        let ran = count(run);
+        if ran != base {
+            let (verb, resource) = key.split_once(' ').unwrap_or((key, ""));
+            verdict.differences.push(Difference::Writes {
+                key: format!("{resource} {verb}"),
+                baseline: base,
+                run: ran,
+            });
+        }
+    }
 }
 
 /// The fields where `run` differs from the baselines (the first [`FIELDS_SHOWN`]), among those

@@ -4,7 +4,10 @@
 //! baselines (in namespaces of their own: the namespace is out of the state, also inside
 //! kubectl's last-applied annotation, so they agree on every field); a crash between the operator's two
 //! writes with its intermediate-state bug is one extra child, exit 1; the same crash on the
-//! fixed operator, and a third fault-free run, compare the same, exit 0.
+//! fixed operator, and a third fault-free run, compare the same, exit 0. Then the stale-state
+//! bug: the operator restarted onto a view of its parents 45 s behind deletes a child, which
+//! the verdict shows as a delete the baselines do not have; the operator that asks the API
+//! server before it deletes compares the same.
 
 use crate::common::schema::assert_matches_schema;
 use crate::common::*;
@@ -12,47 +15,48 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-/// The workload: a parent, then (within 120 s) the operator's record of its child, its last
-/// write; so the end state is taken once the operator is done, whatever the machine's speed.
-fn workload(dir: &Path) -> String {
+/// The workload: each parent made, then (within 120 s) the operator's record of its child, its
+/// last write for it; so the end state is taken once the operator is done, whatever the
+/// machine's speed.
+fn workload(dir: &Path, parents: &[&str]) -> String {
     let kubectl = tool("kubectl").display().to_string();
-    let script = format!(
-        r#"set -e
-"{kubectl}" -n "$KUBECTL_INFORMER_NAMESPACE" apply -f - <<'END'
+    let mut script = String::from("set -e\n");
+    for parent in parents {
+        script += &format!(
+            r#""{kubectl}" -n "$KUBECTL_INFORMER_NAMESPACE" apply -f - <<'END'
 apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: parent
+  name: {parent}
   labels: {{informer.test/watch: "true", informer.test/parent: "true"}}
 data: {{k: v}}
 END
-"{kubectl}" -n "$KUBECTL_INFORMER_NAMESPACE" wait configmap/parent --timeout=120s --for=jsonpath='{{.metadata.annotations.informer\.test/child}}'
+"{kubectl}" -n "$KUBECTL_INFORMER_NAMESPACE" wait configmap/{parent} --timeout=120s --for=jsonpath='{{.metadata.annotations.informer\.test/child}}'
 "#
-    );
-    let path = dir.join("workload.sh");
+        );
+    }
+    let path = dir.join(format!("workload-{}.sh", parents.join("-")));
     std::fs::write(&path, script).unwrap();
     format!("sh {}", path.display())
 }
 
-/// One run in a namespace of its own: the children operator (`bug`: with its intermediate-state
-/// bug) behind `faults`, the workload, then `state_flags` (--save-state or --compare-state).
+/// One run in a namespace of its own: the children operator (with its `bug` flag, e.g.
+/// `--bug-intermediate-state=true`) behind `faults`, the workload `work`, then `state_flags`
+/// (--save-state or --compare-state).
 async fn run_in_namespace(
     prefix: &str,
-    dir: &Path,
-    bug: bool,
+    (work, bug): (&str, &str),
     faults: &[&str],
     state_flags: &[&str],
 ) -> Output {
     let ns = TestNamespace::new(prefix).await;
     let operator = tool("test-operator").display().to_string();
-    let work = workload(dir);
     let namespace = format!("--namespace={}", ns.name);
-    let bug = format!("--bug-intermediate-state={bug}");
     let mut args = vec!["proxy", "-p", "0", "-o", "json", "-n", &ns.name];
     args.extend(faults.iter().flat_map(|f| ["--fault", *f]));
     args.extend([
         "--workload",
-        &work,
+        work,
         "--settle",
         "1s",
         "--state",
@@ -64,7 +68,7 @@ async fn run_in_namespace(
         &operator,
         "--controllers=children",
         &namespace,
-        &bug,
+        bug,
         "--leader-elect=false",
         "--metrics-bind-address=0",
         "--health-probe-bind-address=0",
@@ -94,10 +98,15 @@ async fn the_end_state_verdict_shows_the_extra_child_of_a_crash_and_nothing_with
     let dir = tempfile::tempdir().unwrap();
     let base = |n: u32| dir.path().join(format!("baseline-{n}.json"));
     let (b1, b2) = (base(1).display().to_string(), base(2).display().to_string());
+    let work = workload(dir.path(), &["parent"]);
+    let (bug, fixed) = (
+        (work.as_str(), "--bug-intermediate-state=true"),
+        (work.as_str(), "--bug-intermediate-state=false"),
+    );
     let (save1, save2) = (["--save-state", b1.as_str()], ["--save-state", b2.as_str()]);
     let (one, two) = tokio::join!(
-        run_in_namespace("verdict-base", dir.path(), true, &[], &save1),
-        run_in_namespace("verdict-base", dir.path(), true, &[], &save2),
+        run_in_namespace("verdict-base", bug, &[], &save1),
+        run_in_namespace("verdict-base", bug, &[], &save2),
     );
     for out in [&one, &two] {
         assert_eq!(out.code, Some(0), "{}", out.stderr);
@@ -122,16 +131,19 @@ async fn the_end_state_verdict_shows_the_extra_child_of_a_crash_and_nothing_with
     ];
     let crash = ["crash:after=create,resource=secrets"];
     let (buggy, fixed, faultless) = tokio::join!(
-        run_in_namespace("verdict-bug", dir.path(), true, &crash, &compare),
-        run_in_namespace("verdict-fixed", dir.path(), false, &crash, &compare),
-        run_in_namespace("verdict-none", dir.path(), true, &[], &compare),
+        run_in_namespace("verdict-bug", bug, &crash, &compare),
+        run_in_namespace("verdict-fixed", fixed, &crash, &compare),
+        run_in_namespace("verdict-none", bug, &[], &compare),
     );
     // The bug under the crash: a second child, one row, exit 1.
     assert_eq!(buggy.code, Some(1), "{}", buggy.stderr);
     let found = verdict(&buggy);
     assert_eq!(
         found["differences"],
-        serde_json::json!([{"resource": "secrets", "name": "parent-child-*", "difference": "extra", "count": 1}])
+        serde_json::json!([
+            {"resource": "secrets", "name": "parent-child-*", "difference": "extra", "count": 1},
+            {"resource": "secrets", "name": "", "difference": "creates", "baselineCount": 1, "runCount": 2},
+        ])
     );
     assert_eq!(found["baselines"], 2);
     assert_eq!(
@@ -147,6 +159,59 @@ async fn the_end_state_verdict_shows_the_extra_child_of_a_crash_and_nothing_with
         assert_eq!(out.code, Some(0), "{run}: {}", out.stderr);
         assert_eq!(verdict(out)["differences"], serde_json::json!([]), "{run}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up) and the test operator (tests/tools/tools.sh build): cargo test -- --ignored"]
+async fn the_verdict_shows_the_delete_a_stale_view_caused_and_nothing_on_the_operator_that_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    // A second parent, recorded once the restarted operator's lagging view has reached it (and
+    // so everything before it).
+    let work = workload(dir.path(), &["parent", "later"]);
+    let (bug, fixed) = (
+        (work.as_str(), "--bug-stale-state=true"),
+        (work.as_str(), "--bug-stale-state=false"),
+    );
+    let base = |n: u32| {
+        dir.path()
+            .join(format!("baseline-{n}.json"))
+            .display()
+            .to_string()
+    };
+    let (b1, b2) = (base(1), base(2));
+    let (save1, save2) = (["--save-state", b1.as_str()], ["--save-state", b2.as_str()]);
+    let (one, two) = tokio::join!(
+        run_in_namespace("verdict-stale-base", bug, &[], &save1),
+        run_in_namespace("verdict-stale-base", bug, &[], &save2),
+    );
+    for out in [&one, &two] {
+        assert_eq!(out.code, Some(0), "{}", out.stderr);
+    }
+    let compare = [
+        "--compare-state",
+        b1.as_str(),
+        "--compare-state",
+        b2.as_str(),
+    ];
+    let faults = [
+        "crash:after=patch,resource=configmaps",
+        "stale:by=45s,on=restart,resource=configmaps",
+    ];
+    let (buggy, asks) = tokio::join!(
+        run_in_namespace("verdict-stale-bug", bug, &faults, &compare),
+        run_in_namespace("verdict-stale-fixed", fixed, &faults, &compare),
+    );
+    // The child deleted (and, when the lagging view showed the parent before its record, made
+    // again): a delete the baselines do not have, whatever else the end state shows.
+    assert_eq!(buggy.code, Some(1), "{}", buggy.stderr);
+    let differences = verdict(&buggy)["differences"].clone();
+    let deletes = serde_json::json!({"resource": "secrets", "name": "", "difference": "deletes", "baselineCount": 0, "runCount": 1});
+    assert!(
+        differences.as_array().unwrap().contains(&deletes),
+        "{differences}"
+    );
+    assert_eq!(asks.code, Some(0), "{}", asks.stderr);
+    assert_eq!(verdict(&asks)["differences"], serde_json::json!([]));
 }
 
 #[test]

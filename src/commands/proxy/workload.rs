@@ -4,6 +4,7 @@
 use crate::cluster::{resolve, ApiResource, Cluster};
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::output;
+use crate::proxy::engine::Engine;
 use crate::proxy::state::{compare, State};
 use crate::proxy::workload::{parse_state, Plan};
 use std::io::Write;
@@ -115,13 +116,19 @@ fn load(path: &Path, resources: &[String]) -> Result<State> {
 
 /// Runs the workload, saves its end state, and says what it is against the baselines: exit 1
 /// when it differs. Never returns without a workload.
-pub async fn verdict(ready: Option<&Ready>, cluster: &Cluster, json: bool) -> Result<u8> {
+pub async fn verdict(
+    ready: Option<&Ready>,
+    cluster: &Cluster,
+    engine: &Engine,
+    json: bool,
+) -> Result<u8> {
     let Some(ready) = ready else {
         return std::future::pending().await;
     };
-    let state = crate::proxy::workload::run(&ready.plan, cluster)
+    let mut state = crate::proxy::workload::run(&ready.plan, cluster)
         .await
         .map_err(|e| Error::Failed(e.to_string()))?;
+    state.writes = engine.writes();
     if let Some(path) = &ready.save {
         drop(super::super::create_new_file("--save-state", path)?);
         let mut text =

@@ -158,3 +158,38 @@ fn rfc_3339_times_are_recognized_and_other_strings_are_not() {
         assert_eq!(is_time(s), time, "{s}");
     }
 }
+
+#[test]
+fn the_controllers_creates_and_deletes_are_compared_where_the_baselines_agree() {
+    let with = |writes: &[(&str, u64)]| {
+        let mut s = state(vec![], vec![]);
+        s.writes = writes.iter().map(|(k, n)| (k.to_string(), *n)).collect();
+        s
+    };
+    let base = with(&[("create secrets", 1), ("patch configmaps", 1)]);
+    let recreated = with(&[
+        ("create secrets", 2),
+        ("delete secrets", 1),
+        ("patch configmaps", 3),
+    ]);
+    assert_eq!(
+        compare(std::slice::from_ref(&base), &recreated).differences,
+        [
+            Difference::Writes {
+                key: "secrets create".into(),
+                baseline: 1,
+                run: 2
+            },
+            Difference::Writes {
+                key: "secrets delete".into(),
+                baseline: 0,
+                run: 1
+            },
+        ],
+        "patches are not compared"
+    );
+    let other = with(&[("create secrets", 2), ("patch configmaps", 1)]);
+    let verdict = compare(&[base, other], &recreated);
+    assert_eq!(verdict.unstable_keys, 1, "the baselines differ on creates");
+    assert_eq!(verdict.differences.len(), 1, "{verdict:?}");
+}

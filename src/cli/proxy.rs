@@ -29,7 +29,10 @@ use std::time::Duration;
     kubectl informer proxy -n demo --workload ./workload.sh --state secrets,configmaps \\\n      \
       --save-state base.json -- ./manager\n  \
     kubectl informer proxy -n demo --workload ./workload.sh --state secrets,configmaps \\\n      \
-      --fault crash:after=create,resource=secrets --compare-state base.json -- ./manager\n\n\
+      --fault crash:after=create,resource=secrets --compare-state base.json -- ./manager\n\n  \
+    # The faults chosen from what the controller did, each run in a namespace of its own\n  \
+    kubectl informer proxy -n demo --explore --workload ./workload.sh --state secrets \\\n      \
+      -- ./manager '--namespace={namespace}'\n\n\
 Faults (--fault KIND[:OPTION=VALUE,...]; D a duration; at=D once, every=D or every=D1-D2 \
 again and again, from the start):\n  \
     sever:every=D|at=D[,how=reset|end]\n      \
@@ -126,6 +129,20 @@ pub struct ProxyArgs {
     /// with other content is a row of one table, and exit 1.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub compare_state: Vec<PathBuf>,
+    /// Explore without hints: run the workload twice without faults (the baselines), then once
+    /// per fault their trace suggests (a crash right after each kind of write the controller
+    /// made, a restart onto a stale view of each resource it watched, coalesced events on
+    /// each), each in a namespace of its own named after -n (`{namespace}` in the controller's
+    /// arguments is replaced with it), and report the runs whose end state differs, with the
+    /// command that repeats each. Needs --workload and --state; exit 1 when one differs.
+    #[arg(long)]
+    pub explore: bool,
+    /// With --explore: how far behind the stale views are.
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "45s")]
+    pub explore_lag: Duration,
+    /// With --explore: how long a coalesce gathers an object's events.
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "10s")]
+    pub explore_window: Duration,
     /// The controller to run behind the proxy, after `--`: started once the proxy serves, with
     /// KUBECONFIG set to the proxy's kubeconfig (--write-kubeconfig's file, else one made for
     /// the run), its output on stderr; started again after a crash fault kills it; stopped

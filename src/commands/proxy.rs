@@ -22,7 +22,32 @@ use std::sync::Arc;
 use std::time::Duration;
 use workload::Asked;
 
+mod explore;
 mod workload;
+
+/// `--explore`, checked against the flags it takes the place of.
+fn explore_flags(args: &ProxyArgs, workload: Option<&Asked>) -> Result<Option<explore::Explore>> {
+    if !args.explore {
+        return Ok(None);
+    }
+    let refuse = |why: &str| Err(Error::Usage(format!("--explore {why}")));
+    match workload {
+        None => return refuse("needs the workload whose end state it compares: give --workload 'COMMAND' and --state RESOURCES"),
+        Some(w) if w.state.is_empty() => return refuse("needs the resources whose end state it compares: give --state RESOURCES"),
+        Some(w) if w.save.is_some() || !w.baselines.is_empty() => return refuse("makes its baselines itself: leave out --save-state and --compare-state"),
+        Some(_) => {}
+    }
+    if !args.faults.is_empty() {
+        return refuse("chooses the faults itself: leave out --fault");
+    }
+    if args.controller.is_empty() {
+        return refuse("runs the controller itself: put its command after --, e.g. -- ./manager --namespace={namespace}");
+    }
+    Ok(Some(explore::Explore {
+        lag: args.explore_lag,
+        window: args.explore_window,
+    }))
+}
 
 /// `proxy`'s arguments, validated: the faults parsed, the seed drawn.
 #[derive(Debug, Clone)]
@@ -40,6 +65,8 @@ pub struct ProxyConfig {
     pub controller: Option<(String, Vec<String>)>,
     /// `--workload`, and the end state it leaves.
     pub workload: Option<Asked>,
+    /// `--explore`: runs of this command chosen from the baselines' trace.
+    pub explore: Option<explore::Explore>,
 }
 
 impl ProxyConfig {
@@ -66,7 +93,9 @@ impl ProxyConfig {
             args.save_state.as_ref(),
             &args.compare_state,
         )?;
+        let explore = explore_flags(args, workload.as_ref())?;
         Ok(ProxyConfig {
+            explore,
             workload,
             port: args.port,
             write_kubeconfig: args.write_kubeconfig.clone(),
@@ -83,6 +112,9 @@ impl ProxyConfig {
 }
 
 pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
+    if let Some(explore) = config.explore {
+        return explore::run(global, &config, explore).await;
+    }
     let wants_state = config
         .workload
         .as_ref()

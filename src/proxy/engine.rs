@@ -120,8 +120,18 @@ pub struct Engine {
     timeline: Option<Arc<Timeline>>,
     /// When a `crash` last restarted the controller.
     restarted: Mutex<Option<Instant>>,
-    /// The writes the server committed, by verb and resource (`create secrets`).
-    writes: Mutex<std::collections::BTreeMap<String, u64>>,
+    /// What the server committed and opened for the clients.
+    trace: Mutex<Trace>,
+}
+
+/// What the clients of a run did, as the server answered it: the writes it committed, by verb
+/// and resource (`create secrets`), their kinds in the order each first came, and the resources
+/// watched, in the order each was first.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub writes: std::collections::BTreeMap<String, u64>,
+    pub order: Vec<String>,
+    pub watched: Vec<String>,
 }
 
 /// The longest `by` of the `stale` faults, if any.
@@ -167,7 +177,7 @@ impl Engine {
             verbose: 0,
             timeline: longest_stale(&faults).map(|by| Arc::new(Timeline::new(by))),
             restarted: Mutex::new(None),
-            writes: Mutex::new(std::collections::BTreeMap::new()),
+            trace: Mutex::new(Trace::default()),
             faults,
         }
     }
@@ -196,30 +206,42 @@ impl Engine {
         now >= from && length.is_none_or(|l| now < from + l)
     }
 
-    /// Counts a write the server committed (a 2xx answer, not a dry run), by verb and resource.
-    pub fn wrote(&self, request: &ApiRequest, status: http::StatusCode) {
+    /// Keeps what the server answered `request` with in the trace: a write it committed (a 2xx
+    /// answer, not a dry run), counted by verb and resource; a watch it opened, by resource.
+    pub fn seen(&self, request: &ApiRequest, status: http::StatusCode) {
         let Some(r) = &request.resource else {
             return;
         };
-        if !status.is_success()
-            || request.dry_run
-            || !super::fault::Verb::WRITES.contains(&request.verb)
-        {
+        if !status.is_success() || request.dry_run {
             return;
         }
-        let mut key = format!("{} {}", request.verb.name(), r.plural);
+        let mut resource = r.plural.clone();
         if !r.group.is_empty() {
-            key = format!("{key}.{}", r.group);
+            resource = format!("{resource}.{}", r.group);
+        }
+        let mut trace = lock(&self.trace);
+        if request.verb == super::fault::Verb::Watch {
+            if !trace.watched.contains(&resource) {
+                trace.watched.push(resource);
+            }
+            return;
+        }
+        if !super::fault::Verb::WRITES.contains(&request.verb) {
+            return;
         }
         if let Some(sub) = &r.subresource {
-            key = format!("{key}/{sub}");
+            resource = format!("{resource}/{sub}");
         }
-        *lock(&self.writes).entry(key).or_default() += 1;
+        let key = format!("{} {resource}", request.verb.name());
+        if !trace.writes.contains_key(&key) {
+            trace.order.push(key.clone());
+        }
+        *trace.writes.entry(key).or_default() += 1;
     }
 
-    /// The writes the server committed so far, by verb and resource.
-    pub fn writes(&self) -> std::collections::BTreeMap<String, u64> {
-        lock(&self.writes).clone()
+    /// What the server committed and opened for the clients so far.
+    pub fn trace(&self) -> Trace {
+        lock(&self.trace).clone()
     }
 
     /// The server answered that it no longer has `rv`: stale requests are served newer ones.

@@ -129,7 +129,7 @@ async fn handle(
     );
     if engine.is_empty() {
         let response = forward(cluster, request, api.verb == Verb::Watch).await;
-        engine.wrote(&api, response.status());
+        engine.seen(&api, response.status());
         return response;
     }
     let plan = engine.plan(&api);
@@ -154,7 +154,7 @@ async fn handle(
         tokio::time::sleep(by).await;
     }
     let response = forwarded(cluster, engine, &api, &plan, request).await;
-    engine.wrote(&api, response.status());
+    engine.seen(&api, response.status());
     if !plan.crash.is_empty() && response.status().is_success() {
         return committed(engine, &plan.crash, &api, response).await;
     }

@@ -31,6 +31,12 @@ pub struct State {
     /// verb and resource (`create secrets`); creates and deletes are compared.
     #[serde(default)]
     pub writes: BTreeMap<String, u64>,
+    /// The kinds of those writes, in the order each first came.
+    #[serde(default)]
+    pub write_order: Vec<String>,
+    /// The resources the controller watched, in the order each was first.
+    #[serde(default)]
+    pub watched: Vec<String>,
 }
 
 impl State {
@@ -71,6 +77,8 @@ impl State {
             resources,
             objects,
             writes: BTreeMap::new(),
+            write_order: Vec::new(),
+            watched: Vec::new(),
         }
     }
 }

@@ -36,6 +36,7 @@ mod operator_metrics;
 mod proxy;
 mod proxy_coalesce;
 mod proxy_controller;
+mod proxy_explore;
 mod proxy_stale;
 mod proxy_verdict;
 mod release;

@@ -128,7 +128,8 @@ pub async fn verdict(
     let mut state = crate::proxy::workload::run(&ready.plan, cluster)
         .await
         .map_err(|e| Error::Failed(e.to_string()))?;
-    state.writes = engine.writes();
+    let trace = engine.trace();
+    (state.writes, state.write_order, state.watched) = (trace.writes, trace.order, trace.watched);
     if let Some(path) = &ready.save {
         drop(super::super::create_new_file("--save-state", path)?);
         let mut text =

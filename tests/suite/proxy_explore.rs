@@ -1,0 +1,167 @@
+//! `proxy --explore`: faults chosen from the controller's own trace, without hints, on the test
+//! control plane with the test operator's children controller. The fixed operator: every run
+//! of the plan leaves the baselines' end state (no false alarm). Its stale-state bug: the restart
+//! onto a stale view of ConfigMaps (its parents) differs, a delete the baselines do not have.
+//! Its intermediate-state bug: the crash right after its create of a child differs. Each
+//! exploration makes its namespaces from the prefix given with -n and deletes them after.
+
+use crate::common::*;
+use std::time::Duration;
+
+/// The workload: two parents, each made once the one before has its child recorded (the
+/// operator's last write for it), within 120 s each.
+fn workload(dir: &std::path::Path) -> String {
+    let kubectl = tool("kubectl").display().to_string();
+    let script = format!(
+        r#"set -e
+for p in parent later; do
+"{kubectl}" -n "$KUBECTL_INFORMER_NAMESPACE" apply -f - <<END
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: $p
+  labels: {{informer.test/watch: "true", informer.test/parent: "true"}}
+data: {{k: v}}
+END
+"{kubectl}" -n "$KUBECTL_INFORMER_NAMESPACE" wait configmap/$p --timeout=120s --for=jsonpath='{{.metadata.annotations.informer\.test/child}}'
+done
+"#
+    );
+    let path = dir.join("workload.sh");
+    std::fs::write(&path, script).unwrap();
+    format!("sh {}", path.display())
+}
+
+/// One exploration of the operator with `bug` (e.g. `--bug-stale-state=true`), its namespaces
+/// named after `prefix`.
+async fn explore(prefix: &str, work: &str, bug: &str) -> Output {
+    let operator = tool("test-operator").display().to_string();
+    let prefix = unique(prefix);
+    let mut cmd = informer();
+    cmd.args([
+        "proxy",
+        "-n",
+        &prefix,
+        "--explore",
+        "--workload",
+        work,
+        "--settle",
+        "1s",
+        "--state",
+        "secrets,configmaps",
+        "--",
+        &operator,
+        "--controllers=children",
+        "--namespace={namespace}",
+        bug,
+        "--leader-elect=false",
+        "--metrics-bind-address=0",
+        "--health-probe-bind-address=0",
+    ]);
+    tokio::task::spawn_blocking(move || run_with_limit(cmd, Duration::from_secs(900)))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up) and the test operator (tests/tools/tools.sh build): cargo test -- --ignored"]
+async fn exploration_finds_each_planted_bug_from_the_trace_and_nothing_in_the_fixed_operator() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workload(dir.path());
+    let (fixed, stale, intermediate) = tokio::join!(
+        explore("explore-fixed", &work, "--bug-stale-state=false"),
+        explore("explore-stale", &work, "--bug-stale-state=true"),
+        explore("explore-crash", &work, "--bug-intermediate-state=true"),
+    );
+    // The plan from the trace: a crash after each of the two kinds of write (create secrets,
+    // patch configmaps), a restart onto a stale view of each of the two resources watched, and
+    // a coalesce on each: six runs.
+    for out in [&fixed, &stale, &intermediate] {
+        assert!(
+            out.stdout
+                .contains("2 fault-free runs, then 6 runs from their trace"),
+            "{}\n{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+    assert_eq!(fixed.code, Some(0), "{}\n{}", fixed.stdout, fixed.stderr);
+    assert!(
+        fixed.stdout.contains("; 0 with another end state"),
+        "{}",
+        fixed.stdout
+    );
+    assert!(
+        !fixed.stdout.contains(" again, in a new namespace"),
+        "{}",
+        fixed.stdout
+    );
+    // Each bug: its run differs, and the line that repeats it names its faults.
+    assert_eq!(stale.code, Some(1), "{}\n{}", stale.stdout, stale.stderr);
+    assert!(
+        stale.stdout.contains("secrets deletes: 0 -> 1"),
+        "{}",
+        stale.stdout
+    );
+    assert!(
+        stale.stdout.lines().any(|l| l.contains(" again, in a new namespace NAMESPACE: ")
+            && l.contains("--fault crash:after=patch,resource=configmaps --fault stale:by=45s,on=restart,resource=configmaps --workload")),
+        "{}",
+        stale.stdout
+    );
+    assert_eq!(
+        intermediate.code,
+        Some(1),
+        "{}\n{}",
+        intermediate.stdout,
+        intermediate.stderr
+    );
+    assert!(
+        intermediate
+            .stdout
+            .lines()
+            .any(|l| l.contains(" again, in a new namespace NAMESPACE: ")
+                && l.contains("--fault crash:after=create,resource=secrets --workload")),
+        "{}",
+        intermediate.stdout
+    );
+}
+
+#[test]
+fn explore_without_its_workload_or_with_faults_of_its_own_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = crate::common::fake::kubeconfig(dir.path(), "https://127.0.0.1:1")
+        .display()
+        .to_string();
+    for (args, expected) in [
+        (
+            vec!["--explore", "--", "true"],
+            "--explore needs the workload whose end state it compares",
+        ),
+        (
+            vec![
+                "--explore",
+                "--workload",
+                "true",
+                "--state",
+                "secrets",
+                "--fault",
+                "gone",
+                "--",
+                "true",
+            ],
+            "--explore chooses the faults itself",
+        ),
+        (
+            vec!["--explore", "--workload", "true", "--state", "secrets"],
+            "--explore runs the controller itself",
+        ),
+    ] {
+        let mut all = vec!["proxy", "--kubeconfig", &kubeconfig, "-p", "0"];
+        all.extend(args);
+        let out = run(&all);
+        assert_eq!(out.code, Some(2), "{}", out.stderr);
+        assert!(out.stderr.contains(expected), "{}", out.stderr);
+        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    }
+}

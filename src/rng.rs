@@ -2,6 +2,10 @@
 //! every machine) or from the clock and the process id (backoff jitter, watch timeouts, scratch
 //! names). Spread, not cryptographic quality.
 
+/// The letters kube-apiserver draws a generated name's suffix from (k8s.io/apimachinery
+/// pkg/util/rand: no vowels, no 0, 1 or 3), so that no suffix reads as a word.
+pub const NAME_SUFFIX_LETTERS: &str = "bcdfghjklmnpqrstvwxz2456789";
+
 /// SplitMix64: small, fast, and the same sequence for the same seed on every machine.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);

@@ -38,6 +38,14 @@ impl ScratchNamespace {
         }
     }
 
+    /// Namespace `name`, made by `command` (its label says so).
+    pub fn named(name: String, command: &str) -> ScratchNamespace {
+        ScratchNamespace {
+            name,
+            owner: format!("kubectl-informer-{command}"),
+        }
+    }
+
     /// The label the namespace carries: `app.kubernetes.io/managed-by=kubectl-informer-bench`.
     pub fn label(&self) -> String {
         format!("{SCRATCH_LABEL_KEY}={}", self.owner)
@@ -82,9 +90,9 @@ impl ScratchNamespace {
 /// Six random characters that read as no word, to tell runs apart.
 fn suffix() -> String {
     let mut rng = crate::rng::Rng::from_clock();
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let letters = crate::rng::NAME_SUFFIX_LETTERS.as_bytes();
     (0..6)
-        .map(|_| ALPHABET[rng.below(ALPHABET.len())] as char)
+        .map(|_| letters[rng.below(letters.len())] as char)
         .collect()
 }
 

@@ -42,6 +42,24 @@ impl Encoding {
         }
     }
 
+    /// Whether a request's `Accept` header lets the server answer in this encoding: it names
+    /// the encoding's media type, `*/*` or `application/*` (parameters, spaces and letter case
+    /// aside), or there is no header at all.
+    pub fn accepted_by(self, accept: &str) -> bool {
+        let own = match self {
+            Encoding::Json => "application/json",
+            Encoding::Protobuf => protobuf::MEDIA_TYPE,
+            Encoding::Cbor => cbor::MEDIA_TYPE,
+        };
+        accept.trim().is_empty()
+            || accept.split(',').any(|media| {
+                let media = media.split(';').next().unwrap_or_default().trim();
+                [own, "*/*", "application/*"]
+                    .iter()
+                    .any(|m| media.eq_ignore_ascii_case(m))
+            })
+    }
+
     /// The encoding of a body whose `Content-Type` is `content_type`. kube-apiserver names a
     /// LIST `application/json`, `application/vnd.kubernetes.protobuf` or `application/cbor`, and
     /// a watch `application/json`, `application/vnd.kubernetes.protobuf;stream=watch` or
@@ -134,6 +152,26 @@ mod tests {
                 "{content_type:?}"
             );
         }
+    }
+
+    #[test]
+    fn json_is_accepted_unless_the_client_names_only_other_encodings() {
+        for (accept, json) in [
+            ("", true),
+            ("application/json", true),
+            (Encoding::Protobuf.accept(), true),
+            (
+                "application/vnd.kubernetes.protobuf;stream=watch,application/json;q=0.9",
+                true,
+            ),
+            ("*/*", true),
+            ("application/vnd.kubernetes.protobuf", false),
+            ("application/cbor", false),
+        ] {
+            assert_eq!(Encoding::Json.accepted_by(accept), json, "{accept:?}");
+        }
+        assert!(Encoding::Protobuf.accepted_by(Encoding::Protobuf.accept()));
+        assert!(!Encoding::Cbor.accepted_by("application/json"));
     }
 
     #[test]

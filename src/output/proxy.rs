@@ -162,7 +162,12 @@ fn difference_parts(d: &Difference) -> (&'static str, String) {
 }
 
 /// The verdict: a line, and a table of the differences when there are any.
-pub fn verdict_text(verdict: &Verdict, baselines: usize, namespace: &str) -> String {
+pub fn verdict_text(
+    verdict: &Verdict,
+    baselines: usize,
+    namespace: &str,
+    resources: &[String],
+) -> String {
     let parts: Vec<String> = [
         (verdict.unstable_keys, "object"),
         (verdict.unstable_fields, "field"),
@@ -179,7 +184,8 @@ pub fn verdict_text(verdict: &Verdict, baselines: usize, namespace: &str) -> Str
         ),
     };
     let mut out = format!(
-        "End state in {namespace} against {}: {}{left_out}\n",
+        "End state of {} in {namespace} (their objects, and the controller's creates and deletes) against {}: {}{left_out}\n",
+        resources.join(", "),
         crate::format::count(baselines as u64, "baseline"),
         match verdict.differences.len() {
             0 => "the same".to_string(),
@@ -205,7 +211,12 @@ pub fn verdict_text(verdict: &Verdict, baselines: usize, namespace: &str) -> Str
 }
 
 /// The verdict as a JSON line (`type` "verdict").
-pub fn verdict_json(verdict: &Verdict, baselines: usize, namespace: &str) -> Value {
+pub fn verdict_json(
+    verdict: &Verdict,
+    baselines: usize,
+    namespace: &str,
+    resources: &[String],
+) -> Value {
     let differences: Vec<Value> = verdict
         .differences
         .iter()
@@ -239,7 +250,7 @@ pub fn verdict_json(verdict: &Verdict, baselines: usize, namespace: &str) -> Val
     json!({
         "schemaVersion": SCHEMA_VERSION, "type": "verdict",
         "time": rfc3339_millis(SystemTime::now()),
-        "namespace": namespace, "baselines": baselines,
+        "namespace": namespace, "resources": resources, "baselines": baselines,
         "differences": differences,
         "unstableObjects": verdict.unstable_keys, "unstableFields": verdict.unstable_fields,
     })

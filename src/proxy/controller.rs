@@ -228,16 +228,13 @@ impl Running {
     /// SIGTERM to its group; SIGKILL if it has not exited after [`GRACE`].
     async fn terminate(&mut self, mut child: Child) {
         let pid = child_pid(&child);
-        term_group(&mut child);
-        let status = match tokio::time::timeout(GRACE, child.wait()).await {
-            Ok(status) => {
-                self.current.store(0, Ordering::Relaxed);
+        let stopped = stop_group(&mut child).await;
+        self.current.store(0, Ordering::Relaxed);
+        let status = match stopped {
+            Stopped::Exited(status) => {
                 status.map_or_else(|e| format!("unknown ({e})"), |s| exit(&s))
             }
-            Err(_) => {
-                kill_group(&mut child);
-                let _ = child.wait().await;
-                self.current.store(0, Ordering::Relaxed);
+            Stopped::Killed => {
                 format!("SIGKILL, {} after SIGTERM", crate::format::duration(GRACE))
             }
         };
@@ -262,6 +259,28 @@ impl Running {
             detail,
             controller: Some((event, pid)),
         });
+    }
+}
+
+/// How [`stop_group`] ended a process.
+pub enum Stopped {
+    /// It exited within [`GRACE`] of the SIGTERM.
+    Exited(std::io::Result<ExitStatus>),
+    /// It was killed with SIGKILL after [`GRACE`].
+    Killed,
+}
+
+/// Stops `child`, started in a process group of its own: SIGTERM to the group, and SIGKILL
+/// if it has not exited after [`GRACE`] (elsewhere than Unix, a kill).
+pub async fn stop_group(child: &mut Child) -> Stopped {
+    term_group(child);
+    match tokio::time::timeout(GRACE, child.wait()).await {
+        Ok(status) => Stopped::Exited(status),
+        Err(_) => {
+            kill_group(child);
+            let _ = child.wait().await;
+            Stopped::Killed
+        }
     }
 }
 

@@ -22,7 +22,7 @@ use super::fault::Verb;
 use super::request::ApiRequest;
 use super::serve::{forward, BoxError, ProxyBody};
 use crate::cluster::resource_version::compare;
-use crate::cluster::{Cluster, ClusterError, Operation};
+use crate::cluster::{Cluster, ClusterError, Encoding, Operation};
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -266,7 +266,7 @@ async fn initial(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_string();
-    if !accepts_json(&accept) {
+    if !Encoding::Json.accepted_by(&accept) {
         let detail = format!("not served stale: the client accepts no JSON (Accept: {accept}), the only encoding the proxy writes initial events in");
         engine.notice(fault, Some(api), detail, false);
         return forward(cluster, request, true).await;
@@ -285,7 +285,7 @@ async fn initial(
         .finish();
     let op = Operation::new("list", api.describe(), None);
     let events = match cluster
-        .get(&format!("{path}?{list}"), "application/json", &op)
+        .get(&format!("{path}?{list}"), Encoding::Json.accept(), &op)
         .await
         .map_err(|e| e.to_string())
         .and_then(|body| added_events(&body, rv, bookmark))
@@ -311,7 +311,7 @@ async fn initial(
     );
     request.headers_mut().insert(
         http::header::ACCEPT,
-        http::HeaderValue::from_static("application/json"),
+        http::HeaderValue::from_static(Encoding::Json.accept()),
     );
     let response = forward(cluster, request, true).await;
     if response.status() != http::StatusCode::OK {
@@ -327,24 +327,13 @@ async fn initial(
     let (mut parts, body) = response.into_parts();
     parts.headers.insert(
         http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
+        http::HeaderValue::from_static(Encoding::Json.accept()),
     );
     let body = Prefixed {
         prefix: Some(events.bytes),
         inner: body,
     };
     hyper::Response::from_parts(parts, body.boxed_unsync())
-}
-
-/// Whether an `Accept` header lets the server answer JSON (no header: anything).
-fn accepts_json(accept: &str) -> bool {
-    accept.trim().is_empty()
-        || accept.split(',').any(|media| {
-            let media = media.split(';').next().unwrap_or_default().trim();
-            ["application/json", "*/*", "application/*"]
-                .iter()
-                .any(|m| media.eq_ignore_ascii_case(m))
-        })
 }
 
 /// A LIST's objects as a watch's ADDED events, one JSON line each, and the initial-events-end
@@ -418,7 +407,7 @@ impl http_body::Body for Prefixed {
 pub async fn newest(cluster: &Cluster) -> Result<String, ClusterError> {
     let op = Operation::new("list", "namespaces", None);
     let body = cluster
-        .get("/api/v1/namespaces?limit=1", "application/json", &op)
+        .get("/api/v1/namespaces?limit=1", Encoding::Json.accept(), &op)
         .await?;
     let list: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     list["metadata"]["resourceVersion"]

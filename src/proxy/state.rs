@@ -130,10 +130,6 @@ fn normalize(item: &mut Value, generated: &[(String, String)]) {
     });
 }
 
-/// The letters kube-apiserver draws a generated name's five-letter suffix from
-/// (k8s.io/apimachinery/pkg/util/rand: no vowels, no 0, 1 or 3).
-const SUFFIX_LETTERS: &str = "bcdfghjklmnpqrstvwxz2456789";
-
 /// The prefix of a string that is a whole generated name (`NAME-` and five suffix letters).
 fn generated_suffix(s: &str) -> Option<&str> {
     let (prefix, suffix) = s.split_at_checked(s.len().checked_sub(5)?)?;
@@ -143,7 +139,9 @@ fn generated_suffix(s: &str) -> Option<&str> {
     (name_like
         && prefix.len() > 1
         && prefix.ends_with('-')
-        && suffix.chars().all(|c| SUFFIX_LETTERS.contains(c)))
+        && suffix
+            .chars()
+            .all(|c| crate::rng::NAME_SUFFIX_LETTERS.contains(c)))
     .then_some(prefix)
 }
 

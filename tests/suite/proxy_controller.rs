@@ -15,7 +15,7 @@ use std::time::Duration;
 
 /// A kubeconfig whose server no test needs to answer: the proxy connects to nobody until a
 /// client's request comes.
-fn unanswered_kubeconfig(dir: &Path) -> String {
+pub(crate) fn unanswered_kubeconfig(dir: &Path) -> String {
     crate::common::fake::kubeconfig(dir, "https://127.0.0.1:1")
         .display()
         .to_string()

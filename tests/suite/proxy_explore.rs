@@ -130,9 +130,7 @@ async fn exploration_finds_each_planted_bug_from_the_trace_and_nothing_in_the_fi
 #[test]
 fn explore_without_its_workload_or_with_faults_of_its_own_is_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = crate::common::fake::kubeconfig(dir.path(), "https://127.0.0.1:1")
-        .display()
-        .to_string();
+    let kubeconfig = crate::proxy_controller::unanswered_kubeconfig(dir.path());
     for (args, expected) in [
         (
             vec!["--explore", "--", "true"],
@@ -159,9 +157,6 @@ fn explore_without_its_workload_or_with_faults_of_its_own_is_refused_in_one_line
     ] {
         let mut all = vec!["proxy", "--kubeconfig", &kubeconfig, "-p", "0"];
         all.extend(args);
-        let out = run(&all);
-        assert_eq!(out.code, Some(2), "{}", out.stderr);
-        assert!(out.stderr.contains(expected), "{}", out.stderr);
-        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+        assert_one_line_error(&run(&all), &[expected]);
     }
 }

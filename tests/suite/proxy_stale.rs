@@ -89,9 +89,8 @@ async fn a_stale_list_and_watch_list_show_the_state_of_the_proxys_start_then_eac
     let out = proxy.terminate(Duration::from_secs(60));
     assert_eq!(out.code, Some(143), "stderr: {}", out.stderr);
     let details: Vec<(String, String)> = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .json_lines()
+        .into_iter()
         .filter(|v| v["type"] == "fault" && v["fault"] == "stale")
         .map(|v| {
             let request = v["request"].as_str().unwrap_or_default().to_string();
@@ -146,11 +145,7 @@ async fn children_after_restart(
     let children = children_of(&ns, "parent").await;
     let out = proxy.terminate(Duration::from_secs(60));
     assert_eq!(out.code, Some(143), "stderr: {}", out.stderr);
-    let lines = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = out.json_lines();
     (first, children, lines)
 }
 

@@ -83,9 +83,8 @@ async fn run_in_namespace(
 /// The verdict line of a run, checked against the schema.
 fn verdict(out: &Output) -> Value {
     let line = out
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .json_lines()
+        .into_iter()
         .find(|v| v["type"] == "verdict")
         .unwrap_or_else(|| panic!("no verdict line: {}\n{}", out.stdout, out.stderr));
     assert_matches_schema("proxy-line.v1.schema.json", "the verdict line", &line);
@@ -217,9 +216,7 @@ async fn the_verdict_shows_the_delete_a_stale_view_caused_and_nothing_on_the_ope
 #[test]
 fn the_state_flags_without_a_workload_or_resources_are_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = crate::common::fake::kubeconfig(dir.path(), "https://127.0.0.1:1")
-        .display()
-        .to_string();
+    let kubeconfig = crate::proxy_controller::unanswered_kubeconfig(dir.path());
     for (args, expected) in [
         (
             vec!["--state", "secrets"],
@@ -232,9 +229,6 @@ fn the_state_flags_without_a_workload_or_resources_are_refused_in_one_line() {
     ] {
         let mut all = vec!["proxy", "--kubeconfig", &kubeconfig, "-p", "0"];
         all.extend(args);
-        let out = run(&all);
-        assert_eq!(out.code, Some(2), "{}", out.stderr);
-        assert!(out.stderr.contains(expected), "{}", out.stderr);
-        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+        assert_one_line_error(&run(&all), &[expected]);
     }
 }

@@ -7,7 +7,8 @@
 
 use super::workload::Asked;
 use super::ProxyConfig;
-use crate::cluster::{Cluster, Operation};
+use crate::bench::scratch::ScratchNamespace;
+use crate::cluster::Cluster;
 use crate::commands::GlobalConfig;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::proxy::state::State;
@@ -92,15 +93,8 @@ pub async fn run(global: &GlobalConfig, config: &ProxyConfig, explore: Explore) 
     )
     .await;
     for namespace in made {
-        let op = Operation::new("delete", "namespaces", None);
-        let _ = cluster
-            .send(
-                http::Method::DELETE,
-                &format!("/api/v1/namespaces/{namespace}"),
-                "application/json",
-                Vec::new(),
-                &op,
-            )
+        let _ = ScratchNamespace::named(namespace, "explore")
+            .delete(&cluster)
             .await;
     }
     let ran = result?;
@@ -177,19 +171,10 @@ async fn explore_in(
     Ok(ran)
 }
 
-/// Makes namespace `name` for one run.
+/// Makes namespace `name` for one run (labelled as made by `explore`).
 async fn namespace(cluster: &Cluster, name: &str, made: &mut Vec<String>) -> Result<String> {
-    let body = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {
-        "name": name, "labels": {"app.kubernetes.io/managed-by": "kubectl-informer-explore"}}});
-    let op = Operation::new("create", "namespaces", None);
-    cluster
-        .send(
-            http::Method::POST,
-            "/api/v1/namespaces",
-            "application/json",
-            body.to_string().into_bytes(),
-            &op,
-        )
+    ScratchNamespace::named(name.to_string(), "explore")
+        .create(cluster)
         .await?;
     made.push(name.to_string());
     Ok(name.to_string())
@@ -244,6 +229,9 @@ fn child_args(
     out
 }
 
+/// One run of this binary's `proxy`, in a process group of its own, its output kept in `dir`.
+/// Ctrl-C, SIGTERM, `--for` and `--timeout` end it as they end the proxy (SIGTERM, which stops
+/// its controller, SIGKILL after the grace period) and the exploration with it.
 async fn child(
     global: &GlobalConfig,
     what: (&Asked, &(String, Vec<String>)),
@@ -255,15 +243,46 @@ async fn child(
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find this program to run it again: {e}")))?;
     let log = dir.join(format!("{namespace}.log"));
-    let output = tokio::process::Command::new(exe)
+    let mut command = tokio::process::Command::new(exe);
+    command
         .args(child_args(global, what, namespace, faults, state_flags))
         .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    let mut child = command
+        .spawn()
         .map_err(|e| Error::Failed(format!("cannot run a proxy for {namespace}: {e}")))?;
-    let _ = std::fs::write(&log, [&output.stdout[..], &output.stderr[..]].concat());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = tokio::spawn(read_all(child.stdout.take()));
+    let stderr = tokio::spawn(read_all(child.stderr.take()));
+    let unfinished = |flag: &str| {
+        format!(
+            "{flag} ended the exploration during the run in {namespace}, before its plan was done (the output of the runs so far is in {})",
+            dir.display()
+        )
+    };
+    let ended = tokio::select! {
+        biased;
+        _ = crate::stop::requested() => Err(Error::Stopped(crate::stop::exit_code())),
+        _ = crate::commands::sleep_until(global.limits.ends()) => Err(Error::Failed(unfinished("--for"))),
+        _ = crate::commands::sleep_until(global.limits.gives_up()) => Err(Error::TimedOut(unfinished("--timeout"))),
+        status = child.wait() => Ok(status),
+    };
+    let status = match ended {
+        Ok(status) => status.map_err(|e| Error::Failed(format!("the run in {namespace}: {e}")))?,
+        Err(e) => {
+            crate::proxy::controller::stop_group(&mut child).await;
+            return Err(e);
+        }
+    };
+    let (stdout, stderr) = (
+        stdout.await.unwrap_or_default(),
+        stderr.await.unwrap_or_default(),
+    );
+    let _ = std::fs::write(&log, [&stdout[..], &stderr[..]].concat());
+    let stderr = String::from_utf8_lossy(&stderr);
     let last_line = stderr
         .lines()
         .rev()
@@ -271,17 +290,27 @@ async fn child(
         .or_else(|| stderr.lines().last())
         .unwrap_or("")
         .to_string();
-    let verdict = String::from_utf8_lossy(&output.stdout)
+    let verdict = String::from_utf8_lossy(&stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .find(|v| v["type"] == "verdict")
         .map(|v| differences(&v));
     Ok(ChildOut {
-        code: output.status.code(),
+        code: status.code(),
         verdict,
         last_line,
         log,
     })
+}
+
+/// All that `pipe` gives until it ends.
+async fn read_all(pipe: Option<impl tokio::io::AsyncRead + Unpin>) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut out = Vec::new();
+    if let Some(mut pipe) = pipe {
+        let _ = pipe.read_to_end(&mut out).await;
+    }
+    out
 }
 
 /// A verdict line's differences, one line each (`secrets deletes: 0 -> 1`).

@@ -144,12 +144,15 @@ pub async fn verdict(
     }
     let verdict = compare(&ready.baselines, &state);
     let (baselines, namespace) = (ready.baselines.len(), ready.plan.namespace.as_str());
+    let resources: Vec<String> = (ready.plan.resources.iter())
+        .map(crate::cluster::ApiResource::qualified_name)
+        .collect();
     let text = match json {
         true => format!(
             "{}\n",
-            output::proxy::verdict_json(&verdict, baselines, namespace)
+            output::proxy::verdict_json(&verdict, baselines, namespace, &resources)
         ),
-        false => output::proxy::verdict_text(&verdict, baselines, namespace),
+        false => output::proxy::verdict_text(&verdict, baselines, namespace, &resources),
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

@@ -189,27 +189,6 @@ fn a_lists_objects_become_added_events_with_their_kind_and_the_bookmark() {
 }
 
 #[test]
-fn json_is_accepted_unless_the_client_names_only_other_encodings() {
-    for (accept, json) in [
-        ("", true),
-        ("application/json", true),
-        (
-            "application/vnd.kubernetes.protobuf, application/json",
-            true,
-        ),
-        (
-            "application/vnd.kubernetes.protobuf;stream=watch,application/json;q=0.9",
-            true,
-        ),
-        ("*/*", true),
-        ("application/vnd.kubernetes.protobuf", false),
-        ("application/cbor", false),
-    ] {
-        assert_eq!(accepts_json(accept), json, "{accept:?}");
-    }
-}
-
-#[test]
 fn a_watch_event_goes_out_by_after_the_cluster_reached_it_and_an_old_one_at_once() {
     let timeline = Timeline::new(secs(30));
     let start = Instant::now();

@@ -70,9 +70,9 @@ again and again, from the start):\n  \
 Every fault but refuse takes resource=NAME (as kubectl names it); gone, drop-*, delay, error and \
 slow-list take share=P% (of the requests or watches in scope, drawn with --seed).\n\n\
 Exit status: 0 --for ran out (with --workload: the end state is the baselines'), 1 the \
-    controller started after -- exited by itself, or the end state differs from the baselines', \
-    2 error (the port taken, the cluster unreachable, a controller that cannot be started, a \
-    workload that failed), 130 interrupted by Ctrl-C, 143 by SIGTERM.")]
+    controller started after -- exited by itself, or the end state differs from the baselines' \
+    (a workload that failed where theirs succeeded too), 2 error (the port taken, the cluster \
+    unreachable, a controller that cannot be started, a baseline's workload that failed), 130 interrupted by Ctrl-C, 143 by SIGTERM.")]
 pub struct ProxyArgs {
     /// The port on 127.0.0.1 to serve on; 0 picks a free one (the line on stdout says which).
     #[arg(short = 'p', long, value_name = "PORT", default_value_t = 8001)]
@@ -107,9 +107,10 @@ pub struct ProxyArgs {
     /// A workload to run once the proxy serves and the controller has started: a shell
     /// command line (`sh -c`), on your kubeconfig (not the proxy's: it stands for the users of
     /// the cluster, not the controller; $KUBECTL_INFORMER_NAMESPACE is the namespace of -n),
-    /// its output on stderr. When it has ended (exit 0),
-    /// and --settle has passed, the end state of --state is taken (saved with --save-state,
-    /// compared with --compare-state) and the proxy stops. A workload that fails is exit 2.
+    /// its output on stderr. When it has ended and --settle has passed, the end state of --state
+    /// is taken (saved with --save-state, compared with --compare-state) and the proxy stops.
+    /// With --compare-state a workload that fails (what it waited for never came) is a
+    /// difference, exit 1; with --save-state, or nothing to compare, it is exit 2.
     #[arg(long, value_name = "COMMAND")]
     pub workload: Option<String>,
     /// After the workload, wait this long for the controller to finish before the end state is

@@ -150,6 +150,10 @@ fn difference_parts(d: &Difference) -> (&'static str, String) {
             },
             format!("{baseline} in the baseline, {run} in this run (the controller's, through the proxy)"),
         ),
+        Difference::Workload { status } => (
+            "workload",
+            format!("ended with {status}, where the baselines' succeeded: what it waited for did not come, or a command of it failed (its output is on stderr)"),
+        ),
         Difference::Content { fields, .. } => (
             "content",
             fields
@@ -158,6 +162,16 @@ fn difference_parts(d: &Difference) -> (&'static str, String) {
                 .collect::<Vec<_>>()
                 .join("; "),
         ),
+    }
+}
+
+/// The resource and name a difference is of (both empty for the workload's failure; the name
+/// empty for creates and deletes, which are of a resource).
+fn resource_and_name(d: &Difference) -> (&str, &str) {
+    match d {
+        Difference::Writes { key, .. } => (key.split(' ').next().unwrap_or(key), ""),
+        Difference::Workload { .. } => ("", ""),
+        _ => d.key().split_once(' ').unwrap_or((d.key(), "")),
     }
 }
 
@@ -184,7 +198,7 @@ pub fn verdict_text(
         ),
     };
     let mut out = format!(
-        "End state of {} in {namespace} (their objects, and the controller's creates and deletes) against {}: {}{left_out}\n",
+        "End state of {} in {namespace} (their objects, the controller's creates and deletes, how the workload ended) against {}: {}{left_out}\n",
         resources.join(", "),
         crate::format::count(baselines as u64, "baseline"),
         match verdict.differences.len() {
@@ -198,10 +212,7 @@ pub fn verdict_text(
     let mut table = super::table::boxed();
     table.set_header(["RESOURCE", "NAME", "DIFFERENCE", "DETAIL"]);
     for d in &verdict.differences {
-        let (resource, name) = match d {
-            Difference::Writes { key, .. } => (key.split(' ').next().unwrap_or(key), ""),
-            _ => d.key().split_once(' ').unwrap_or((d.key(), "")),
-        };
+        let (resource, name) = resource_and_name(d);
         let (what, detail) = difference_parts(d);
         table.add_row([resource, name, what, &detail]);
     }
@@ -221,10 +232,7 @@ pub fn verdict_json(
         .differences
         .iter()
         .map(|d| {
-            let (resource, name) = match d {
-                Difference::Writes { key, .. } => (key.split(' ').next().unwrap_or(key), ""),
-                _ => d.key().split_once(' ').unwrap_or((d.key(), "")),
-            };
+            let (resource, name) = resource_and_name(d);
             let (what, _) = difference_parts(d);
             let mut line = json!({"resource": resource, "name": name, "difference": what});
             match d {
@@ -235,6 +243,7 @@ pub fn verdict_json(
                 Difference::Missing { count, .. } | Difference::Extra { count, .. } => {
                     line["count"] = json!(count)
                 }
+                Difference::Workload { status } => line["status"] = json!(status),
                 Difference::Content { fields, .. } => {
                     line["fields"] = fields
                         .iter()

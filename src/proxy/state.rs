@@ -37,6 +37,10 @@ pub struct State {
     /// The resources the controller watched, in the order each was first.
     #[serde(default)]
     pub watched: Vec<String>,
+    /// How the workload ended when it failed (`exit status: 1`): what it waited for did not come,
+    /// or a command of it failed. Never in a saved state: a baseline's workload succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_failed: Option<String>,
 }
 
 impl State {
@@ -79,6 +83,7 @@ impl State {
             writes: BTreeMap::new(),
             write_order: Vec::new(),
             watched: Vec::new(),
+            workload_failed: None,
         }
     }
 }
@@ -195,6 +200,10 @@ pub enum Difference {
         baseline: u64,
         run: u64,
     },
+    /// The workload failed (`status`: how it ended), where the baselines' succeeded: a reaction
+    /// it waited for never came (`kubectl wait`, `bench --react`'s gate), or a write of it was
+    /// refused.
+    Workload { status: String },
 }
 
 impl Difference {
@@ -204,12 +213,13 @@ impl Difference {
             | Difference::Extra { key, .. }
             | Difference::Content { key, .. }
             | Difference::Writes { key, .. } => key,
+            Difference::Workload { .. } => "",
         }
     }
 }
 
 /// What a comparison found: the differences, and what the baselines disagree on (left out).
-/// Objects come first, by key, then the writes.
+/// The workload's failure comes first, then the objects, by key, then the writes.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Verdict {
     pub differences: Vec<Difference>,
@@ -222,13 +232,18 @@ pub struct Verdict {
 /// How many differing fields a content difference lists.
 const FIELDS_SHOWN: usize = 3;
 
-/// `run` against `baselines` (at least one): every key of either, compared where the baselines
-/// agree.
+/// `run` against `baselines` (at least one): how its workload ended, then every key of either,
+/// compared where the baselines agree.
 pub fn compare(baselines: &[State], run: &State) -> Verdict {
     let mut verdict = Verdict::default();
     let Some(first) = baselines.first() else {
         return verdict;
     };
+    if let Some(status) = &run.workload_failed {
+        verdict.differences.push(Difference::Workload {
+            status: status.clone(),
+        });
+    }
     let keys: std::collections::BTreeSet<&String> = baselines
         .iter()
         .flat_map(|b| b.objects.keys())

@@ -22,8 +22,6 @@ pub struct Plan {
 pub enum WorkloadError {
     #[error("cannot run the workload with sh -c: {0}: check that sh is on PATH")]
     CannotStart(std::io::Error),
-    #[error("the workload {command:?} ended with {status}: its end state is not taken (a run that did not do what the baseline's did compares to nothing)")]
-    Failed { command: String, status: String },
     #[error(transparent)]
     Cluster(#[from] ClusterError),
     #[error("the LIST of {resource} is not JSON: {reason}")]
@@ -31,7 +29,8 @@ pub enum WorkloadError {
 }
 
 /// Runs the workload (`sh -c`, stdin closed, its output on stderr, `KUBECTL_INFORMER_NAMESPACE`
-/// set), waits `settle` once it has ended with exit 0, and takes the end state.
+/// set), waits `settle` once it has ended, and takes the end state, with how the workload ended
+/// when it failed (the caller decides whether that state is kept: a baseline's may not be).
 pub async fn run(plan: &Plan, cluster: &Cluster) -> Result<State, WorkloadError> {
     let mut command = tokio::process::Command::new("sh");
     command.arg("-c").arg(&plan.command);
@@ -47,14 +46,10 @@ pub async fn run(plan: &Plan, cluster: &Cluster) -> Result<State, WorkloadError>
         .status()
         .await
         .map_err(WorkloadError::CannotStart)?;
-    if !status.success() {
-        return Err(WorkloadError::Failed {
-            command: plan.command.clone(),
-            status: status.to_string(),
-        });
-    }
     tokio::time::sleep(plan.settle).await;
-    take(plan, cluster).await
+    let mut state = take(plan, cluster).await?;
+    state.workload_failed = (!status.success()).then(|| status.to_string());
+    Ok(state)
 }
 
 /// The end state: each resource's objects in the namespace, as one LIST reads them.

@@ -29,7 +29,8 @@
 // bug Sieve calls an intermediate state, planted on purpose for kubectl-informer's crash tests.
 //
 // A parent is taken down in phases, its annotation informer.test/phase: Terminating, then Gone.
-// From Terminating on the controller deletes the parent's children and creates none; it records
+// From Terminating on the controller deletes the parent's children (those its cache lists, and
+// the one the parent records) and creates none; it records
 // each phase it has acted on in informer.test/observed-phase. With --bug-unobserved-state it
 // cleans up only when it sees Terminating itself: a client that is told of Gone without having
 // seen Terminating (a relist, a slow or coalesced watch) leaves the child behind, the bug Sieve
@@ -37,7 +38,9 @@
 //
 // A parent that is gone takes its children with it: when the controller's cache has no parent
 // for a child's owner, it reads the parent from the API server, and deletes the children only
-// when the server has none either. With --bug-stale-state it trusts its cache: after a restart
+// when the server has none either; and before it makes a child it reads the parent from the
+// server too (a lagging cache may show as new a parent whose child is recorded, or that is being
+// taken down). With --bug-stale-state it trusts its cache: after a restart
 // against an API server whose watch cache lags (Sieve's stale state), the cache has no parent
 // that was created within the lag, and the controller deletes a child that cannot be made again.
 //
@@ -349,6 +352,21 @@ func (r *children) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 			}
 		}
 	}
+	if child == "" && !r.bugStaleState {
+		// About to make what cannot be made again: not on the cache's word alone. After a
+		// restart onto a lagging view the cache may show a parent as new that the API server
+		// has recorded a child for, or is taking down.
+		var live corev1.ConfigMap
+		if err := r.live.Get(ctx, req.NamespacedName, &live); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		if live.Annotations[ChildAnnotation] != "" || live.DeletionTimestamp != nil {
+			return ctrl.Result{}, nil
+		}
+		if phase := live.Annotations[PhaseAnnotation]; phase != "" {
+			return ctrl.Result{}, r.takeDown(ctx, &live, phase)
+		}
+	}
 	if child == "" {
 		isController := true
 		c := corev1.Secret{
@@ -389,6 +407,13 @@ func (r *children) takeDown(ctx context.Context, parent *corev1.ConfigMap, phase
 	if phase == "Terminating" || !r.bugUnobservedState {
 		if err := r.deleteChildren(ctx, parent.Namespace, parent.Name); err != nil {
 			return err
+		}
+		// The child recorded too: the cache's watch of children may not have brought it yet.
+		if recorded := parent.Annotations[ChildAnnotation]; recorded != "" {
+			c := corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: recorded, Namespace: parent.Namespace}}
+			if err := r.Delete(ctx, &c); client.IgnoreNotFound(err) != nil {
+				return err
+			}
 		}
 	}
 	patch := client.MergeFrom(parent.DeepCopy())

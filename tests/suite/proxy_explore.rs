@@ -2,8 +2,10 @@
 //! control plane with the test operator's children controller. The fixed operator: every run
 //! of the plan leaves the baselines' end state (no false alarm). Its stale-state bug: the restart
 //! onto a stale view of ConfigMaps (its parents) differs, a delete the baselines do not have.
-//! Its intermediate-state bug: the crash right after its create of a child differs. Each
-//! exploration makes its namespaces from the prefix given with -n and deletes them after.
+//! Its intermediate-state bug: the crash right after its create of a child differs. Its
+//! unobserved-state bug, under a workload that takes a parent down in phases: the coalesce of
+//! its parents differs, a child left behind. Each exploration makes its namespaces from the
+//! prefix given with -n and deletes them after.
 
 use crate::common::*;
 use std::time::Duration;
@@ -28,6 +30,36 @@ done
 "#
     );
     let path = dir.join("workload.sh");
+    std::fs::write(&path, script).unwrap();
+    format!("sh {}", path.display())
+}
+
+/// The take-down workload: a parent, once its child is recorded the phase Terminating, 5 s for
+/// the operator to act on it (what a script that cannot wait forever does: it goes on), then
+/// Gone, acted on within 120 s. Without faults the operator acts on Terminating within the 5 s;
+/// with its parents coalesced over 10 s it is told of Gone alone.
+fn take_down(dir: &std::path::Path) -> String {
+    let kubectl = tool("kubectl").display().to_string();
+    let k = format!(r#""{kubectl}" -n "$KUBECTL_INFORMER_NAMESPACE""#);
+    let observed = r"--for=jsonpath='{.metadata.annotations.informer\.test/observed-phase}'";
+    let script = format!(
+        r#"set -e
+{k} apply -f - <<END
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: parent
+  labels: {{informer.test/watch: "true", informer.test/parent: "true"}}
+data: {{k: v}}
+END
+{k} wait configmap/parent --timeout=120s --for=jsonpath='{{.metadata.annotations.informer\.test/child}}'
+{k} annotate configmap/parent informer.test/phase=Terminating
+{k} wait configmap/parent --timeout=5s {observed}=Terminating || true
+{k} annotate --overwrite configmap/parent informer.test/phase=Gone
+{k} wait configmap/parent --timeout=120s {observed}=Gone
+"#
+    );
+    let path = dir.join("take-down.sh");
     std::fs::write(&path, script).unwrap();
     format!("sh {}", path.display())
 }
@@ -63,6 +95,30 @@ async fn explore(prefix: &str, work: &str, bug: &str) -> Output {
         .unwrap()
 }
 
+/// Each exploration planned `runs` runs after its two baselines.
+fn assert_planned(outs: &[&Output], runs: usize) {
+    let planned = format!("2 fault-free runs, then {runs} runs from their trace");
+    for out in outs {
+        assert!(
+            out.stdout.contains(&planned),
+            "{}\n{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+}
+
+/// No run of the exploration left another end state: exit 0, no run to repeat.
+fn assert_none_differs(out: &Output) {
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("; 0 with another end state")
+            && !out.stdout.contains(" again, in a new namespace"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up) and the test operator (tests/tools/tools.sh build): cargo test -- --ignored"]
 async fn exploration_finds_each_planted_bug_from_the_trace_and_nothing_in_the_fixed_operator() {
@@ -76,26 +132,8 @@ async fn exploration_finds_each_planted_bug_from_the_trace_and_nothing_in_the_fi
     // The plan from the trace: a crash after each of the two kinds of write (create secrets,
     // patch configmaps), a restart onto a stale view of each of the two resources watched, and
     // a coalesce on each: six runs.
-    for out in [&fixed, &stale, &intermediate] {
-        assert!(
-            out.stdout
-                .contains("2 fault-free runs, then 6 runs from their trace"),
-            "{}\n{}",
-            out.stdout,
-            out.stderr
-        );
-    }
-    assert_eq!(fixed.code, Some(0), "{}\n{}", fixed.stdout, fixed.stderr);
-    assert!(
-        fixed.stdout.contains("; 0 with another end state"),
-        "{}",
-        fixed.stdout
-    );
-    assert!(
-        !fixed.stdout.contains(" again, in a new namespace"),
-        "{}",
-        fixed.stdout
-    );
+    assert_planned(&[&fixed, &stale, &intermediate], 6);
+    assert_none_differs(&fixed);
     // Each bug: its run differs, and the line that repeats it names its faults.
     assert_eq!(stale.code, Some(1), "{}\n{}", stale.stdout, stale.stderr);
     assert!(
@@ -127,6 +165,45 @@ async fn exploration_finds_each_planted_bug_from_the_trace_and_nothing_in_the_fi
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up) and the test operator (tests/tools/tools.sh build): cargo test -- --ignored"]
+async fn exploration_finds_the_unobserved_state_bug_through_coalesced_parents_and_nothing_in_the_fixed_operator(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let work = take_down(dir.path());
+    let (fixed, unobserved) = tokio::join!(
+        explore("explore-down", &work, "--bug-unobserved-state=false"),
+        explore("explore-unobserved", &work, "--bug-unobserved-state=true"),
+    );
+    // Three kinds of write now (create secrets, patch configmaps, delete secrets): three
+    // crashes, two restarts onto a stale view, two coalesces.
+    assert_planned(&[&fixed, &unobserved], 7);
+    assert_none_differs(&fixed);
+    // The child left behind: found by the coalesce of its parents (and by any run in which the
+    // workload wrote Gone while a restarted operator had not seen Terminating yet).
+    assert_eq!(
+        unobserved.code,
+        Some(1),
+        "{}\n{}",
+        unobserved.stdout,
+        unobserved.stderr
+    );
+    assert!(
+        unobserved
+            .stdout
+            .lines()
+            .any(|l| l.contains(" again, in a new namespace NAMESPACE: ")
+                && l.contains("--fault coalesce:window=10s,resource=configmaps --workload")),
+        "{}",
+        unobserved.stdout
+    );
+    assert!(
+        unobserved.stdout.contains("secrets deletes: 1 -> 0"),
+        "{}",
+        unobserved.stdout
+    );
+}
+
 #[test]
 fn explore_without_its_workload_or_with_faults_of_its_own_is_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -154,9 +231,25 @@ fn explore_without_its_workload_or_with_faults_of_its_own_is_refused_in_one_line
             vec!["--explore", "--workload", "true", "--state", "secrets"],
             "--explore runs the controller itself",
         ),
+        (
+            vec![
+                "--token",
+                "s3cret-value",
+                "--explore",
+                "--workload",
+                "true",
+                "--state",
+                "secrets",
+                "--",
+                "true",
+            ],
+            "puts no --token on a command line",
+        ),
     ] {
         let mut all = vec!["proxy", "--kubeconfig", &kubeconfig, "-p", "0"];
         all.extend(args);
-        assert_one_line_error(&run(&all), &[expected]);
+        let out = run(&all);
+        assert_one_line_error(&out, &[expected]);
+        assert!(!out.stderr.contains("s3cret-value"), "{}", out.stderr);
     }
 }

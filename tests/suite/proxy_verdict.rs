@@ -7,7 +7,8 @@
 //! fixed operator, and a third fault-free run, compare the same, exit 0. Then the stale-state
 //! bug: the operator restarted onto a view of its parents 45 s behind deletes a child, which
 //! the verdict shows as a delete the baselines do not have; the operator that asks the API
-//! server before it deletes compares the same.
+//! server before it deletes compares the same. A reaction that never comes (the operator's
+//! parents held past the workload's wait) fails the workload: a difference of its own.
 
 use crate::common::schema::assert_matches_schema;
 use crate::common::*;
@@ -211,6 +212,55 @@ async fn the_verdict_shows_the_delete_a_stale_view_caused_and_nothing_on_the_ope
     );
     assert_eq!(asks.code, Some(0), "{}", asks.stderr);
     assert_eq!(verdict(&asks)["differences"], serde_json::json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up) and the test operator (tests/tools/tools.sh build): cargo test -- --ignored"]
+async fn a_reaction_that_never_comes_fails_the_workload_and_the_verdict_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    // The workload waits 60 s for the record; the operator's parents, held 300 s by a coalesce
+    // (which passes a watch-list's initial events and bookmark, so its cache syncs and it runs
+    // on), never reach it within that.
+    let work = workload(dir.path(), &["parent"]).replace("--timeout=120s", "--timeout=60s");
+    let path = dir.path().join("baseline.json");
+    let b1 = path.display().to_string();
+    let operator = (work.as_str(), "--bug-stale-state=false");
+    let base = run_in_namespace("verdict-react-base", operator, &[], &["--save-state", &b1]).await;
+    assert_eq!(base.code, Some(0), "{}", base.stderr);
+    let compare = ["--compare-state", b1.as_str()];
+    let held = ["coalesce:window=300s,resource=configmaps"];
+    let failing = ("false", "--bug-stale-state=false");
+    let unsaved = dir.path().join("unsaved.json").display().to_string();
+    let save = ["--save-state", unsaved.as_str()];
+    let (late, baseline_fails) = tokio::join!(
+        run_in_namespace("verdict-react", operator, &held, &compare),
+        run_in_namespace("verdict-react-fail", failing, &[], &save),
+    );
+    assert_eq!(late.code, Some(1), "{}", late.stderr);
+    let differences = verdict(&late)["differences"].clone();
+    assert_eq!(
+        differences[0],
+        serde_json::json!({"resource": "", "name": "", "difference": "workload", "status": "exit status: 1"}),
+        "{differences}"
+    );
+    // What the end state shows besides: no child was made.
+    let missing = serde_json::json!({"resource": "secrets", "name": "parent-child-*", "difference": "missing", "count": 1});
+    assert!(
+        differences.as_array().unwrap().contains(&missing),
+        "{differences}"
+    );
+    // A baseline's workload that fails is an error (the last line: the operator's own output
+    // comes before it), and saves nothing.
+    assert_eq!(baseline_fails.code, Some(2), "{}", baseline_fails.stderr);
+    let last = baseline_fails.stderr.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with(
+            r#"error: the workload "false" ended with exit status: 1: no end state is saved"#
+        ),
+        "{}",
+        baseline_fails.stderr
+    );
+    assert!(!Path::new(&unsaved).exists());
 }
 
 #[test]

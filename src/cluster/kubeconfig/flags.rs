@@ -10,9 +10,24 @@ impl KubeconfigSelection {
     /// leading space, values quoted for a POSIX shell; a `--token` as a placeholder, never its
     /// value. Empty when the run used the kubeconfig's current context as it is.
     pub fn kubectl_flags(&self) -> String {
+        let mut flags: String = self
+            .args()
+            .iter()
+            .map(|a| format!(" {}", shell_quoted(a)))
+            .collect();
+        if self.overrides.token.is_some() {
+            flags.push_str(" --token \"$TOKEN\"");
+        }
+        flags
+    }
+
+    /// The connection flags this run was given, as the words of another process's command line
+    /// that is to connect as this one does; `--token` left out (a command line is no place for a
+    /// credential: the caller decides).
+    pub fn args(&self) -> Vec<String> {
         let o = &self.overrides;
         let paths = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
-        let mut flags = String::new();
+        let mut args = Vec::new();
         for (flag, value) in [
             ("--kubeconfig", paths(&self.path)),
             ("--context", self.context.clone()),
@@ -23,27 +38,27 @@ impl KubeconfigSelection {
             ("--tls-server-name", o.tls_server_name.clone()),
             ("--client-certificate", paths(&o.client_certificate)),
             ("--client-key", paths(&o.client_key)),
+            ("--as", o.impersonate.clone()),
         ] {
             if let Some(value) = value {
-                flags.push_str(&format!(" {flag} {}", shell_quoted(&value)));
+                args.extend([flag.to_string(), value]);
             }
         }
-        if o.insecure_skip_tls_verify {
-            flags.push_str(" --insecure-skip-tls-verify");
-        }
-        if o.token.is_some() {
-            flags.push_str(" --token \"$TOKEN\"");
-        }
-        if let Some(user) = &o.impersonate {
-            flags.push_str(&format!(" --as {}", shell_quoted(user)));
-        }
         for group in &o.impersonate_groups {
-            flags.push_str(&format!(" --as-group {}", shell_quoted(group)));
+            args.extend(["--as-group".to_string(), group.clone()]);
         }
         if let Some(uid) = &o.impersonate_uid {
-            flags.push_str(&format!(" --as-uid {}", shell_quoted(uid)));
+            args.extend(["--as-uid".to_string(), uid.clone()]);
         }
-        flags
+        for (flag, on) in [
+            ("--insecure-skip-tls-verify", o.insecure_skip_tls_verify),
+            ("--disable-compression", o.disable_compression),
+        ] {
+            if on {
+                args.push(flag.to_string());
+            }
+        }
+        args
     }
 }
 
@@ -90,8 +105,8 @@ mod tests {
         assert_eq!(
             selection.kubectl_flags(),
             " --kubeconfig '/home/me/my configs/dev.yaml' --context nobody --user 'o'\\''brien' \
-             --server https://10.0.0.1:6443 --insecure-skip-tls-verify --token \"$TOKEN\" \
-             --as jane --as-group 'dev ops'"
+             --server https://10.0.0.1:6443 --as jane --as-group 'dev ops' \
+             --insecure-skip-tls-verify --token \"$TOKEN\""
         );
     }
 }

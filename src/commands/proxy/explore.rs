@@ -71,6 +71,14 @@ pub async fn run(global: &GlobalConfig, config: &ProxyConfig, explore: Explore) 
             "--explore needs --workload, --state and the controller after --".into(),
         ));
     };
+    if global.selection.overrides.token.is_some() {
+        return Err(Error::Usage(
+            "--explore runs each proxy as a process of its own, and puts no --token on a command \
+             line (other users of the machine can read it): name a kubeconfig user that has the \
+             token instead (--user, or --context)"
+                .into(),
+        ));
+    }
     let cluster = Cluster::connect(&global.selection, global.transport).await?;
     let prefix = global
         .namespace
@@ -189,6 +197,33 @@ struct ChildOut {
     log: PathBuf,
 }
 
+/// The flags that make a run of this binary connect as this one does: the kubeconfig, its
+/// selection and overrides (a `--token` is refused before: see [`run`]), the transport's limits
+/// where they are not the defaults, and `-v`.
+fn connection_args(global: &GlobalConfig) -> Vec<String> {
+    let mut out = global.selection.args();
+    let transport = global.transport;
+    let limit = match (transport.request_timeout, transport.response_headers) {
+        (Some(d), _) => Some(crate::format::duration(d)),
+        (None, None) => Some("0".to_string()),
+        (None, Some(_)) => None,
+    };
+    let health = match transport.health_check {
+        None => Some("0".to_string()),
+        Some(d) if d != crate::cluster::DEFAULT_HEALTH_CHECK => Some(crate::format::duration(d)),
+        Some(_) => None,
+    };
+    for (flag, value) in [("--request-timeout", limit), ("--health-check", health)] {
+        if let Some(value) = value {
+            out.extend([flag.to_string(), value]);
+        }
+    }
+    if global.verbose > 0 {
+        out.push(format!("-v={}", global.verbose));
+    }
+    out
+}
+
 /// The arguments of one run of this binary's `proxy`, `{namespace}` in the controller's
 /// arguments replaced.
 fn child_args(
@@ -198,13 +233,7 @@ fn child_args(
     faults: &[String],
     state_flags: &[String],
 ) -> Vec<String> {
-    let mut out = Vec::new();
-    if let Some(path) = &global.selection.path {
-        out.extend(["--kubeconfig".to_string(), path.display().to_string()]);
-    }
-    if let Some(context) = &global.selection.context {
-        out.extend(["--context".to_string(), context.clone()]);
-    }
+    let mut out = connection_args(global);
     out.extend(
         [
             "proxy", "-p", "0", "-o", "json", "--seed", "1", "-n", namespace,
@@ -334,6 +363,10 @@ fn differences(verdict: &serde_json::Value) -> Vec<String> {
                     )
                 }
                 "content" => format!("{resource} {name}: other content"),
+                "workload" => format!(
+                    "the workload ended with {}",
+                    d["status"].as_str().unwrap_or("a failure")
+                ),
                 _ => format!("{resource} {name}: {what} ({})", d["count"]),
             }
         })
@@ -406,6 +439,78 @@ fn shell_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The global config of `kubectl-informer ARGS version`.
+    fn config(args: &[&str]) -> GlobalConfig {
+        let mut all = vec!["kubectl-informer".to_string()];
+        all.extend(args.iter().map(|a| a.to_string()));
+        all.push("version".into());
+        let cli = crate::cli::parse_from(all).unwrap();
+        GlobalConfig::from_args(&cli.global).unwrap()
+    }
+
+    #[test]
+    fn each_run_connects_with_every_connection_flag_this_one_was_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, "").unwrap();
+            path.display().to_string()
+        };
+        let (ca, cert, key) = (file("ca.crt"), file("me.crt"), file("me.key"));
+        let (ca, cert, key) = (
+            format!("--certificate-authority={ca}"),
+            format!("--client-certificate={cert}"),
+            format!("--client-key={key}"),
+        );
+        let given = [
+            "--kubeconfig=/tmp/my configs/k.yaml",
+            "--context=dev",
+            "--cluster=c1",
+            "--user=me",
+            "--server=https://10.0.0.1:6443",
+            &ca,
+            "--tls-server-name=api.example",
+            &cert,
+            &key,
+            "--as=jane",
+            "--as-group=dev ops",
+            "--as-group=qa",
+            "--as-uid=42",
+            "--disable-compression",
+            "--request-timeout=1.5s",
+            "--health-check=0",
+            "-v=2",
+        ];
+        let ours = config(&given);
+        let words = connection_args(&ours);
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let theirs = config(&words);
+        assert_eq!(theirs.selection.path, ours.selection.path);
+        assert_eq!(
+            (
+                &theirs.selection.context,
+                &theirs.selection.cluster,
+                &theirs.selection.user
+            ),
+            (
+                &ours.selection.context,
+                &ours.selection.cluster,
+                &ours.selection.user
+            )
+        );
+        assert!(theirs.selection.overrides == ours.selection.overrides);
+        assert_eq!(theirs.transport, ours.transport);
+        assert_eq!(theirs.verbose, 2);
+        // The defaults need no flags.
+        assert!(connection_args(&config(&[])).is_empty());
+        let insecure = config(&["--insecure-skip-tls-verify", "--request-timeout=0"]);
+        let words = connection_args(&insecure);
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let again = config(&words);
+        assert!(again.selection.overrides == insecure.selection.overrides);
+        assert_eq!(again.transport, insecure.transport);
+    }
 
     #[test]
     fn the_plan_is_a_crash_after_each_kind_of_write_a_stale_restart_and_a_coalesce_per_watch() {

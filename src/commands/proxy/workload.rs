@@ -128,6 +128,18 @@ pub async fn verdict(
     let mut state = crate::proxy::workload::run(&ready.plan, cluster)
         .await
         .map_err(|e| Error::Failed(e.to_string()))?;
+    if let Some(status) = state.workload_failed.as_ref() {
+        if ready.save.is_some() || ready.baselines.is_empty() {
+            let kept = match ready.save.is_some() {
+                true => "no end state is saved: a baseline is a run whose workload succeeded",
+                false => "fix the workload, or compare with --compare-state to count a failure as a difference",
+            };
+            return Err(Error::Failed(format!(
+                "the workload {:?} ended with {status}: {kept}",
+                ready.plan.command
+            )));
+        }
+    }
     let trace = engine.trace();
     (state.writes, state.write_order, state.watched) = (trace.writes, trace.order, trace.watched);
     if let Some(path) = &ready.save {

@@ -193,3 +193,30 @@ fn the_controllers_creates_and_deletes_are_compared_where_the_baselines_agree() 
     assert_eq!(verdict.unstable_keys, 1, "the baselines differ on creates");
     assert_eq!(verdict.differences.len(), 1, "{verdict:?}");
 }
+
+#[test]
+fn a_failed_workload_is_the_first_difference_and_is_not_saved_when_it_succeeded() {
+    let base = state(
+        vec![child("abcde", "u1", "x")],
+        vec![parent("parent-child-abcde", "a")],
+    );
+    let mut run = base.clone();
+    run.workload_failed = Some("exit status: 1".into());
+    run.objects.clear();
+    let differences = compare(std::slice::from_ref(&base), &run).differences;
+    assert_eq!(
+        differences[0],
+        Difference::Workload {
+            status: "exit status: 1".into()
+        }
+    );
+    assert_eq!(
+        differences.len(),
+        3,
+        "and what the end state shows: {differences:?}"
+    );
+    let saved = serde_json::to_value(&base).unwrap();
+    assert!(saved.get("workloadFailed").is_none(), "{saved}");
+    let read: State = serde_json::from_value(saved).unwrap();
+    assert_eq!(read.workload_failed, None);
+}

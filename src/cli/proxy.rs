@@ -138,10 +138,12 @@ pub struct ProxyArgs {
     /// command that repeats each. Needs --workload and --state; exit 1 when one differs.
     #[arg(long)]
     pub explore: bool,
-    /// With --explore: how far behind the stale views are.
+    /// With --explore: how far behind the stale views are (a run with one settles this much
+    /// longer).
     #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "45s")]
     pub explore_lag: Duration,
-    /// With --explore: how long a coalesce gathers an object's events.
+    /// With --explore: how long a coalesce gathers an object's events (a run with one settles
+    /// this much longer).
     #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "10s")]
     pub explore_window: Duration,
     /// The controller to run behind the proxy, after `--`: started once the proxy serves, with

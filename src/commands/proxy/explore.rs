@@ -25,6 +25,8 @@ pub struct Explore {
 /// One run of the plan and what it found.
 struct Ran {
     faults: Vec<String>,
+    /// Its `--settle`: see [`settle`].
+    settle: Duration,
     namespace: String,
     /// `None`: the same end state; else the differences, one line each.
     differences: Option<Vec<String>>,
@@ -62,6 +64,21 @@ fn plan(baseline: &State, explore: Explore) -> Vec<Vec<String>> {
         )]);
     }
     runs
+}
+
+/// How long a run with `faults` waits after the workload before it takes the end state: the
+/// workload's `--settle`, and as long again as a stale view lags or a coalesce holds an event,
+/// so that the controller has been told of everything the workload did (a difference that only
+/// says its view was still behind is none).
+fn settle(asked: &Asked, faults: &[String], explore: Explore) -> Duration {
+    let late = |prefix: &str| faults.iter().any(|f| f.starts_with(prefix));
+    let mut late_by = Duration::ZERO;
+    for (prefix, by) in [("stale:", explore.lag), ("coalesce:", explore.window)] {
+        if late(prefix) {
+            late_by = late_by.max(by);
+        }
+    }
+    asked.settle + late_by
 }
 
 /// Runs the exploration: exit 1 when a run's end state differs from the baselines'.
@@ -131,7 +148,8 @@ async fn explore_in(
     for (n, path) in base.iter().enumerate() {
         let namespace = namespace(cluster, &format!("{prefix}-base-{}", n + 1), made).await?;
         let save = ["--save-state".to_string(), path.display().to_string()];
-        let out = child(global, (asked, controller), &namespace, &[], &save, dir).await?;
+        let run = (namespace.as_str(), &[][..], asked.settle);
+        let out = child(global, (asked, controller), run, &save, dir).await?;
         if out.code != Some(0) {
             return Err(Error::Failed(format!(
                 "the fault-free run {} in {namespace} ended with exit {:?}: {} (its log: {})",
@@ -152,15 +170,9 @@ async fn explore_in(
     let mut ran = Vec::new();
     for (i, faults) in plan(&baseline, explore).into_iter().enumerate() {
         let namespace = namespace(cluster, &format!("{prefix}-run-{}", i + 1), made).await?;
-        let out = child(
-            global,
-            (asked, controller),
-            &namespace,
-            &faults,
-            &compare,
-            dir,
-        )
-        .await?;
+        let settle = settle(asked, &faults, explore);
+        let run = (namespace.as_str(), &faults[..], settle);
+        let out = child(global, (asked, controller), run, &compare, dir).await?;
         let differences = match (out.code, out.verdict) {
             (Some(0), _) => None,
             (_, Some(lines)) => Some(lines),
@@ -172,6 +184,7 @@ async fn explore_in(
         };
         ran.push(Ran {
             faults,
+            settle,
             namespace,
             differences,
         });
@@ -224,13 +237,12 @@ fn connection_args(global: &GlobalConfig) -> Vec<String> {
     out
 }
 
-/// The arguments of one run of this binary's `proxy`, `{namespace}` in the controller's
-/// arguments replaced.
+/// The arguments of one run of this binary's `proxy` (in `namespace`, with `faults`, settling
+/// `settle`), `{namespace}` in the controller's arguments replaced.
 fn child_args(
     global: &GlobalConfig,
     (asked, (program, args)): (&Asked, &(String, Vec<String>)),
-    namespace: &str,
-    faults: &[String],
+    (namespace, faults, settle): (&str, &[String], Duration),
     state_flags: &[String],
 ) -> Vec<String> {
     let mut out = connection_args(global);
@@ -247,7 +259,7 @@ fn child_args(
         "--workload".to_string(),
         asked.command.clone(),
         "--settle".to_string(),
-        crate::format::duration(asked.settle),
+        crate::format::duration(settle),
         "--state".to_string(),
         asked.state.join(","),
     ]);
@@ -264,17 +276,17 @@ fn child_args(
 async fn child(
     global: &GlobalConfig,
     what: (&Asked, &(String, Vec<String>)),
-    namespace: &str,
-    faults: &[String],
+    run: (&str, &[String], Duration),
     state_flags: &[String],
     dir: &Path,
 ) -> Result<ChildOut> {
+    let namespace = run.0;
     let exe = std::env::current_exe()
         .map_err(|e| Error::Failed(format!("cannot find this program to run it again: {e}")))?;
     let log = dir.join(format!("{namespace}.log"));
     let mut command = tokio::process::Command::new(exe);
     command
-        .args(child_args(global, what, namespace, faults, state_flags))
+        .args(child_args(global, what, run, state_flags))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -409,7 +421,7 @@ fn report(
                 ["--compare-state".to_string(), path.display().to_string()]
             })
             .collect();
-        let args = child_args(global, what, "NAMESPACE", &r.faults, &compare);
+        let args = child_args(global, what, ("NAMESPACE", &r.faults, r.settle), &compare);
         let quoted: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
         out.push_str(&format!(
             "run {} (in {}) again, in a new namespace NAMESPACE: kubectl informer {}\n",
@@ -550,6 +562,35 @@ mod tests {
                 crate::proxy::fault::Fault::parse(fault).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn a_run_with_a_late_view_settles_as_much_longer_as_it_is_late() {
+        let asked = Asked {
+            command: "true".into(),
+            settle: Duration::from_secs(2),
+            state: vec!["secrets".into()],
+            save: None,
+            baselines: vec![],
+        };
+        let explore = Explore {
+            lag: Duration::from_secs(45),
+            window: Duration::from_secs(10),
+        };
+        let after = |faults: &[&str]| {
+            let faults: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
+            settle(&asked, &faults, explore).as_secs()
+        };
+        assert_eq!(after(&[]), 2);
+        assert_eq!(after(&["crash:after=create,resource=secrets"]), 2);
+        assert_eq!(
+            after(&[
+                "crash:after=create,resource=secrets",
+                "stale:by=45s,on=restart,resource=secrets"
+            ]),
+            47
+        );
+        assert_eq!(after(&["coalesce:window=10s,resource=secrets"]), 12);
     }
 
     #[test]

@@ -10,13 +10,17 @@
 pub mod bench;
 pub mod conform;
 pub mod controller;
+pub mod custom_columns;
 pub mod drift;
 pub mod export;
 pub mod file;
+pub mod jsonpath;
 pub mod kubectl;
+pub mod labels;
 pub mod progress;
 pub mod proxy;
 pub mod table;
+pub mod tabwriter;
 pub mod tail_diff;
 pub mod tail_react;
 pub mod tail_summary;

@@ -71,10 +71,9 @@ pub struct KubectlPrinter<O: Write, E: Write> {
     several: bool,
     /// Documents printed, for the `---` between them.
     printed: u64,
-    /// jsonpath's and custom-columns' text, aligned as kubectl's watch aligns it.
+    /// jsonpath's and custom-columns' text not yet written, aligned as kubectl's watch aligns
+    /// it: the objects that exist at the start are held until something comes after them.
     table: TabWriter,
-    /// The table holds the objects that exist at the start, until something comes after them.
-    holding: bool,
     /// custom-columns' header was written.
     headed: bool,
 }
@@ -88,15 +87,13 @@ impl<O: Write, E: Write> KubectlPrinter<O, E> {
             several,
             printed: 0,
             table: TabWriter::kubectl(),
-            holding: false,
             headed: false,
         }
     }
 
     /// What the table holds written out: the objects that exist at the start are over.
     fn release(&mut self) -> std::io::Result<()> {
-        if self.holding || !self.table.is_empty() {
-            self.holding = false;
+        if !self.table.is_empty() {
             let text = self.table.flush();
             self.out.write_all(text.as_bytes())?;
         }
@@ -195,10 +192,7 @@ impl<O: Write, E: Write> EventPrinter for KubectlPrinter<O, E> {
             }
             self.tabulate(e)?;
             return match e.origin {
-                Origin::Initial => {
-                    self.holding = true;
-                    Ok(())
-                }
+                Origin::Initial => Ok(()),
                 _ => self.release(),
             };
         }

@@ -32,10 +32,10 @@ pub struct TextPrinter<O: Write, E: Write> {
     /// Whether the columns are headed (not `--no-headers`), and the header was printed.
     headers: bool,
     headed: bool,
+    /// With label columns, the lines not yet written: the objects that exist at the start are
+    /// held, to be aligned together (as kubectl's get -w aligns them) once something comes
+    /// after them.
     table: TabWriter,
-    /// The table holds the objects that exist at the start, aligned together (as kubectl's
-    /// get -w aligns them) once something comes after them.
-    holding: bool,
 }
 
 impl<O: Write, E: Write> TextPrinter<O, E> {
@@ -51,7 +51,6 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
             headers: false,
             headed: false,
             table: TabWriter::new(0, 2),
-            holding: false,
         }
     }
 
@@ -66,7 +65,6 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
     /// What the table holds written out.
     fn release(&mut self) -> std::io::Result<()> {
         if !self.table.is_empty() {
-            self.holding = false;
             let text = self.table.flush();
             self.out.write_all(text.as_bytes())?;
         }
@@ -105,10 +103,9 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
         self.headed = true;
         self.table
             .write(&format!("{prefix}{}{rest}\n", cells.join("\t")));
-        self.holding = origin == Origin::Initial;
-        match self.holding {
-            true => Ok(()),
-            false => self.release(),
+        match origin {
+            Origin::Initial => Ok(()),
+            _ => self.release(),
         }
     }
 

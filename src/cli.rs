@@ -16,7 +16,7 @@ pub use conform::ConformArgs;
 pub use diff::{CacheInitial, DiffArgs};
 pub use global::GlobalArgs;
 pub use proxy::ProxyArgs;
-pub use tail::{InitialMode, OnExpired, OutputFormat, TailArgs};
+pub use tail::{Given, InitialMode, OnExpired, OutputFormat, TailArgs};
 pub use top::TopArgs;
 
 /// Run a client-go style reflector and informer pipeline on demand: see every watch event,

@@ -140,9 +140,45 @@ pub struct TailArgs {
     /// Print a summary on stderr at exit (on by default when stderr is a terminal).
     #[arg(long)]
     pub stats: bool,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = OutputFormat::Text)]
+    /// Output format: text, wide, json, yaml, name, or as kubectl's get: jsonpath=TEMPLATE,
+    /// jsonpath-file=FILE, jsonpath-as-json=TEMPLATE, custom-columns=NAME:PATH[,...],
+    /// custom-columns-file=FILE.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "FORMAT",
+        default_value = "text",
+        value_parser = OutputParser
+    )]
     pub output: OutputFormat,
+    /// With -o jsonpath: a key the template names that an object lacks prints nothing
+    /// (`=false`: an error), as kubectl's flag of the same name.
+    #[arg(
+        long,
+        value_name = "BOOL",
+        default_value_t = true,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        action = clap::ArgAction::Set
+    )]
+    pub allow_missing_template_keys: bool,
+    /// With -o jsonpath or custom-columns: give the template kubectl's watch event,
+    /// `{"type": "ADDED", "object": {...}}`, instead of the object (`{.type}`,
+    /// `{.object.metadata.resourceVersion}`), as kubectl's flag of the same name.
+    #[arg(long)]
+    pub output_watch_events: bool,
+    /// With -o custom-columns, or -L/--show-labels: no header line.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// A column per label KEY (headed by its last `/` segment, upper-cased) after each object,
+    /// as kubectl's get -L; with text and wide output, which then head their columns.
+    #[arg(short = 'L', long, value_name = "KEY", value_delimiter = ',')]
+    pub label_columns: Vec<String>,
+    /// A LABELS column (`k=v,...`, or <none>) after each object, as kubectl's get
+    /// --show-labels; with text and wide output, which then head their columns.
+    #[arg(long)]
+    pub show_labels: bool,
     /// With -o yaml: keep metadata.managedFields, which are left out as kubectl leaves them
     /// out.
     #[arg(long)]
@@ -176,7 +212,7 @@ pub enum OnExpired {
 }
 
 /// Output formats for event streams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutputFormat {
     /// One aligned line per event; MODIFIED lines say which fields changed.
     Text,
@@ -188,6 +224,111 @@ pub enum OutputFormat {
     Yaml,
     /// `KIND.GROUP/NAME` per event, as `kubectl get -w -o name` prints.
     Name,
+    /// `jsonpath=`, `jsonpath-file=`: kubectl's JSONPath template, run on each object.
+    JsonPath(Given),
+    /// `jsonpath-as-json=`: the template's values as JSON arrays.
+    JsonPathAsJson(String),
+    /// `custom-columns=`, `custom-columns-file=`: kubectl's columns of JSONPaths.
+    CustomColumns(Given),
+}
+
+/// A template given on the command line, or the file it is in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Given {
+    Inline(String),
+    File(std::path::PathBuf),
+}
+
+/// `-o`'s words (with what completion says of each), then the forms that take a template
+/// after `=`.
+const FORMATS: &[(&str, &str)] = &[
+    ("text", "one aligned line per event"),
+    ("wide", "text plus kind, uid, generation and delay"),
+    ("json", "JSON Lines, one event per line"),
+    ("yaml", "each object as YAML, as kubectl get -w"),
+    ("name", "KIND.GROUP/NAME per event, as kubectl get -w"),
+    ("jsonpath=", "kubectl's JSONPath template, on each object"),
+    ("jsonpath-file=", "a JSONPath template in a file"),
+    ("jsonpath-as-json=", "a JSONPath template's values as JSON"),
+    ("custom-columns=", "kubectl's columns, NAME:PATH,..."),
+    ("custom-columns-file=", "kubectl's columns in a file"),
+];
+
+impl OutputFormat {
+    /// `-o`'s value: a format's name, or `FORM=TEMPLATE`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (form, value) = text.split_once('=').unwrap_or((text, ""));
+        let given = |v: &str| -> Result<String, String> {
+            match (v.is_empty(), form.starts_with("custom-columns")) {
+                (false, _) => Ok(v.to_string()),
+                (true, true) => {
+                    Err("custom-columns format specified but no custom columns given".into())
+                }
+                (true, false) => Err("template format specified but no template given".into()),
+            }
+        };
+        Ok(match form {
+            "text" | "wide" | "json" | "yaml" | "name" if !text.contains('=') => match form {
+                "text" => OutputFormat::Text,
+                "wide" => OutputFormat::Wide,
+                "json" => OutputFormat::Json,
+                "yaml" => OutputFormat::Yaml,
+                _ => OutputFormat::Name,
+            },
+            "jsonpath" => OutputFormat::JsonPath(Given::Inline(given(value)?)),
+            "jsonpath-file" => OutputFormat::JsonPath(Given::File(given(value)?.into())),
+            "jsonpath-as-json" => OutputFormat::JsonPathAsJson(given(value)?),
+            "custom-columns" => OutputFormat::CustomColumns(Given::Inline(given(value)?)),
+            "custom-columns-file" => OutputFormat::CustomColumns(Given::File(given(value)?.into())),
+            _ => {
+                let names: Vec<&str> = FORMATS.iter().map(|(name, _)| *name).collect();
+                return Err(format!(
+                    "not one of {} (each = followed by its template or file)",
+                    names.join(", ")
+                ));
+            }
+        })
+    }
+
+    /// The format's name as `-o` spells it (without its template).
+    pub fn name(&self) -> &'static str {
+        match self {
+            OutputFormat::Text => "text",
+            OutputFormat::Wide => "wide",
+            OutputFormat::Json => "json",
+            OutputFormat::Yaml => "yaml",
+            OutputFormat::Name => "name",
+            OutputFormat::JsonPath(_) => "jsonpath",
+            OutputFormat::JsonPathAsJson(_) => "jsonpath-as-json",
+            OutputFormat::CustomColumns(_) => "custom-columns",
+        }
+    }
+}
+
+/// `-o`'s parser: its names offered to completion and listed in the help.
+#[derive(Debug, Clone, Copy)]
+struct OutputParser;
+
+impl clap::builder::TypedValueParser for OutputParser {
+    type Value = OutputFormat;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<OutputFormat, clap::Error> {
+        let parse: fn(&str) -> Result<OutputFormat, String> = OutputFormat::parse;
+        parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(FORMATS.iter().map(|(name, help)| {
+            clap::builder::PossibleValue::new(name).help(help)
+        })))
+    }
 }
 
 /// `--server-timeout`: a duration of whole seconds, as the watch's `timeoutSeconds` takes it.

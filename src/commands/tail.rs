@@ -19,7 +19,7 @@ use crate::informer::listwatch::ListWatch;
 use crate::informer::merge::Merged;
 use crate::informer::object::Encoding;
 use crate::informer::reflector::{Reflector, ReflectorConfig, Start, INITIAL_EVENTS_TIMEOUT};
-use crate::output::kubectl::KubectlPrinter;
+use crate::output::kubectl::{KubectlPrinter, TemplateFailed};
 use crate::output::stderr_is_terminal;
 use crate::output::tail_react::reaction_summary;
 use crate::output::tail_summary::summary;
@@ -29,7 +29,7 @@ use crate::recording::{start_notice, EventPrinter, JsonPrinter, Tee};
 use crate::tail::owned_resources::{self, Owner};
 use crate::tail::owners::OwnerGraph;
 use crate::tail::{
-    Deadlines, Detail, Feed, Lookup, Reacting, Session, SessionConfig, Sink, Stop, TailError,
+    Deadlines, Detail, Feed, Lookup, Reacting, Session, SessionConfig, Stop, TailError,
 };
 use crate::verbosity::Verbosity;
 use std::path::Path;
@@ -84,7 +84,7 @@ pub async fn exec(global: &GlobalConfig, config: TailConfig) -> Result<u8> {
     if let Some((react, stats)) = session.reactions() {
         summary.push(reaction_summary(react, &stats));
     }
-    let _ = records.flush();
+    let _ = records.printer.finish();
     if config.stats || stderr_is_terminal() {
         for line in summary {
             crate::output::say(&line);
@@ -119,7 +119,12 @@ impl From<TailError> for Error {
             TailError::Watch(e) => (*e).into(),
             TailError::Diff { key, source } => Error::TailDiff { key, source },
             TailError::Redact { .. } => Error::Usage(e.to_string()),
-            TailError::Output(e) => Error::Output(e),
+            TailError::Output(e) => {
+                match e.get_ref().and_then(|e| e.downcast_ref::<TemplateFailed>()) {
+                    Some(failed) => Error::Failed(failed.to_string()),
+                    None => Error::Output(e),
+                }
+            }
             other => Error::Watch(other.to_string()),
         }
     }
@@ -232,14 +237,19 @@ fn feed(lw: &ListWatch, first: bool, shown: bool, config: &TailConfig) -> Feed {
 /// `several` resources, each line names its own.
 fn output_printer(config: &TailConfig, several: bool) -> Box<dyn EventPrinter> {
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    match config.stdout {
-        Stdout::Text { wide } => {
+    match &config.stdout {
+        Stdout::Text {
+            wide,
+            labels,
+            headers,
+        } => {
             let text = TextPrinter::new(
                 stdout,
                 std::io::stderr(),
                 crate::output::color_stdout(),
-                wide,
-            );
+                *wide,
+            )
+            .with_labels(labels.clone(), *headers);
             if several {
                 Box::new(text.naming_resources())
             } else {
@@ -250,7 +260,7 @@ fn output_printer(config: &TailConfig, several: bool) -> Box<dyn EventPrinter> {
         Stdout::Kubectl(form) => Box::new(KubectlPrinter::new(
             stdout,
             std::io::stderr(),
-            form,
+            form.clone(),
             several,
         )),
     }

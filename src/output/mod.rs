@@ -1,6 +1,9 @@
 //! Rendering for people, separated from what computes: tail's text printer (`text`) and its
 //! `--diff` of two versions of an object (`tail_diff`) as YAML (`yaml`), its exit summary
-//! (`tail_summary`) and its `--react` lines (`tail_react`), the formats of `kubectl get -w` (`kubectl`: `-o yaml`, `-o name`), diff's drift table and verdicts (`drift`), boxed
+//! (`tail_summary`) and its `--react` lines (`tail_react`), the formats of `kubectl get -w`
+//! (`kubectl`: `-o yaml`, `-o name`, `-o jsonpath=` with `jsonpath`'s templates, `-o
+//! custom-columns=` (`custom_columns`), aligned by kubectl's `tabwriter`) and the label columns
+//! of `-L` and `--show-labels` (`labels`), diff's drift table and verdicts (`drift`), boxed
 //! tables as every command draws them (`table`), bench's table (`bench`), bench's exports, one
 //! file per format (`export`), and the writing of them to a path (`file`), top's tables (`top`)
 //! and the controller section bench shares with them (`controller`), conform's lines
@@ -10,13 +13,17 @@
 pub mod bench;
 pub mod conform;
 pub mod controller;
+pub mod custom_columns;
 pub mod drift;
 pub mod export;
 pub mod file;
+pub mod jsonpath;
 pub mod kubectl;
+pub mod labels;
 pub mod progress;
 pub mod proxy;
 pub mod table;
+pub mod tabwriter;
 pub mod tail_diff;
 pub mod tail_react;
 pub mod tail_summary;

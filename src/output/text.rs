@@ -1,6 +1,8 @@
 //! Human text: one aligned line per event on stdout (and per write's reaction, `tail --react`),
 //! notices on stderr.
 
+use super::labels::LabelColumns;
+use super::tabwriter::TabWriter;
 use super::tail_diff::write_unified;
 use super::tail_react::{describe_reaction, reaction_resource_version};
 use super::transition::describe_notice;
@@ -25,6 +27,15 @@ pub struct TextPrinter<O: Write, E: Write> {
     several: bool,
     /// Column width of resourceVersions, grown to the widest seen so columns stay aligned.
     rv_width: usize,
+    /// `-L` and `--show-labels`: columns after each object's, aligned from its name on.
+    labels: LabelColumns,
+    /// Whether the columns are headed (not `--no-headers`), and the header was printed.
+    headers: bool,
+    headed: bool,
+    /// With label columns, the lines not yet written: the objects that exist at the start are
+    /// held, to be aligned together (as kubectl's get -w aligns them) once something comes
+    /// after them.
+    table: TabWriter,
 }
 
 impl<O: Write, E: Write> TextPrinter<O, E> {
@@ -36,6 +47,65 @@ impl<O: Write, E: Write> TextPrinter<O, E> {
             wide,
             several: false,
             rv_width: 8,
+            labels: LabelColumns::default(),
+            headers: false,
+            headed: false,
+            table: TabWriter::new(0, 2),
+        }
+    }
+
+    /// With label columns after each object (`-L`, `--show-labels`), headed unless not
+    /// `headers`: the line's columns are then aligned and named by a header line.
+    pub fn with_labels(mut self, labels: LabelColumns, headers: bool) -> Self {
+        self.labels = labels;
+        self.headers = headers;
+        self
+    }
+
+    /// What the table holds written out.
+    fn release(&mut self) -> std::io::Result<()> {
+        if !self.table.is_empty() {
+            let text = self.table.flush();
+            self.out.write_all(text.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// An object line with label columns: `prefix`, then its cells (`NAME`, wide's, the
+    /// labels') aligned, then `rest` (its origin and changes); the header first, once. The
+    /// objects that exist at the start are held, to be aligned together.
+    fn labelled(
+        &mut self,
+        origin: Origin,
+        prefix: &str,
+        cells: Vec<String>,
+        rest: &str,
+    ) -> std::io::Result<()> {
+        if origin != Origin::Initial {
+            self.release()?;
+        }
+        if self.headers && !self.headed {
+            let mut header = format!(
+                "{:<12}  {:<8}  {:<w$}  ",
+                "TIME",
+                "TYPE",
+                "RV",
+                w = self.rv_width
+            );
+            let mut names: Vec<String> = vec!["NAME".into()];
+            if self.wide {
+                header.push_str(&format!("{:<14}  ", "KIND"));
+                names.extend(["UID", "GENERATION", "DELAY"].map(String::from));
+            }
+            names.extend(self.labels.headers());
+            self.table.write(&format!("{header}{}\n", names.join("\t")));
+        }
+        self.headed = true;
+        self.table
+            .write(&format!("{prefix}{}{rest}\n", cells.join("\t")));
+        match origin {
+            Origin::Initial => Ok(()),
+            _ => self.release(),
         }
     }
 
@@ -139,7 +209,7 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
             .filter(|c| !c.is_empty())
             .map(|c| format!("  {c}"))
             .unwrap_or_default();
-        let line = if self.wide {
+        let (prefix, mut cells) = if self.wide {
             let generation = e
                 .object
                 .generation()
@@ -148,20 +218,23 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
             let delay = SystemTime::now()
                 .duration_since(e.received_at)
                 .unwrap_or_default();
-            writeln!(
-                self.out,
-                "{time}  {kind}  {rv}  {:<14}  {}  {}  gen={generation}  delay={}{mark}{changes}",
-                e.object.kind(),
-                self.name(e),
-                e.object.uid(),
-                crate::format::human(delay)
+            (
+                format!("{time}  {kind}  {rv}  {:<14}  ", e.object.kind()),
+                vec![
+                    self.name(e),
+                    e.object.uid().to_string(),
+                    format!("gen={generation}"),
+                    format!("delay={}", crate::format::human(delay)),
+                ],
             )
         } else {
-            writeln!(
-                self.out,
-                "{time}  {kind}  {rv}  {}{mark}{changes}",
-                self.name(e)
-            )
+            (format!("{time}  {kind}  {rv}  "), vec![self.name(e)])
+        };
+        let line = if self.labels.is_empty() {
+            writeln!(self.out, "{prefix}{}{mark}{changes}", cells.join("  "))
+        } else {
+            cells.extend(self.labels.cells(e.object));
+            self.labelled(e.origin, &prefix, cells, &format!("{mark}{changes}"))
         };
         line?;
         match e.diff {
@@ -171,6 +244,7 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
     }
 
     fn bookmark(&mut self, e: &BookmarkEvent<'_>) -> std::io::Result<()> {
+        self.release()?;
         let time = local_time(e.received_at);
         let kind = self.type_column("BOOKMARK");
         let rv = self.rv_column(e.resource_version);
@@ -187,6 +261,7 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
     }
 
     fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()> {
+        self.release()?;
         self.out.flush()?;
         let label = self.paint("NOTICE  ", "\x1b[35m");
         writeln!(
@@ -199,6 +274,7 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
     /// `TIME  REACTION  RV  NAME  ↳ generation N: ...` (wide: with kind and uid, as object
     /// lines), the RV the reaction's event's (else the write's).
     fn reaction(&mut self, e: &ReactionEvent<'_>) -> std::io::Result<()> {
+        self.release()?;
         let time = local_time(e.at);
         let kind = self.type_column("REACTION");
         let rv = self.rv_column(&reaction_resource_version(e));
@@ -229,6 +305,11 @@ impl<O: Write, E: Write> EventPrinter for TextPrinter<O, E> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()?;
         self.err.flush()
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.release()?;
+        self.flush()
     }
 }
 

@@ -205,6 +205,10 @@ pub trait EventPrinter {
     fn notice(&mut self, notice: Notice<'_>, at: SystemTime) -> std::io::Result<()>;
     fn reaction(&mut self, event: &ReactionEvent<'_>) -> std::io::Result<()>;
     fn flush(&mut self) -> std::io::Result<()>;
+    /// The end of the stream: what is held for what would have come next is written out.
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.flush()
+    }
 }
 
 /// Sends every record to each printer in turn (`-o text --record FILE`).
@@ -229,5 +233,9 @@ impl EventPrinter for Tee {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.0.iter_mut().try_for_each(|p| p.flush())
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.0.iter_mut().try_for_each(|p| p.finish())
     }
 }

@@ -91,7 +91,7 @@ fn fish(line: &str) -> Vec<String> {
 #[test]
 fn fish_completes_commands_flags_and_flag_values_through_its_own_engine() {
     assert_eq!(fish("kubectl-informer ta"), ["tail"]);
-    assert_eq!(fish("kubectl-informer tail --output=j"), ["--output=json"]);
+    assert_eq!(fish("kubectl-informer tail --output=y"), ["--output=yaml"]);
     let root = env!("CARGO_MANIFEST_DIR");
     assert_eq!(
         fish(&format!("kubectl-informer tail --record {root}/Cargo.t")),
@@ -105,11 +105,11 @@ fn bash_completes_commands_flags_and_flag_values_from_the_binary() {
     assert_eq!(bash("kubectl-informer ta"), ["tail"]);
     assert!(bash("kubectl-informer ").contains(&"proxy".to_string()));
     let flags = bash("kubectl-informer tail --ou");
-    assert_eq!(flags, ["--output"]);
+    assert_eq!(flags, ["--output", "--output-watch-events"]);
     // `--output=` is one word to the command; bash replaces only what follows the `=`.
     assert_eq!(
-        bash("kubectl-informer tail --output=j"),
-        ["json"],
+        bash("kubectl-informer tail --output=y"),
+        ["yaml"],
         "the part after = is what bash replaces"
     );
     let values = bash("kubectl-informer tail -o ");
@@ -119,10 +119,13 @@ fn bash_completes_commands_flags_and_flag_values_from_the_binary() {
 #[test]
 fn zsh_completes_commands_flags_and_flag_values_from_the_binary() {
     assert_eq!(zsh(&["kubectl-informer", "ta"]), ["tail"]);
-    assert_eq!(zsh(&["kubectl-informer", "tail", "--ou"]), ["--output"]);
     assert_eq!(
-        zsh(&["kubectl-informer", "tail", "--output=j"]),
-        ["--output=json"]
+        zsh(&["kubectl-informer", "tail", "--ou"]),
+        ["--output", "--output-watch-events"]
+    );
+    assert_eq!(
+        zsh(&["kubectl-informer", "tail", "--output=y"]),
+        ["--output=yaml"]
     );
     // A file flag's value falls back to file names.
     assert_eq!(

@@ -139,7 +139,7 @@ fn an_unknown_flag_says_where_the_flags_are_and_a_near_one_names_the_flag_meant(
         (&["tail", "cm", "--since", "5m"][..], "--since"),
         (&["tail", "cm", "--tail", "10"], "--tail"),
         (&["tail", "cm", "--tail=10"], "--tail"),
-        (&["tail", "cm", "--show-labels"], "--show-labels"),
+        (&["tail", "cm", "--sort-by"], "--sort-by"),
     ] {
         let out = run(args);
         assert_one_line_error(

@@ -31,6 +31,7 @@ mod informer_live;
 mod informer_model;
 mod json_naming;
 mod kubectl_formats;
+mod kubectl_templates;
 mod layers;
 mod operator_metrics;
 mod proxy;

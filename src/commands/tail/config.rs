@@ -3,12 +3,15 @@
 //! a replay from an RV), stop conditions, the recording file, and `--react`'s reactions.
 
 use super::super::nonzero;
-use crate::cli::{InitialMode, OnExpired, OutputFormat, TailArgs};
+use crate::cli::{Given, InitialMode, OnExpired, OutputFormat, TailArgs};
 use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result};
 use crate::informer::patch::DiffFields;
-use crate::output::kubectl::Form;
+use crate::output::custom_columns::Columns;
+use crate::output::jsonpath::Template;
+use crate::output::kubectl::{Form, WatchEvents};
+use crate::output::labels::LabelColumns;
 use crate::tail::ReactConfig;
 use std::time::Duration;
 
@@ -103,10 +106,16 @@ impl Begin {
 }
 
 /// How `tail` prints events on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Stdout {
-    /// One line per event (`-o text`); `wide` adds kind, uid, generation and delay (`-o wide`).
-    Text { wide: bool },
+    /// One line per event (`-o text`); `wide` adds kind, uid, generation and delay (`-o wide`);
+    /// `labels`: `-L` and `--show-labels`' columns after each object, under a header line
+    /// unless not `headers` (`--no-headers`).
+    Text {
+        wide: bool,
+        labels: LabelColumns,
+        headers: bool,
+    },
     /// JSON Lines, the recording format (`-o json`).
     Json,
     /// As `kubectl get -w` prints (`-o yaml`, `-o name`).
@@ -162,7 +171,7 @@ impl TailConfig {
             record: args.record.clone(),
             metadata_only: args.metadata_only,
             show_secret_data: args.show_secret_data,
-            stdout: stdout(args),
+            stdout: stdout(args)?,
             diff: match (args.diff_all, args.diff) {
                 (true, _) => Some(DiffFields::All),
                 (false, true) => Some(DiffFields::Content),
@@ -191,16 +200,61 @@ fn begin(args: &TailArgs) -> Result<Begin> {
     })
 }
 
-/// `-o`, with `--show-managed-fields` for `-o yaml`.
-fn stdout(args: &TailArgs) -> Stdout {
-    match args.output {
-        OutputFormat::Text => Stdout::Text { wide: false },
-        OutputFormat::Wide => Stdout::Text { wide: true },
+/// `-o`, with `--show-managed-fields` for `-o yaml`, its template read and checked.
+fn stdout(args: &TailArgs) -> Result<Stdout> {
+    let events = match args.output_watch_events {
+        true => WatchEvents::Events,
+        false => WatchEvents::Objects,
+    };
+    let jsonpath = |text: String, as_json: bool| -> Result<Stdout> {
+        let template = Template::parse(&text).map_err(|e| Error::Usage(e.to_string()))?;
+        Ok(Stdout::Kubectl(Form::JsonPath {
+            template,
+            allow_missing: args.allow_missing_template_keys,
+            as_json,
+            events,
+        }))
+    };
+    Ok(match &args.output {
+        OutputFormat::Text | OutputFormat::Wide => Stdout::Text {
+            wide: args.output == OutputFormat::Wide,
+            labels: LabelColumns {
+                keys: args.label_columns.clone(),
+                all: args.show_labels,
+            },
+            headers: !args.no_headers,
+        },
         OutputFormat::Json => Stdout::Json,
         OutputFormat::Yaml => Stdout::Kubectl(Form::Yaml {
             managed_fields: args.show_managed_fields,
         }),
         OutputFormat::Name => Stdout::Kubectl(Form::Name),
+        OutputFormat::JsonPath(given) => jsonpath(read_template("jsonpath-file", given)?, false)?,
+        OutputFormat::JsonPathAsJson(text) => jsonpath(text.clone(), true)?,
+        OutputFormat::CustomColumns(given) => {
+            let columns = match given {
+                Given::Inline(spec) => Columns::from_spec(spec),
+                Given::File(_) => Columns::from_file(&read_template("custom-columns-file", given)?),
+            };
+            Stdout::Kubectl(Form::CustomColumns {
+                columns: columns.map_err(Error::Usage)?,
+                headers: !args.no_headers,
+                events,
+            })
+        }
+    })
+}
+
+/// A template given inline, or read from the file `-o FORM=FILE` names.
+fn read_template(form: &str, given: &Given) -> Result<String> {
+    match given {
+        Given::Inline(text) => Ok(text.clone()),
+        Given::File(path) => std::fs::read_to_string(path).map_err(|e| {
+            Error::File(format!(
+                "-o {form}={}: cannot read the template: {e}",
+                path.display()
+            ))
+        }),
     }
 }
 
@@ -426,7 +480,11 @@ fn check_output_forms(args: &TailArgs) -> Result<()> {
                 .into(),
         ));
     }
-    let kubectl_form = matches!(args.output, OutputFormat::Yaml | OutputFormat::Name);
+    let kubectl_form = !matches!(
+        args.output,
+        OutputFormat::Text | OutputFormat::Wide | OutputFormat::Json
+    );
+    let form = args.output.name();
     if kubectl_form && (args.diff || args.diff_all) {
         let flag = if args.diff_all {
             "--diff-all"
@@ -434,13 +492,8 @@ fn check_output_forms(args: &TailArgs) -> Result<()> {
             "--diff"
         };
         return Err(Error::Usage(format!(
-            "{flag} with -o {}: a diff is shown in text (-o text or wide) or as a JSON Patch \
-             (-o json)",
-            if args.output == OutputFormat::Yaml {
-                "yaml"
-            } else {
-                "name"
-            }
+            "{flag} with -o {form}: a diff is shown in text (-o text or wide) or as a JSON Patch \
+             (-o json)"
         )));
     }
     if args.show_managed_fields && args.output != OutputFormat::Yaml {
@@ -449,6 +502,50 @@ fn check_output_forms(args: &TailArgs) -> Result<()> {
              managedFields included)"
                 .into(),
         ));
+    }
+    check_template_flags(args, form)
+}
+
+/// The flags of kubectl's printers, each with the forms it means something with.
+fn check_template_flags(args: &TailArgs, form: &str) -> Result<()> {
+    let text = matches!(args.output, OutputFormat::Text | OutputFormat::Wide);
+    let columns = matches!(args.output, OutputFormat::CustomColumns(_));
+    let jsonpath = matches!(
+        args.output,
+        OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_)
+    );
+    for (flag, given) in [
+        ("--show-labels", args.show_labels),
+        ("--label-columns", !args.label_columns.is_empty()),
+    ] {
+        if given && !text {
+            return Err(Error::Usage(format!(
+                "{flag} option cannot be used with {form} printer: label columns go with text \
+                 and wide output (with -o custom-columns, add a column such as \
+                 APP:.metadata.labels.app)"
+            )));
+        }
+    }
+    if args.output_watch_events && !(columns || jsonpath) {
+        return Err(Error::Usage(format!(
+            "--output-watch-events is for -o jsonpath and -o custom-columns, whose template it \
+             gives each watch event ({{.type}}, {{.object...}}); -o {form} prints each event's \
+             type already, or only the object as kubectl does"
+        )));
+    }
+    if args.no_headers
+        && !(columns || (text && (args.show_labels || !args.label_columns.is_empty())))
+    {
+        return Err(Error::Usage(format!(
+            "--no-headers: -o {form} prints no header line (only -o custom-columns, and text \
+             with -L or --show-labels, do)"
+        )));
+    }
+    if !args.allow_missing_template_keys && !jsonpath {
+        return Err(Error::Usage(format!(
+            "--allow-missing-template-keys is for -o jsonpath (custom-columns print <none> for \
+             a missing key, as kubectl's), not -o {form}"
+        )));
     }
     Ok(())
 }

@@ -32,6 +32,7 @@ mod informer_model;
 mod json_naming;
 mod kubectl_formats;
 mod layers;
+mod minors;
 mod operator_metrics;
 mod proxy;
 mod proxy_coalesce;

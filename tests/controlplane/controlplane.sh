@@ -391,7 +391,11 @@ up() {
   if ready; then
     if old_wanted; then
       old_ready || { down_old; build_older "$old_k8s_version"; start_old; }
-      minors_ready || { down_minors; build; start_minors; }
+      minors_ready || {
+        down_minors
+        for version in $minor_k8s_versions; do build_older "$version"; done
+        start_minors
+      }
     fi
     log "already running: export KUBECONFIG=$run/kubeconfig"
     return 0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of kubectl-informer on a fresh machine: checks formatting and lints (for Linux and
-# for Windows), runs the tests that need no cluster, then builds etcd and kube-apiserver from their
-# Go modules if needed, starts a private control plane on loopback, builds the validators the tests
+# for Windows), runs the tests that need no cluster, then builds etcd and kube-apiserver (the
+# current, the oldest supported and the minors between that upstream supports) from their Go
+# modules if needed, starts a private control plane on loopback, builds the validators the tests
 # run on the release files and exports (tests/tools/tools.sh), runs the tests that need them, checks
 # that the crate packages, and stops the control plane (also on failure).
 set -euo pipefail
@@ -67,8 +68,14 @@ fi
 # needs them and is not marked `#[ignore = "needs the test control plane ..."]` fails here. Every
 # test runs even when one fails (--no-fail-fast: the unit tests, the suite and the doc tests), and
 # so does step 2: one failure does not hide others; the run still fails at the end.
+# The supported minors' kubeconfigs (KUBECTL_INFORMER_TEST_KUBECONFIG_1_MINOR) are unset too,
+# whichever minors they are.
+minor_kubeconfigs=()
+for name in $(compgen -e | grep -E '^KUBECTL_INFORMER_TEST_KUBECONFIG_1_[0-9]+$' || true); do
+  minor_kubeconfigs+=(-u "$name")
+done
 env -u KUBECTL_INFORMER_CONTROLPLANE_RUN -u KUBECTL_INFORMER_TEST_OLD_KUBECONFIG \
-  -u KUBECTL_INFORMER_TEST_LEGACY_KUBECONFIG \
+  -u KUBECTL_INFORMER_TEST_LEGACY_KUBECONFIG "${minor_kubeconfigs[@]}" \
   KUBECTL_INFORMER_TEST_KUBECONFIG="$root/target/no-control-plane/kubeconfig" \
   KUBECTL_INFORMER_TOOLS="$root/target/no-tools" \
   cargo test --locked --no-fail-fast || failed=1

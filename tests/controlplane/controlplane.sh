@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # A real Kubernetes control plane (etcd + kube-apiserver, built from their Go modules) on loopback,
 # for kubectl-informer's integration tests and demo; beside it, an older kube-apiserver
-# (v1.29, on its own etcd) to prove the oldest supported server and legacy discovery.
+# (v1.29, on its own etcd) to prove the oldest supported server and legacy discovery, and the
+# oldest minor upstream supports (v1.35, on one more etcd) to prove every command there.
 #
 #   tests/controlplane/controlplane.sh build   build the binaries if the wrapper modules changed
 #   tests/controlplane/controlplane.sh up      build if needed, start on free loopback ports, wait
 #                                              until ready, write target/controlplane/run/kubeconfig
 #                                              ($KUBECTL_INFORMER_CONTROLPLANE_RUN overrides the dir)
 #                                              and the older servers' run/old/kubeconfig and
-#                                              run/old/legacy.kubeconfig (see start_old)
+#                                              run/old/legacy.kubeconfig (see start_old), and
+#                                              run/minors/1.MINOR/kubeconfig (see start_minors)
 #   tests/controlplane/controlplane.sh down    stop every server and remove their data
 #   tests/controlplane/controlplane.sh status  exit 0 when every server answers /readyz
 #   tests/controlplane/controlplane.sh pair DIR
@@ -33,8 +35,9 @@
 # KUBECTL_INFORMER_FEATURE_GATES=GATE=true,... turns on more of the current API server's feature
 # gates (beside WatchList), e.g. CBORServingAndStorage=true for benches/scale.rs's CBOR figures.
 #
-# KUBECTL_INFORMER_OLD_SERVERS=0 leaves the older servers out (neither built nor started): the
-# demo needs only the current one; the tests (tests/run.sh) need both.
+# KUBECTL_INFORMER_OLD_SERVERS=0 leaves the older servers out, v1.29 and the other supported
+# minors (neither built nor started): the demo needs only the current one; the tests
+# (tests/run.sh) need them all.
 #
 # The kubeconfig has two contexts: `admin` (current; user `admin` in system:masters) and `nobody`
 # (user `nobody`, authenticated, with no RBAC grants: for 403 tests).
@@ -51,7 +54,14 @@ k8s_version=v1.37.2
 # The oldest minor that still builds with the Go here: it serves aggregated discovery only as
 # apidiscovery.k8s.io/v2beta1, and can be told to serve none (legacy discovery only).
 old_k8s_version=v1.29.15
-old_module="$here/kube-apiserver-1.29"
+# The other minors upstream supports beside the current one, each the newest patch the Go module
+# proxy serves: kube-apiserver and kube-controller-manager from a wrapper module of its own
+# (tests/controlplane/kube-apiserver-1.MINOR), started by start_minors. What they changed for a
+# client: watch-list served by default (WatchList beta and on since 1.34), comparable
+# resourceVersions (1.35), /readyz waiting for the watch cache (1.36). Only 1.35, the oldest, is
+# here: v1.36.5 (its module and its tests pass too, in this file's history) would add about 9
+# minutes to a cold test command, past its 60-minute budget.
+minor_k8s_versions="v1.35.8"
 kwok_version=v0.8.0
 # kwok's stages, as kwokctl's default set with node leases: nodes become Ready and keep a Lease;
 # scheduled Pods become Running and Ready, Job Pods complete, deleted Pods go away.
@@ -70,9 +80,17 @@ stamp() {
   go version
 }
 
-old_stamp() {
-  cat "$old_module/go.mod" "$old_module/go.sum" "$old_module/main.go" | sha256sum | cut -d' ' -f1
-  printf '%s\n' "$old_k8s_version"
+# `1.MINOR` of a version v1.MINOR.PATCH: the name of its wrapper module and of its binaries.
+minor_of() { printf '1.%s\n' "$(cut -d. -f2 <<<"$1")"; }
+
+# The stamp of an older minor's build (`older_stamp VERSION`): its module's files, and the
+# kube-controller-manager main where the module has one.
+older_stamp() {
+  local module; module="$here/kube-apiserver-$(minor_of "$1")"
+  cat "$module/go.mod" "$module/go.sum" "$module/main.go" \
+      $([[ -f "$module/kube-controller-manager/main.go" ]] && echo "$module/kube-controller-manager/main.go") \
+    | sha256sum | cut -d' ' -f1
+  printf '%s\n' "$1"
   go version
 }
 
@@ -122,7 +140,10 @@ build() {
     build_controllers
     if (($(nodes) > 0)); then build_kwok; fi
   fi
-  if old_wanted; then build_old; fi
+  if old_wanted; then
+    local version
+    for version in $old_k8s_version $minor_k8s_versions; do build_older "$version"; done
+  fi
 }
 
 # Builds the Kubernetes command whose wrapper main is in module dir $1, at version $2
@@ -188,17 +209,29 @@ build_kwok() {
   log "built $bin/kwok"
 }
 
-# Its own binary and stamp, so that either build is reused when only the other one changes.
-build_old() {
-  local want; want=$(old_stamp)
-  if [[ -x "$bin/kube-apiserver-1.29" && -f "$bin/kube-apiserver-1.29.stamp" ]] \
-      && [[ "$(cat "$bin/kube-apiserver-1.29.stamp")" == "$want" ]]; then
+# An older minor (`build_older VERSION`): kube-apiserver-1.MINOR, and kube-controller-manager-1.MINOR
+# where its module has that main (a controller manager must not be newer than its API server),
+# with a binary and a stamp of its own, so that each build is reused when only another changes.
+build_older() {
+  local version=$1 minor module want started=$SECONDS
+  minor=$(minor_of "$version")
+  module="$here/kube-apiserver-$minor"
+  want=$(older_stamp "$version")
+  local binaries=(kube-apiserver) name
+  if [[ -f "$module/kube-controller-manager/main.go" ]]; then binaries+=(kube-controller-manager); fi
+  local built=1
+  for name in "${binaries[@]}"; do [[ -x "$bin/$name-$minor" ]] || built=0; done
+  if ((built)) && [[ -f "$bin/kube-apiserver-$minor.stamp" ]] \
+      && [[ "$(cat "$bin/kube-apiserver-$minor.stamp")" == "$want" ]]; then
     return 0
   fi
-  log "building kube-apiserver $old_k8s_version from its Go module (a cold build takes several minutes)"
-  build_k8s_main "$old_module" "$old_k8s_version" "$bin/kube-apiserver-1.29"
-  printf '%s\n' "$want" > "$bin/kube-apiserver-1.29.stamp"
-  log "built $bin/kube-apiserver-1.29"
+  log "building ${binaries[*]} $version from its Go module (a cold build takes several minutes)"
+  build_k8s_main "$module" "$version" "$bin/kube-apiserver-$minor"
+  if [[ ${#binaries[@]} == 2 ]]; then
+    build_k8s_main "$module" "$version" "$bin/kube-controller-manager-$minor" ./kube-controller-manager
+  fi
+  printf '%s\n' "$want" > "$bin/kube-apiserver-$minor.stamp"
+  log "built ${binaries[*]/%/-$minor} in $bin in $((SECONDS - started)) s"
 }
 
 free_port() {
@@ -302,11 +335,15 @@ etcd_args() {
 }
 
 # The command line of the current kube-apiserver, one argument a line (binary first):
-# `apiserver_args ETCD_PORT PORT CERT_DIR`, with the certificates, tokens and service-account keys
-# of $run/pki. `up` and `pair` both start the API server from it.
+# `apiserver_args ETCD_PORT PORT CERT_DIR [BINARY FEATURE_GATES [ARG...]]`, with the certificates,
+# tokens and service-account keys of $run/pki. `up` and `pair` start the current API server from
+# it, start_minors the other supported minors (their own binary, their default feature gates: an
+# empty FEATURE_GATES, and an etcd prefix of their own).
 apiserver_args() {
-  local etcd_port=$1 port=$2 cert_dir=$3
-  printf '%s\n' "$bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
+  local etcd_port=$1 port=$2 cert_dir=$3 binary=${4:-$bin/kube-apiserver} gates
+  if (($# >= 5)); then gates=$5; else gates=$(feature_gates); fi
+  shift $(($# >= 5 ? 5 : $#))
+  printf '%s\n' "$binary" --etcd-servers="http://127.0.0.1:$etcd_port" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$port" \
     --tls-cert-file="$run/pki/apiserver.crt" --tls-private-key-file="$run/pki/apiserver.key" \
     --cert-dir="$cert_dir" --token-auth-file="$run/tokens.csv" \
@@ -315,9 +352,9 @@ apiserver_args() {
     --authorization-mode=RBAC --service-cluster-ip-range=10.0.0.0/24 \
     --disable-admission-plugins=ServiceAccount --allow-privileged=true \
     --endpoint-reconciler-type=none --profiling=false \
-    --feature-gates="$(feature_gates)" \
+    ${gates:+--feature-gates="$gates"} \
     --watch-cache-sizes=podtemplates#0 \
-    --etcd-compaction-interval="${KUBECTL_INFORMER_ETCD_COMPACTION_INTERVAL:-10s}"
+    --etcd-compaction-interval="${KUBECTL_INFORMER_ETCD_COMPACTION_INTERVAL:-10s}" "$@"
 }
 
 # A private etcd + kube-apiserver pair, for a test that kills, stops and restarts them (the shared
@@ -352,7 +389,14 @@ up() {
     down_quiet
   fi
   if ready; then
-    if old_wanted; then old_ready || { down_old; build_old; start_old; }; fi
+    if old_wanted; then
+      old_ready || { down_old; build_older "$old_k8s_version"; start_old; }
+      minors_ready || {
+        down_minors
+        for version in $minor_k8s_versions; do build_older "$version"; done
+        start_minors
+      }
+    fi
     log "already running: export KUBECONFIG=$run/kubeconfig"
     return 0
   fi
@@ -390,7 +434,7 @@ up() {
   if controllers_wanted; then start_controllers; fi
   echo "$want_mode" > "$run/mode"
   log "export KUBECONFIG=$run/kubeconfig   # contexts: admin (current), nobody (no RBAC grants)"
-  if old_wanted; then start_old; fi
+  if old_wanted; then start_old; start_minors; fi
 }
 
 # Dies naming the component whose process is gone, with its last log lines.
@@ -550,6 +594,67 @@ old_ready() {
   done
 }
 
+# The other supported minors (minor_k8s_versions): one kube-apiserver each, all on one etcd of
+# their own (run/minors/etcd, the current etcd's command line: progress notifications, so that
+# bookmarks advance), each under an etcd prefix of its own (/registry-1.MINOR), so that they share
+# only etcd's revisions (resourceVersions jump by the other's writes; either one's compaction, every
+# 10 s, compacts both: what a 410 needs). Each is the current server's command line with its own
+# binary and its default feature gates, so that it is tested as it ships; kubeconfig
+# run/minors/1.MINOR/kubeconfig, with the current server's CA, certificates and tokens. Their
+# controllers are not started here: a test starts the kube-controller-manager of the same minor
+# (bin/kube-controller-manager-1.MINOR) with the controllers it needs.
+start_minors() {
+  local dir="$run/minors" etcd_port peer_port cmd
+  mkdir -p "$dir"
+  etcd_port=$(free_port); peer_port=$(free_port)
+  mapfile -t cmd < <(etcd_args informer-test-minors "$dir/etcd" "$etcd_port" "$peer_port")
+  "${cmd[@]}" >"$dir/etcd.log" 2>&1 &
+  echo $! > "$dir/etcd.pid"
+  local version minor port
+  for version in $minor_k8s_versions; do
+    minor=$(minor_of "$version")
+    mkdir -p "$dir/$minor"
+    port=$(free_port)
+    mapfile -t cmd < <(apiserver_args "$etcd_port" "$port" "$dir/$minor/pki" "$bin/kube-apiserver-$minor" "" \
+      --etcd-prefix="/registry-$minor")
+    "${cmd[@]}" >"$dir/$minor/apiserver.log" 2>&1 &
+    echo $! > "$dir/$minor/apiserver.pid"
+    echo "$port" > "$dir/$minor/apiserver.port"
+    kubeconfig "$port" "$dir/$minor/kubeconfig"
+  done
+  local deadline=$((SECONDS + 120)) log
+  until minors_ready; do
+    alive "$dir/etcd.pid" || die "the supported minors' etcd exited; its log: $dir/etcd.log ($(tail -n 3 "$dir/etcd.log" | tr '\n' ' '))"
+    for version in $minor_k8s_versions; do
+      log="$dir/$(minor_of "$version")/apiserver.log"
+      alive "$dir/$(minor_of "$version")/apiserver.pid" || die "kube-apiserver $version exited; its log: $log ($(tail -n 3 "$log" | tr '\n' ' '))"
+    done
+    ((SECONDS < deadline)) || die "the supported minors' API servers not ready after 120s; their logs: $dir/1.*/apiserver.log"
+    sleep 0.5
+  done
+  for version in $minor_k8s_versions; do
+    minor=$(minor_of "$version")
+    log "kube-apiserver $version ready on https://127.0.0.1:$(cat "$dir/$minor/apiserver.port") (etcd prefix /registry-$minor: $dir/$minor/kubeconfig)"
+  done
+}
+
+minors_ready() {
+  local version port
+  for version in $minor_k8s_versions; do
+    port="$run/minors/$(minor_of "$version")/apiserver.port"
+    [[ -f "$port" ]] || return 1
+    curl -sf --max-time 2 --cacert "$run/pki/ca.crt" -H "Authorization: Bearer $(cat "$run/admin.token")" \
+      "https://127.0.0.1:$(cat "$port")/readyz" >/dev/null 2>&1 || return 1
+  done
+}
+
+down_minors() {
+  local pid
+  for pid in "$run"/minors/1.*/apiserver.pid; do stop_pid "$pid"; done
+  stop_pid "$run/minors/etcd.pid"
+  rm -rf "$run/minors"
+}
+
 stop_pid() {
   local f=$1
   if alive "$f"; then
@@ -570,6 +675,7 @@ down_old() {
 down_quiet() {
   [[ -d "$run" ]] || return 0
   down_old
+  down_minors
   stop_pid "$run/kwok.pid"
   stop_pid "$run/kube-scheduler.pid"
   stop_pid "$run/kube-controller-manager.pid"
@@ -583,6 +689,6 @@ case "${1:-}" in
   up) up ;;
   pair) pair "${2:-}" ;;
   down) down_quiet; log "stopped; removed $run" ;;
-  status) ready && { ! old_wanted || old_ready; } ;;
+  status) ready && { ! old_wanted || { old_ready && minors_ready; }; } ;;
   *) die "usage: $0 build|up|down|status|pair DIR" ;;
 esac

@@ -14,7 +14,7 @@ use std::time::Duration;
 /// Conform's longest run: a proxy that holds every event back 10 s makes several checks wait.
 const LIMIT: Duration = Duration::from_secs(300);
 
-fn conform(args: &[&str], kubeconfig: Option<&std::path::Path>) -> Output {
+pub(crate) fn conform(args: &[&str], kubeconfig: Option<&std::path::Path>) -> Output {
     let mut cmd = informer();
     cmd.arg("conform").args(args);
     if let Some(path) = kubeconfig {
@@ -82,7 +82,7 @@ fn with(statuses: &BTreeMap<String, String>, status: &str) -> Vec<String> {
 /// Asserts every check passed, but watch-expired, which passes only where RV 1 is out of the
 /// server's history: a resource in the watch cache keeps its whole history until the cache
 /// drops an event, and then conform says it could not find an old enough RV.
-fn assert_all_pass(out: &Output) {
+pub(crate) fn assert_all_pass(out: &Output) {
     let statuses = statuses(out);
     let not_passed: Vec<String> = statuses
         .iter()

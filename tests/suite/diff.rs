@@ -87,19 +87,36 @@ async fn a_healthy_informer_has_no_drift_on_thousands_of_objects_under_concurren
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_saved_cache_then_a_create_a_delete_an_update_and_a_recreate_give_one_of_each_class() {
     let ns = TestNamespace::new("classes").await;
+    saved_cache_then_changes_give_one_of_each_class(&ns, &kubeconfig_path()).await;
+}
+
+/// `diff --save-cache` of four ConfigMaps in `ns` (on the server of `kubeconfig`), then a create,
+/// a delete, an update and a recreate: `diff --cache-file` finds one of each class (also run on
+/// each supported minor by tests/suite/minors.rs).
+pub(crate) async fn saved_cache_then_changes_give_one_of_each_class(
+    ns: &TestNamespace,
+    kubeconfig: &std::path::Path,
+) {
+    let kubeconfig = kubeconfig.to_str().unwrap();
+    let diff = |extra: &[&str]| {
+        let mut args = vec![
+            "diff",
+            "cm",
+            "-n",
+            ns.name.as_str(),
+            "--kubeconfig",
+            kubeconfig,
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
     for name in ["deleted", "updated", "recreated", "same"] {
         ns.create_configmap(name, &[]).await;
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("cache.jsonl");
-    let out = run(&[
-        "diff",
-        "cm",
-        "-n",
-        &ns.name,
-        "--save-cache",
-        file.to_str().unwrap(),
-    ]);
+    let file = file.to_str().unwrap();
+    let out = diff(&["--save-cache", file]);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(
         out.stdout.starts_with("no drift: 4 objects compared"),
@@ -113,17 +130,7 @@ async fn a_saved_cache_then_a_create_a_delete_an_update_and_a_recreate_give_one_
     ns.delete_configmap("recreated").await;
     ns.create_configmap("recreated", &[]).await;
 
-    let out = run(&[
-        "diff",
-        "cm",
-        "-n",
-        &ns.name,
-        "--cache-file",
-        file.to_str().unwrap(),
-        "-o",
-        "json",
-        "--show-fields",
-    ]);
+    let out = diff(&["--cache-file", file, "-o", "json", "--show-fields"]);
     assert_eq!(out.code, Some(1), "drift is exit 1: {}", out.stderr);
     let r = report(&out);
     assert_eq!(r["method"], "cache-file");
@@ -153,14 +160,7 @@ async fn a_saved_cache_then_a_create_a_delete_an_update_and_a_recreate_give_one_
     let stale = &r["objects"][2];
     assert_eq!(stale["fields"], "data.k v0→changed");
 
-    let out = run(&[
-        "diff",
-        "cm",
-        "-n",
-        &ns.name,
-        "--cache-file",
-        file.to_str().unwrap(),
-    ]);
+    let out = diff(&["--cache-file", file]);
     assert_eq!(out.code, Some(1));
     assert!(out.stdout.contains("│ ghost"), "a table: {}", out.stdout);
     assert!(

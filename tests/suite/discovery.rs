@@ -8,6 +8,7 @@
 
 use crate::common::crd::get_json;
 use crate::common::fake::{configmap, kubeconfig, list, FakeServer, Reply, Step};
+use crate::common::older::ControllerManager;
 use crate::common::*;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, PostParams};
@@ -311,58 +312,6 @@ async fn v1_29_runs_bench_with_its_own_load_and_replays_a_recording_made_there()
     assert_eq!(report["counters"]["events"], 3, "{}", out.stdout);
 }
 
-/// kube-controller-manager with only its Deployment and ReplicaSet controllers, run against the
-/// v1.29 server (the binary is the control plane's own, v1.37: what `--react` measures is the
-/// server's watch, and these two controllers work against v1.29's apps/v1); killed on drop.
-struct DeploymentControllers(std::process::Child);
-
-impl DeploymentControllers {
-    fn start(kubeconfig: &Path) -> Self {
-        let run = run_dir();
-        let binary = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("target/controlplane/bin/kube-controller-manager");
-        let kubeconfig = kubeconfig.display();
-        let child = std::process::Command::new(&binary)
-            .args([
-                format!("--kubeconfig={kubeconfig}"),
-                format!("--authentication-kubeconfig={kubeconfig}"),
-                format!("--authorization-kubeconfig={kubeconfig}"),
-                "--authentication-skip-lookup".into(),
-                "--bind-address=127.0.0.1".into(),
-                "--secure-port=0".into(),
-                format!(
-                    "--tls-cert-file={}",
-                    run.join("pki/apiserver.crt").display()
-                ),
-                format!(
-                    "--tls-private-key-file={}",
-                    run.join("pki/apiserver.key").display()
-                ),
-                "--leader-elect=false".into(),
-                "--controllers=deployment,replicaset".into(),
-                "--profiling=false".into(),
-            ])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "cannot start {}: {e}; build it with `{START_COMMAND}`",
-                    binary.display()
-                )
-            });
-        DeploymentControllers(child)
-    }
-}
-
-impl Drop for DeploymentControllers {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn v1_29_times_a_real_controller_s_reactions_with_bench_react() {
@@ -372,7 +321,14 @@ async fn v1_29_times_a_real_controller_s_reactions_with_bench_react() {
         "apidiscovery.k8s.io/v2beta1",
     )
     .await;
-    let _controllers = DeploymentControllers::start(&server.kubeconfig);
+    // Its Deployment and ReplicaSet controllers, of the control plane's own binary (v1.37: what
+    // `--react` measures is the server's watch, and these two controllers work against v1.29's
+    // apps/v1).
+    let _controllers = ControllerManager::start(
+        "kube-controller-manager",
+        &server.kubeconfig,
+        "deployment,replicaset",
+    );
     let dir = tempfile::tempdir().unwrap();
     let template = dir.path().join("deploy.yaml");
     std::fs::write(

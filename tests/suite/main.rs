@@ -33,6 +33,7 @@ mod json_naming;
 mod kubectl_formats;
 mod kubectl_templates;
 mod layers;
+mod minors;
 mod operator_metrics;
 mod proxy;
 mod proxy_coalesce;

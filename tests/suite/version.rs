@@ -1,6 +1,8 @@
 //! `version` prints the client's version and the commit it was built from, and the server's
-//! version as the real kubectl reads it from the same server; `--client` asks no server.
+//! version as the real kubectl reads it from the same server (the current one, v1.29 and each
+//! supported minor between); `--client` asks no server.
 
+use crate::common::older::{minor_kubeconfig_path, MINORS};
 use crate::common::*;
 
 /// `git rev-parse --short=12 HEAD` of this repository, when git can say.
@@ -26,8 +28,13 @@ fn field<'a>(out: &'a Output, name: &str) -> &'a str {
 #[tokio::test]
 #[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn version_names_the_client_commit_and_the_servers_version_as_kubectl_reads_it() {
-    admin().await;
-    for kubeconfig in [kubeconfig_path(), old_kubeconfig_path()] {
+    // The current server, the oldest supported one and each supported minor between.
+    let minors = MINORS.map(minor_kubeconfig_path);
+    for kubeconfig in [kubeconfig_path(), old_kubeconfig_path()]
+        .iter()
+        .chain(&minors)
+    {
+        admin_at(kubeconfig).await;
         let kubeconfig = kubeconfig.to_str().unwrap();
         let out = run(&["version", "--kubeconfig", kubeconfig]);
         assert_eq!(out.code, Some(0), "{}", out.stderr);

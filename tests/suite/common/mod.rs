@@ -9,6 +9,7 @@ pub mod bending;
 pub mod controllers;
 pub mod crd;
 pub mod fake;
+pub mod older;
 pub mod schema;
 
 use base64::Engine;

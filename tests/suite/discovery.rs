@@ -257,30 +257,7 @@ async fn v1_29_runs_bench_with_its_own_load_and_replays_a_recording_made_there()
     )
     .await;
     // bench's own load: every write it makes arrives as a watch event of the v1.29 server.
-    let out = run(&server.args(&[
-        "bench",
-        "--objects",
-        "5",
-        "--rate",
-        "20",
-        "--duration",
-        "3s",
-        "-o",
-        "json",
-    ]));
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let report: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
-    assert!(
-        report["generator"]["updates"].as_u64().unwrap_or(0) > 0,
-        "{}",
-        out.stdout
-    );
-    assert_eq!(report["generator"]["errors"], 0, "{}", out.stdout);
-    assert_eq!(
-        report["counters"]["writesWithoutEvent"], 0,
-        "{}",
-        out.stdout
-    );
+    crate::minors::bench_own_load_report(&server.args(&crate::minors::BENCH_OWN_LOAD));
 
     // A recording of the v1.29 server's events replays offline to the same count.
     let ns = TestNamespace::with_client("old-replay", server.client.clone()).await;

@@ -222,19 +222,23 @@ async fn tail_from_an_expired_resource_version_gets_a_410(server: &MinorServer) 
     );
 }
 
-/// `bench` with its own load: every write it makes arrives as a watch event.
-async fn bench_with_its_own_load_sees_every_write(server: &MinorServer) {
-    let out = run(&server.args(&[
-        "bench",
-        "--objects",
-        "5",
-        "--rate",
-        "20",
-        "--duration",
-        "3s",
-        "-o",
-        "json",
-    ]));
+/// The arguments of a short `bench` with its own load, `-o json`.
+pub(crate) const BENCH_OWN_LOAD: [&str; 9] = [
+    "bench",
+    "--objects",
+    "5",
+    "--rate",
+    "20",
+    "--duration",
+    "3s",
+    "-o",
+    "json",
+];
+
+/// The report of a run of [`BENCH_OWN_LOAD`] (`args`: it with a server's flags), checked: it
+/// updated, without errors, and every write it made arrived as a watch event.
+pub(crate) fn bench_own_load_report(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let report: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
     assert!(
@@ -248,7 +252,13 @@ async fn bench_with_its_own_load_sees_every_write(server: &MinorServer) {
         "{}",
         out.stdout
     );
-    assert_eq!(report["source"]["encoding"], "protobuf", "{}", out.stdout);
+    report
+}
+
+/// `bench` with its own load: every write it makes arrives as a watch event.
+async fn bench_with_its_own_load_sees_every_write(server: &MinorServer) {
+    let report = bench_own_load_report(&server.args(&BENCH_OWN_LOAD));
+    assert_eq!(report["source"]["encoding"], "protobuf", "{report}");
 }
 
 /// `bench --react observed-generation` times the Deployment controller of the same minor's

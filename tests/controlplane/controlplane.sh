@@ -2,7 +2,7 @@
 # A real Kubernetes control plane (etcd + kube-apiserver, built from their Go modules) on loopback,
 # for kubectl-informer's integration tests and demo; beside it, an older kube-apiserver
 # (v1.29, on its own etcd) to prove the oldest supported server and legacy discovery, and the
-# oldest minor upstream supports (v1.35, on one more etcd) to prove every command there.
+# other minors upstream supports (v1.35 and v1.36, on one more etcd) to prove every command there.
 #
 #   tests/controlplane/controlplane.sh build   build the binaries if the wrapper modules changed
 #   tests/controlplane/controlplane.sh up      build if needed, start on free loopback ports, wait
@@ -58,10 +58,8 @@ old_k8s_version=v1.29.15
 # proxy serves: kube-apiserver and kube-controller-manager from a wrapper module of its own
 # (tests/controlplane/kube-apiserver-1.MINOR), started by start_minors. What they changed for a
 # client: watch-list served by default (WatchList beta and on since 1.34), comparable
-# resourceVersions (1.35), /readyz waiting for the watch cache (1.36). Only 1.35, the oldest, is
-# here: v1.36.5 (its module and its tests pass too, in this file's history) would add about 9
-# minutes to a cold test command, past its 60-minute budget.
-minor_k8s_versions="v1.35.8"
+# resourceVersions (1.35), /readyz waiting for the watch cache (1.36).
+minor_k8s_versions="v1.35.8 v1.36.5"
 kwok_version=v0.8.0
 # kwok's stages, as kwokctl's default set with node leases: nodes become Ready and keep a Lease;
 # scheduled Pods become Running and Ready, Job Pods complete, deleted Pods go away.

@@ -1,8 +1,8 @@
 //! Every command on the other minors upstream supports beside the current one: kube-apiserver
-//! v1.35 (the newest patch the Go module proxy serves; 1.36 is left out, see controlplane.sh's
-//! `minor_k8s_versions`), with its default feature gates (watch-list served, resourceVersions
-//! comparable), started by `tests/controlplane/controlplane.sh up` beside the current server.
-//! One set of tests, run on each (`minors::v1_35::`; a minor more is one line): tail from a
+//! v1.35 and v1.36 (the newest patches the Go module proxy serves), each with its default feature
+//! gates (watch-list served, resourceVersions comparable, and from 1.36 a `/readyz` that waits
+//! for the watch cache), started by `tests/controlplane/controlplane.sh up` beside the current
+//! server. One set of tests, run on each (`minors::v1_35::`, `minors::v1_36::`): tail from a
 //! watch-list and from a LIST, a replay from a resourceVersion, a 410 for one older than the
 //! history, diff's four classes, bench with its own load and with `--react` timing that minor's
 //! own kube-controller-manager, and conform. `version` on each is tests/suite/version.rs's. A
@@ -382,12 +382,13 @@ macro_rules! minor_tests {
 }
 
 minor_tests!(v1_35, "1.35");
+minor_tests!(v1_36, "1.36");
 
 /// The minors tested here are the ones controlplane.sh builds and starts (`minor_k8s_versions`),
 /// each from its wrapper module at that version, and README's supported versions name each.
 #[test]
 fn the_minors_tested_are_the_ones_the_control_plane_builds_and_readme_names() {
-    assert_eq!([v1_35::MINOR], MINORS);
+    assert_eq!([v1_35::MINOR, v1_36::MINOR], MINORS);
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let read = |path: &str| std::fs::read_to_string(root.join(path)).unwrap();
     let script = read("tests/controlplane/controlplane.sh");

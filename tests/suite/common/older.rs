@@ -7,10 +7,9 @@ use super::{run_dir, START_COMMAND};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-/// The minors upstream supports beside the current one (1.37) that controlplane.sh's
-/// `minor_k8s_versions` builds and starts: 1.35, the oldest (1.36 would take a cold test command
-/// past its budget).
-pub const MINORS: [&str; 1] = ["1.35"];
+/// The minors upstream supports beside the current one (1.37), as controlplane.sh's
+/// `minor_k8s_versions` builds and starts them.
+pub const MINORS: [&str; 2] = ["1.35", "1.36"];
 
 /// The kubeconfig of the supported minor `minor` ("1.35"): `$KUBECTL_INFORMER_TEST_KUBECONFIG_1_35`,
 /// or `run/minors/1.35/kubeconfig` beside the current server's.

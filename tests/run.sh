@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test of kubectl-informer on a fresh machine: checks formatting and lints (for Linux and
-# for Windows), runs the tests that need no cluster, then builds etcd and kube-apiserver (the
-# current, the oldest supported and the minors between that upstream supports) from their Go
-# modules if needed, starts a private control plane on loopback, builds the validators the tests
-# run on the release files and exports (tests/tools/tools.sh), runs the tests that need them, checks
-# that the crate packages, and stops the control plane (also on failure).
+# Runs every test of kubectl-informer on a fresh machine: installs the Debian packages the checks
+# need, starts building etcd and kube-apiserver (the current, the oldest supported and the minors
+# between that upstream supports) from their Go modules if needed, and the validators the tests
+# run on the release files and exports (tests/tools/tools.sh), in the background; checks
+# formatting and lints (for Linux and for Windows) and runs the tests that need no cluster
+# meanwhile; then, the builds done, starts a private control plane on loopback, runs the tests that
+# need it, checks that the crate packages, and stops the control plane (also on failure).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -34,8 +35,6 @@ run_ignored() {
   return 1
 }
 
-cargo fmt --check
-cargo clippy --all-targets --locked -- -D warnings
 # Windows, where krew ships windows/amd64 too: the crate builds there, lints included (what is
 # Unix-only is behind cfg). The target's standard library comes from rustup; ring's C code needs
 # MinGW's gcc, from Debian's packages.
@@ -46,7 +45,6 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
   $sudo apt-get update -qq && $sudo apt-get install -y -qq gcc-mingw-w64-x86-64 >/dev/null \
     || { echo "run.sh: installing gcc-mingw-w64-x86-64 (for the Windows check) failed" >&2; exit 2; }
 fi
-cargo clippy --locked --target x86_64-pc-windows-gnu -- -D warnings
 # tests/suite/top.rs serves a pod's metrics from a network namespace of its own (the API server
 # will not proxy to loopback): `ip` from Debian's iproute2, run as root.
 if ! command -v ip >/dev/null; then
@@ -62,6 +60,30 @@ if ! command -v zsh >/dev/null || ! command -v fish >/dev/null; then
   $sudo apt-get update -qq && $sudo apt-get install -y -qq zsh fish >/dev/null \
     || { echo "run.sh: installing zsh and fish (for tests/suite/completion_shells.rs) failed" >&2; exit 2; }
 fi
+
+# The Go builds (the control plane's servers and controllers, the test tools) start now, in the
+# background, and step 2 waits for them: on a cold machine they take longer than everything
+# before step 2 together, and much of either is not on both cores (module downloads, linking,
+# rustc on one large crate), so side by side the two finish sooner than one after the other.
+# Their output goes to target/go-build.log, shown when step 2 begins. A build that finds its
+# binaries built (the stamps match) does nothing.
+mkdir -p target
+go_log="$root/target/go-build.log"
+# In a process group of its own (setsid), so that one signal stops it with the compilers it runs.
+setsid bash -c '"$1" build && "$2" build' go-builds "$controlplane" tests/tools/tools.sh \
+  >"$go_log" 2>&1 </dev/null &
+go_build=$!
+# On any exit: builds still running are stopped, and a control plane started is stopped.
+plane_started=0
+cleanup() {
+  kill -- "-$go_build" 2>/dev/null && wait "$go_build" 2>/dev/null || true
+  ((plane_started == 0)) || "$controlplane" down
+}
+trap cleanup EXIT
+
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo clippy --locked --target x86_64-pc-windows-gnu -- -D warnings
 
 # 1. What `cargo test` runs on any machine: unit, model, fake-server and document tests. They run
 # with the control plane and the tools pointed at paths that do not exist, so that a test which
@@ -86,9 +108,16 @@ env -u KUBECTL_INFORMER_CONTROLPLANE_RUN -u KUBECTL_INFORMER_TEST_OLD_KUBECONFIG
 # clippy above), not run.
 export KUBECTL_INFORMER_CONTROLPLANE_RUN="$root/target/controlplane/test-run"
 export KUBECTL_INFORMER_TEST_KUBECONFIG="$KUBECTL_INFORMER_CONTROLPLANE_RUN/kubeconfig"
-trap '"$controlplane" down' EXIT
+go_started=$SECONDS
+wait "$go_build" || {
+  cat "$go_log" >&2
+  echo "run.sh: building the control plane or the test tools failed (above; log in $go_log)" >&2
+  exit 2
+}
+cat "$go_log"
+echo "run.sh: the Go builds had $((SECONDS - go_started)) s left to run when step 1 ended"
+plane_started=1
 "$controlplane" up
-tests/tools/tools.sh build
 run_ignored || failed=1
 
 # The crate as `cargo package` ships it (Cargo.toml's include list) builds on its own. Checked in

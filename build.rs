@@ -8,13 +8,17 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-env-changed=KUBECTL_INFORMER_COMMIT");
     // A new commit or a checkout moves HEAD or the branch it names; the index changes with
-    // every `git add`, so `-dirty` follows too.
-    for path in [".git/HEAD", ".git/index"] {
-        println!("cargo:rerun-if-changed={path}");
+    // every `git add`, so `-dirty` follows too. Their paths are git's (`git rev-parse
+    // --git-path`): in a linked worktree `.git` is a file, and a path named that does not exist
+    // would make cargo run this script, and rebuild the crate, on every build.
+    for name in ["HEAD", "index", "packed-refs"] {
+        if let Some(path) = git_path(name) {
+            println!("cargo:rerun-if-changed={path}");
+        }
     }
-    if let Ok(head) = std::fs::read_to_string(".git/HEAD") {
-        if let Some(reference) = head.trim().strip_prefix("ref: ") {
-            println!("cargo:rerun-if-changed=.git/{reference}");
+    if let Some(head) = git_path("HEAD").and_then(|p| std::fs::read_to_string(p).ok()) {
+        if let Some(path) = head.trim().strip_prefix("ref: ").and_then(git_path) {
+            println!("cargo:rerun-if-changed={path}");
         }
     }
     let commit = std::env::var("KUBECTL_INFORMER_COMMIT")
@@ -23,6 +27,18 @@ fn main() {
         .or_else(from_git)
         .unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=KUBECTL_INFORMER_COMMIT={commit}");
+}
+
+/// Where git keeps `name` (HEAD, index, a ref) of this checkout, when that file exists; None
+/// outside a git checkout.
+fn git_path(name: &str) -> Option<String> {
+    let out = Command::new("git")
+        .args(["rev-parse", "--git-path", name])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    std::path::Path::new(&path).exists().then_some(path)
 }
 
 /// `git rev-parse --short=12 HEAD`, `-dirty` added when tracked files differ from it; `None`

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A real Kubernetes control plane (etcd + kube-apiserver, built from their Go modules) on loopback,
 # for kubectl-informer's integration tests and demo; beside it, an older kube-apiserver
-# (v1.29, on its own etcd) to prove the oldest supported server and legacy discovery, and the
+# (v1.29, on its own etcd; its kube-controller-manager is built too, for tests to start) to prove
+# the oldest supported server and legacy discovery, and the
 # other minors upstream supports (v1.35 and v1.36, on one more etcd) to prove every command there.
 #
 #   tests/controlplane/controlplane.sh build   build the binaries if the wrapper modules changed

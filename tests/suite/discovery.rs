@@ -298,11 +298,11 @@ async fn v1_29_times_a_real_controller_s_reactions_with_bench_react() {
         "apidiscovery.k8s.io/v2beta1",
     )
     .await;
-    // Its Deployment and ReplicaSet controllers, of the control plane's own binary (v1.37: what
-    // `--react` measures is the server's watch, and these two controllers work against v1.29's
-    // apps/v1).
+    // Its Deployment and ReplicaSet controllers, of kube-controller-manager v1.29.15, built from
+    // the same module as that server: the version-skew policy has a controller manager never
+    // newer than its API server.
     let _controllers = ControllerManager::start(
-        "kube-controller-manager",
+        "kube-controller-manager-1.29",
         &server.kubeconfig,
         "deployment,replicaset",
     );

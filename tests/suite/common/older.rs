@@ -25,7 +25,8 @@ pub fn minor_kubeconfig_path(minor: &str) -> PathBuf {
 }
 
 /// A kube-controller-manager of the control plane's built binaries (`binary`:
-/// `kube-controller-manager`, the current one, or `kube-controller-manager-1.MINOR`) running only
+/// `kube-controller-manager`, the current one, or `kube-controller-manager-1.MINOR`, that of a
+/// supported minor or of v1.29) running only
 /// `controllers` against the server of `kubeconfig`, leader election off, its own port picked by
 /// the kernel; killed on drop.
 pub struct ControllerManager(Child);

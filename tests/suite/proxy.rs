@@ -253,15 +253,7 @@ struct ControllerManager {
 
 impl ControllerManager {
     fn start(kubeconfig: &Path, log: &Path) -> ControllerManager {
-        let bin = run_dir()
-            .parent()
-            .map(|p| p.join("bin/kube-controller-manager"))
-            .unwrap_or_default();
-        assert!(
-            bin.exists(),
-            "{} not found: the test control plane builds it ({START_COMMAND})",
-            bin.display()
-        );
+        let bin = controlplane_bin("kube-controller-manager");
         let child = Command::new(&bin)
             .arg(format!("--kubeconfig={}", kubeconfig.display()))
             .args([

@@ -120,6 +120,22 @@ pub fn run_dir() -> PathBuf {
     path.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
+/// A binary the control plane built (`kube-controller-manager`, `kube-apiserver-1.29`, ...):
+/// `controlplane.sh` builds into `target/controlplane/bin` whichever run directory
+/// (`$KUBECTL_INFORMER_CONTROLPLANE_RUN`) the servers use; a missing one fails the test with the
+/// command that builds it.
+pub fn controlplane_bin(name: &str) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/controlplane/bin")
+        .join(name);
+    assert!(
+        path.is_file(),
+        "{} not found: the test control plane builds it ({START_COMMAND})",
+        path.display()
+    );
+    path
+}
+
 /// A client for `context` of the test kubeconfig.
 pub async fn client_for(context: &str) -> kube::Client {
     client_at(&kubeconfig_path(), context).await

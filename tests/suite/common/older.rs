@@ -3,7 +3,7 @@
 //! kube-controller-manager with a few of its controllers to run against one of them or the v1.29
 //! server, which run no controllers of their own.
 
-use super::{run_dir, START_COMMAND};
+use super::{controlplane_bin, run_dir, START_COMMAND};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -34,9 +34,7 @@ pub struct ControllerManager(Child);
 impl ControllerManager {
     pub fn start(binary: &str, kubeconfig: &Path, controllers: &str) -> Self {
         let run = run_dir();
-        let binary = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("target/controlplane/bin")
-            .join(binary);
+        let binary = controlplane_bin(binary);
         let kubeconfig = kubeconfig.display();
         let child = Command::new(&binary)
             .args([

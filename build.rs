@@ -11,15 +11,16 @@ fn main() {
     // every `git add`, so `-dirty` follows too. Their paths are git's (`git rev-parse
     // --git-path`): in a linked worktree `.git` is a file, and a path named that does not exist
     // would make cargo run this script, and rebuild the crate, on every build.
-    for name in ["HEAD", "index", "packed-refs"] {
-        if let Some(path) = git_path(name) {
-            println!("cargo:rerun-if-changed={path}");
-        }
-    }
-    if let Some(head) = git_path("HEAD").and_then(|p| std::fs::read_to_string(p).ok()) {
-        if let Some(path) = head.trim().strip_prefix("ref: ").and_then(git_path) {
-            println!("cargo:rerun-if-changed={path}");
-        }
+    let head = git_path("HEAD");
+    let branch = head
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|h| h.trim().strip_prefix("ref: ").and_then(git_path));
+    for path in [head, git_path("index"), git_path("packed-refs"), branch]
+        .into_iter()
+        .flatten()
+    {
+        println!("cargo:rerun-if-changed={path}");
     }
     let commit = std::env::var("KUBECTL_INFORMER_COMMIT")
         .ok()

@@ -54,13 +54,14 @@ install_promtool() {
       "github.com/prometheus/prometheus/cmd/promtool@$prometheus_version"
     return 0
   fi
-  local version
-  version=$(apt-cache policy prometheus 2>/dev/null | awk '/Candidate:/ {print $2}')
-  if [[ -z "$version" || "$version" == "(none)" ]]; then
+  # The version apt would install; empty when the package lists name none.
+  candidate() { apt-cache policy prometheus 2>/dev/null | awk '/Candidate:/ && $2 != "(none)" {print $2}'; }
+  local version; version=$(candidate)
+  if [[ -z "$version" ]]; then
     log "the package lists name no prometheus package: apt-get update"
     as_root apt-get update -qq || die "apt-get update failed (promtool comes from the prometheus package)"
-    version=$(apt-cache policy prometheus 2>/dev/null | awk '/Candidate:/ {print $2}')
-    [[ -n "$version" && "$version" != "(none)" ]] \
+    version=$(candidate)
+    [[ -n "$version" ]] \
       || die "no prometheus package in this machine's apt sources (promtool comes from it): enable Debian's main or Ubuntu's universe"
   fi
   fresh promtool "prometheus package $version" && return 0

@@ -331,11 +331,15 @@ fn reason(code: u16) -> &'static str {
 /// kube-apiserver gzips a watch-list's stream when asked, which would hide its events from the
 /// faults, and the upstream client cannot undo a stream gzipped event by event. (A plain watch
 /// is never gzipped.)
-pub(super) async fn forward(
+pub(super) async fn forward<B>(
     cluster: &Cluster,
-    request: hyper::Request<Incoming>,
+    request: hyper::Request<B>,
     watch: bool,
-) -> hyper::Response<ProxyBody> {
+) -> hyper::Response<ProxyBody>
+where
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
     let (parts, body) = request.into_parts();
     let body = match Limited::new(body, MAX_REQUEST_BYTES).collect().await {
         Ok(collected) => collected.to_bytes().to_vec(),

@@ -177,6 +177,27 @@ fn query(query: Option<&str>, drop: &[&str], set: &[(&str, &str)]) -> String {
     out.finish()
 }
 
+/// The request of `parts` again, with `query` (none: no query), and `body`.
+fn again(
+    parts: &http::request::Parts,
+    path: &str,
+    query: Option<&str>,
+    body: &Bytes,
+) -> hyper::Request<http_body_util::Full<Bytes>> {
+    let uri = match query {
+        Some(q) => format!("{path}?{q}"),
+        None => path.to_string(),
+    };
+    let mut request = hyper::Request::new(http_body_util::Full::new(body.clone()));
+    *request.method_mut() = parts.method.clone();
+    *request.headers_mut() = parts.headers.clone();
+    *request.version_mut() = parts.version;
+    if let Ok(uri) = uri.parse() {
+        *request.uri_mut() = uri;
+    }
+    request
+}
+
 /// `request` with its query replaced.
 fn with_query(request: &mut hyper::Request<Incoming>, path: &str, query: &str) {
     if let Ok(uri) = format!("{path}?{query}").parse() {
@@ -213,24 +234,37 @@ pub async fn forward_stale(
                 ("resourceVersion", rv.as_str()),
                 ("resourceVersionMatch", "Exact"),
             ];
-            with_query(
-                &mut request,
-                &path,
-                &query(original.as_deref(), &drop, &set),
-            );
+            let (parts, body) = request.into_parts();
+            // A LIST carries no body worth keeping apart; it is read so that the request can be
+            // sent twice.
+            let body = body
+                .collect()
+                .await
+                .map(|c| c.to_bytes())
+                .unwrap_or_default();
+            let stale = query(original.as_deref(), &drop, &set);
             let detail = format!(
                 "served at {} instead of the newest read, rv {}",
                 served(lag, rv),
                 lag.now
             );
             engine.notice(fault, Some(api), detail, true);
-            let response = forward(cluster, request, false).await;
-            if response.status() == http::StatusCode::GONE {
-                let detail = format!("rv {rv} is no longer in the server's history (its answer: 410 Expired): the lag is longer than the server keeps revisions (etcd's compaction, every 5 minutes by default); the proxy serves newer ones from now on");
-                engine.notice(fault, Some(api), detail, false);
-                engine.compacted(rv);
+            let response = forward(cluster, again(&parts, &path, Some(&stale), &body), false).await;
+            if response.status() != http::StatusCode::GONE {
+                return response;
             }
-            response
+            // The client asked for no old state: a lagging watch cache serves it the state it
+            // has, never 410. The revision is gone from etcd's history (compacted): the client
+            // is served as it asked, and later requests newer revisions.
+            let detail = format!("rv {rv} is no longer in the server's history (its answer: 410 Expired, not passed on): the lag is longer than the server keeps revisions (etcd's compaction, every 5 minutes by default); served as asked, and newer revisions from now on");
+            engine.notice(fault, Some(api), detail, false);
+            engine.compacted(rv);
+            forward(
+                cluster,
+                again(&parts, &path, original.as_deref(), &body),
+                false,
+            )
+            .await
         }
         Rewrite::Resume { rv, from } => {
             let set = [("resourceVersion", rv.as_str())];

@@ -49,6 +49,25 @@ fn tail_until_b(kubeconfig: &str, ns: &str, initial: &str) -> Vec<String> {
     events(&tail.seen)
 }
 
+/// `proxy -o json` with `fault`, its kubeconfig written to `kubeconfig`, once it serves.
+fn serving(kubeconfig: &str, fault: &str) -> Streaming {
+    let mut proxy = Streaming::start(&[
+        "proxy",
+        "-p",
+        "0",
+        "-o",
+        "json",
+        "--write-kubeconfig",
+        kubeconfig,
+        "--fault",
+        fault,
+    ]);
+    proxy.wait_for("the serving line", Duration::from_secs(60), |l| {
+        l.contains("\"type\":\"serving\"")
+    });
+    proxy
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_stale_list_and_watch_list_show_the_state_of_the_proxys_start_then_each_change_late() {
@@ -58,20 +77,7 @@ async fn a_stale_list_and_watch_list_show_the_state_of_the_proxys_start_then_eac
     let kubeconfig = dir.path().join("proxy.kubeconfig").display().to_string();
     // 60 s: the tails below start well within it, so the state they are served is the one the
     // proxy read at its start (it knows none older): a there, b not yet.
-    let mut proxy = Streaming::start(&[
-        "proxy",
-        "-p",
-        "0",
-        "-o",
-        "json",
-        "--write-kubeconfig",
-        &kubeconfig,
-        "--fault",
-        "stale:by=60s,resource=configmaps",
-    ]);
-    proxy.wait_for("the serving line", Duration::from_secs(60), |l| {
-        l.contains("\"type\":\"serving\"")
-    });
+    let proxy = serving(&kubeconfig, "stale:by=60s,resource=configmaps");
     ns.delete_configmap("a").await;
     ns.create_configmap("b", &[]).await;
     let (listed, watch_listed) = std::thread::scope(|s| {
@@ -111,6 +117,55 @@ async fn a_stale_list_and_watch_list_show_the_state_of_the_proxys_start_then_eac
             && d.starts_with("initial events: the 1 object of rv ")
             && d.contains("then the watch from rv")),
         "{details:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
+async fn a_stale_list_whose_revision_was_compacted_is_served_as_asked_never_410() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::{Api, ListParams, VersionMatch};
+    let ns = TestNamespace::new("compacted").await;
+    ns.create_configmap("a", &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("proxy.kubeconfig").display().to_string();
+    let proxy = serving(&kubeconfig, "stale:by=10m,resource=configmaps");
+    // The proxy serves the state of its start (it knows none older): wait, within 120 s, until
+    // the test plane's etcd (compacting every 10 s) no longer has it. The revision read now is
+    // newer than the proxy's start, so once it is gone the proxy's is too.
+    let configmaps: Api<ConfigMap> = Api::namespaced(ns.client.clone(), &ns.name);
+    let now = configmaps.list(&ListParams::default()).await.unwrap();
+    let rv = now.metadata.resource_version.unwrap();
+    ns.create_configmap("b", &[]).await;
+    let at = ListParams::default().at(&rv).matching(VersionMatch::Exact);
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while configmaps.list(&at).await.is_ok() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "rv {rv} not compacted within 120 s"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    // A LIST through the proxy: served as asked (the newest state, b in it), not 410.
+    let mut cmd = kubectl();
+    cmd.env("KUBECONFIG", &kubeconfig)
+        .args(["get", "configmaps", "-n", &ns.name, "-o", "name"]);
+    let out = run_with_limit(cmd, Duration::from_secs(60));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("configmap/b"), "{}", out.stdout);
+    let out = proxy.terminate(Duration::from_secs(60));
+    let compacted = out
+        .json_lines()
+        .into_iter()
+        .filter(|v| v["type"] == "fault" && v["fault"] == "stale")
+        .filter_map(|v| v["detail"].as_str().map(str::to_string))
+        .find(|d| d.contains("is no longer in the server's history"));
+    assert!(
+        compacted
+            .as_deref()
+            .is_some_and(|d| d.contains("not passed on")),
+        "{}",
+        out.stdout
     );
 }
 

@@ -104,25 +104,43 @@ pub struct ProxyArgs {
     /// Stop after this long (default: until Ctrl-C).
     #[arg(long = "for", value_name = "DURATION", value_parser = duration::parse)]
     pub run_for: Option<Duration>,
-    /// A workload to run once the proxy serves and the controller has started: a shell
+    /// A workload to run once the proxy serves and the controller has started watching (a
+    /// watch open, then no new watch or LIST for 1 s; at most --settle-limit): a shell
     /// command line (`sh -c`), on your kubeconfig (not the proxy's: it stands for the users of
     /// the cluster, not the controller; $KUBECTL_INFORMER_NAMESPACE is the namespace of -n),
-    /// its output on stderr. When it has ended and --settle has passed, the end state of --state
-    /// is taken (saved with --save-state, compared with --compare-state) and the proxy stops.
+    /// its output on stderr. When it has ended and the controller has made no write for
+    /// --settle, the end state of --state is taken (saved with --save-state, compared with
+    /// --compare-state) and the proxy stops.
     /// With --compare-state a workload that fails (what it waited for never came) is a
     /// difference, exit 1; with --save-state, or nothing to compare, it is exit 2.
     #[arg(long, value_name = "COMMAND")]
     pub workload: Option<String>,
-    /// After the workload, wait this long for the controller to finish before the end state is
-    /// taken.
+    /// After the workload, take the end state once the controller has made no write for this
+    /// long (the proxy sees each of its writes); under a stale view or a coalesce, counted from
+    /// when the controller has been told of everything (the lag or window after the workload).
     #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "5s")]
     pub settle: Duration,
+    /// Take the end state after this long even if the controller is still writing (said in the
+    /// verdict).
+    #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "2m")]
+    pub settle_limit: Duration,
+    /// Compare every field of the objects, not only those the controller manages (its field
+    /// managers' entries in managedFields, learned from its writes): then what the scheduler,
+    /// kwok, admission or the workload wrote is compared too.
+    #[arg(long)]
+    pub all_fields: bool,
+    /// Leave this field (and what is below it) out of the comparison, as the verdict names it:
+    /// `.spec.replicas`, `.metadata.annotations["x/count"]`, `.spec.containers[web].image`
+    /// (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub ignore_field: Vec<String>,
     /// The resources whose end state is taken after the workload, in the namespace of -n (as
     /// kubectl names them, comma-separated: secrets,configmaps).
     #[arg(long, value_name = "RESOURCES", value_delimiter = ',')]
     pub state: Vec<String>,
-    /// Save the end state (normalized: no uids, resourceVersions, times, managed fields or
-    /// generated name suffixes) to FILE, a baseline for --compare-state. FILE must not exist.
+    /// Save the end state (each object's fields the controller manages, normalized: no uids,
+    /// resourceVersions, times or generated name suffixes) to FILE, a baseline for
+    /// --compare-state. FILE must not exist.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub save_state: Option<PathBuf>,
     /// Compare the end state with the one a fault-free run of the same workload saved
@@ -138,6 +156,11 @@ pub struct ProxyArgs {
     /// command that repeats each. Needs --workload and --state; exit 1 when one differs.
     #[arg(long)]
     pub explore: bool,
+    /// With --explore: how many runs go side by side when the controller watches one namespace
+    /// (`{namespace}` in its arguments); one at a time otherwise. Default: the machine's CPUs,
+    /// at least 2, at most 4.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub parallel: Option<u16>,
     /// With --explore: how far behind the stale views are (a run with one settles this much
     /// longer).
     #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "45s")]

@@ -28,6 +28,9 @@ mod workload;
 /// `--explore`, checked against the flags it takes the place of.
 fn explore_flags(args: &ProxyArgs, workload: Option<&Asked>) -> Result<Option<explore::Explore>> {
     if !args.explore {
+        if args.parallel.is_some() {
+            return Err(Error::Usage("--parallel sets how many of --explore's runs go at once: give --explore, or leave out --parallel".into()));
+        }
         return Ok(None);
     }
     let refuse = |why: &str| Err(Error::Usage(format!("--explore {why}")));
@@ -43,9 +46,17 @@ fn explore_flags(args: &ProxyArgs, workload: Option<&Asked>) -> Result<Option<ex
     if args.controller.is_empty() {
         return refuse("runs the controller itself: put its command after --, e.g. -- ./manager --namespace={namespace}");
     }
+    let side = crate::proxy::explore::side_by_side(
+        args.controller.get(1..).unwrap_or_default(),
+        args.parallel.map(usize::from),
+    )
+    .map_err(Error::Usage)?;
     Ok(Some(explore::Explore {
-        lag: args.explore_lag,
-        window: args.explore_window,
+        late: crate::proxy::explore::Lateness {
+            lag: args.explore_lag,
+            window: args.explore_window,
+        },
+        side,
     }))
 }
 
@@ -86,13 +97,7 @@ impl ProxyConfig {
                 )));
             }
         }
-        let workload = Asked::from_args(
-            args.workload.as_ref(),
-            args.settle,
-            &args.state,
-            args.save_state.as_ref(),
-            &args.compare_state,
-        )?;
+        let workload = Asked::from_args(args)?;
         let explore = explore_flags(args, workload.as_ref())?;
         Ok(ProxyConfig {
             explore,
@@ -112,7 +117,7 @@ impl ProxyConfig {
 }
 
 pub async fn exec(global: &GlobalConfig, config: ProxyConfig) -> Result<u8> {
-    if let Some(explore) = config.explore {
+    if let Some(explore) = config.explore.clone() {
         return explore::run(global, &config, explore).await;
     }
     let wants_state = config
@@ -305,9 +310,9 @@ fn workload_plan(
     };
     let namespace = global.namespace.as_deref();
     let namespace = namespace.unwrap_or(&cluster.default_namespace);
-    asked
-        .ready(discovered, namespace, global.selection.path.as_ref())
-        .map(Some)
+    let mut ready = asked.ready(discovered, namespace, global.selection.path.as_ref())?;
+    ready.plan.await_controller = config.controller.is_some();
+    Ok(Some(ready))
 }
 
 /// Each fault, its resource resolved as kubectl names resolve (discovery is asked only when one

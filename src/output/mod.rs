@@ -15,6 +15,7 @@ pub mod conform;
 pub mod controller;
 pub mod custom_columns;
 pub mod drift;
+pub mod explore;
 pub mod export;
 pub mod file;
 pub mod jsonpath;

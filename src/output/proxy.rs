@@ -4,6 +4,7 @@
 use crate::format::{local_time, rfc3339_millis};
 use crate::proxy::engine::{Applied, Notice};
 use crate::proxy::state::{Difference, Verdict};
+use crate::proxy::workload::Settled;
 use serde_json::{json, Value};
 use std::time::{Duration, SystemTime};
 
@@ -175,13 +176,56 @@ fn resource_and_name(d: &Difference) -> (&str, &str) {
     }
 }
 
-/// The verdict: a line, and a table of the differences when there are any.
-pub fn verdict_text(
-    verdict: &Verdict,
-    baselines: usize,
+/// What a verdict is of: the run's namespace and resources, how many baselines, whose fields
+/// were compared, and how the wait for the controller to finish ended.
+pub struct VerdictOf<'a> {
+    pub namespace: &'a str,
+    pub resources: &'a [String],
+    pub baselines: usize,
+    /// The controller's field managers (whose fields were compared), unless `all_fields`.
+    pub managers: &'a [String],
+    pub all_fields: bool,
+    pub settled: Settled,
+    pub settle_limit: Duration,
+}
+
+/// Which fields were compared (or kept), as the verdict's first line and the saved line say it:
+/// every field, or those of the controller's field managers.
+fn fields_compared(all_fields: bool, managers: &[String]) -> String {
+    match (all_fields, managers) {
+        (true, _) => "every field".to_string(),
+        (false, []) => "no field (the controller made no write)".to_string(),
+        (false, managers) => format!(
+            "the fields of {}",
+            managers
+                .iter()
+                .map(|m| format!("{m:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// `Saved the end state of secrets, configmaps in demo (3 objects, the fields of "manager") to
+/// base.json`, on stderr after `--save-state`.
+pub fn saved_line(
+    state: &crate::proxy::state::State,
     namespace: &str,
-    resources: &[String],
+    path: &std::path::Path,
 ) -> String {
+    let objects = state.objects.values().map(Vec::len).sum::<usize>();
+    format!(
+        "Saved the end state of {} in {namespace} ({}, with {}) to {}\n",
+        state.resources.join(", "),
+        crate::format::count(objects as u64, "object"),
+        fields_compared(state.all_fields, &state.managers),
+        path.display()
+    )
+}
+
+/// The verdict: a line saying what was compared and what was found, the table of differences,
+/// then what a reader must know to trust it (one baseline; a controller still writing).
+pub fn verdict_text(verdict: &Verdict, of: &VerdictOf) -> String {
     let parts: Vec<String> = [
         (verdict.unstable_keys, "object"),
         (verdict.unstable_fields, "field"),
@@ -198,36 +242,42 @@ pub fn verdict_text(
         ),
     };
     let mut out = format!(
-        "End state of {} in {namespace} (their objects, the controller's creates and deletes, how the workload ended) against {}: {}{left_out}\n",
-        resources.join(", "),
-        crate::format::count(baselines as u64, "baseline"),
+        "End state of {} in {} (their objects with {}, the controller's creates and deletes, how the workload ended) against {}: {}{left_out}\n",
+        of.resources.join(", "),
+        of.namespace,
+        fields_compared(of.all_fields, of.managers),
+        crate::format::count(of.baselines as u64, "baseline"),
         match verdict.differences.len() {
             0 => "the same".to_string(),
             n => crate::format::count(n as u64, "difference"),
         }
     );
-    if verdict.differences.is_empty() {
-        return out;
+    if !verdict.differences.is_empty() {
+        let mut table = super::table::boxed();
+        table.set_header(["RESOURCE", "NAME", "DIFFERENCE", "DETAIL"]);
+        for d in &verdict.differences {
+            let (resource, name) = resource_and_name(d);
+            let (what, detail) = difference_parts(d);
+            table.add_row([resource, name, what, &detail]);
+        }
+        out.push_str(&table.to_string());
+        out.push('\n');
     }
-    let mut table = super::table::boxed();
-    table.set_header(["RESOURCE", "NAME", "DIFFERENCE", "DETAIL"]);
-    for d in &verdict.differences {
-        let (resource, name) = resource_and_name(d);
-        let (what, detail) = difference_parts(d);
-        table.add_row([resource, name, what, &detail]);
+    if !of.settled.quiet {
+        out.push_str(&format!(
+            "The controller was still writing {} after the workload (--settle-limit {}): the end state was taken then.\n",
+            crate::format::human(of.settled.waited),
+            crate::format::duration(of.settle_limit)
+        ));
     }
-    out.push_str(&table.to_string());
-    out.push('\n');
+    if of.baselines == 1 {
+        out.push_str("With one baseline, a value that is new on every run (a generated password, a random port) cannot be told from a finding: give --compare-state a second fault-free run's state, and what the two differ on is left out.\n");
+    }
     out
 }
 
 /// The verdict as a JSON line (`type` "verdict").
-pub fn verdict_json(
-    verdict: &Verdict,
-    baselines: usize,
-    namespace: &str,
-    resources: &[String],
-) -> Value {
+pub fn verdict_json(verdict: &Verdict, of: &VerdictOf) -> Value {
     let differences: Vec<Value> = verdict
         .differences
         .iter()
@@ -259,8 +309,10 @@ pub fn verdict_json(
     json!({
         "schemaVersion": SCHEMA_VERSION, "type": "verdict",
         "time": rfc3339_millis(SystemTime::now()),
-        "namespace": namespace, "resources": resources, "baselines": baselines,
+        "namespace": of.namespace, "resources": of.resources, "baselines": of.baselines,
         "differences": differences,
         "unstableObjects": verdict.unstable_keys, "unstableFields": verdict.unstable_fields,
+        "managers": of.managers, "allFields": of.all_fields,
+        "settledAfterMs": of.settled.waited.as_millis() as u64, "quiet": of.settled.quiet,
     })
 }

@@ -5,6 +5,7 @@
 use super::fault::{Fault, Kind, Schedule};
 use super::request::ApiRequest;
 use super::stale::{Lag, Rewrite, Timeline};
+use super::trace::Trace;
 use crate::cluster::resolve::ApiResource;
 use crate::rng::Rng;
 use std::collections::{HashMap, HashSet};
@@ -124,16 +125,6 @@ pub struct Engine {
     trace: Mutex<Trace>,
 }
 
-/// What the clients of a run did, as the server answered it: the writes it committed, by verb
-/// and resource (`create secrets`), their kinds in the order each first came, and the resources
-/// watched, in the order each was first.
-#[derive(Debug, Clone, Default)]
-pub struct Trace {
-    pub writes: std::collections::BTreeMap<String, u64>,
-    pub order: Vec<String>,
-    pub watched: Vec<String>,
-}
-
 /// The longest `by` of the `stale` faults, if any.
 fn longest_stale(faults: &[Armed]) -> Option<Duration> {
     faults
@@ -206,37 +197,23 @@ impl Engine {
         now >= from && length.is_none_or(|l| now < from + l)
     }
 
-    /// Keeps what the server answered `request` with in the trace: a write it committed (a 2xx
-    /// answer, not a dry run), counted by verb and resource; a watch it opened, by resource.
+    /// Keeps what the server answered `request` with in the trace ([`Trace::record`]).
     pub fn seen(&self, request: &ApiRequest, status: http::StatusCode) {
-        let Some(r) = &request.resource else {
-            return;
-        };
-        if !status.is_success() || request.dry_run {
-            return;
-        }
-        let mut resource = r.plural.clone();
-        if !r.group.is_empty() {
-            resource = format!("{resource}.{}", r.group);
-        }
-        let mut trace = lock(&self.trace);
-        if request.verb == super::fault::Verb::Watch {
-            if !trace.watched.contains(&resource) {
-                trace.watched.push(resource);
-            }
-            return;
-        }
-        if !super::fault::Verb::WRITES.contains(&request.verb) {
-            return;
-        }
-        if let Some(sub) = &r.subresource {
-            resource = format!("{resource}/{sub}");
-        }
-        let key = format!("{} {resource}", request.verb.name());
-        if !trace.writes.contains_key(&key) {
-            trace.order.push(key.clone());
-        }
-        *trace.writes.entry(key).or_default() += 1;
+        lock(&self.trace).record(request, status, Instant::now());
+    }
+
+    /// How late the clients may hear of a change: the longest `stale` lag or `coalesce` window
+    /// armed (zero without either). The end state is taken no sooner than this after the
+    /// workload, so that the controller has been told of everything it did.
+    pub fn late_by(&self) -> Duration {
+        (self.faults.iter())
+            .filter_map(|a| match a.fault.kind {
+                Kind::Stale { by, .. } => Some(by),
+                Kind::Coalesce { window } => Some(window),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(Duration::ZERO)
     }
 
     /// What the server committed and opened for the clients so far.

@@ -4,6 +4,7 @@
 
 pub mod controller;
 pub mod engine;
+pub mod explore;
 pub mod fault;
 pub mod frames;
 pub mod relay;
@@ -13,4 +14,5 @@ pub mod silence;
 pub mod stale;
 pub mod state;
 pub mod tls;
+pub mod trace;
 pub mod workload;

@@ -22,6 +22,9 @@ pub struct ApiRequest {
     /// The watch or list it is, whatever its resourceVersion: the path with its selectors (a
     /// resumed watch has the same key as the one that ended).
     pub key: String,
+    /// The field manager a write is recorded under: `fieldManager=`, else the User-Agent's
+    /// first word (see [`ApiRequest::with_user_agent`]).
+    pub manager: Option<String>,
 }
 
 /// The resource part of a path.
@@ -43,6 +46,7 @@ impl ApiRequest {
         let mut continued = false;
         let mut send_initial_events = false;
         let mut dry_run = false;
+        let mut manager = None;
         let mut selectors = Vec::new();
         for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
             match key.as_ref() {
@@ -54,6 +58,7 @@ impl ApiRequest {
                 "continue" => continued = !value.is_empty(),
                 "sendInitialEvents" => send_initial_events = value == "true",
                 "dryRun" => dry_run = value == "All",
+                "fieldManager" if !value.is_empty() => manager = Some(value.into_owned()),
                 "labelSelector" | "fieldSelector" => selectors.push(format!("{key}={value}")),
                 _ => {}
             }
@@ -84,7 +89,25 @@ impl ApiRequest {
             send_initial_events,
             dry_run,
             key,
+            manager,
         }
+    }
+
+    /// The field manager named by the client's `User-Agent` where the request names none, as
+    /// kube-apiserver names it (`prefixFromUserAgent`): the part before the first `/`, its
+    /// unprintable characters left out, at most 128 characters (`kube-controller-manager/v1.37.2
+    /// (linux/amd64) kubernetes/...` is `kube-controller-manager`).
+    pub fn with_user_agent(mut self, user_agent: Option<&str>) -> ApiRequest {
+        if self.manager.is_none() {
+            let first = user_agent.unwrap_or("").split('/').next().unwrap_or("");
+            let name: String = first
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(128)
+                .collect();
+            self.manager = Some(name);
+        }
+        self
     }
 
     /// A watch from a resourceVersion it names (not "0", not a watch-list's initial events):

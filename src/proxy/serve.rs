@@ -122,11 +122,13 @@ async fn handle(
     if let Some(refusal) = refused(engine, &request) {
         return refusal;
     }
+    let user_agent = request.headers().get(http::header::USER_AGENT);
     let api = ApiRequest::new(
         request.method(),
         request.uri().path(),
         request.uri().query(),
-    );
+    )
+    .with_user_agent(user_agent.and_then(|v| v.to_str().ok()));
     if engine.is_empty() {
         let response = forward(cluster, request, api.verb == Verb::Watch).await;
         engine.seen(&api, response.status());

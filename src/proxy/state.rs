@@ -1,8 +1,11 @@
 //! The end state a controller leaves behind, and the verdict: a run's state against the state
 //! fault-free runs of the same workload left.
 //!
-//! A state is every object of the resources named, in one namespace, normalized so that two
-//! runs of the same workload compare equal: what the server makes new each time is taken out
+//! A state is every object of the resources named, in one namespace, cut down to the fields the
+//! controller under test manages (its field managers' entries in `managedFields`, learned from
+//! its own writes through the proxy: see [`managed`]), so that what the scheduler, kwok,
+//! admission or the workload wrote is not compared; with `--all-fields` every field. Then
+//! normalized so that two runs of the same workload compare equal: what the server makes new each time is taken out
 //! (uid, resourceVersion, creationTimestamp, managedFields, the namespace, also inside kubectl's
 //! last-applied annotation, owner references' uids), a generated name's random suffix is written `*` (`parent-child-*`), wherever the
 //! name appears (a parent that records its child's name; a string that is a whole name ending
@@ -15,8 +18,10 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// The version of the state file's layout.
-pub const SCHEMA_VERSION: u32 = 1;
+pub mod managed;
+
+/// The version of the state file's layout (2: the objects cut down to the controller's fields).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A run's end state: per key (`RESOURCE NAME`, the name normalized), its objects, normalized,
 /// in a stable order (more than one when generated names collide once normalized).
@@ -37,15 +42,33 @@ pub struct State {
     /// The resources the controller watched, in the order each was first.
     #[serde(default)]
     pub watched: Vec<String>,
+    /// The field managers of the controller's writes (`fieldManager`, else its User-Agent's
+    /// first word, as kube-apiserver names them), whose fields the objects were cut down to.
+    #[serde(default)]
+    pub managers: Vec<String>,
+    /// Every field kept (`--all-fields`), not only the controller's.
+    #[serde(default)]
+    pub all_fields: bool,
     /// How the workload ended when it failed (`exit status: 1`): what it waited for did not come,
     /// or a command of it failed. Never in a saved state: a baseline's workload succeeded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_failed: Option<String>,
 }
 
+/// Which fields of an object a state keeps.
+#[derive(Debug, Clone, Copy)]
+pub enum Fields<'a> {
+    /// Those these field managers own (the controller's); an object they own none of is kept
+    /// empty, so that it is still counted.
+    ManagedBy(&'a [String]),
+    /// Every field.
+    All,
+}
+
 impl State {
-    /// The state of `lists` (each resource's name and its LIST's items) in `namespace`.
-    pub fn of(namespace: &str, lists: Vec<(String, Vec<Value>)>) -> State {
+    /// The state of `lists` (each resource's name and its LIST's items) in `namespace`, each
+    /// object cut down to `fields`.
+    pub fn of(namespace: &str, lists: Vec<(String, Vec<Value>)>, fields: Fields) -> State {
         let mut generated: Vec<(String, String)> = lists
             .iter()
             .flat_map(|(_, items)| items.iter())
@@ -58,14 +81,23 @@ impl State {
         // kubectl's last-applied annotation holds the object as applied, namespace and all.
         let named = format!("\"namespace\":\"{namespace}\"");
         for (resource, items) in lists {
-            for mut item in items {
+            for item in items {
+                let mut name = item["metadata"]["name"].clone();
+                normalize(&mut name, &generated);
+                let mut item = match fields {
+                    Fields::All => item,
+                    Fields::ManagedBy(managers) => match managed::owned_by(&item, managers) {
+                        Some(set) => managed::project(&item, &set),
+                        None => Value::Object(Default::default()),
+                    },
+                };
                 normalize(&mut item, &generated);
                 strings(&mut item, &mut |s| {
                     if s.contains(&named) {
                         *s = s.replace(&named, "\"namespace\":\"<namespace>\"");
                     }
                 });
-                let name = item["metadata"]["name"].as_str().unwrap_or("").to_string();
+                let name = name.as_str().unwrap_or("").to_string();
                 objects
                     .entry(format!("{resource} {name}"))
                     .or_default()
@@ -83,6 +115,11 @@ impl State {
             writes: BTreeMap::new(),
             write_order: Vec::new(),
             watched: Vec::new(),
+            managers: match fields {
+                Fields::ManagedBy(managers) => managers.to_vec(),
+                Fields::All => Vec::new(),
+            },
+            all_fields: matches!(fields, Fields::All),
             workload_failed: None,
         }
     }
@@ -233,8 +270,9 @@ pub struct Verdict {
 const FIELDS_SHOWN: usize = 3;
 
 /// `run` against `baselines` (at least one): how its workload ended, then every key of either,
-/// compared where the baselines agree.
-pub fn compare(baselines: &[State], run: &State) -> Verdict {
+/// compared where the baselines agree, the fields under `ignored` paths (`--ignore-field`) left
+/// out.
+pub fn compare(baselines: &[State], run: &State, ignored: &[String]) -> Verdict {
     let mut verdict = Verdict::default();
     let Some(first) = baselines.first() else {
         return verdict;
@@ -271,9 +309,13 @@ pub fn compare(baselines: &[State], run: &State) -> Verdict {
             std::cmp::Ordering::Equal => {}
         }
         for (i, (b, r)) in base.iter().zip(&ran).enumerate() {
-            let others: Vec<BTreeMap<String, String>> =
-                baselines.iter().map(|s| flat(&of(s)[i])).collect();
-            let (fields, unstable) = differing(&others, &flat(r));
+            let kept = |s: &State| {
+                let mut fields = flat(&of(s)[i]);
+                fields.retain(|path, _| !ignored.iter().any(|i| under(path, i)));
+                fields
+            };
+            let others: Vec<BTreeMap<String, String>> = baselines.iter().map(kept).collect();
+            let (fields, unstable) = differing(&others, &kept(run));
             verdict.unstable_fields += unstable;
             if !fields.is_empty() && b != r {
                 verdict.differences.push(Difference::Content {
@@ -350,8 +392,27 @@ fn differing(
     (fields, unstable)
 }
 
-/// An object as its leaves: path (`.metadata.annotations["informer.test/child"]`) to JSON.
-fn flat(value: &Value) -> BTreeMap<String, String> {
+/// Whether `path` is the field `prefix` (`.status`, `.metadata.annotations["x/y"]`) or below it.
+pub fn under(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
+/// The field an item of a list is known by, as kubectl's strategic merge keys lists: `name`
+/// (containers, volumes, env, ports of a Service), else `type` (conditions); `None` when some
+/// item has no such string or two share one (the items are then known by their index).
+fn list_key(items: &[Value]) -> Option<&'static str> {
+    ["name", "type"].into_iter().find(|key| {
+        let mut seen = std::collections::HashSet::new();
+        items
+            .iter()
+            .all(|item| item[*key].as_str().is_some_and(|k| seen.insert(k)))
+    })
+}
+
+/// An object as its leaves: path (`.metadata.annotations["informer.test/child"]`,
+/// `.spec.containers[web].image`) to JSON.
+pub fn flat(value: &Value) -> BTreeMap<String, String> {
     fn walk(value: &Value, path: String, out: &mut BTreeMap<String, String>) {
         match value {
             Value::Object(map) if !map.is_empty() => {
@@ -365,8 +426,13 @@ fn flat(value: &Value) -> BTreeMap<String, String> {
                 }
             }
             Value::Array(items) if !items.is_empty() => {
+                let key = list_key(items);
                 for (i, v) in items.iter().enumerate() {
-                    walk(v, format!("{path}[{i}]"), out);
+                    let step = match key.and_then(|k| v[k].as_str()) {
+                        Some(name) => format!("{path}[{name}]"),
+                        None => format!("{path}[{i}]"),
+                    };
+                    walk(v, step, out);
                 }
             }
             leaf => {

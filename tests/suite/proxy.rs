@@ -760,3 +760,119 @@ fn conform_through_a_proxy_that_drops_bookmarks_fails_the_two_bookmark_checks_on
     );
     proxy.stop();
 }
+
+/// The workload of the end-state tests on the ReplicationController controller: an RC of 3
+/// Pods, waited for until the controller reports all 3 ready (kwok makes them so), then another
+/// actor's write to each Pod the controller made: an annotation whose value is new on every run.
+/// The scheduler's choice of node for each Pod is another actor's write too.
+fn replicas_workload(dir: &Path) -> String {
+    let kubectl = tool("kubectl").display().to_string();
+    let script = format!(
+        r#"set -e
+k() {{ "{kubectl}" -n "$KUBECTL_INFORMER_NAMESPACE" "$@"; }}
+k apply -f - <<'END'
+apiVersion: v1
+kind: ReplicationController
+metadata: {{name: web}}
+spec:
+  replicas: 3
+  selector: {{app: web}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: web, image: registry.invalid/web:1}}]
+END
+k wait rc/web --timeout=120s --for=jsonpath='{{.status.readyReplicas}}'=3
+k annotate pods -l app=web other.actor/nonce="$(date +%s%N)-$$"
+"#
+    );
+    let path = dir.join("replicas.sh");
+    std::fs::write(&path, script).unwrap();
+    format!("sh {}", path.display())
+}
+
+/// `proxy --workload` on the ReplicationController controller of a kube-controller-manager the
+/// proxy runs, in a namespace of its own, the end state of its RCs and Pods saved or compared
+/// (`flags`).
+async fn replicas_run(dir: &Path, flags: &[&str]) -> Output {
+    let ns = TestNamespace::new("endstate").await;
+    let kcm = format!(
+        "exec '{}' --kubeconfig \"$KUBECONFIG\" --controllers=replicationcontroller --leader-elect=false --secure-port=0",
+        controlplane_bin("kube-controller-manager").display()
+    );
+    let work = replicas_workload(dir);
+    let mut cmd = informer();
+    cmd.args(["proxy", "-p", "0", "-o", "json", "-n", &ns.name]);
+    cmd.args(["--workload", &work, "--settle", "2s", "--state", "rc,pods"]);
+    cmd.args(flags);
+    cmd.args(["--", "sh", "-c", &kcm]);
+    let out = tokio::task::spawn_blocking(move || run_with_limit(cmd, Duration::from_secs(240)))
+        .await
+        .unwrap();
+    drop(ns);
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
+async fn another_actors_writes_to_the_controllers_objects_are_no_difference_unless_every_field_is_compared(
+) {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| dir.path().join(name).display().to_string();
+    let (managed, all) = (file("managed.json"), file("all.json"));
+    for flags in [
+        vec!["--save-state", managed.as_str()],
+        vec!["--save-state", all.as_str(), "--all-fields"],
+    ] {
+        let out = replicas_run(dir.path(), &flags).await;
+        assert_eq!(out.code, Some(0), "{flags:?}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("Saved the end state of replicationcontrollers, pods in "),
+            "{}",
+            out.stderr
+        );
+    }
+    let saved: Value = serde_json::from_slice(&std::fs::read(&managed).unwrap()).unwrap();
+    assert_eq!(
+        saved["managers"],
+        serde_json::json!(["kube-controller-manager"]),
+        "the field manager learned from the controller's writes through the proxy"
+    );
+    let pod = saved["objects"]["pods web-*"][0].to_string();
+    assert!(pod.contains("registry.invalid/web:1"), "{pod}");
+    for theirs in ["nodeName", "hostIP", "other.actor/nonce"] {
+        assert!(
+            !pod.contains(theirs),
+            "{theirs} is not the controller's: {pod}"
+        );
+    }
+
+    // The controller's fields alone: the nonce and the node are another actor's.
+    let out = replicas_run(dir.path(), &["--compare-state", &managed]).await;
+    let verdict = (out.json_lines().into_iter())
+        .find(|v| v["type"] == "verdict")
+        .unwrap_or_else(|| panic!("no verdict: {}\n{}", out.stdout, out.stderr));
+    assert_eq!(verdict["differences"], serde_json::json!([]), "{verdict}");
+    assert_eq!(
+        verdict["managers"],
+        serde_json::json!(["kube-controller-manager"])
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+
+    // Every field: the nonce differs on every run, and the verdict names its path.
+    let out = replicas_run(dir.path(), &["--compare-state", &all, "--all-fields"]).await;
+    assert_eq!(out.code, Some(1), "{}\n{}", out.stdout, out.stderr);
+    let verdict = (out.json_lines().into_iter())
+        .find(|v| v["type"] == "verdict")
+        .unwrap_or_else(|| panic!("no verdict: {}\n{}", out.stdout, out.stderr));
+    let paths: Vec<&str> = (verdict["differences"].as_array().unwrap().iter())
+        .flat_map(|d| d["fields"].as_array().into_iter().flatten())
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert!(
+        paths.contains(&".metadata.annotations[\"other.actor/nonce\"]"),
+        "{verdict}"
+    );
+}

@@ -65,13 +65,15 @@ END
 }
 
 /// One exploration of the operator with `bug` (e.g. `--bug-stale-state=true`), its namespaces
-/// named after `prefix`.
-async fn explore(prefix: &str, work: &str, bug: &str) -> Output {
+/// named after `prefix`, its output `-o text` or `json`.
+async fn explore(prefix: &str, work: &str, bug: &str, output: &str) -> Output {
     let operator = tool("test-operator").display().to_string();
     let prefix = unique(prefix);
     let mut cmd = informer();
     cmd.args([
         "proxy",
+        "-o",
+        output,
         "-n",
         &prefix,
         "--explore",
@@ -95,17 +97,52 @@ async fn explore(prefix: &str, work: &str, bug: &str) -> Output {
         .unwrap()
 }
 
-/// Each exploration planned `runs` runs after its two baselines.
+/// Each exploration planned `runs` runs after its two baselines, side by side (the operator is
+/// confined to its namespace), and said each baseline and each run as it ended.
 fn assert_planned(outs: &[&Output], runs: usize) {
-    let planned = format!("2 fault-free runs, then {runs} runs from their trace");
+    let planned = format!("2 fault-free runs, then {runs} runs from their trace (");
     for out in outs {
         assert!(
-            out.stdout.contains(&planned),
+            out.stdout.contains(&planned) && !out.stdout.contains("one at a time"),
             "{}\n{}",
             out.stdout,
             out.stderr
         );
+        for line in (1..=2)
+            .map(|n| format!("baseline {n}/2 -> saved ("))
+            .chain((1..=runs).map(|n| format!("run {n}/{runs} ")))
+        {
+            assert!(
+                out.stderr.lines().any(|l| l.starts_with(&line)),
+                "no line {line:?} as it ended: {}",
+                out.stderr
+            );
+        }
     }
+}
+
+/// The JSON lines of an exploration of the fixed operator: a line per baseline and per run, each
+/// as its schema says, then the report: `runs` runs, none differing.
+fn assert_json_none_differs(out: &Output, runs: usize) {
+    assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
+    let lines = out.json_lines();
+    for line in &lines {
+        crate::common::schema::assert_matches_schema(
+            "proxy-line.v1.schema.json",
+            "an exploration line",
+            line,
+        );
+    }
+    let of = |kind: &str| lines.iter().filter(|l| l["type"] == kind).count();
+    assert_eq!((of("baseline"), of("run")), (2, runs), "{}", out.stdout);
+    assert!(lines
+        .iter()
+        .filter(|l| l["type"] == "run")
+        .all(|l| l["endState"] == "same"));
+    let report = lines.last().unwrap();
+    assert_eq!(report["type"], "exploration", "{report}");
+    assert_eq!(report["differing"], serde_json::json!([]), "{report}");
+    assert!(report["parallel"].as_u64().unwrap() >= 2, "{report}");
 }
 
 /// No run of the exploration left another end state: exit 0, no run to repeat.
@@ -125,15 +162,20 @@ async fn exploration_finds_each_planted_bug_from_the_trace_and_nothing_in_the_fi
     let dir = tempfile::tempdir().unwrap();
     let work = workload(dir.path());
     let (fixed, stale, intermediate) = tokio::join!(
-        explore("explore-fixed", &work, "--bug-stale-state=false"),
-        explore("explore-stale", &work, "--bug-stale-state=true"),
-        explore("explore-crash", &work, "--bug-intermediate-state=true"),
+        explore("explore-fixed", &work, "--bug-stale-state=false", "json"),
+        explore("explore-stale", &work, "--bug-stale-state=true", "text"),
+        explore(
+            "explore-crash",
+            &work,
+            "--bug-intermediate-state=true",
+            "text"
+        ),
     );
     // The plan from the trace: a crash after each of the two kinds of write (create secrets,
     // patch configmaps), a restart onto a stale view of each of the two resources watched, and
     // a coalesce on each: six runs.
-    assert_planned(&[&fixed, &stale, &intermediate], 6);
-    assert_none_differs(&fixed);
+    assert_planned(&[&stale, &intermediate], 6);
+    assert_json_none_differs(&fixed, 6);
     // Each bug: its run differs, and the line that repeats it names its faults.
     assert_eq!(stale.code, Some(1), "{}\n{}", stale.stdout, stale.stderr);
     assert!(
@@ -172,8 +214,18 @@ async fn exploration_finds_the_unobserved_state_bug_through_coalesced_parents_an
     let dir = tempfile::tempdir().unwrap();
     let work = take_down(dir.path());
     let (fixed, unobserved) = tokio::join!(
-        explore("explore-down", &work, "--bug-unobserved-state=false"),
-        explore("explore-unobserved", &work, "--bug-unobserved-state=true"),
+        explore(
+            "explore-down",
+            &work,
+            "--bug-unobserved-state=false",
+            "text"
+        ),
+        explore(
+            "explore-unobserved",
+            &work,
+            "--bug-unobserved-state=true",
+            "text"
+        ),
     );
     // Three kinds of write now (create secrets, patch configmaps, delete secrets): three
     // crashes, two restarts onto a stale view, two coalesces.

@@ -1,9 +1,5 @@
-//! `proxy --explore`: faults chosen from what the controller did, without hints. Two fault-free
-//! runs of the workload are the baselines; their trace (the writes the server committed for the
-//! controller, the resources it watched) makes the plan: a crash right after each kind of write,
-//! a restart onto a stale view of each resource watched, coalesced events on each. Each run is
-//! this binary's own `proxy` with those faults, in a namespace of its own, compared with the
-//! baselines; the report says which differ, and the command that repeats each.
+//! `proxy --explore`: the exploration (`proxy::explore`) wired to the flags, the cluster and the
+//! output: each run is this binary's own `proxy`, connected as this one is, with `--seed 1`.
 
 use super::workload::Asked;
 use super::ProxyConfig;
@@ -11,74 +7,15 @@ use crate::bench::scratch::ScratchNamespace;
 use crate::cluster::Cluster;
 use crate::commands::GlobalConfig;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
-use crate::proxy::state::State;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use crate::output::explore::{report_json, report_text, ExploreProgress};
+use crate::proxy::explore::{Exploration, ExploreError, Lateness, Side};
+use std::io::Write;
 
-/// `--explore`'s settings: how far behind a stale view is, how long a coalesce gathers.
-#[derive(Debug, Clone, Copy)]
+/// `--explore`'s settings: how late the faults make the controller's view, how many runs at once.
+#[derive(Debug, Clone)]
 pub struct Explore {
-    pub lag: Duration,
-    pub window: Duration,
-}
-
-/// One run of the plan and what it found.
-struct Ran {
-    faults: Vec<String>,
-    /// Its `--settle`: see [`settle`].
-    settle: Duration,
-    namespace: String,
-    /// `None`: the same end state; else the differences, one line each.
-    differences: Option<Vec<String>>,
-}
-
-/// The plan from a baseline's trace: each a run's faults.
-fn plan(baseline: &State, explore: Explore) -> Vec<Vec<String>> {
-    let mut runs = Vec::new();
-    let crash_after = |key: &str| {
-        let (verb, resource) = key.split_once(' ').unwrap_or((key, ""));
-        let resource = resource.split('/').next().unwrap_or(resource);
-        format!("crash:after={verb},resource={resource}")
-    };
-    let mut crashes: Vec<String> = Vec::new();
-    for crash in baseline.write_order.iter().map(|k| crash_after(k)) {
-        if !crashes.contains(&crash) {
-            crashes.push(crash);
-        }
-    }
-    runs.extend(crashes.iter().map(|c| vec![c.clone()]));
-    // A restart after the last kind of write, onto a view of each resource watched that lags.
-    if let Some(last) = crashes.last() {
-        for resource in &baseline.watched {
-            let stale = format!(
-                "stale:by={},on=restart,resource={resource}",
-                crate::format::duration(explore.lag)
-            );
-            runs.push(vec![last.clone(), stale]);
-        }
-    }
-    for resource in &baseline.watched {
-        runs.push(vec![format!(
-            "coalesce:window={},resource={resource}",
-            crate::format::duration(explore.window)
-        )]);
-    }
-    runs
-}
-
-/// How long a run with `faults` waits after the workload before it takes the end state: the
-/// workload's `--settle`, and as long again as a stale view lags or a coalesce holds an event,
-/// so that the controller has been told of everything the workload did (a difference that only
-/// says its view was still behind is none).
-fn settle(asked: &Asked, faults: &[String], explore: Explore) -> Duration {
-    let late = |prefix: &str| faults.iter().any(|f| f.starts_with(prefix));
-    let mut late_by = Duration::ZERO;
-    for (prefix, by) in [("stale:", explore.lag), ("coalesce:", explore.window)] {
-        if late(prefix) {
-            late_by = late_by.max(by);
-        }
-    }
-    asked.settle + late_by
+    pub late: Lateness,
+    pub side: Side,
 }
 
 /// Runs the exploration: exit 1 when a run's end state differs from the baselines'.
@@ -106,108 +43,95 @@ pub async fn run(global: &GlobalConfig, config: &ProxyConfig, explore: Explore) 
         .tempdir()
         .map_err(|e| Error::File(format!("cannot make a directory for the runs: {e}")))?
         .keep();
-    let started = std::time::Instant::now();
-    let mut made = Vec::new();
-    let result = explore_in(
-        global,
-        &cluster,
-        (asked, controller),
-        (&prefix, &dir),
-        explore,
-        &mut made,
-    )
-    .await;
-    for namespace in made {
-        let _ = ScratchNamespace::named(namespace, "explore")
-            .delete(&cluster)
-            .await;
-    }
-    let ran = result?;
-    print!(
-        "{}",
-        report(&ran, started.elapsed(), &dir, (asked, controller), global)
-    );
-    Ok(match ran.iter().any(|r| r.differences.is_some()) {
-        true => EXIT_FINDING,
-        false => EXIT_OK,
+    let what = (asked, controller);
+    let args = |namespace: &str, faults: &[String], state: &[String]| {
+        child_args(global, what, (namespace, faults), state)
+    };
+    let namespaces = Scratch(&cluster);
+    let exploration = Exploration {
+        namespaces: &namespaces,
+        args: &args,
+        prefix: &prefix,
+        dir: &dir,
+        late: explore.late,
+        side: explore.side.clone(),
+        ends: global.limits.ends(),
+        gives_up: global.limits.gives_up(),
+    };
+    let progress = ExploreProgress::new(config.json, crate::output::stderr_is_terminal());
+    let explored = exploration.run(&progress).await;
+    progress.finish();
+    let explored = explored.map_err(|e| match e {
+        ExploreError::Cancelled {
+            why: crate::proxy::explore::Cancel::Stopped,
+            ..
+        } => Error::Stopped(crate::stop::exit_code()),
+        ExploreError::Cancelled {
+            why: crate::proxy::explore::Cancel::Timeout,
+            ..
+        } => Error::TimedOut(e.to_string()),
+        e => Error::Failed(e.to_string()),
+    })?;
+    let repeat = repeat(&explored, &dir, &args);
+    let text = match config.json {
+        true => format!("{}\n", report_json(&explored, &explore.side, &repeat, &dir)),
+        false => report_text(&explored, &explore.side, &repeat, &dir),
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(Error::Output)?;
+    Ok(match repeat.is_empty() {
+        true => EXIT_OK,
+        false => EXIT_FINDING,
     })
 }
 
-/// The baselines, then the plan's runs; the namespaces made are pushed to `made`.
-async fn explore_in(
-    global: &GlobalConfig,
-    cluster: &Cluster,
-    (asked, controller): (&Asked, &(String, Vec<String>)),
-    (prefix, dir): (&str, &Path),
-    explore: Explore,
-    made: &mut Vec<String>,
-) -> Result<Vec<Ran>> {
-    let base: Vec<PathBuf> = (1..=2)
-        .map(|n| dir.join(format!("baseline-{n}.json")))
-        .collect();
-    for (n, path) in base.iter().enumerate() {
-        let namespace = namespace(cluster, &format!("{prefix}-base-{}", n + 1), made).await?;
-        let save = ["--save-state".to_string(), path.display().to_string()];
-        let run = (namespace.as_str(), &[][..], asked.settle);
-        let out = child(global, (asked, controller), run, &save, dir).await?;
-        if out.code != Some(0) {
-            return Err(Error::Failed(format!(
-                "the fault-free run {} in {namespace} ended with exit {:?}: {} (its log: {})",
-                n + 1,
-                out.code,
-                out.last_line,
-                out.log.display()
-            )));
-        }
+/// The runs' namespaces: scratch namespaces labelled as made by `explore`.
+struct Scratch<'a>(&'a Cluster);
+
+impl crate::proxy::explore::Namespaces for Scratch<'_> {
+    fn create<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> futures::future::BoxFuture<'a, std::result::Result<(), crate::cluster::ClusterError>> {
+        Box::pin(async move {
+            ScratchNamespace::named(name.to_string(), "explore")
+                .create(self.0)
+                .await
+        })
     }
-    let text = std::fs::read(&base[0]).map_err(|e| Error::File(e.to_string()))?;
-    let baseline: State =
-        serde_json::from_slice(&text).map_err(|e| Error::Failed(e.to_string()))?;
-    let compare: Vec<String> = base
-        .iter()
-        .flat_map(|p| ["--compare-state".to_string(), p.display().to_string()])
-        .collect();
-    let mut ran = Vec::new();
-    for (i, faults) in plan(&baseline, explore).into_iter().enumerate() {
-        let namespace = namespace(cluster, &format!("{prefix}-run-{}", i + 1), made).await?;
-        let settle = settle(asked, &faults, explore);
-        let run = (namespace.as_str(), &faults[..], settle);
-        let out = child(global, (asked, controller), run, &compare, dir).await?;
-        let differences = match (out.code, out.verdict) {
-            (Some(0), _) => None,
-            (_, Some(lines)) => Some(lines),
-            (code, None) => Some(vec![format!(
-                "exit {code:?}: {} (its log: {})",
-                out.last_line,
-                out.log.display()
-            )]),
-        };
-        ran.push(Ran {
-            faults,
-            settle,
-            namespace,
-            differences,
-        });
+
+    fn delete<'a>(&'a self, name: &'a str) -> futures::future::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let _ = ScratchNamespace::named(name.to_string(), "explore")
+                .delete(self.0)
+                .await;
+        })
     }
-    Ok(ran)
 }
 
-/// Makes namespace `name` for one run (labelled as made by `explore`).
-async fn namespace(cluster: &Cluster, name: &str, made: &mut Vec<String>) -> Result<String> {
-    ScratchNamespace::named(name.to_string(), "explore")
-        .create(cluster)
-        .await?;
-    made.push(name.to_string());
-    Ok(name.to_string())
-}
-
-/// What one child run left: its exit code, its verdict's differences (one line each), the
-/// last line of its stderr, and where its log is.
-struct ChildOut {
-    code: Option<i32>,
-    verdict: Option<Vec<String>>,
-    last_line: String,
-    log: PathBuf,
+/// The command line (after `kubectl informer`) that repeats each run that did not end the same,
+/// against the baselines, in a namespace `NAMESPACE`.
+fn repeat(
+    explored: &crate::proxy::explore::Explored,
+    dir: &std::path::Path,
+    args: &crate::proxy::explore::ChildArgs<'_>,
+) -> Vec<(usize, String)> {
+    let compare: Vec<String> = (1..=2)
+        .flat_map(|n| {
+            let path = dir.join(format!("baseline-{n}.json"));
+            ["--compare-state".to_string(), path.display().to_string()]
+        })
+        .collect();
+    explored
+        .differing()
+        .map(|r| {
+            let words = args("NAMESPACE", &r.faults, &compare);
+            let quoted: Vec<String> = words.iter().map(|a| shell_quote(a)).collect();
+            (r.number, quoted.join(" "))
+        })
+        .collect()
 }
 
 /// The flags that make a run of this binary connect as this one does: the kubeconfig, its
@@ -237,12 +161,12 @@ fn connection_args(global: &GlobalConfig) -> Vec<String> {
     out
 }
 
-/// The arguments of one run of this binary's `proxy` (in `namespace`, with `faults`, settling
-/// `settle`), `{namespace}` in the controller's arguments replaced.
+/// The arguments of one run of this binary's `proxy` (in `namespace`, with `faults`), the
+/// workload's flags as given, `{namespace}` in the controller's arguments replaced.
 fn child_args(
     global: &GlobalConfig,
     (asked, (program, args)): (&Asked, &(String, Vec<String>)),
-    (namespace, faults, settle): (&str, &[String], Duration),
+    (namespace, faults): (&str, &[String]),
     state_flags: &[String],
 ) -> Vec<String> {
     let mut out = connection_args(global);
@@ -259,181 +183,22 @@ fn child_args(
         "--workload".to_string(),
         asked.command.clone(),
         "--settle".to_string(),
-        crate::format::duration(settle),
+        crate::format::duration(asked.settle),
+        "--settle-limit".to_string(),
+        crate::format::duration(asked.settle_limit),
         "--state".to_string(),
         asked.state.join(","),
     ]);
+    if asked.all_fields {
+        out.push("--all-fields".to_string());
+    }
+    for path in &asked.ignored {
+        out.extend(["--ignore-field".to_string(), path.clone()]);
+    }
     out.extend(state_flags.iter().cloned());
     out.push("--".to_string());
     out.push(program.clone());
     out.extend(args.iter().map(|a| a.replace("{namespace}", namespace)));
-    out
-}
-
-/// One run of this binary's `proxy`, in a process group of its own, its output kept in `dir`.
-/// Ctrl-C, SIGTERM, `--for` and `--timeout` end it as they end the proxy (SIGTERM, which stops
-/// its controller, SIGKILL after the grace period) and the exploration with it.
-async fn child(
-    global: &GlobalConfig,
-    what: (&Asked, &(String, Vec<String>)),
-    run: (&str, &[String], Duration),
-    state_flags: &[String],
-    dir: &Path,
-) -> Result<ChildOut> {
-    let namespace = run.0;
-    let exe = std::env::current_exe()
-        .map_err(|e| Error::Failed(format!("cannot find this program to run it again: {e}")))?;
-    let log = dir.join(format!("{namespace}.log"));
-    let mut command = tokio::process::Command::new(exe);
-    command
-        .args(child_args(global, what, run, state_flags))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
-    let mut child = command
-        .spawn()
-        .map_err(|e| Error::Failed(format!("cannot run a proxy for {namespace}: {e}")))?;
-    let stdout = tokio::spawn(read_all(child.stdout.take()));
-    let stderr = tokio::spawn(read_all(child.stderr.take()));
-    let unfinished = |flag: &str| {
-        format!(
-            "{flag} ended the exploration during the run in {namespace}, before its plan was done (the output of the runs so far is in {})",
-            dir.display()
-        )
-    };
-    let ended = tokio::select! {
-        biased;
-        _ = crate::stop::requested() => Err(Error::Stopped(crate::stop::exit_code())),
-        _ = crate::commands::sleep_until(global.limits.ends()) => Err(Error::Failed(unfinished("--for"))),
-        _ = crate::commands::sleep_until(global.limits.gives_up()) => Err(Error::TimedOut(unfinished("--timeout"))),
-        status = child.wait() => Ok(status),
-    };
-    let status = match ended {
-        Ok(status) => status.map_err(|e| Error::Failed(format!("the run in {namespace}: {e}")))?,
-        Err(e) => {
-            crate::proxy::controller::stop_group(&mut child).await;
-            return Err(e);
-        }
-    };
-    let (stdout, stderr) = (
-        stdout.await.unwrap_or_default(),
-        stderr.await.unwrap_or_default(),
-    );
-    let _ = std::fs::write(&log, [&stdout[..], &stderr[..]].concat());
-    let stderr = String::from_utf8_lossy(&stderr);
-    let last_line = stderr
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("error:"))
-        .or_else(|| stderr.lines().last())
-        .unwrap_or("")
-        .to_string();
-    let verdict = String::from_utf8_lossy(&stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| v["type"] == "verdict")
-        .map(|v| differences(&v));
-    Ok(ChildOut {
-        code: status.code(),
-        verdict,
-        last_line,
-        log,
-    })
-}
-
-/// All that `pipe` gives until it ends.
-async fn read_all(pipe: Option<impl tokio::io::AsyncRead + Unpin>) -> Vec<u8> {
-    use tokio::io::AsyncReadExt;
-    let mut out = Vec::new();
-    if let Some(mut pipe) = pipe {
-        let _ = pipe.read_to_end(&mut out).await;
-    }
-    out
-}
-
-/// A verdict line's differences, one line each (`secrets deletes: 0 -> 1`).
-fn differences(verdict: &serde_json::Value) -> Vec<String> {
-    let none = Vec::new();
-    verdict["differences"]
-        .as_array()
-        .unwrap_or(&none)
-        .iter()
-        .map(|d| {
-            let (resource, name, what) = (
-                d["resource"].as_str().unwrap_or(""),
-                d["name"].as_str().unwrap_or(""),
-                d["difference"].as_str().unwrap_or(""),
-            );
-            match what {
-                "creates" | "deletes" => {
-                    format!(
-                        "{resource} {what}: {} -> {}",
-                        d["baselineCount"], d["runCount"]
-                    )
-                }
-                "content" => format!("{resource} {name}: other content"),
-                "workload" => format!(
-                    "the workload ended with {}",
-                    d["status"].as_str().unwrap_or("a failure")
-                ),
-                _ => format!("{resource} {name}: {what} ({})", d["count"]),
-            }
-        })
-        .collect()
-}
-
-/// The report: one row per run, then the command that repeats each run that differs.
-fn report(
-    ran: &[Ran],
-    took: Duration,
-    dir: &Path,
-    what: (&Asked, &(String, Vec<String>)),
-    global: &GlobalConfig,
-) -> String {
-    let differing = ran.iter().filter(|r| r.differences.is_some()).count();
-    let mut out = format!(
-        "Explored in {}: 2 fault-free runs, then {} from their trace; {differing} with another end state\n",
-        crate::format::human(took),
-        crate::format::count(ran.len() as u64, "run")
-    );
-    let mut table = crate::output::table::boxed();
-    table.set_header(["#", "FAULTS", "END STATE"]);
-    for (i, r) in ran.iter().enumerate() {
-        let end = match &r.differences {
-            None => "the same".to_string(),
-            Some(d) => d.join("; "),
-        };
-        table.add_row([(i + 1).to_string(), r.faults.join(" "), end]);
-    }
-    out.push_str(&table.to_string());
-    out.push('\n');
-    for (i, r) in ran
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.differences.is_some())
-    {
-        let compare: Vec<String> = (1..=2)
-            .flat_map(|n| {
-                let path = dir.join(format!("baseline-{n}.json"));
-                ["--compare-state".to_string(), path.display().to_string()]
-            })
-            .collect();
-        let args = child_args(global, what, ("NAMESPACE", &r.faults, r.settle), &compare);
-        let quoted: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
-        out.push_str(&format!(
-            "run {} (in {}) again, in a new namespace NAMESPACE: kubectl informer {}\n",
-            i + 1,
-            r.namespace,
-            quoted.join(" ")
-        ));
-    }
-    out.push_str(&format!(
-        "The baselines and each run's output are in {}\n",
-        dir.display()
-    ));
     out
 }
 
@@ -522,75 +287,6 @@ mod tests {
         let again = config(&words);
         assert!(again.selection.overrides == insecure.selection.overrides);
         assert_eq!(again.transport, insecure.transport);
-    }
-
-    #[test]
-    fn the_plan_is_a_crash_after_each_kind_of_write_a_stale_restart_and_a_coalesce_per_watch() {
-        let mut baseline = State::of("demo", vec![]);
-        baseline.write_order = vec![
-            "create secrets".into(),
-            "patch configmaps".into(),
-            "update deployments.apps/status".into(),
-        ];
-        baseline.watched = vec!["configmaps".into(), "secrets".into()];
-        let explore = Explore {
-            lag: Duration::from_secs(45),
-            window: Duration::from_secs(10),
-        };
-        let plan = plan(&baseline, explore);
-        let last = "crash:after=update,resource=deployments.apps";
-        assert_eq!(
-            plan,
-            [
-                vec!["crash:after=create,resource=secrets".to_string()],
-                vec!["crash:after=patch,resource=configmaps".to_string()],
-                vec![last.to_string()],
-                vec![
-                    last.into(),
-                    "stale:by=45s,on=restart,resource=configmaps".into()
-                ],
-                vec![
-                    last.into(),
-                    "stale:by=45s,on=restart,resource=secrets".into()
-                ],
-                vec!["coalesce:window=10s,resource=configmaps".to_string()],
-                vec!["coalesce:window=10s,resource=secrets".to_string()],
-            ]
-        );
-        for faults in &plan {
-            for fault in faults {
-                crate::proxy::fault::Fault::parse(fault).unwrap();
-            }
-        }
-    }
-
-    #[test]
-    fn a_run_with_a_late_view_settles_as_much_longer_as_it_is_late() {
-        let asked = Asked {
-            command: "true".into(),
-            settle: Duration::from_secs(2),
-            state: vec!["secrets".into()],
-            save: None,
-            baselines: vec![],
-        };
-        let explore = Explore {
-            lag: Duration::from_secs(45),
-            window: Duration::from_secs(10),
-        };
-        let after = |faults: &[&str]| {
-            let faults: Vec<String> = faults.iter().map(|f| f.to_string()).collect();
-            settle(&asked, &faults, explore).as_secs()
-        };
-        assert_eq!(after(&[]), 2);
-        assert_eq!(after(&["crash:after=create,resource=secrets"]), 2);
-        assert_eq!(
-            after(&[
-                "crash:after=create,resource=secrets",
-                "stale:by=45s,on=restart,resource=secrets"
-            ]),
-            47
-        );
-        assert_eq!(after(&["coalesce:window=10s,resource=secrets"]), 12);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `proxy --workload`'s flags checked and resolved, and the verdict: the end state saved,
 //! compared with the baselines, said (a table, or a JSON line) and turned into the exit code.
 
+use crate::cli::ProxyArgs;
 use crate::cluster::{resolve, ApiResource, Cluster};
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::output;
@@ -16,9 +17,14 @@ use std::time::Duration;
 pub struct Asked {
     pub command: String,
     pub settle: Duration,
+    pub settle_limit: Duration,
     pub state: Vec<String>,
     pub save: Option<PathBuf>,
     pub baselines: Vec<PathBuf>,
+    /// `--all-fields`: every field compared, not only the controller's.
+    pub all_fields: bool,
+    /// `--ignore-field`: paths left out of the comparison, each starting with `.`.
+    pub ignored: Vec<String>,
 }
 
 /// A workload ready to run: its plan, the baselines read, where to save.
@@ -27,33 +33,40 @@ pub struct Ready {
     pub plan: Plan,
     pub baselines: Vec<State>,
     pub save: Option<PathBuf>,
+    pub ignored: Vec<String>,
 }
 
 impl Asked {
     /// The flags checked together: the state flags need a workload, and saving or comparing
     /// needs `--state`.
-    pub fn from_args(
-        command: Option<&String>,
-        settle: Duration,
-        state: &[String],
-        save: Option<&PathBuf>,
-        baselines: &[PathBuf],
-    ) -> Result<Option<Asked>> {
-        let Some(command) = command else {
+    pub fn from_args(args: &ProxyArgs) -> Result<Option<Asked>> {
+        let (state, save, baselines) = (&args.state, args.save_state.as_ref(), &args.compare_state);
+        let Some(command) = &args.workload else {
             if !state.is_empty() || save.is_some() || !baselines.is_empty() {
                 return Err(Error::Usage("--state, --save-state and --compare-state take the end state a workload leaves: give the workload with --workload 'COMMAND'".into()));
+            }
+            if args.all_fields || !args.ignore_field.is_empty() {
+                return Err(Error::Usage("--all-fields and --ignore-field choose what of the end state a workload leaves is compared: give the workload with --workload 'COMMAND' and --state RESOURCES".into()));
             }
             return Ok(None);
         };
         if state.is_empty() && (save.is_some() || !baselines.is_empty()) {
             return Err(Error::Usage("--save-state and --compare-state need the resources whose end state they keep: name them with --state, e.g. --state secrets,configmaps".into()));
         }
+        let ignored = args
+            .ignore_field
+            .iter()
+            .map(|path| field_path(path))
+            .collect::<Result<Vec<String>>>()?;
         Ok(Some(Asked {
             command: command.clone(),
-            settle,
+            settle: args.settle,
+            settle_limit: args.settle_limit,
             state: state.to_vec(),
             save: save.cloned(),
             baselines: baselines.to_vec(),
+            all_fields: args.all_fields,
+            ignored,
         }))
     }
 
@@ -79,7 +92,7 @@ impl Asked {
         let baselines = self
             .baselines
             .iter()
-            .map(|path| load(path, &names))
+            .map(|path| load(path, &names, self.all_fields))
             .collect::<Result<Vec<State>>>()?;
         if let Some(path) = self.save.as_ref().filter(|p| p.exists()) {
             return Err(Error::File(format!(
@@ -90,6 +103,9 @@ impl Asked {
         let plan = Plan {
             command: self.command.clone(),
             settle: self.settle,
+            settle_limit: self.settle_limit,
+            all_fields: self.all_fields,
+            await_controller: false,
             resources,
             namespace: namespace.to_string(),
             kubeconfig: kubeconfig.cloned(),
@@ -98,12 +114,32 @@ impl Asked {
             plan,
             baselines,
             save: self.save.clone(),
+            ignored: self.ignored.clone(),
         })
     }
 }
 
+/// `--ignore-field PATH` as the verdict writes paths: starting with `.` (added when left out),
+/// a field name or a `["quoted key"]` or `[item]` after each dot.
+fn field_path(path: &str) -> Result<String> {
+    let path = match path.starts_with(['.', '[']) {
+        true => path.to_string(),
+        false => format!(".{path}"),
+    };
+    let broken = path.len() < 2
+        || path.ends_with('.')
+        || path.contains("..")
+        || path.matches('[').count() != path.matches(']').count();
+    match broken {
+        true => Err(Error::Usage(format!(
+            "--ignore-field {path:?}: not a field path: write it as the verdict names it, e.g. .spec.nodeName, .metadata.annotations[\"x/count\"] or .spec.containers[web].image"
+        ))),
+        false => Ok(path),
+    }
+}
+
 /// A baseline (`--compare-state FILE`), made of `resources`.
-fn load(path: &Path, resources: &[String]) -> Result<State> {
+fn load(path: &Path, resources: &[String], all_fields: bool) -> Result<State> {
     let bad = |why: String| {
         Error::File(format!(
             "cannot use --compare-state {}: {why}",
@@ -111,7 +147,7 @@ fn load(path: &Path, resources: &[String]) -> Result<State> {
         ))
     };
     let text = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    parse_state(&text, resources).map_err(bad)
+    parse_state(&text, resources, all_fields).map_err(bad)
 }
 
 /// Runs the workload, saves its end state, and says what it is against the baselines: exit 1
@@ -125,7 +161,7 @@ pub async fn verdict(
     let Some(ready) = ready else {
         return std::future::pending().await;
     };
-    let mut state = crate::proxy::workload::run(&ready.plan, cluster)
+    let (state, settled) = crate::proxy::workload::run(&ready.plan, cluster, engine)
         .await
         .map_err(|e| Error::Failed(e.to_string()))?;
     if let Some(status) = state.workload_failed.as_ref() {
@@ -140,8 +176,6 @@ pub async fn verdict(
             )));
         }
     }
-    let trace = engine.trace();
-    (state.writes, state.write_order, state.watched) = (trace.writes, trace.order, trace.watched);
     if let Some(path) = &ready.save {
         drop(super::super::create_new_file("--save-state", path)?);
         let mut text =
@@ -150,21 +184,28 @@ pub async fn verdict(
         output::file::write_whole(path, &text).map_err(|e| {
             Error::File(format!("cannot write --save-state {}: {e}", path.display()))
         })?;
+        let line = output::proxy::saved_line(&state, &ready.plan.namespace, path);
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }
     if ready.baselines.is_empty() {
         return Ok(EXIT_OK);
     }
-    let verdict = compare(&ready.baselines, &state);
-    let (baselines, namespace) = (ready.baselines.len(), ready.plan.namespace.as_str());
+    let verdict = compare(&ready.baselines, &state, &ready.ignored);
     let resources: Vec<String> = (ready.plan.resources.iter())
         .map(crate::cluster::ApiResource::qualified_name)
         .collect();
+    let of = output::proxy::VerdictOf {
+        namespace: &ready.plan.namespace,
+        resources: &resources,
+        baselines: ready.baselines.len(),
+        managers: &state.managers,
+        all_fields: state.all_fields,
+        settled,
+        settle_limit: ready.plan.settle_limit,
+    };
     let text = match json {
-        true => format!(
-            "{}\n",
-            output::proxy::verdict_json(&verdict, baselines, namespace, &resources)
-        ),
-        false => output::proxy::verdict_text(&verdict, baselines, namespace, &resources),
+        true => format!("{}\n", output::proxy::verdict_json(&verdict, &of)),
+        false => output::proxy::verdict_text(&verdict, &of),
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

@@ -1,0 +1,67 @@
+//! What the clients of a run did, as the server answered it: the writes it committed, the
+//! resources watched, the field managers of the writes, and when the last write and the last
+//! LIST or watch were. The exploration plans from it, the end state is cut down to its managers,
+//! and the workload's start and the end state wait on its times.
+
+use super::fault::Verb;
+use super::request::ApiRequest;
+use tokio::time::Instant;
+
+/// The writes the server committed, by verb and resource (`create secrets`), their kinds in the
+/// order each first came, and the resources watched, in the order each was first.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub writes: std::collections::BTreeMap<String, u64>,
+    pub order: Vec<String>,
+    pub watched: Vec<String>,
+    /// The field managers of those writes, in the order each first came.
+    pub managers: Vec<String>,
+    /// When the server last committed one of them.
+    pub last_write: Option<Instant>,
+    /// When the server last answered a LIST or opened a watch for the clients.
+    pub last_read: Option<Instant>,
+}
+
+impl Trace {
+    /// Keeps what the server answered `request` with, at `now`: a write it committed (a 2xx
+    /// answer, not a dry run), counted by verb and resource, with its field manager; a watch it
+    /// opened, by resource; when a LIST or watch was last answered.
+    pub fn record(&mut self, request: &ApiRequest, status: http::StatusCode, now: Instant) {
+        let Some(r) = &request.resource else {
+            return;
+        };
+        if !status.is_success() || request.dry_run {
+            return;
+        }
+        let mut resource = r.plural.clone();
+        if !r.group.is_empty() {
+            resource = format!("{resource}.{}", r.group);
+        }
+        if matches!(request.verb, Verb::Watch | Verb::List) {
+            self.last_read = Some(now);
+        }
+        if request.verb == Verb::Watch {
+            if !self.watched.contains(&resource) {
+                self.watched.push(resource);
+            }
+            return;
+        }
+        if !Verb::WRITES.contains(&request.verb) {
+            return;
+        }
+        if let Some(sub) = &r.subresource {
+            resource = format!("{resource}/{sub}");
+        }
+        if let Some(manager) = request.manager.as_ref().filter(|m| !m.is_empty()) {
+            if !self.managers.contains(manager) {
+                self.managers.push(manager.clone());
+            }
+        }
+        self.last_write = Some(now);
+        let key = format!("{} {resource}", request.verb.name());
+        if !self.writes.contains_key(&key) {
+            self.order.push(key.clone());
+        }
+        *self.writes.entry(key).or_default() += 1;
+    }
+}

@@ -25,12 +25,13 @@ pub struct Trace {
 impl Trace {
     /// Keeps what the server answered `request` with, at `now`: a write it committed (a 2xx
     /// answer, not a dry run), counted by verb and resource, with its field manager; a watch it
-    /// opened, by resource; when a LIST or watch was last answered.
+    /// opened, by resource; when a LIST or watch was last answered. Leader election's Leases
+    /// are left out (see [`is_leader_election`]).
     pub fn record(&mut self, request: &ApiRequest, status: http::StatusCode, now: Instant) {
         let Some(r) = &request.resource else {
             return;
         };
-        if !status.is_success() || request.dry_run {
+        if !status.is_success() || request.dry_run || is_leader_election(r) {
             return;
         }
         let mut resource = r.plural.clone();
@@ -63,5 +64,48 @@ impl Trace {
             self.order.push(key.clone());
         }
         *self.writes.entry(key).or_default() += 1;
+    }
+}
+
+/// Whether `resource` is leader election's (`leases.coordination.k8s.io`): a leader renews its
+/// Lease every few seconds (client-go's retry period, 2 s by default) for as long as it runs.
+/// That is not reconciling: counted, the renewals would keep the controller from ever being
+/// quiet, and the exploration would plan crashes after a renewal and stale views of a resource
+/// no reconcile reads.
+fn is_leader_election(resource: &super::request::ResourcePath) -> bool {
+    resource.group == "coordination.k8s.io" && resource.plural == "leases"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(method: http::Method, path: &str) -> ApiRequest {
+        ApiRequest::new(&method, path, None).with_user_agent(Some("op/v1.6.0 (linux/amd64)"))
+    }
+
+    #[test]
+    fn leader_elections_lease_renewals_are_not_the_controllers_writes() {
+        let mut trace = Trace::default();
+        let now = Instant::now();
+        let lease = "/apis/coordination.k8s.io/v1/namespaces/ns/leases/op-leader-election";
+        trace.record(
+            &request(http::Method::PUT, lease),
+            http::StatusCode::OK,
+            now,
+        );
+        assert!(
+            trace.writes.is_empty() && trace.last_write.is_none(),
+            "{trace:?}"
+        );
+        let sts = "/apis/apps/v1/namespaces/ns/statefulsets/web";
+        trace.record(
+            &request(http::Method::DELETE, sts),
+            http::StatusCode::OK,
+            now,
+        );
+        assert_eq!(trace.order, ["delete statefulsets.apps"]);
+        assert_eq!(trace.managers, ["op"]);
+        assert_eq!(trace.last_write, Some(now));
     }
 }

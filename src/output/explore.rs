@@ -44,13 +44,67 @@ pub fn found_text(found: &Found) -> String {
 fn end_state(outcome: &Outcome) -> String {
     match outcome {
         Outcome::Same => "the same".to_string(),
-        Outcome::Differs(found) => found.iter().map(found_text).collect::<Vec<_>>().join("; "),
+        Outcome::Differs(found) => differences_text(found),
         Outcome::Failed {
             code,
             last_line,
             log,
         } => format!("exit {code:?}: {last_line} (its log: {})", log.display()),
     }
+}
+
+/// How many parts of a run's differences its line and the report's row say (JSON has them all).
+const PARTS_SHOWN: usize = 6;
+
+/// How many names of missing or extra objects of a resource a part says.
+const NAMES_SHOWN: usize = 3;
+
+/// A run's differences in a line: the objects missing or extra counted per resource, with a few
+/// of their names (a controller that loops leaves hundreds), then the others as [`found_text`]
+/// words each; at most [`PARTS_SHOWN`] parts, then how many more.
+fn differences_text(found: &[Found]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut grouped: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    for f in found {
+        let kind = f.difference.as_str();
+        if !matches!(kind, "missing" | "extra") {
+            continue;
+        }
+        match grouped
+            .iter_mut()
+            .find(|(r, k, _)| *r == f.resource && *k == kind)
+        {
+            Some((_, _, names)) => names.push(&f.name),
+            None => grouped.push((&f.resource, kind, vec![&f.name])),
+        }
+    }
+    let mut said_groups = false;
+    for f in found {
+        match f.difference.as_str() {
+            "missing" | "extra" if !said_groups => {
+                said_groups = true;
+                for (resource, kind, names) in &grouped {
+                    let mut shown = names[..names.len().min(NAMES_SHOWN)].join(", ");
+                    if names.len() > NAMES_SHOWN {
+                        shown.push_str(", ...");
+                    }
+                    parts.push(match names.len() {
+                        1 => format!("{resource} {shown}: {kind}"),
+                        n => format!("{resource}: {n} {kind} ({shown})"),
+                    });
+                }
+            }
+            "missing" | "extra" => {}
+            _ => parts.push(found_text(f)),
+        }
+    }
+    let more = parts.len().saturating_sub(PARTS_SHOWN);
+    parts.truncate(PARTS_SHOWN);
+    let mut text = parts.join("; ");
+    if more > 0 {
+        text.push_str(&format!("; and {more} more (all in -o json)"));
+    }
+    text
 }
 
 /// `run 3/8 crash:after=update,resource=deployments.apps -> the same (25s)`
@@ -288,6 +342,34 @@ mod tests {
             found_text(&content()),
             "configmaps books: .metadata.annotations[\"x/count\"] \"3\" -> \"2\""
         );
+    }
+
+    fn object(resource: &str, name: &str, difference: &str) -> Found {
+        Found {
+            resource: resource.into(),
+            name: name.into(),
+            difference: difference.into(),
+            count: Some(1),
+            ..content()
+        }
+    }
+
+    #[test]
+    fn many_extra_objects_are_counted_per_resource_with_a_few_names_and_the_line_stays_short() {
+        let mut found = vec![object("crs", "web-3", "missing")];
+        found.extend((10..700).map(|n| object("crs", &format!("web-{n}"), "extra")));
+        found.push(object("secrets", "web-*", "extra"));
+        found.push(content());
+        found.extend((0..6).map(|n| object(&format!("r{n}"), "x", "missing")));
+        let text = differences_text(&found);
+        assert!(
+            text.starts_with(
+                "crs web-3: missing; crs: 690 extra (web-10, web-11, web-12, ...); secrets web-*: extra; "
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with("; and 4 more (all in -o json)"), "{text}");
+        assert!(text.len() < 400, "{text}");
     }
 
     #[test]

@@ -441,6 +441,11 @@ pub fn flat(value: &Value) -> BTreeMap<String, String> {
         }
     }
     let mut out = BTreeMap::new();
+    // An object of which the controller owns no field is cut down to `{}`: no field of it to
+    // name (that it is there is compared by key).
+    if value.as_object().is_some_and(|m| m.is_empty()) {
+        return out;
+    }
     walk(value, String::new(), &mut out);
     out
 }

@@ -336,3 +336,25 @@ fn list_items_are_known_by_their_name_or_type_else_by_their_index() {
         "two items with one name are known by their index"
     );
 }
+
+#[test]
+fn a_field_the_controller_no_longer_owns_is_named_alone_not_the_whole_object() {
+    // A crash lost the controller's resize of a claim: in the run it owns no field of it.
+    let owned = json!({"spec": {"resources": {"requests": {"storage": "15Gi"}}}});
+    let of = |item: Value| State {
+        objects: [("persistentvolumeclaims data-0".to_string(), vec![item])].into(),
+        ..State::of("demo", vec![], Fields::All)
+    };
+    let verdict = compare(&[of(owned)], &of(json!({})), &[]);
+    assert_eq!(
+        verdict.differences,
+        [Difference::Content {
+            key: "persistentvolumeclaims data-0".into(),
+            fields: vec![(
+                ".spec.resources.requests.storage".into(),
+                "\"15Gi\"".into(),
+                "<none>".into()
+            )],
+        }]
+    );
+}

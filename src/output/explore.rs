@@ -3,6 +3,7 @@
 
 use crate::format::{count, human};
 use crate::proxy::explore::{Explored, Found, Outcome, Progress, Ran, Side};
+use crate::proxy::fault::Fault;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -107,12 +108,21 @@ fn differences_text(found: &[Found]) -> String {
     text
 }
 
+/// A run's faults as `--fault` takes them, space-separated.
+fn faults_text(faults: &[Fault]) -> String {
+    faults
+        .iter()
+        .map(|f| f.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `run 3/8 crash:after=update,resource=deployments.apps -> the same (25s)`
 pub fn run_line(ran: &Ran, of: usize) -> String {
     format!(
         "run {}/{of} {} -> {} ({})",
         ran.number,
-        ran.faults.join(" "),
+        faults_text(&ran.faults),
         end_state(&ran.outcome),
         human(ran.took)
     )
@@ -141,7 +151,7 @@ pub fn run_json(ran: &Ran, of: usize) -> Value {
     };
     let mut line = json!({
         "schemaVersion": super::proxy::SCHEMA_VERSION, "type": "run", "time": now(),
-        "run": ran.number, "runs": of, "faults": ran.faults, "namespace": ran.namespace,
+        "run": ran.number, "runs": of, "faults": ran.faults.iter().map(|f| &f.text).collect::<Vec<_>>(), "namespace": ran.namespace,
         "endState": outcome_word(&ran.outcome), "differences": differences,
         "tookMs": ran.took.as_millis() as u64,
     });
@@ -187,7 +197,7 @@ pub fn report_text(
     for r in &explored.ran {
         table.add_row([
             r.number.to_string(),
-            r.faults.join(" "),
+            faults_text(&r.faults),
             end_state(&r.outcome),
         ]);
     }
@@ -376,7 +386,10 @@ mod tests {
     fn a_run_line_says_its_number_faults_end_state_and_time() {
         let ran = Ran {
             number: 3,
-            faults: vec!["crash:after=update,resource=configmaps".into()],
+            faults: vec![Fault::crash_after(
+                crate::proxy::fault::Verb::Update,
+                "configmaps",
+            )],
             namespace: "ex-run-3".into(),
             outcome: Outcome::Same,
             took: Duration::from_secs(25),

@@ -5,6 +5,7 @@
 //! `proxy` of this binary with those faults, in a namespace of its own, compared with the
 //! baselines; runs go side by side when the controller watches one namespace.
 
+use super::fault::{Fault, Verb};
 use super::state::State;
 use crate::cluster::ClusterError;
 use futures::future::BoxFuture;
@@ -22,16 +23,17 @@ pub struct Lateness {
     pub window: Duration,
 }
 
-/// The plan from a baseline's trace: each a run's faults, as `--fault` takes them.
-pub fn plan(baseline: &State, late: Lateness) -> Vec<Vec<String>> {
+/// The plan from a baseline's trace: each run's faults.
+pub fn plan(baseline: &State, late: Lateness) -> Vec<Vec<Fault>> {
     let mut runs = Vec::new();
+    // A write's kind is `VERB RESOURCE[/SUBRESOURCE]`; the crash follows the resource's writes.
     let crash_after = |key: &str| {
-        let (verb, resource) = key.split_once(' ').unwrap_or((key, ""));
-        let resource = resource.split('/').next().unwrap_or(resource);
-        format!("crash:after={verb},resource={resource}")
+        let (verb, resource) = key.split_once(' ')?;
+        let verb = Verb::WRITES.into_iter().find(|v| v.name() == verb)?;
+        Some(Fault::crash_after(verb, resource.split('/').next()?))
     };
-    let mut crashes: Vec<String> = Vec::new();
-    for crash in baseline.write_order.iter().map(|k| crash_after(k)) {
+    let mut crashes: Vec<Fault> = Vec::new();
+    for crash in baseline.write_order.iter().filter_map(|k| crash_after(k)) {
         if !crashes.contains(&crash) {
             crashes.push(crash);
         }
@@ -40,18 +42,14 @@ pub fn plan(baseline: &State, late: Lateness) -> Vec<Vec<String>> {
     // A restart after the last kind of write, onto a view of each resource watched that lags.
     if let Some(last) = crashes.last() {
         for resource in &baseline.watched {
-            let stale = format!(
-                "stale:by={},on=restart,resource={resource}",
-                crate::format::duration(late.lag)
-            );
-            runs.push(vec![last.clone(), stale]);
+            runs.push(vec![
+                last.clone(),
+                Fault::stale_on_restart(late.lag, resource),
+            ]);
         }
     }
     for resource in &baseline.watched {
-        runs.push(vec![format!(
-            "coalesce:window={},resource={resource}",
-            crate::format::duration(late.window)
-        )]);
+        runs.push(vec![Fault::coalesce(late.window, resource)]);
     }
     runs
 }
@@ -152,7 +150,7 @@ pub enum Outcome {
 #[derive(Debug, Clone)]
 pub struct Ran {
     pub number: usize,
-    pub faults: Vec<String>,
+    pub faults: Vec<Fault>,
     pub namespace: String,
     pub outcome: Outcome,
     pub took: Duration,
@@ -210,7 +208,7 @@ impl std::fmt::Display for Cancel {
 
 /// The arguments of a run of this binary's `proxy`: from its namespace, its faults and its state
 /// flags (`--save-state` for a baseline, `--compare-state` for a run).
-pub type ChildArgs<'a> = dyn Fn(&str, &[String], &[String]) -> Vec<String> + Sync + 'a;
+pub type ChildArgs<'a> = dyn Fn(&str, &[Fault], &[String]) -> Vec<String> + Sync + 'a;
 
 /// Where the runs' namespaces come from: each made before its run (labelled as the exploration's),
 /// and deleted at the end.
@@ -384,7 +382,7 @@ impl Exploration<'_> {
     async fn child(
         &self,
         namespace: &str,
-        faults: &[String],
+        faults: &[Fault],
         state_flags: &[String],
         mut cancelled: watch::Receiver<Option<Cancel>>,
     ) -> Result<ChildOut, ExploreError> {
@@ -536,29 +534,28 @@ mod tests {
             window: Duration::from_secs(10),
         };
         let plan = plan(&baseline, late);
+        let texts: Vec<Vec<&str>> = (plan.iter())
+            .map(|faults| faults.iter().map(|f| f.text.as_str()).collect())
+            .collect();
         let last = "crash:after=update,resource=deployments.apps";
         assert_eq!(
-            plan,
+            texts,
             [
-                vec!["crash:after=create,resource=secrets".to_string()],
-                vec!["crash:after=patch,resource=configmaps".to_string()],
-                vec![last.to_string()],
-                vec![
-                    last.into(),
-                    "stale:by=45s,on=restart,resource=configmaps".into()
-                ],
-                vec![
-                    last.into(),
-                    "stale:by=45s,on=restart,resource=secrets".into()
-                ],
-                vec!["coalesce:window=10s,resource=configmaps".to_string()],
-                vec!["coalesce:window=10s,resource=secrets".to_string()],
+                vec!["crash:after=create,resource=secrets"],
+                vec!["crash:after=patch,resource=configmaps"],
+                vec![last],
+                vec![last, "stale:by=45s,on=restart,resource=configmaps"],
+                vec![last, "stale:by=45s,on=restart,resource=secrets"],
+                vec!["coalesce:window=10s,resource=configmaps"],
+                vec!["coalesce:window=10s,resource=secrets"],
             ]
         );
-        for faults in &plan {
-            for fault in faults {
-                crate::proxy::fault::Fault::parse(fault).unwrap();
-            }
+        // Each fault is what its text says, as `--fault` reads it in the run.
+        for fault in plan.iter().flatten() {
+            assert_eq!(
+                &crate::proxy::fault::Fault::parse(&fault.text).unwrap(),
+                fault
+            );
         }
     }
 

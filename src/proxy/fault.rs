@@ -147,6 +147,55 @@ const KINDS: [(&str, &[&str]); 13] = [
 const WRITES: [Verb; 4] = Verb::WRITES;
 
 impl Fault {
+    /// A crash right after the server has committed the controller's first `verb` of
+    /// `resource`: `crash:after=VERB,resource=R`.
+    pub fn crash_after(verb: Verb, resource: &str) -> Fault {
+        Fault {
+            kind: Kind::Crash { nth: Some(1) },
+            resource: Some(resource.to_string()),
+            verbs: vec![verb],
+            schedule: None,
+            share: 1.0,
+            text: format!("crash:after={},resource={resource}", verb.name()),
+        }
+    }
+
+    /// A view of `resource` lagging `by`, from each restart of the controller on:
+    /// `stale:by=D,on=restart,resource=R`.
+    pub fn stale_on_restart(by: Duration, resource: &str) -> Fault {
+        Fault {
+            kind: Kind::Stale {
+                by,
+                length: None,
+                on_restart: true,
+            },
+            resource: Some(resource.to_string()),
+            verbs: Vec::new(),
+            schedule: None,
+            share: 1.0,
+            text: format!(
+                "stale:by={},on=restart,resource={resource}",
+                crate::format::duration(by)
+            ),
+        }
+    }
+
+    /// The events of each object of `resource` within `window` sent as one:
+    /// `coalesce:window=D,resource=R`.
+    pub fn coalesce(window: Duration, resource: &str) -> Fault {
+        Fault {
+            kind: Kind::Coalesce { window },
+            resource: Some(resource.to_string()),
+            verbs: Vec::new(),
+            schedule: None,
+            share: 1.0,
+            text: format!(
+                "coalesce:window={},resource={resource}",
+                crate::format::duration(window)
+            ),
+        }
+    }
+
     /// Parses `--fault TEXT`; the error reads well after `--fault TEXT: `.
     pub fn parse(text: &str) -> Result<Fault, String> {
         let text = text.trim();

@@ -9,6 +9,7 @@ use crate::commands::GlobalConfig;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::output::explore::{report_json, report_text, ExploreProgress};
 use crate::proxy::explore::{Exploration, ExploreError, Lateness, Side};
+use crate::proxy::fault::Fault;
 use std::io::Write;
 
 /// `--explore`'s settings: how late the faults make the controller's view, how many runs at once.
@@ -44,7 +45,7 @@ pub async fn run(global: &GlobalConfig, config: &ProxyConfig, explore: Explore) 
         .map_err(|e| Error::File(format!("cannot make a directory for the runs: {e}")))?
         .keep();
     let what = (asked, controller);
-    let args = |namespace: &str, faults: &[String], state: &[String]| {
+    let args = |namespace: &str, faults: &[Fault], state: &[String]| {
         child_args(global, what, (namespace, faults), state)
     };
     let namespaces = Scratch(&cluster);
@@ -166,7 +167,7 @@ fn connection_args(global: &GlobalConfig) -> Vec<String> {
 fn child_args(
     global: &GlobalConfig,
     (asked, (program, args)): (&Asked, &(String, Vec<String>)),
-    (namespace, faults): (&str, &[String]),
+    (namespace, faults): (&str, &[Fault]),
     state_flags: &[String],
 ) -> Vec<String> {
     let mut out = connection_args(global);
@@ -177,7 +178,7 @@ fn child_args(
         .map(String::from),
     );
     for fault in faults {
-        out.extend(["--fault".to_string(), fault.clone()]);
+        out.extend(["--fault".to_string(), fault.text.clone()]);
     }
     out.extend([
         "--workload".to_string(),

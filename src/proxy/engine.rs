@@ -185,16 +185,36 @@ impl Engine {
     /// Whether `fault` (a `stale`) acts now: in its period (`at`, `for`, from the start or,
     /// `on_restart`, from the controller's last restart), or always.
     fn in_period(&self, fault: usize, length: Option<Duration>, on_restart: bool) -> bool {
-        let from = match (on_restart, self.faults[fault].fault.schedule) {
-            (true, _) => match *lock(&self.restarted) {
-                Some(at) => at,
-                None => return false,
-            },
-            (false, Some(Schedule::At(at))) => self.started + at,
-            (false, _) => self.started,
+        let Some(from) = self.period_start(fault, on_restart) else {
+            return false;
         };
         let now = Instant::now();
         now >= from && length.is_none_or(|l| now < from + l)
+    }
+
+    /// When `fault`'s period starts: at `at` from the proxy's start, or (`on_restart`) at the
+    /// controller's last restart (`None` before one), else at the start.
+    fn period_start(&self, fault: usize, on_restart: bool) -> Option<Instant> {
+        match (on_restart, self.faults[fault].fault.schedule) {
+            (true, _) => *lock(&self.restarted),
+            (false, Some(Schedule::At(at))) => Some(self.started + at),
+            (false, _) => Some(self.started),
+        }
+    }
+
+    /// When `fault` (a `stale` with `for=D`) stops lagging: its period's end. A watch it
+    /// serves then catches up (what it held goes out, later events at once), as a controller
+    /// that reconnects to an API server that is not behind; `None`: it lags for as long as it
+    /// runs.
+    pub fn stale_ends(&self, fault: usize) -> Option<Instant> {
+        match self.faults[fault].fault.kind {
+            Kind::Stale {
+                length: Some(length),
+                on_restart,
+                ..
+            } => Some(self.period_start(fault, on_restart)? + length),
+            _ => None,
+        }
     }
 
     /// Keeps what the server answered `request` with in the trace ([`Trace::record`]).

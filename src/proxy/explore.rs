@@ -1,7 +1,8 @@
 //! Exploration without hints: faults chosen from what the controller did. Two fault-free runs of
 //! the workload are the baselines; their trace (the writes the server committed for the
 //! controller, the resources it watched) makes the plan: a crash right after each kind of write,
-//! a restart onto a stale view of each resource watched, coalesced events on each. Each run is a
+//! a restart onto a stale view of each resource watched (for as long as it lags, then it catches
+//! up), coalesced events on each. Each run is a
 //! `proxy` of this binary with those faults, in a namespace of its own, compared with the
 //! baselines; runs go side by side when the controller watches one namespace.
 
@@ -39,7 +40,9 @@ pub fn plan(baseline: &State, late: Lateness) -> Vec<Vec<Fault>> {
         }
     }
     runs.extend(crashes.iter().map(|c| vec![c.clone()]));
-    // A restart after the last kind of write, onto a view of each resource watched that lags.
+    // A restart after the last kind of write, onto a view of each resource watched that lags,
+    // as long as its lag, then catches up: what the controller did on the stale view and does
+    // not undo once it sees the present is left in the end state.
     if let Some(last) = crashes.last() {
         for resource in &baseline.watched {
             runs.push(vec![
@@ -544,8 +547,8 @@ mod tests {
                 vec!["crash:after=create,resource=secrets"],
                 vec!["crash:after=patch,resource=configmaps"],
                 vec![last],
-                vec![last, "stale:by=45s,on=restart,resource=configmaps"],
-                vec![last, "stale:by=45s,on=restart,resource=secrets"],
+                vec![last, "stale:by=45s,on=restart,for=45s,resource=configmaps"],
+                vec![last, "stale:by=45s,on=restart,for=45s,resource=secrets"],
                 vec!["coalesce:window=10s,resource=configmaps"],
                 vec!["coalesce:window=10s,resource=secrets"],
             ]

@@ -160,13 +160,13 @@ impl Fault {
         }
     }
 
-    /// A view of `resource` lagging `by`, from each restart of the controller on:
-    /// `stale:by=D,on=restart,resource=R`.
+    /// A view of `resource` lagging `by` from each restart of the controller, for as long
+    /// again (then it catches up): `stale:by=D,on=restart,for=D,resource=R`.
     pub fn stale_on_restart(by: Duration, resource: &str) -> Fault {
         Fault {
             kind: Kind::Stale {
                 by,
-                length: None,
+                length: Some(by),
                 on_restart: true,
             },
             resource: Some(resource.to_string()),
@@ -174,7 +174,7 @@ impl Fault {
             schedule: None,
             share: 1.0,
             text: format!(
-                "stale:by={},on=restart,resource={resource}",
+                "stale:by={0},on=restart,for={0},resource={resource}",
                 crate::format::duration(by)
             ),
         }

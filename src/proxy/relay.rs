@@ -252,7 +252,10 @@ impl Relay {
                 }
                 Kind::Delay { by } => delay = delay.max(by),
                 Kind::Stale { by, .. } => {
-                    let due = self.engine.stale_due(info.resource_version.as_deref(), by);
+                    let mut due = self.engine.stale_due(info.resource_version.as_deref(), by);
+                    if let Some(end) = self.engine.stale_ends(fault) {
+                        due = due.min(end);
+                    }
                     delay = delay.max(due.saturating_duration_since(now));
                 }
                 _ => {}

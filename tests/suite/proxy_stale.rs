@@ -121,6 +121,32 @@ async fn a_stale_list_and_watch_list_show_the_state_of_the_proxys_start_then_eac
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+async fn a_stale_view_with_a_period_catches_up_when_the_period_ends_not_the_lag_after() {
+    let ns = TestNamespace::new("stale-for").await;
+    ns.create_configmap("a", &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("proxy.kubeconfig").display().to_string();
+    // A lag of 10 minutes, for the proxy's first 40 s: the tail below starts within them and is
+    // served the state of the proxy's start; the events it is held from go out when the period
+    // ends, not 10 minutes after they happened (b's ADDED is waited for 120 s at most).
+    let proxy = serving(&kubeconfig, "stale:by=10m,for=40s,resource=configmaps");
+    ns.delete_configmap("a").await;
+    ns.create_configmap("b", &[]).await;
+    let listed = tail_until_b(&kubeconfig, &ns.name, "list");
+    assert_eq!(listed, ["ADDED a (initial)", "DELETED a", "ADDED b"]);
+    let out = proxy.terminate(Duration::from_secs(60));
+    let list = format!("list configmaps -n {}", ns.name);
+    assert!(
+        out.json_lines().iter().any(|v| v["type"] == "fault"
+            && v["fault"] == "stale"
+            && v["request"] == list.as_str()),
+        "the tail's LIST was not served stale: {}",
+        out.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the test control plane and the test tools (controlplane.sh up, tools/tools.sh build): cargo test -- --ignored"]
 async fn a_stale_list_whose_revision_was_compacted_is_served_as_asked_never_410() {
     use k8s_openapi::api::core::v1::ConfigMap;

@@ -10,10 +10,15 @@
 #
 # Operators: prometheus-operator v0.85.0 (a Prometheus becomes a StatefulSet, its config Secrets,
 # a rule-files ConfigMap, a governing Service, and the Prometheus's status); external-secrets
-# v0.16.2 (its fake provider's store and an ExternalSecret become a Secret, and their statuses).
-# `benches/explore_operators.sh OUT_DIR NAME` explores one of them (prometheus-operator or
-# external-secrets). The figures and the triage of every difference are in docs/proxy.md
-# ("Exploring a real operator").
+# v0.16.2 (its fake provider's store and an ExternalSecret become a Secret, and their statuses);
+# cert-manager v1.21.2 (its certificate controllers, run by benches/operators/cert-manager/main.go
+# because the release's own main is a module the Go module proxy does not serve: Issuers and
+# Certificates become Secrets and CertificateRequests). `benches/explore_operators.sh OUT_DIR NAME`
+# explores one of them (prometheus-operator, external-secrets or cert-manager); NAME
+# sieve-rabbitmq explores Sieve's resize-pvc workload on rabbitmq cluster-operator v1.6.0, which
+# has the bugs Sieve found (rabbitmq/cluster-operator#782, #653), and on v1.14.0, which has them
+# fixed. The figures and the triage of every difference are in docs/proxy.md ("Exploring a real
+# operator").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 run_dir="${KUBECTL_INFORMER_CONTROLPLANE_RUN:-$root/target/controlplane/run}"
@@ -49,8 +54,8 @@ module_dir() {
 explore() {
   local name=$1 version=$2 state=$3; shift 4
   local started=$SECONDS rc=0
-  "$informer" proxy -n "$name-$RANDOM" --explore --settle 3s \
-    --workload "sh $root/benches/operators/$name/workload.sh" --state "$state" -- "$@" \
+  "$informer" proxy -n "${name//./-}-$RANDOM" --explore --settle 3s --settle-limit "${settle_limit:-2m}" \
+    --workload "sh $root/benches/operators/${workload:-$name/workload.sh}" --state "$state" -- "$@" \
     >"$out/$name.report" 2>"$out/$name.err" || rc=$?
   echo "$name $version: exit $rc in $((SECONDS - started)) s"
   cat "$out/$name.report"
@@ -80,9 +85,59 @@ external_secrets() {
     --enable-push-secret-reconciler=false --enable-cluster-push-secret-reconciler=false
 }
 
+cert_manager() {
+  build cert-manager .
+  local module; module=$(module_dir cert-manager github.com/cert-manager/cert-manager@v1.21.2)
+  local crds=()
+  for crd in certificates certificaterequests issuers clusterissuers; do
+    crds+=(-f "$module/deploy/crds/cert-manager.io_$crd.yaml")
+  done
+  kubectl apply --server-side --force-conflicts "${crds[@]}" >/dev/null
+  kubectl wait --for=condition=Established --timeout=60s "${crds[@]}" >/dev/null
+  explore cert-manager v1.21.2 secrets,certificates,certificaterequests,issuers -- \
+    "$bin/cert-manager" '--namespace={namespace}'
+}
+
+# Sieve's rabbitmq bugs: the resize-pvc workload explored on v1.6.0 (rabbitmq/cluster-operator
+# #782 and #653 not fixed) and on v1.14.0 (both fixed). The operator takes its namespaces and
+# the kubeconfig of its exec client from the environment, and always elects a leader (here with
+# a 4 s lease, so that a restarted operator leads soon).
+rabbitmq() {
+  local version=$1 metrics=$2
+  build "rabbitmq-$version" github.com/rabbitmq/cluster-operator
+  local module; module=$(module_dir "rabbitmq-$version" "github.com/rabbitmq/cluster-operator@$version")
+  local crd="$module/config/crd/bases/rabbitmq.com_rabbitmqclusters.yaml"
+  kubectl apply --server-side --force-conflicts -f "$crd" >/dev/null
+  kubectl wait --for=condition=Established --timeout=60s -f "$crd" >/dev/null
+  # The class of the workload's volumes: bound as soon as claimed, and expandable (the API
+  # server refuses to resize a claim of a class that is not).
+  kubectl apply -f - >/dev/null <<'YAML'
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: kubectl-informer-expandable
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: Immediate
+allowVolumeExpansion: true
+YAML
+  local launch='export KUBE_CONFIG="$KUBECONFIG" OPERATOR_NAMESPACE="$1" OPERATOR_SCOPE_NAMESPACE="$1"
+export LEASE_DURATION=4 RENEW_DEADLINE=3 RETRY_PERIOD=1; exec "$0" "$2"'
+  # Its end state is taken 30 s after the workload at the latest: on kwok its exec into the
+  # pods (to enable feature flags) fails for ever, and it retries, writing Events and the
+  # annotations of its ConfigMaps, so it is never quiet; what the workload asked for is done
+  # within seconds.
+  workload=rabbitmq/resize-pvc.sh settle_limit=30s \
+    explore "rabbitmq-$version" "$version" statefulsets,persistentvolumeclaims,services,configmaps,secrets,rabbitmqclusters -- \
+    sh -c "$launch" "$bin/rabbitmq-$version" '{namespace}' "$metrics"
+  # The runs' volumes, released once their namespaces are gone.
+  kubectl delete persistentvolumes -l kubectl-informer.bench/rabbitmq=true --wait=false >/dev/null
+}
+
 case "${2:-all}" in
   prometheus-operator) prometheus_operator ;;
   external-secrets) external_secrets ;;
-  all) prometheus_operator; external_secrets ;;
-  *) echo "explore_operators.sh: no operator ${2}: prometheus-operator or external-secrets" >&2; exit 2 ;;
+  cert-manager) cert_manager ;;
+  sieve-rabbitmq) rabbitmq v1.6.0 --metrics-addr=0; rabbitmq v1.14.0 --metrics-bind-address=0 ;;
+  all) prometheus_operator; external_secrets; cert_manager ;;
+  *) echo "explore_operators.sh: no operator ${2}: prometheus-operator, external-secrets, cert-manager or sieve-rabbitmq" >&2; exit 2 ;;
 esac

@@ -185,7 +185,7 @@ async fn exploration_finds_each_planted_bug_from_the_trace_and_nothing_in_the_fi
     );
     assert!(
         stale.stdout.lines().any(|l| l.contains(" again, in a new namespace NAMESPACE: ")
-            && l.contains("--fault crash:after=patch,resource=configmaps --fault stale:by=45s,on=restart,resource=configmaps --workload")),
+            && l.contains("--fault crash:after=patch,resource=configmaps --fault stale:by=45s,on=restart,for=45s,resource=configmaps --workload")),
         "{}",
         stale.stdout
     );

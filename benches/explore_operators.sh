@@ -98,6 +98,11 @@ cert_manager() {
     "$bin/cert-manager" '--namespace={namespace}'
 }
 
+# How the rabbitmq operator is started (`sh -c "$rabbitmq_launch" BINARY NAMESPACE METRICS_FLAG`): its
+# namespaces and the kubeconfig of its exec client from the environment, a 4 s leader lease.
+rabbitmq_launch='export KUBE_CONFIG="$KUBECONFIG" OPERATOR_NAMESPACE="$1" OPERATOR_SCOPE_NAMESPACE="$1"
+export LEASE_DURATION=4 RENEW_DEADLINE=3 RETRY_PERIOD=1; exec "$0" "$2"'
+
 # rabbitmq_setup VERSION: the operator built, its CRD, and the class of the workload's volumes.
 rabbitmq_setup() {
   local version=$1
@@ -120,21 +125,18 @@ YAML
 }
 
 # Sieve's rabbitmq bugs: the resize-pvc workload explored on a version (v1.6.0: rabbitmq/cluster-operator
-# #782 and #653 not fixed). The operator takes its namespaces and the kubeconfig of its exec
-# client from the environment, and always elects a leader (here with a 4 s lease, so that a
-# restarted operator leads soon).
+# #782 and #653 not fixed). It always elects a leader: the 4 s lease of $rabbitmq_launch lets a
+# restarted operator lead soon.
 rabbitmq() {
   local version=$1 metrics=$2
   rabbitmq_setup "$version"
-  local launch='export KUBE_CONFIG="$KUBECONFIG" OPERATOR_NAMESPACE="$1" OPERATOR_SCOPE_NAMESPACE="$1"
-export LEASE_DURATION=4 RENEW_DEADLINE=3 RETRY_PERIOD=1; exec "$0" "$2"'
   # Its end state is taken 30 s after the workload at the latest: on kwok its exec into the
   # pods (to enable feature flags) fails for ever, and it retries, writing Events and the
   # annotations of its ConfigMaps, so it is never quiet; what the workload asked for is done
   # within seconds.
   workload=rabbitmq/resize-pvc.sh settle_limit=30s \
     explore "rabbitmq-$version" "$version" statefulsets,persistentvolumeclaims,services,configmaps,secrets,rabbitmqclusters -- \
-    sh -c "$launch" "$bin/rabbitmq-$version" '{namespace}' "$metrics"
+    sh -c "$rabbitmq_launch" "$bin/rabbitmq-$version" '{namespace}' "$metrics"
   # The runs' volumes, released once their namespaces are gone.
   kubectl delete persistentvolumes -l kubectl-informer.bench/rabbitmq=true --wait=false >/dev/null
 }
@@ -149,8 +151,6 @@ rabbitmq_fixed() {
   local dir="$out/rabbitmq-$version-runs" prefix="${version//./-}-$RANDOM"
   rabbitmq_setup "$version"
   mkdir -p "$dir"
-  local launch='export KUBE_CONFIG="$KUBECONFIG" OPERATOR_NAMESPACE="$1" OPERATOR_SCOPE_NAMESPACE="$1"
-export LEASE_DURATION=4 RENEW_DEADLINE=3 RETRY_PERIOD=1; exec "$0" "$2"'
   local common=(--workload "sh $root/benches/operators/rabbitmq/resize-pvc.sh" --settle 3s
     --settle-limit 30s --state statefulsets,persistentvolumeclaims,services,configmaps,secrets,rabbitmqclusters
     --ignore-field '.status.conditions[AllReplicasReady]')
@@ -158,7 +158,7 @@ export LEASE_DURATION=4 RENEW_DEADLINE=3 RETRY_PERIOD=1; exec "$0" "$2"'
     local ns="$prefix-$1" rc=0; shift
     kubectl create namespace "$ns" >/dev/null
     "$informer" proxy -p 0 -o json --seed 1 -n "$ns" "${common[@]}" "$@" -- \
-      sh -c "$launch" "$bin/rabbitmq-$version" "$ns" "$metrics" >"$dir/$ns.out" 2>"$dir/$ns.err" || rc=$?
+      sh -c "$rabbitmq_launch" "$bin/rabbitmq-$version" "$ns" "$metrics" >"$dir/$ns.out" 2>"$dir/$ns.err" || rc=$?
     local found; found=$(grep '"type":"verdict"' "$dir/$ns.out" | python3 -c 'import json,sys
 for l in sys.stdin: print([(d["resource"], d["name"], d["difference"], [f["path"] for f in d.get("fields", [])]) for d in json.loads(l)["differences"]])')
     echo "$ns: exit $rc${found:+ $found}"

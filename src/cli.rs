@@ -193,13 +193,25 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 #[command(before_help = "Examples:\n  \
     kubectl informer version\n  \
-    kubectl informer version --client\n\n\
-    Exit status: 0 printed, 2 the server could not be asked (the client's lines are printed \
-    first).")]
+    kubectl informer version --client\n  \
+    kubectl informer version -o json\n\n\
+    Exit status: 0 printed, 2 the server could not be asked (the client's version is printed \
+    first; with -o, the document without serverVersion).")]
 pub struct VersionArgs {
     /// Print the client's version only, without asking the server.
     #[arg(long)]
     pub client: bool,
+    /// One document, as kubectl's `version -o`: `clientVersion` (gitVersion, gitCommit) and
+    /// `serverVersion` (the server's /version as it answered).
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<VersionOutput>,
+}
+
+/// `version -o`'s forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VersionOutput {
+    Json,
+    Yaml,
 }
 
 /// `kubectl informer schema [DOCUMENT]`.

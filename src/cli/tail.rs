@@ -183,11 +183,12 @@ pub struct TailArgs {
     /// out.
     #[arg(long)]
     pub show_managed_fields: bool,
-    /// kubectl's `get -w`, taken so that it can be answered: tail always watches.
+    /// kubectl's `get -w`, accepted as kubectl users type it: tail always watches, so it
+    /// changes nothing.
     #[arg(short = 'w', long, hide = true)]
     pub watch: bool,
-    /// kubectl's `get --watch-only`, taken so that it can be answered: `--initial none`.
-    #[arg(long, hide = true)]
+    /// kubectl's `get --watch-only`: `--initial none`, only the changes from now on.
+    #[arg(long, hide = true, conflicts_with = "initial")]
     pub watch_only: bool,
 }
 

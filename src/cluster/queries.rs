@@ -2,6 +2,7 @@
 //! server's version; and what a namespace's name must be (a DNS-1123 label).
 
 use super::{Cluster, ClusterError, Operation};
+use serde_json::Value;
 
 /// A namespace name: a DNS-1123 label.
 pub fn validate_dns_label(name: &str) -> Result<(), String> {
@@ -64,22 +65,22 @@ impl Cluster {
             })
     }
 
-    /// The server's `gitVersion` from `/version` (`v1.37.2`).
-    pub async fn server_version(&self) -> Result<String, ClusterError> {
+    /// The server's `/version` document, checked to carry a `gitVersion` (`v1.37.2`), as
+    /// `kubectl version -o json` prints it under `serverVersion`.
+    pub async fn server_version(&self) -> Result<Value, ClusterError> {
         let op = Operation::new("get", "/version", None);
         let body = self.get("/version", "application/json", &op).await?;
         let decode = |reason: String| ClusterError::Decode {
             what: "get /version".into(),
             reason,
         };
-        let version: serde_json::Value =
-            serde_json::from_slice(&body).map_err(|e| decode(e.to_string()))?;
-        version["gitVersion"]
-            .as_str()
-            .map(str::to_string)
-            .ok_or_else(|| {
-                decode("it has no gitVersion: the server is not a Kubernetes API server".into())
-            })
+        let version: Value = serde_json::from_slice(&body).map_err(|e| decode(e.to_string()))?;
+        match version["gitVersion"].is_string() {
+            true => Ok(version),
+            false => Err(decode(
+                "it has no gitVersion: the server is not a Kubernetes API server".into(),
+            )),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! `version` prints the client's version and the commit it was built from, and the server's
 //! version as the real kubectl reads it from the same server (the current one, v1.29 and each
-//! supported minor between); `--client` asks no server.
+//! supported minor between), in lines and as kubectl's `-o json|yaml` document; `--client` asks
+//! no server.
 
 use crate::common::older::{minor_kubeconfig_path, MINORS};
 use crate::common::*;
@@ -57,6 +58,21 @@ async fn version_names_the_client_commit_and_the_servers_version_as_kubectl_read
             .split_once(" (")
             .unwrap_or_default();
         assert_eq!(ours, server);
+        // -o json and -o yaml: kubectl's document, its serverVersion as kubectl's.
+        for form in ["json", "yaml"] {
+            let out = run(&["version", "-o", form, "--kubeconfig", kubeconfig]);
+            assert_eq!(out.code, Some(0), "{}", out.stderr);
+            let ours: serde_json::Value = match form {
+                "json" => serde_json::from_str(&out.stdout).unwrap(),
+                _ => serde_saphyr::from_str(&out.stdout).unwrap(),
+            };
+            assert_eq!(ours["serverVersion"], theirs["serverVersion"], "{form}");
+            assert_eq!(
+                ours["clientVersion"]["gitVersion"],
+                concat!("v", env!("CARGO_PKG_VERSION"))
+            );
+            assert_eq!(ours["clientVersion"]["gitCommit"], commit);
+        }
     }
     assert!(run(&["--version"]).stdout.starts_with(&format!(
         "kubectl-informer {} (commit ",
@@ -79,4 +95,13 @@ fn client_asks_no_server_and_a_server_that_cannot_be_asked_still_leaves_the_clie
         "{}",
         out.stdout
     );
+    // -o json: the document without serverVersion, then the error.
+    let out = run(&["version", "-o", "json", "--server", &closed]);
+    assert_one_line_error(&out, &["cannot connect to"]);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(doc["clientVersion"]["gitVersion"].is_string(), "{doc}");
+    assert!(doc.get("serverVersion").is_none(), "{doc}");
+    let out = run(&["version", "--client", "-o", "yaml", "--server", &closed]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.starts_with("clientVersion:\n"), "{}", out.stdout);
 }

@@ -187,7 +187,11 @@ fn begin(args: &TailArgs) -> Result<Begin> {
     let watch_list = args.initial == InitialMode::WatchList && args.from_rv.is_none();
     let initial_events_timeout =
         super::super::initial_events_timeout(args.initial_events_timeout, watch_list)?;
-    Ok(match (&args.from_rv, args.initial) {
+    let initial = match args.watch_only {
+        true => InitialMode::None,
+        false => args.initial,
+    };
+    Ok(match (&args.from_rv, initial) {
         (Some(rv), _) => Begin::Replay {
             rv: rv.clone(),
             relist_if_expired: args.on_expired == OnExpired::Relist,
@@ -464,22 +468,8 @@ fn escape_field_value(value: &str) -> String {
     out
 }
 
-/// The watch flags kubectl users reach for, and the output flags that go only with some forms.
+/// The output flags that go only with some forms.
 fn check_output_forms(args: &TailArgs) -> Result<()> {
-    if args.watch {
-        return Err(Error::Usage(
-            "-w/--watch: tail always watches, as kubectl get -w does; drop the flag \
-             (--initial none prints only the changes, as kubectl's --watch-only)"
-                .into(),
-        ));
-    }
-    if args.watch_only {
-        return Err(Error::Usage(
-            "--watch-only: tail always watches; for only the changes, without the objects \
-             that exist, use --initial none"
-                .into(),
-        ));
-    }
     let kubectl_form = !matches!(
         args.output,
         OutputFormat::Text | OutputFormat::Wide | OutputFormat::Json

@@ -202,3 +202,18 @@ fn timeout_needs_an_end_condition_and_points_to_for_without_one() {
         (Some(Duration::from_secs(90)), None)
     );
 }
+
+#[test]
+fn kubectls_watch_flags_are_taken_as_kubectl_users_type_them() {
+    let plain = config(&["cm"]).unwrap();
+    let watch = config(&["cm", "-w"]).unwrap();
+    assert_eq!(watch.begin, plain.begin);
+    assert_eq!(config(&["cm", "--watch"]).unwrap().begin, plain.begin);
+    assert_eq!(plain.begin, Begin::List { shown: true });
+    assert_eq!(
+        config(&["cm", "-w", "--watch-only"]).unwrap().begin,
+        Begin::List { shown: false }
+    );
+    let err = config(&["cm", "--watch-only", "--initial", "list"]).unwrap_err();
+    assert!(err.to_string().contains("--initial"), "{err}");
+}

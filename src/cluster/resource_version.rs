@@ -63,6 +63,40 @@ impl fmt::Display for ResourceVersion {
     }
 }
 
+/// Why a resourceVersion the user gave cannot be sent: kube-apiserver reads one as an unsigned
+/// 64-bit decimal number (`strconv.ParseUint(rv, 10, 64)` in its storage layer), and answers
+/// anything else with a 500 (not a number) or never reaches it (above 2^64-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSendable {
+    NotANumber,
+    TooLarge,
+}
+
+impl ResourceVersion {
+    /// `text` as kube-apiserver would read it, written as it prints it (`007` is `7`).
+    pub fn sendable(text: &str) -> Result<ResourceVersion, NotSendable> {
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(NotSendable::NotANumber);
+        }
+        let value: u64 = text.parse().map_err(|_| NotSendable::TooLarge)?;
+        Ok(ResourceVersion(value.to_string()))
+    }
+}
+
+impl NotSendable {
+    /// What is wrong with `flag`'s `text`, and what to pass instead, in one line.
+    pub fn explain(self, flag: &str, text: &str) -> String {
+        let why = match self {
+            NotSendable::NotANumber => "is not a resourceVersion",
+            NotSendable::TooLarge => "is above 18446744073709551615 (2^64-1), the largest",
+        };
+        format!(
+            "{flag} \"{text}\" {why}: kube-apiserver takes an unsigned 64-bit decimal number; \
+             pass one that tail or kubectl printed"
+        )
+    }
+}
+
 /// Compares two resourceVersions as KEP-5504 orders them; an error names the one that is not a
 /// number.
 pub fn compare(a: &str, b: &str) -> Result<Ordering, NotComparable> {
@@ -72,6 +106,25 @@ pub fn compare(a: &str, b: &str) -> Result<Ordering, NotComparable> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_kube_apiserver_reads_as_a_resource_version_is_sendable_and_written_as_it_prints_it() {
+        let sent = |t: &str| ResourceVersion::sendable(t).map(|rv| rv.to_string());
+        assert_eq!(sent("42").unwrap(), "42");
+        assert_eq!(sent("007").unwrap(), "7");
+        assert_eq!(
+            sent("18446744073709551615").unwrap(),
+            "18446744073709551615"
+        );
+        assert_eq!(sent("18446744073709551616"), Err(NotSendable::TooLarge));
+        assert_eq!(
+            sent("340282366920938463463374607431768211456"),
+            Err(NotSendable::TooLarge)
+        );
+        for bad in ["", "abc", "+5", "-1", " 5", "5 ", "1e3", "0x10"] {
+            assert_eq!(sent(bad), Err(NotSendable::NotANumber), "{bad:?}");
+        }
+    }
 
     #[test]
     fn numbers_compare_by_length_then_digits_beyond_64_bits() {

@@ -110,6 +110,7 @@ fn session_config(config: &TailConfig) -> SessionConfig {
         max_events: config.max_events,
         until_rv: config.until_rv.clone(),
         timeout: config.timeout,
+        run_for: config.run_for,
     }
 }
 

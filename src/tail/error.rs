@@ -38,6 +38,19 @@ pub enum TailError {
         #[source]
         source: NotComparable,
     },
+    /// `limit` (`--for 8s`) ended a replay that never began: its RV `from` stayed ahead of the
+    /// server's `current` one of `resource`, and the reflector's retries stop with the run.
+    #[error(
+        "{limit} ended before the replay began: resourceVersion {from} stayed ahead of the \
+         server's current one ({current}, from a LIST of {resource}); pass a resourceVersion \
+         this cluster printed for {resource}"
+    )]
+    StillAhead {
+        limit: String,
+        from: String,
+        current: String,
+        resource: String,
+    },
     /// A Secret kept without its JSON, or whose JSON does not parse, cannot be redacted.
     #[error("cannot redact Secret {key}: {source}")]
     Redact {

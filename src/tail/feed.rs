@@ -13,7 +13,7 @@ use crate::informer::fields;
 use crate::informer::object::RawObject;
 use crate::informer::patch::{DiffFields, ObjectDiff};
 use crate::informer::processor::NotificationKind;
-use crate::informer::transition::{EventType, Origin, ReflectorEvent};
+use crate::informer::transition::{EventType, Origin, ReflectorEvent, WatchFailure};
 use std::time::SystemTime;
 
 /// One resource of a run: what was shown of it, and the informer's cache of what tail has seen
@@ -37,6 +37,9 @@ pub struct Feed {
     /// compared with).
     newest_rv: Option<ResourceVersion>,
     lookup: Option<Lookup>,
+    /// While a replay's RV is ahead of the server's and its watch is put off: the RV it waits
+    /// to open from and the server's current one, as last read.
+    held_ahead: Option<(String, String)>,
 }
 
 /// Where a feed asks, when its first LIST is empty, whether what it watches exists, to say so:
@@ -91,6 +94,7 @@ impl Feed {
             listed,
             newest_rv: None,
             lookup,
+            held_ahead: None,
         }
     }
 
@@ -108,6 +112,14 @@ impl Feed {
 
     pub(super) fn newest_rv(&self) -> Option<&ResourceVersion> {
         self.newest_rv.as_ref()
+    }
+
+    /// While its replay's watch is put off because the RV is ahead of the server's: that RV
+    /// and the server's current one.
+    pub(super) fn held_ahead(&self) -> Option<(&str, &str)> {
+        self.held_ahead
+            .as_ref()
+            .map(|(from, current)| (from.as_str(), current.as_str()))
     }
 
     /// The cache's current version of the object at `key`.
@@ -140,6 +152,18 @@ impl Feed {
     pub(super) fn take(&mut self, event: &ReflectorEvent, show_initial: bool) -> Vec<Seen> {
         let notifications = self.update_cache(event);
         match event {
+            ReflectorEvent::WatchFailed {
+                resource_version,
+                error: WatchFailure::AheadOfServer { current, .. },
+                ..
+            } => {
+                self.held_ahead = Some((resource_version.clone(), current.clone()));
+                Vec::new()
+            }
+            ReflectorEvent::WatchOpened { .. } => {
+                self.held_ahead = None;
+                Vec::new()
+            }
             ReflectorEvent::Listed {
                 object,
                 received_at,

@@ -31,6 +31,8 @@ pub struct SessionConfig {
     pub until_rv: Option<ResourceVersion>,
     /// `--timeout`, named by the error line of a run that gave up.
     pub timeout: Option<Duration>,
+    /// `--for`, named by the error line of a replay that never began.
+    pub run_for: Option<Duration>,
 }
 
 /// When a run ends whatever it has seen: `ends` (`--for`: done) and `gives_up` (`--timeout`).
@@ -130,7 +132,7 @@ impl Session {
                 _ = &mut interrupt => return Ok(Stop::Interrupted),
                 _ = &mut reader_gone => return Ok(Stop::Done),
                 // --for first: when both end at once, the time box wins (exit 0).
-                _ = sleep_until(deadlines.ends) => return Ok(Stop::Done),
+                _ = sleep_until(deadlines.ends) => return self.time_is_up(),
                 _ = sleep_until(deadlines.gives_up) => return Ok(Stop::TimedOut),
                 _ = sleep_until(reaction_due) => {
                     self.expire_reactions(sink)?;
@@ -338,6 +340,26 @@ impl Session {
         })
     }
 
+    /// `--for` is over: done, unless a replay never began because its RV stayed ahead of the
+    /// server's all along (the retries stop here, and the error says so).
+    fn time_is_up(&self) -> Result<Stop, TailError> {
+        let Some((feed, (from, current))) = self
+            .shown_feeds()
+            .find_map(|f| f.held_ahead().map(|held| (f, held)))
+        else {
+            return Ok(Stop::Done);
+        };
+        Err(TailError::StillAhead {
+            limit: format!(
+                "--for {}",
+                crate::format::duration(self.config.run_for.unwrap_or_default())
+            ),
+            from: from.to_string(),
+            current: current.to_string(),
+            resource: feed.resource().to_string(),
+        })
+    }
+
     /// Feed `index`'s reflector failed for good: named, when it is one of several.
     fn failed(&self, index: usize, error: ReflectorError) -> TailError {
         match self.feeds.as_slice() {
@@ -365,9 +387,19 @@ impl Session {
             (Some(one), None) | (None, Some(one)) => one,
             (None, None) => "the end condition was met".to_string(),
         };
+        let held = self.shown_feeds().find_map(|f| {
+            f.held_ahead().map(|(from, current)| {
+                format!(
+                    "; the replay never began: resourceVersion {from} stayed ahead of the \
+                     server's ({current}, {})",
+                    f.resource()
+                )
+            })
+        });
         format!(
-            "--timeout {limit} reached before {missed}; {}",
-            self.newest()
+            "--timeout {limit} reached before {missed}; {}{}",
+            self.newest(),
+            held.unwrap_or_default()
         )
     }
 

@@ -644,7 +644,7 @@ async fn for_ends_a_run_with_exit_0_also_before_a_pending_timeout() {
 }
 
 #[test]
-fn timeout_without_an_end_condition_and_unitless_durations_are_refused() {
+fn timeout_without_an_end_condition_unitless_durations_and_unreadable_rvs_are_refused() {
     for (args, needles) in [
         (
             vec!["tail", "cm", "--timeout", "1m"],
@@ -662,6 +662,24 @@ fn timeout_without_an_end_condition_and_unitless_durations_are_refused() {
             vec!["tail", "cm", "--max-events", "1", "--timeout", "1d"],
             vec!["--timeout 1d: not a duration", "unknown unit \"d\""],
         ),
+        // What kube-apiserver cannot read as a resourceVersion, before any connection.
+        (
+            vec!["tail", "cm", "--from-rv", "abc"],
+            vec!["--from-rv \"abc\" is not a resourceVersion", "unsigned 64-bit"],
+        ),
+        (
+            vec![
+                "tail",
+                "cm",
+                "--from-rv",
+                "340282366920938463463374607431768211456",
+            ],
+            vec!["is above 18446744073709551615 (2^64-1)"],
+        ),
+        (
+            vec!["tail", "cm", "--until-rv", "1.5"],
+            vec!["--until-rv \"1.5\" is not a resourceVersion"],
+        ),
     ] {
         assert_one_line_error(&run(&args), &needles);
     }
@@ -669,7 +687,8 @@ fn timeout_without_an_end_condition_and_unitless_durations_are_refused() {
 
 /// `--from-rv` ahead of the server's current resourceVersion: kube-apiserver would take the
 /// watch and send nothing until it got there, so tail says so (a NOTICE naming both RVs; in
-/// `-o json` a `watch-failed` notice) instead of sitting on a silent watch.
+/// `-o json` a `watch-failed` notice) instead of sitting on a silent watch, and when `--for`
+/// ends while it is still ahead, exits 2 saying the replay never began.
 #[tokio::test]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_from_rv_ahead_of_the_server_is_said_to_be_ahead_not_watched_in_silence() {
@@ -694,8 +713,15 @@ async fn a_from_rv_ahead_of_the_server_is_said_to_be_ahead_not_watched_in_silenc
     let error = notice["error"].as_str().unwrap();
     assert!(error.starts_with(&said), "{error}");
     let out = tail.finish(Duration::from_secs(30));
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(!out.stdout.contains("\"watch-opened\""), "{}", out.stdout);
+    // --for ends the retries, and says the replay never began.
+    assert_one_line_error(
+        &out,
+        &[
+            "--for 5s ended before the replay began",
+            &format!("resourceVersion {ahead} stayed ahead"),
+        ],
+    );
 
     let out = run(&[
         "tail",
@@ -707,7 +733,7 @@ async fn a_from_rv_ahead_of_the_server_is_said_to_be_ahead_not_watched_in_silenc
         "--for",
         "3s",
     ]);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
     assert!(
         out.stderr
             .lines()

@@ -193,7 +193,9 @@ fn begin(args: &TailArgs) -> Result<Begin> {
     };
     Ok(match (&args.from_rv, initial) {
         (Some(rv), _) => Begin::Replay {
-            rv: rv.clone(),
+            rv: ResourceVersion::sendable(rv)
+                .map(|rv| rv.to_string())
+                .unwrap_or_else(|_| rv.clone()),
             relist_if_expired: args.on_expired == OnExpired::Relist,
         },
         (None, InitialMode::WatchList) => Begin::WatchList {
@@ -286,29 +288,31 @@ fn check_record(args: &TailArgs) -> Result<()> {
     Ok(())
 }
 
-/// `--from-rv` names a point in history: "" and "0" would mean any.
+/// `--from-rv` names a point in history kube-apiserver can read: a 64-bit number other than 0
+/// ("" and "0" would mean any).
 fn check_from_rv(args: &TailArgs) -> Result<()> {
-    if let Some(rv) = &args.from_rv {
-        if rv.is_empty() || rv == "0" {
-            return Err(Error::Usage(format!(
-                "--from-rv \"{rv}\" is not a point in history (\"\" and \"0\" mean \"any\"): pass a \
-                 resourceVersion that tail or kubectl printed, or use --initial list"
-            )));
-        }
+    let Some(rv) = &args.from_rv else {
+        return Ok(());
+    };
+    let sendable =
+        ResourceVersion::sendable(rv).map_err(|e| Error::Usage(e.explain("--from-rv", rv)));
+    if rv.is_empty() || sendable.as_ref().is_ok_and(|n| n.to_string() == "0") {
+        return Err(Error::Usage(format!(
+            "--from-rv \"{rv}\" is not a point in history (\"\" and \"0\" mean \"any\"): pass a \
+             resourceVersion that tail or kubectl printed, or use --initial list"
+        )));
     }
-    Ok(())
+    sendable.map(|_| ())
 }
 
-/// `--until-rv` as a number, to compare the RVs seen with.
+/// `--until-rv` as a number kube-apiserver could reach, to compare the RVs seen with.
 fn until_rv(args: &TailArgs) -> Result<Option<ResourceVersion>> {
-    match &args.until_rv {
-        Some(rv) => Ok(Some(ResourceVersion::parse(rv).map_err(|_| {
-            Error::Usage(format!(
-                "--until-rv \"{rv}\" is not a resourceVersion number (the values tail prints)"
-            ))
-        })?)),
-        None => Ok(None),
-    }
+    args.until_rv
+        .as_ref()
+        .map(|rv| {
+            ResourceVersion::sendable(rv).map_err(|e| Error::Usage(e.explain("--until-rv", rv)))
+        })
+        .transpose()
 }
 
 /// The stop conditions: `--max-events` lets something print, and a `--timeout` has a wait to

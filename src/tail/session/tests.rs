@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::informer::object::RawObject;
+use crate::informer::transition::WatchFailure;
 use crate::react::Fate;
 use crate::tail::sink::{ReactionShown, Shown};
 use std::time::SystemTime;
@@ -109,6 +110,7 @@ fn session(show_initial: bool, until_rv: Option<&str>, max_events: Option<u64>) 
         max_events,
         until_rv: until_rv.map(|rv| ResourceVersion::parse(rv).unwrap()),
         timeout: None,
+        run_for: None,
     };
     let feed = Feed::new("configmap".into(), "configmaps".into(), false, false, None);
     Session::new(config, vec![feed], None)
@@ -327,4 +329,38 @@ fn an_owned_resource_watched_for_reactions_shows_none_of_its_own_and_a_silent_on
     assert_eq!(s.shown_feeds().count(), 1);
     let (_, stats) = s.reactions().unwrap();
     assert_eq!((stats.reacted, stats.timed_out, stats.waiting), (1, 1, 0));
+}
+
+#[test]
+fn a_replay_held_ahead_of_the_server_ends_with_for_as_an_error_naming_both_rvs_until_it_opens() {
+    let mut s = session(false, None, None);
+    s.config.run_for = Some(Duration::from_secs(8));
+    assert!(matches!(s.time_is_up(), Ok(Stop::Done)));
+    let ahead = ReflectorEvent::WatchFailed {
+        resource_version: "99999999".into(),
+        error: WatchFailure::AheadOfServer {
+            current: "594".into(),
+            resource: "configmaps".into(),
+        },
+        retry_in: Duration::from_secs(1),
+    };
+    feed_in(&mut s, vec![ahead]);
+    let err = s.time_is_up().unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "--for 8s ended before the replay began: resourceVersion 99999999 stayed ahead of the \
+         server's current one (594, from a LIST of configmaps); pass a resourceVersion this \
+         cluster printed for configmaps"
+    );
+    assert!(
+        s.missed_end()
+            .ends_with("the replay never began: resourceVersion 99999999 stayed ahead of the server's (594, configmaps)"),
+        "{}",
+        s.missed_end()
+    );
+    let opened = ReflectorEvent::WatchOpened {
+        resource_version: "99999999".into(),
+    };
+    feed_in(&mut s, vec![opened]);
+    assert!(matches!(s.time_is_up(), Ok(Stop::Done)));
 }

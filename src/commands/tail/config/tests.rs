@@ -217,3 +217,33 @@ fn kubectls_watch_flags_are_taken_as_kubectl_users_type_them() {
     let err = config(&["cm", "--watch-only", "--initial", "list"]).unwrap_err();
     assert!(err.to_string().contains("--initial"), "{err}");
 }
+
+#[test]
+fn resource_versions_kube_apiserver_cannot_read_are_refused_before_connecting() {
+    for (args, needle) in [
+        (
+            vec!["cm", "--from-rv", "abc"],
+            "--from-rv \"abc\" is not a resourceVersion: kube-apiserver takes an unsigned 64-bit",
+        ),
+        (
+            vec!["cm", "--from-rv", "340282366920938463463374607431768211456"],
+            "is above 18446744073709551615 (2^64-1), the largest",
+        ),
+        (vec!["cm", "--from-rv", "00"], "is not a point in history"),
+        (
+            vec!["cm", "--until-rv", "18446744073709551616"],
+            "--until-rv \"18446744073709551616\" is above",
+        ),
+        (vec!["cm", "--until-rv", "+5"], "is not a resourceVersion"),
+    ] {
+        let err = config(&args).unwrap_err();
+        assert!(matches!(err, Error::Usage(_)), "{args:?}: {err:?}");
+        assert!(err.to_string().contains(needle), "{args:?}: {err}");
+    }
+    let replay = config(&["cm", "--from-rv", "0042"]).unwrap();
+    assert!(
+        matches!(&replay.begin, Begin::Replay { rv, .. } if rv == "42"),
+        "{:?}",
+        replay.begin
+    );
+}

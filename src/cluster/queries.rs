@@ -65,6 +65,33 @@ impl Cluster {
             })
     }
 
+    /// Who stores `group/version`'s resources, as its APIService says: `None` when
+    /// kube-apiserver serves them itself (no `spec.service`: from its own storage, where one
+    /// etcd revision orders every resource), else the aggregated API server's Service
+    /// (`namespace/name`), whose resourceVersions are its own.
+    pub async fn aggregated_by(
+        &self,
+        group: &str,
+        version: &str,
+    ) -> Result<Option<String>, ClusterError> {
+        let name = format!("{version}.{group}");
+        let op = Operation::new("get", "apiservices.apiregistration.k8s.io", None);
+        let path = format!("/apis/apiregistration.k8s.io/v1/apiservices/{name}");
+        let body = self.get(&path, "application/json", &op).await?;
+        let service: Value = serde_json::from_slice(&body).map_err(|e| ClusterError::Decode {
+            what: format!("APIService {name}"),
+            reason: e.to_string(),
+        })?;
+        let service = &service["spec"]["service"];
+        Ok(service.is_object().then(|| {
+            format!(
+                "{}/{}",
+                service["namespace"].as_str().unwrap_or_default(),
+                service["name"].as_str().unwrap_or_default()
+            )
+        }))
+    }
+
     /// The server's `/version` document, checked to carry a `gitVersion` (`v1.37.2`), as
     /// `kubectl version -o json` prints it under `serverVersion`.
     pub async fn server_version(&self) -> Result<Value, ClusterError> {

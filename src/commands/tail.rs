@@ -13,7 +13,7 @@ pub use config::{Begin, OwnedKinds, Stdout, TailConfig, Tailed};
 use records::Records;
 
 use super::{connect_and_discover, create_new_file, resolve_in, GlobalConfig, Resolved};
-use crate::cluster::ApiResource;
+use crate::cluster::{ApiResource, Cluster};
 use crate::error::{Error, Result, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::merge::Merged;
@@ -24,7 +24,7 @@ use crate::output::stderr_is_terminal;
 use crate::output::tail_react::reaction_summary;
 use crate::output::tail_summary::summary;
 use crate::output::text::qualified_kind;
-use crate::output::text::TextPrinter;
+use crate::output::text::{replay_across_line, TextPrinter};
 use crate::recording::{start_notice, EventPrinter, JsonPrinter, Tee};
 use crate::tail::owned_resources::{self, Owner};
 use crate::tail::owners::OwnerGraph;
@@ -149,6 +149,9 @@ async fn resolve_watches(global: &GlobalConfig, config: &TailConfig) -> Result<W
         Tailed::Resources { resources, .. } => {
             let (cluster, discovered) = connect_and_discover(global).await?;
             let targets = resolve_in(global, &cluster, &discovered, resources, VERBS)?;
+            if targets.len() > 1 && replays(config) {
+                one_order(global, &cluster, &targets).await?;
+            }
             let owned = match (&config.react, targets.first()) {
                 (Some(react), Some(written)) => {
                     let reaction = &react.reaction;
@@ -189,6 +192,50 @@ async fn resolve_watches(global: &GlobalConfig, config: &TailConfig) -> Result<W
             reacting: None,
         },
     })
+}
+
+/// Whether the run names resourceVersions to start or stop at (`--from-rv`, `--until-rv`).
+fn replays(config: &TailConfig) -> bool {
+    matches!(config.begin, Begin::Replay { .. }) || config.until_rv.is_some()
+}
+
+/// A replay of several resources needs one order of resourceVersions: kube-apiserver stores
+/// every resource it serves itself in one etcd, whose revision is every object's
+/// resourceVersion, so one RV is one point in time for all (KEP-5504). A resource of an
+/// aggregated API server, or one whose APIService cannot be read, is refused in one line; else
+/// a notice says the replay is across them.
+async fn one_order(global: &GlobalConfig, cluster: &Cluster, targets: &[Resolved]) -> Result<()> {
+    for t in targets {
+        let (group, version) = (&t.resource.group, &t.resource.version);
+        let asked = global.limits.bound(
+            cluster,
+            "reading an APIService",
+            cluster.aggregated_by(group, version),
+        );
+        let resource = t.resource.qualified_name();
+        match asked.await {
+            Ok(None) => {}
+            Ok(Some(service)) => {
+                return Err(Error::Usage(format!(
+                    "{resource} is served by an aggregated API server (Service {service}), whose \
+                     resourceVersions are its own: replay it on its own"
+                )))
+            }
+            Err(Error::Stopped(code)) => return Err(Error::Stopped(code)),
+            Err(e) => {
+                return Err(Error::Usage(format!(
+                    "cannot tell whether {resource} shares kube-apiserver's resourceVersions (its \
+                     APIService {version}.{group}: {e}): replay each resource on its own"
+                )))
+            }
+        }
+    }
+    let names: Vec<String> = targets
+        .iter()
+        .map(|t| t.resource.qualified_name())
+        .collect();
+    crate::output::say(&replay_across_line(&names));
+    Ok(())
 }
 
 /// `--react owned:`'s watch: the owned resource where `written`'s objects can own objects (its

@@ -178,6 +178,19 @@ pub fn qualified_kind(kind: &str, api_version: &str) -> String {
     }
 }
 
+/// Said before a replay of several resources: why their resourceVersions are one order, and
+/// what order their events come in.
+pub fn replay_across_line(resources: &[String]) -> String {
+    format!(
+        "{}  NOTICE    replaying {} from one resourceVersion: kube-apiserver stores each in one \
+         etcd, whose revision orders every resource (comparable resourceVersions, KEP-5504); each \
+         resource's events come in order, the resources' as they arrive (sort -o json by \
+         resourceVersion for one timeline)",
+        local_time(SystemTime::now()),
+        resources.join(", ")
+    )
+}
+
 /// A notice as a line of stderr: `TIME  NOTICE    [RESOURCE: ]SENTENCE`, the resource named
 /// when the stream merges several; `label` is `NOTICE  `, colored or not.
 pub fn notice_line(notice: Notice<'_>, at: SystemTime, label: &str, several: bool) -> String {

@@ -281,13 +281,13 @@ impl Feed {
         self.stats.count(event_type, rv);
     }
 
-    /// Keeps `rv` if it is the newest seen, and says whether it is at or past `until`. With
+    /// Keeps `rv` if it is the newest seen (what `--until-rv` is compared with). With
     /// `until`, an RV that is not a number ends the run naming it: it can never be compared.
     pub(super) fn reach(
         &mut self,
         rv: &str,
         until: Option<&ResourceVersion>,
-    ) -> Result<bool, TailError> {
+    ) -> Result<(), TailError> {
         let rv = match ResourceVersion::parse(rv) {
             Ok(rv) => rv,
             Err(source) => {
@@ -297,15 +297,14 @@ impl Feed {
                         resource: self.resource.clone(),
                         source,
                     }),
-                    None => Ok(false),
+                    None => Ok(()),
                 }
             }
         };
-        let reached = until.is_some_and(|until| rv >= *until);
         if self.newest_rv.as_ref().is_none_or(|n| rv > *n) {
             self.newest_rv = Some(rv);
         }
-        Ok(reached)
+        Ok(())
     }
 
     /// Shows `seen` to `sink` as feed `index`'s, with `owners` (`--follow-owned`'s chain): a

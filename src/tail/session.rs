@@ -321,9 +321,15 @@ impl Session {
             .is_some_and(|max| self.objects >= max)
     }
 
-    /// Keeps feed `index`'s newest resourceVersion, and whether --until-rv is reached.
+    /// Keeps feed `index`'s newest resourceVersion, and whether --until-rv is reached: by every
+    /// resource shown, so that a replay of several has all of each one's events up to it.
     fn reach(&mut self, index: usize, rv: &str) -> Result<(), TailError> {
-        self.until_reached |= self.feeds[index].reach(rv, self.config.until_rv.as_ref())?;
+        let until = self.config.until_rv.as_ref();
+        self.feeds[index].reach(rv, until)?;
+        self.until_reached = until.is_some_and(|until| {
+            self.shown_feeds()
+                .all(|f| f.newest_rv().is_some_and(|newest| newest >= until))
+        });
         Ok(())
     }
 

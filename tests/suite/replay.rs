@@ -326,3 +326,76 @@ async fn after_an_outage_longer_than_the_history_the_relist_reports_what_was_del
         "an unchanged object is not repeated by the relist: {shown:?}"
     );
 }
+
+/// One resourceVersion is one point in time for every resource kube-apiserver stores itself
+/// (one etcd revision orders them all), so a replay of several resources from it shows exactly
+/// the writes after it, of each; `--until-rv` ends once every resource reached it. A user who
+/// cannot read the APIServices that say so is refused in one line.
+#[tokio::test]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+async fn a_replay_across_resources_shows_the_writes_after_one_rv_of_each_until_every_one_reached_the_end(
+) {
+    let ns = TestNamespace::new("replay-across").await;
+    let from = ns.create_configmap("a", &[]).await;
+    ns.create_secret("s", "k", "v").await;
+    let until = ns.create_configmap("b", &[]).await;
+    // Past --until-rv: the event that brings secrets to it.
+    ns.create_secret("t", "k", "v").await;
+    let out = run(&[
+        "tail",
+        "configmaps,secrets",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--from-rv",
+        &from,
+        "--until-rv",
+        &until,
+        "--timeout",
+        "120s",
+    ]);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let mut got: Vec<(String, String)> = out
+        .object_events()
+        .iter()
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap_or_default().to_string(),
+                e["name"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    let s = |k: &str, n: &str| (k.to_string(), n.to_string());
+    assert_eq!(
+        got,
+        vec![s("ConfigMap", "b"), s("Secret", "s"), s("Secret", "t")],
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("replaying configmaps, secrets from one resourceVersion"),
+        "{}",
+        out.stderr
+    );
+
+    let out = run(&[
+        "tail",
+        "configmaps,secrets",
+        "-n",
+        &ns.name,
+        "--context",
+        "nobody",
+        "--from-rv",
+        &from,
+    ]);
+    assert_one_line_error(
+        &out,
+        &[
+            "cannot tell whether configmaps shares kube-apiserver's resourceVersions",
+            "replay each resource on its own",
+        ],
+    );
+}

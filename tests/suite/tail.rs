@@ -665,7 +665,10 @@ fn timeout_without_an_end_condition_unitless_durations_and_unreadable_rvs_are_re
         // What kube-apiserver cannot read as a resourceVersion, before any connection.
         (
             vec!["tail", "cm", "--from-rv", "abc"],
-            vec!["--from-rv \"abc\" is not a resourceVersion", "unsigned 64-bit"],
+            vec![
+                "--from-rv \"abc\" is not a resourceVersion",
+                "unsigned 64-bit",
+            ],
         ),
         (
             vec![

@@ -309,26 +309,12 @@ async fn a_recording_of_several_resources_is_refused_by_bench_and_diff_naming_th
 
 #[tokio::test]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
-async fn several_resources_refuse_a_name_rvs_and_one_resource_named_twice() {
+async fn several_resources_refuse_a_name_and_one_resource_named_twice() {
     let ns = TestNamespace::new("multi-refused").await;
     for (args, needles) in [
         (
             vec!["deploy,rs", "web"],
             vec!["a name (web) cannot be given with several resources (deploy,rs)"],
-        ),
-        (
-            vec!["deploy,rs", "--from-rv", "5"],
-            vec![
-                "--from-rv needs one resource",
-                "resourceVersions are per resource",
-            ],
-        ),
-        (
-            vec!["deploy,rs", "--until-rv", "5"],
-            vec![
-                "--until-rv needs one resource",
-                "resourceVersions are per resource",
-            ],
         ),
         (
             vec!["po,deploy,pods"],

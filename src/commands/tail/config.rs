@@ -544,30 +544,17 @@ fn check_template_flags(args: &TailArgs, form: &str) -> Result<()> {
     Ok(())
 }
 
-/// What several resources (`tail deploy,rs,pods`) cannot be given with: a name, or the
-/// resourceVersions of one resource.
+/// What several resources (`tail deploy,rs,pods`) cannot be given with: a name. (A replay's
+/// resourceVersions are checked once the resources are known: they must share one order.)
 fn one_resource_only(args: &TailArgs, name: Option<&str>) -> Result<()> {
-    if let Some(name) = name {
-        return Err(Error::Usage(format!(
+    match name {
+        Some(name) => Err(Error::Usage(format!(
             "a name ({name}) cannot be given with several resources ({}), as with \
              kubectl: tail one resource, or select with -l or --field-selector",
             args.resource
-        )));
+        ))),
+        None => Ok(()),
     }
-    for (flag, given) in [
-        ("--from-rv", args.from_rv.is_some()),
-        ("--until-rv", args.until_rv.is_some()),
-        ("--on-expired", args.on_expired != OnExpired::Fail),
-    ] {
-        if given {
-            return Err(Error::Usage(format!(
-                "{flag} needs one resource: resourceVersions are per resource, and \
-                 {} are several; tail each resource on its own to replay it",
-                args.resource
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The field selector to watch with: a named object's `metadata.name=` and the user's.

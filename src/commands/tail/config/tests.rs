@@ -51,7 +51,7 @@ fn bad_flags_fail_before_any_request() {
 }
 
 #[test]
-fn several_resources_refuse_a_name_and_resource_versions_in_one_line() {
+fn several_resources_refuse_a_name_in_one_line_and_take_a_replay() {
     let c = config(&["deploy,rs,pods", "-l", "app=web"]).unwrap();
     assert_eq!(
         c.tailed,
@@ -66,14 +66,6 @@ fn several_resources_refuse_a_name_and_resource_versions_in_one_line() {
             vec!["deploy,rs", "web"],
             "a name (web) cannot be given with several",
         ),
-        (
-            vec!["deploy,rs", "--from-rv", "5"],
-            "--from-rv needs one resource",
-        ),
-        (
-            vec!["deploy,rs", "--until-rv", "5"],
-            "--until-rv needs one resource",
-        ),
         (vec!["deploy,,rs"], "invalid resource list \"deploy,,rs\""),
         (vec!["deploy,"], "an empty name"),
     ] {
@@ -81,10 +73,10 @@ fn several_resources_refuse_a_name_and_resource_versions_in_one_line() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(!err.contains('\n'), "{err}");
     }
-    let err = config(&["deploy,rs", "--from-rv", "5", "--on-expired", "relist"])
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("resourceVersions are per resource"), "{err}");
+    // A replay of several: their resourceVersions are checked once the server says who
+    // stores them.
+    let c = config(&["deploy,rs", "--from-rv", "5", "--until-rv", "9"]).unwrap();
+    assert!(matches!(&c.begin, Begin::Replay { rv, .. } if rv == "5"));
 }
 
 #[test]

@@ -54,6 +54,7 @@ pub struct DiffConfig {
 
 impl DiffConfig {
     pub fn from_args(args: &DiffArgs) -> Result<Self> {
+        one_resource(&args.resource)?;
         check_list_flags(args)?;
         let (encoding, keep) = super::wire_encoding(
             args.encoding,
@@ -95,6 +96,24 @@ impl DiffConfig {
             output: args.output,
         })
     }
+}
+
+/// diff compares one cache with one LIST: a list of resources (`cm,deploy`, as tail takes) is
+/// refused in one line that says how to compare each.
+fn one_resource(resource: &str) -> Result<()> {
+    if !resource.contains(',') {
+        return Ok(());
+    }
+    let each: Vec<String> = resource
+        .split(',')
+        .filter(|r| !r.is_empty())
+        .map(|r| format!("diff {r}"))
+        .collect();
+    Err(Error::Usage(format!(
+        "diff compares one resource at a time (got {resource}): its cache and its LIST share one \
+         resourceVersion; run {}",
+        each.join(", then ")
+    )))
 }
 
 /// Checks `-l`, `--field-selector` and `--chunk-size`, what the LIST and the watch are asked

@@ -566,7 +566,7 @@ async fn every_with_for_runs_the_watchdog_that_long_and_exits_0() {
 }
 
 #[test]
-fn timeout_with_every_and_for_without_it_are_refused_pointing_to_the_other() {
+fn timeout_with_every_for_without_it_and_several_resources_are_refused_in_one_line() {
     for (args, needles) in [
         (
             vec!["diff", "cm", "--every", "1m", "--timeout", "1h"],
@@ -587,6 +587,13 @@ fn timeout_with_every_and_for_without_it_are_refused_pointing_to_the_other() {
         (
             vec!["diff", "cm", "--settle", "5"],
             vec!["--settle 5: a duration needs a unit, e.g. 5s or 5ms"],
+        ),
+        (
+            vec!["diff", "cm,deploy"],
+            vec![
+                "diff compares one resource at a time (got cm,deploy)",
+                "run diff cm, then diff deploy",
+            ],
         ),
     ] {
         assert_one_line_error(&run(&args), &needles);

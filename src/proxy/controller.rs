@@ -161,6 +161,8 @@ impl Running {
         mut stopped: oneshot::Receiver<()>,
     ) -> Ended {
         let mut since = self.started(&child);
+        // Taken now: a child that was waited for has no pid any more.
+        let mut running_pid = child_pid(&child);
         loop {
             tokio::select! {
                 status = child.wait() => {
@@ -168,11 +170,11 @@ impl Running {
                     let how = status.map_or_else(|e| format!("unknown ({e})"), |s| exit(&s));
                     self.say(
                         "exited",
-                        child_pid(&child),
+                        running_pid,
                         format!(
-                            "exited by itself with {how} after {} (pid {}): a controller that stops under faults is a finding; the proxy stops",
+                            "exited by itself with {how} after {} (pid {}): a controller runs until it is stopped, so the proxy stops and exits 1",
                             crate::format::format_seconds(since.elapsed().as_secs_f64()),
-                            child_pid(&child).unwrap_or_default(),
+                            running_pid.unwrap_or_default(),
                         ),
                     );
                     return Ended::ByItself(how);
@@ -194,6 +196,7 @@ impl Running {
                         }
                     };
                     since = self.started(&child);
+                    running_pid = child_pid(&child);
                 }
                 _ = &mut stopped => {
                     self.terminate(child).await;

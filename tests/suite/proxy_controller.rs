@@ -61,6 +61,18 @@ fn the_controller_runs_on_the_proxys_kubeconfig_and_its_exit_stops_the_proxy_wit
         "{}",
         out.stderr
     );
+    // The exit names the pid the start did (a child waited for has none left to read).
+    let pid_in = |word: &str| {
+        out.stderr
+            .lines()
+            .find(|l| l.contains(word))
+            .and_then(|l| l.split("(pid ").nth(1))
+            .and_then(|rest| rest.split([',', ')']).next())
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no pid after {word}: {}", out.stderr))
+    };
+    assert_eq!(pid_in("exited by itself"), pid_in("started"));
+    assert_ne!(pid_in("exited by itself"), "0");
     // The kubeconfig made for the run is gone with it.
     let path = out
         .stderr

@@ -268,7 +268,7 @@ async fn a_reaction_that_never_comes_fails_the_workload_and_the_verdict_says_so(
 }
 
 #[test]
-fn the_state_flags_without_a_workload_or_resources_are_refused_in_one_line() {
+fn the_state_flags_without_a_workload_or_resources_and_a_workload_that_keeps_nothing_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = crate::proxy_controller::unanswered_kubeconfig(dir.path());
     for (args, expected) in [
@@ -279,6 +279,14 @@ fn the_state_flags_without_a_workload_or_resources_are_refused_in_one_line() {
         (
             vec!["--workload", "true", "--save-state", "x.json"],
             "--save-state and --compare-state need the resources whose end state they keep",
+        ),
+        (
+            vec!["--workload", "true"],
+            "--workload leaves an end state to save or compare: name its resources with --state",
+        ),
+        (
+            vec!["--workload", "true", "--state", "secrets"],
+            "give --save-state FILE (a fault-free baseline) or --compare-state FILE",
         ),
     ] {
         let mut all = vec!["proxy", "--kubeconfig", &kubeconfig, "-p", "0"];

@@ -37,8 +37,8 @@ pub struct Ready {
 }
 
 impl Asked {
-    /// The flags checked together: the state flags need a workload, and saving or comparing
-    /// needs `--state`.
+    /// The flags checked together: the state flags need a workload, saving or comparing needs
+    /// `--state`, and a workload (unless explored) needs its end state saved or compared.
     pub fn from_args(args: &ProxyArgs) -> Result<Option<Asked>> {
         let (state, save, baselines) = (&args.state, args.save_state.as_ref(), &args.compare_state);
         let Some(command) = &args.workload else {
@@ -52,6 +52,16 @@ impl Asked {
         };
         if state.is_empty() && (save.is_some() || !baselines.is_empty()) {
             return Err(Error::Usage("--save-state and --compare-state need the resources whose end state they keep: name them with --state, e.g. --state secrets,configmaps".into()));
+        }
+        // --explore takes the end state itself; else a workload whose end state is neither
+        // saved nor compared would compare nothing.
+        if !args.explore {
+            if state.is_empty() {
+                return Err(Error::Usage("--workload leaves an end state to save or compare: name its resources with --state (e.g. --state secrets,configmaps) and give --save-state FILE or --compare-state FILE".into()));
+            }
+            if save.is_none() && baselines.is_empty() {
+                return Err(Error::Usage("--workload --state takes an end state to keep or compare: give --save-state FILE (a fault-free baseline) or --compare-state FILE (a run under faults), or --explore".into()));
+            }
         }
         let ignored = args
             .ignore_field

@@ -172,10 +172,12 @@ struct Run {
     lost: bool,
     /// When the last scrape began.
     tried: Instant,
+    /// What the server serves: the informers' resources named as discovery names them.
+    served: Vec<ApiResource>,
 }
 
 impl Run {
-    fn new(at: Instant, scrape: Controller) -> Run {
+    fn new(at: Instant, scrape: Controller, served: &[ApiResource]) -> Run {
         let mut run = Run {
             first: (at, scrape.clone()),
             last: (at, scrape.clone()),
@@ -185,6 +187,7 @@ impl Run {
             rebase: false,
             lost: false,
             tried: at,
+            served: served.to_vec(),
         };
         run.note_depths(&scrape);
         run.scrapes = 1;
@@ -203,9 +206,17 @@ impl Run {
         self.scrapes += 1;
         self.note_depths(&scrape);
         let seconds = at.duration_since(self.last.0).as_secs_f64();
-        let interval = Interval::between(&self.last.1, &scrape, seconds);
+        let mut interval = Interval::between(&self.last.1, &scrape, seconds);
         self.last = (at, scrape);
+        self.name(&mut interval);
         interval
+    }
+
+    /// Each informer's resource as discovery names it (client-go's label guesses from the kind).
+    fn name(&self, interval: &mut Interval) {
+        for i in &mut interval.informers {
+            i.name_by(&self.served);
+        }
     }
 
     /// The first scrape of another replica: its counters start anew, so the intervals and the
@@ -225,11 +236,13 @@ impl Run {
         for q in &mut summary.queues {
             q.max_depth = self.max_depths.get(&q.name).copied();
         }
+        self.name(&mut summary);
         summary
     }
 }
 
-/// The cluster, the resources it serves (discovered for `--lag` only) and the namespace.
+/// The cluster, the resources it serves and the namespace. Without `--lag`, discovery only
+/// names the informers' resources: when it fails, they keep client-go's labels.
 async fn connect(global: &GlobalConfig, lag: bool) -> Result<(Cluster, Vec<ApiResource>, String)> {
     let (cluster, served) = if lag {
         super::connect_and_discover(global).await?
@@ -237,7 +250,13 @@ async fn connect(global: &GlobalConfig, lag: bool) -> Result<(Cluster, Vec<ApiRe
         let cluster = Cluster::connect(&global.selection, global.transport)
             .await?
             .with_verbosity(global.verbose);
-        (cluster, Vec::new())
+        let discovery = cluster.discover();
+        let what = "discovery of the API resources";
+        let served = match global.limits.bound(&cluster, what, discovery).await {
+            Err(Error::Stopped(code)) => return Err(Error::Stopped(code)),
+            served => served.unwrap_or_default(),
+        };
+        (cluster, served)
     };
     let namespace = global
         .namespace
@@ -266,7 +285,7 @@ pub async fn exec(global: &GlobalConfig, config: TopConfig) -> Result<u8> {
     };
     let started = Instant::now();
     let deadline = global.limits.ends();
-    let mut run = Run::new(started, first);
+    let mut run = Run::new(started, first, &served);
     let mut out = std::io::stdout().lock();
     let redraw = config.output == ReportFormat::Text && stdout_is_terminal();
     let patience = crate::scrape::target::patience(config.interval);

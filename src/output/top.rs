@@ -146,7 +146,11 @@ fn informer_table(informers: &[&InformerInterval]) -> Table {
         let (p50, p99) = p(&i.processing_latency);
         let group = if i.group.is_empty() { "core" } else { &i.group };
         let mut row = vec![
-            format!("{} {group}/{}", i.resource, i.version),
+            format!(
+                "{} {group}/{}",
+                i.plural.as_deref().unwrap_or(&i.resource),
+                i.version
+            ),
             format_number(i.queued_items),
             p50,
             p99,

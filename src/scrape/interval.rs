@@ -76,6 +76,9 @@ pub struct InformerInterval {
     pub version: String,
     /// client-go's label: lower-case kind plus `s` (`endpointss`).
     pub resource: String,
+    /// The resource's plural as the server's discovery names it (`endpoints`), what text
+    /// shows; null when discovery found no resource of that kind.
+    pub plural: Option<String>,
     pub queued_items: f64,
     pub processing_latency: Percentiles,
     pub store_resource_version: Option<f64>,
@@ -217,6 +220,17 @@ impl QueueInterval {
 }
 
 impl InformerInterval {
+    /// Names its resource as `served` does (client-go's label is a guess from the kind).
+    pub fn name_by(&mut self, served: &[crate::cluster::ApiResource]) {
+        let key = InformerKey {
+            name: self.name.clone(),
+            group: self.group.clone(),
+            version: self.version.clone(),
+            resource: self.resource.clone(),
+        };
+        self.plural = super::lag::resource_of(&key, served).map(|r| r.plural.clone());
+    }
+
     pub fn is_idle(&self) -> bool {
         informer_idle(
             self.queued_items,
@@ -237,6 +251,7 @@ impl InformerInterval {
             group,
             version,
             resource,
+            plural: None,
             queued_items: i.queued_items,
             processing_latency: Percentiles::of(
                 &i.processing_latency.since(&before.processing_latency),

@@ -78,6 +78,17 @@ async fn top_shows_kube_controller_managers_deployment_queue_taking_a_new_deploy
         .unwrap_or_else(|| panic!("no apps/v1 deployments informer in {informers:?}"));
     assert_eq!(deployments["name"], "kube-controller-manager");
     assert!(deployments["storeResourceVersion"].as_f64() > Some(0.0));
+    // client-go's label guesses the plural from the kind (endpointss, networkpolicys); each
+    // informer carries the plural discovery names.
+    let plural = |label: &str| {
+        informers
+            .iter()
+            .find(|i| i["resource"] == label)
+            .map(|i| i["plural"].clone())
+            .unwrap_or_else(|| panic!("no {label} informer in {informers:?}"))
+    };
+    assert_eq!(plural("deployments"), "deployments");
+    assert_eq!(plural("endpointss"), "endpoints");
     // Every client-go process has a rate limiter.
     assert!(
         busy["throttling"]["count"].is_number(),

@@ -57,6 +57,7 @@ impl Seen {
 /// Every replica seen, by pod, and which leads.
 struct Replicas<'a> {
     scraper: &'a Scraper,
+    served: &'a [ApiResource],
     seen: BTreeMap<String, Seen>,
     leader: Option<String>,
 }
@@ -114,6 +115,7 @@ pub(super) async fn exec(
     let deadline = global.limits.ends();
     let mut replicas = Replicas {
         scraper: &scraper,
+        served,
         seen: BTreeMap::new(),
         leader: None,
     };
@@ -227,7 +229,7 @@ impl Replicas<'_> {
                 ));
             }
             seen.leads = r.leads;
-            if let Some(shown) = Self::take(self.scraper, &pod, seen, at, r.scrape) {
+            if let Some(shown) = Self::take(self.scraper, self.served, &pod, seen, at, r.scrape) {
                 shows.push((pod, shown));
             }
         }
@@ -240,6 +242,7 @@ impl Replicas<'_> {
     /// yet), a replica waiting to lead, or a gap (said on stderr).
     fn take(
         scraper: &Scraper,
+        served: &[ApiResource],
         pod: &str,
         seen: &mut Seen,
         at: Instant,
@@ -248,7 +251,7 @@ impl Replicas<'_> {
         match (scrape, &mut seen.run) {
             (Ok(c), Some(run)) => Some(Shows::Interval(run.next(at, c))),
             (Ok(c), None) => {
-                let mut run = Run::new(at, c);
+                let mut run = Run::new(at, c, served);
                 run.scrapes += seen.scrapes;
                 run.gaps += seen.gaps;
                 seen.run = Some(run);

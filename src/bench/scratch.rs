@@ -173,11 +173,11 @@ pub async fn labelled_in<T, F: Future<Output = T>>(
 ) -> Option<T> {
     // Said before the first write (`begin_writing`), not before a refusal that comes first.
     let announcement = format!(
-        "writing to context \"{}\" (server {}, user \"{}\"): {what} in namespace {}, each \
+        "writing to context \"{}\" (server {}, {}): {what} in namespace {}, each \
          object labelled {} and deleted at the end",
         cluster.context,
         cluster.server,
-        cluster.user,
+        cluster.acting(),
         labelled.namespace,
         labelled.selector()
     );
@@ -288,8 +288,11 @@ pub async fn around<T, F: Future<Output = T>>(
     // Before the first write, where it goes: the current context may not be the cluster the
     // user had in mind.
     notice(format!(
-        "writing to context \"{}\" (server {}, user \"{}\"): creating namespace {} for {what}",
-        cluster.context, cluster.server, cluster.user, ns.name
+        "writing to context \"{}\" (server {}, {}): creating namespace {} for {what}",
+        cluster.context,
+        cluster.server,
+        cluster.acting(),
+        ns.name
     ));
     let created = tokio::select! {
         r = ns.create(cluster) => Some(r),

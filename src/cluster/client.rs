@@ -181,6 +181,23 @@ impl Cluster {
     }
 
     /// Logs every request on stderr from `-v=6` on, as kubectl does.
+    /// Who the requests act as, for the lines said before writes: `user "admin"`, or with
+    /// `--as` `user "admin" acting as "system:serviceaccount:x:y"` (and `--as-group`'s groups).
+    pub fn acting(&self) -> String {
+        let overrides = &self.selection.overrides;
+        let mut text = format!("user \"{}\"", self.user);
+        if let Some(other) = &overrides.impersonate {
+            text.push_str(&format!(" acting as \"{other}\""));
+            if !overrides.impersonate_groups.is_empty() {
+                let groups: Vec<String> = (overrides.impersonate_groups.iter())
+                    .map(|g| format!("\"{g}\""))
+                    .collect();
+                text.push_str(&format!(" in groups {}", groups.join(", ")));
+            }
+        }
+        text
+    }
+
     pub fn with_verbosity(mut self, verbose: u8) -> Self {
         self.verbose = Verbosity(verbose);
         self

@@ -123,7 +123,8 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
                 &notice,
                 move |ns| run.checks(Some(ns), None, out),
             )
-            .await?
+            .await
+            .map_err(|e| forbidden_writes(e, &config.resource))?
         }
         (None, _) => tokio::select! {
             r = run.checks(target.namespace.clone(), None, &mut out) => Some(r),
@@ -147,6 +148,17 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
         RunResult::NothingChecked | RunResult::Skipped => {
             Err(Error::NothingChecked(report.outcome.detail))
         }
+    }
+}
+
+/// A write the server forbids (the scratch namespace) points to what needs none: the checks
+/// that only read, with `--read-only`.
+fn forbidden_writes(e: crate::cluster::ClusterError, resource: &str) -> Error {
+    match e.status_code() {
+        Some(403) => Error::Failed(format!(
+            "{e}; or add --read-only to run only the checks of {resource} that read"
+        )),
+        _ => e.into(),
     }
 }
 

@@ -388,7 +388,7 @@ async fn no_churn_in_a_namespace_that_does_not_exist_exits_2_unless_allowed() {
 
 #[tokio::test]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
-async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
+async fn load_is_made_only_for_configmaps_and_only_where_allowed_saying_who_writes() {
     admin().await;
     let out = tokio::task::spawn_blocking(|| run(&["bench", "pods", "--for", "2s"]))
         .await
@@ -398,6 +398,31 @@ async fn load_is_made_only_for_configmaps_and_only_where_allowed() {
         .await
         .unwrap();
     assert_one_line_error(&out, &["create namespaces", "forbidden"]);
+    // Impersonated: the line before the first write names who the requests act as.
+    let out = tokio::task::spawn_blocking(|| {
+        run(&[
+            "bench",
+            "--as",
+            "system:serviceaccount:x:y",
+            "--as-group",
+            "system:authenticated",
+            "--for",
+            "2s",
+        ])
+    })
+    .await
+    .unwrap();
+    assert_one_line_error(
+        &out,
+        &["create namespaces as user \"system:serviceaccount:x:y\""],
+    );
+    assert!(
+        out.stderr.contains(
+            "user \"admin\" acting as \"system:serviceaccount:x:y\" in groups \"system:authenticated\")"
+        ),
+        "{}",
+        out.stderr
+    );
 }
 
 /// A user with no rights in the namespace it names: the informer's LIST is refused before the

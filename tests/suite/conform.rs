@@ -594,7 +594,7 @@ async fn skipped_checks_fail_a_read_only_run_unless_skips_are_allowed() {
 
 #[tokio::test]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
-async fn what_conform_cannot_write_is_refused_in_one_line() {
+async fn what_conform_cannot_write_is_refused_in_one_line_naming_who_writes() {
     admin().await;
     let dir = tempfile::tempdir().unwrap();
     let cm = dir.path().join("cm.yaml");
@@ -626,6 +626,23 @@ async fn what_conform_cannot_write_is_refused_in_one_line() {
         let out = conform(args, None);
         assert_one_line_error(&out, needles);
     }
+    // Impersonated: the line before the first write names who the requests act as, and the
+    // write the server forbids points to the checks that need none.
+    let out = conform(&["cm", "--as", "system:serviceaccount:x:y"], None);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    let last = out.stderr.lines().last().unwrap_or_default();
+    for needle in [
+        "error: cannot create namespaces as user \"system:serviceaccount:x:y\"",
+        "or add --read-only to run only the checks of cm that read",
+    ] {
+        assert!(last.contains(needle), "{needle}: {}", out.stderr);
+    }
+    assert!(
+        out.stderr
+            .contains("user \"admin\" acting as \"system:serviceaccount:x:y\")"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[tokio::test]

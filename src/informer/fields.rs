@@ -5,8 +5,8 @@
 use super::object::RawObject;
 use serde_json::Value;
 
-/// Values longer than this are named, not shown.
-const MAX_SHOWN: usize = 24;
+/// Values longer than this are named, not shown (an image reference with its registry fits).
+const MAX_SHOWN: usize = 64;
 
 /// One changed field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +43,8 @@ pub fn summary(old: &RawObject, new: &RawObject, limit: usize, show_values: bool
     }
 }
 
-/// The changed leaf fields from `old` to `new`, in document order; arrays compare whole.
+/// The changed leaf fields from `old` to `new`, in document order; lists of objects item by
+/// item, each known by its key (`containers[web].image`, see [`list_key`]) or its index.
 fn changed_fields(old: &Value, new: &Value) -> Vec<FieldChange> {
     let mut out = Vec::new();
     walk(String::new(), Some(old), Some(new), &mut out);
@@ -93,6 +94,7 @@ fn walk(path: String, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Fi
                 walk(join(&path, key), None, Some(vb), out);
             }
         }
+        (Some(Value::Array(a)), Some(Value::Array(b))) if items(&path, a, b, out) => {}
         _ => out.push(FieldChange {
             values: match (short(old), short(new)) {
                 (Some(a), Some(b)) => Some((a, b)),
@@ -103,6 +105,63 @@ fn walk(path: String, old: Option<&Value>, new: Option<&Value>, out: &mut Vec<Fi
     }
 }
 
+/// Two versions of a list of objects compared item by item, as kubectl's strategic merge keys
+/// them: by `name`/`type` (an item only in one is `∅→{…}` or `{…}→∅`), else by index when both
+/// have as many. False, with nothing added, for lists of scalars, lists keyed differently, or an
+/// order that changed with nothing else: the list is then named whole.
+fn items(path: &str, old: &[Value], new: &[Value], out: &mut Vec<FieldChange>) -> bool {
+    let objects = |items: &[Value]| items.iter().all(Value::is_object);
+    if !objects(old) || !objects(new) {
+        return false;
+    }
+    let before = out.len();
+    match (list_key(old), list_key(new)) {
+        (Some(key), Some(same)) if key == same => {
+            let name = |item: &Value| item[key].as_str().unwrap_or_default().to_string();
+            for a in old {
+                let at = format!("{path}[{}]", name(a));
+                match new.iter().find(|b| name(b) == name(a)) {
+                    Some(b) => walk(at, Some(a), Some(b), out),
+                    None => out.push(whole(at, "{…}", "∅")),
+                }
+            }
+            for b in new
+                .iter()
+                .filter(|b| !old.iter().any(|a| name(a) == name(b)))
+            {
+                out.push(whole(format!("{path}[{}]", name(b)), "∅", "{…}"));
+            }
+        }
+        _ if old.len() == new.len() => {
+            for (i, (a, b)) in old.iter().zip(new).enumerate() {
+                walk(format!("{path}[{i}]"), Some(a), Some(b), out);
+            }
+        }
+        _ => return false,
+    }
+    out.len() > before
+}
+
+/// An item of a list added or removed whole.
+fn whole(path: String, old: &str, new: &str) -> FieldChange {
+    FieldChange {
+        path,
+        values: Some((old.to_string(), new.to_string())),
+    }
+}
+
+/// The field an item of a list is known by, as kubectl's strategic merge keys lists: `name`
+/// (containers, volumes, env, ports of a Service), else `type` (conditions); `None` when some
+/// item has no such string or two share one (the items are then known by their index).
+pub fn list_key(items: &[Value]) -> Option<&'static str> {
+    ["name", "type"].into_iter().find(|key| {
+        let mut seen = std::collections::HashSet::new();
+        items
+            .iter()
+            .all(|item| item[*key].as_str().is_some_and(|k| seen.insert(k)))
+    })
+}
+
 fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
@@ -111,7 +170,7 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// A scalar short enough to print, or `∅` for an absent field.
+/// A scalar short enough to print on one line, or `∅` for an absent field.
 fn short(v: Option<&Value>) -> Option<String> {
     let text = match v {
         None => "∅".to_string(),
@@ -121,7 +180,7 @@ fn short(v: Option<&Value>) -> Option<String> {
         Some(Value::Null) => "null".to_string(),
         Some(_) => return None,
     };
-    (text.chars().count() <= MAX_SHOWN).then_some(text)
+    (text.chars().count() <= MAX_SHOWN && !text.contains('\n')).then_some(text)
 }
 
 #[cfg(test)]
@@ -182,6 +241,69 @@ mod tests {
             object(json!({"metadata": {"name": "a", "resourceVersion": "2"}, "data": {"k": "2"}}));
         assert_eq!(summary(&old, &new, 4, true), "data.k 1→2");
         assert_eq!(summary(&old, &new, 4, false), "data.k");
+    }
+
+    #[test]
+    fn a_change_inside_a_list_is_its_leaf_keyed_as_strategic_merge_keys_it() {
+        let pod = |image: &str, extra: bool| {
+            let mut containers =
+                vec![json!({"name": "web", "image": image, "ports": [{"containerPort": 80}]})];
+            if extra {
+                containers.push(json!({"name": "log", "image": "busybox"}));
+            }
+            json!({"spec": {"template": {"spec": {"containers": containers}}}})
+        };
+        let set_image = changed_fields(
+            &pod("registry.example/web:1", false),
+            &pod("registry.example/web:2", false),
+        );
+        assert_eq!(
+            summarize(&set_image, 5, true),
+            "spec.template.spec.containers[web].image registry.example/web:1→registry.example/web:2"
+        );
+        // A container added or removed whole.
+        assert_eq!(
+            summarize(&changed_fields(&pod("a", false), &pod("a", true)), 5, true),
+            "spec.template.spec.containers[log] ∅→{…}"
+        );
+        assert_eq!(
+            summarize(&changed_fields(&pod("a", true), &pod("a", false)), 5, true),
+            "spec.template.spec.containers[log] {…}→∅"
+        );
+        // Conditions by type; items without a key by index; scalars and a new order whole.
+        let conditions = |status: &str| json!({"status": {"conditions": [{"type": "Ready", "status": status}, {"type": "Synced", "status": "True"}]}});
+        assert_eq!(
+            summarize(
+                &changed_fields(&conditions("False"), &conditions("True")),
+                5,
+                true
+            ),
+            "status.conditions[Ready].status False→True"
+        );
+        let ports = |port: u16| json!({"spec": {"ports": [{"port": port}]}});
+        assert_eq!(
+            summarize(&changed_fields(&ports(80), &ports(8080)), 5, true),
+            "spec.ports[0].port 80→8080"
+        );
+        let args = |a: &[&str]| json!({"args": a});
+        assert_eq!(
+            summarize(
+                &changed_fields(&args(&["-v"]), &args(&["-v", "-q"])),
+                5,
+                true
+            ),
+            "args"
+        );
+        let reordered =
+            |names: [&str; 2]| json!({"volumes": [{"name": names[0]}, {"name": names[1]}]});
+        assert_eq!(
+            summarize(
+                &changed_fields(&reordered(["a", "b"]), &reordered(["b", "a"])),
+                5,
+                true
+            ),
+            "volumes"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! between the baselines given (run the fault-free workload twice), and it is left out of the
 //! comparison.
 
+use crate::informer::fields::list_key;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -396,18 +397,6 @@ fn differing(
 pub fn under(path: &str, prefix: &str) -> bool {
     path.strip_prefix(prefix)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
-}
-
-/// The field an item of a list is known by, as kubectl's strategic merge keys lists: `name`
-/// (containers, volumes, env, ports of a Service), else `type` (conditions); `None` when some
-/// item has no such string or two share one (the items are then known by their index).
-fn list_key(items: &[Value]) -> Option<&'static str> {
-    ["name", "type"].into_iter().find(|key| {
-        let mut seen = std::collections::HashSet::new();
-        items
-            .iter()
-            .all(|item| item[*key].as_str().is_some_and(|k| seen.insert(k)))
-    })
 }
 
 /// An object as its leaves: path (`.metadata.annotations["informer.test/child"]`,

@@ -440,6 +440,56 @@ async fn modified_lines_say_which_fields_changed_and_wide_adds_identity_and_dela
     assert!(modified.ends_with("data.k v0→v9"), "{modified}");
 }
 
+/// `kubectl set image` changes one leaf inside a list: the MODIFIED line names it as kubectl's
+/// strategic merge keys the list (the container's name) with both values, in text and wide.
+#[tokio::test]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+async fn a_change_inside_a_list_is_shown_by_its_keyed_leaf_with_both_values() {
+    let ns = TestNamespace::new("list-change").await;
+    crate::common::controllers::create_deployment(&ns, "web", 0).await;
+    for (form, image) in [
+        ("text", "registry.example/web:2"),
+        ("wide", "registry.example/web:3"),
+    ] {
+        let mut tail = Merged::start(&[
+            "tail",
+            "deploy",
+            "web",
+            "-n",
+            &ns.name,
+            "-o",
+            form,
+            "--initial",
+            "none",
+            "--for",
+            "120s",
+        ]);
+        tail.wait_for(
+            Stream::Err,
+            "the watch opened",
+            Duration::from_secs(30),
+            |l| l.contains("watch opened"),
+        );
+        let mut set = kubectl();
+        let container = format!("app={image}");
+        set.args(["set", "image", "-n", &ns.name, "deploy/web", &container]);
+        let done = set.output().unwrap();
+        assert!(done.status.success(), "{done:?}");
+        let modified = tail.wait_for(
+            Stream::Out,
+            "the image's change",
+            Duration::from_secs(60),
+            |l| l.contains("MODIFIED") && l.contains("containers[app].image"),
+        );
+        assert!(
+            modified.contains("spec.template.spec.containers[app].image ")
+                && modified.contains(&format!("→{image}")),
+            "{form}: {modified}"
+        );
+        assert_eq!(tail.interrupt(Duration::from_secs(30)), Some(130));
+    }
+}
+
 #[tokio::test]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn record_writes_json_lines_beside_text_and_never_overwrites() {

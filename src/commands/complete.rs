@@ -1,20 +1,24 @@
 //! `__complete`: answers kubectl's plugin completion (kubectl 1.26+ runs
-//! `kubectl_complete-informer ARGS... TO_COMPLETE`) in Cobra's protocol: one candidate per line
-//! (`value\tdescription`), then a `:N` directive line.
+//! `kubectl_complete-informer ARGS... TO_COMPLETE`) and the binary's own scripts in Cobra's
+//! protocol: one candidate per line (`value\tdescription`), then a `:N` directive line. Never a
+//! word on stderr (kubectl hands the plugin's stderr to the shell).
+
+mod server;
+mod values;
 
 use super::GlobalConfig;
 use crate::cli::{Cli, GlobalArgs};
-use crate::cluster::{kubeconfig, Cluster, Operation};
+use crate::cluster::kubeconfig;
 use clap::{Args, CommandFactory, FromArgMatches};
 use std::io::Write;
-use std::time::Duration;
+use values::Values;
 
 /// Cobra's `ShellCompDirectiveDefault`: the shell may fall back to file names.
 const DIRECTIVE_DEFAULT: u8 = 0;
+/// Cobra's `ShellCompDirectiveNoSpace`: the value goes on (`KIND/`, `OPTION=`, `owned:`).
+const DIRECTIVE_NO_SPACE: u8 = 2;
 /// Cobra's `ShellCompDirectiveNoFileComp`.
 const DIRECTIVE_NO_FILE: u8 = 4;
-/// Completion must never hang a shell: each request gets this long.
-const REQUEST_LIMIT: Duration = Duration::from_secs(5);
 
 /// What a word under the cursor is.
 #[derive(Debug, PartialEq, Eq)]
@@ -37,7 +41,8 @@ enum Slot {
 #[derive(Debug, Default)]
 struct Words {
     subcommand: Option<String>,
-    positionals: usize,
+    /// The subcommand's positional arguments typed so far (`tail configmaps`).
+    positionals: Vec<String>,
     /// The global flags (`--kubeconfig`, `--context`, `--server`, `--token`, `--as`, ...) as
     /// typed, each with its value: parsed as the real commands parse them to connect.
     global: Vec<String>,
@@ -51,7 +56,10 @@ impl Words {
             .no_binary_name(true);
         let matches = command.try_get_matches_from(&self.global).ok()?;
         let args = GlobalArgs::from_arg_matches(&matches).ok()?;
-        GlobalConfig::from_args(&args).ok()
+        let mut global = GlobalConfig::from_args(&args).ok()?;
+        // `-v=6` typed before the cursor must not log requests into the shell.
+        global.verbose = 0;
+        Some(global)
     }
 }
 
@@ -65,11 +73,19 @@ pub async fn exec(args: &[String], out: &mut impl Write) -> std::io::Result<()> 
     let (prefix, partial) = split_word(&slot, to_complete);
     // A resource list names each resource once: those already in it are not offered again.
     let listed: Vec<&str> = prefix.split(',').collect();
-    let (candidates, directive) = candidates(&slot, &words).await;
-    for (value, help) in candidates
+    let (candidates, mut directive) = candidates(&slot, &words, partial).await;
+    let offered: Vec<&(String, String)> = candidates
         .iter()
         .filter(|(v, _)| v.starts_with(partial) && !listed.contains(&v.as_str()))
+        .collect();
+    // A value that goes on (`deploy/`, `how=`, `owned:`) takes no space after it.
+    if offered
+        .iter()
+        .any(|(v, _)| v.ends_with(['/', '=', ':', ',']))
     {
+        directive |= DIRECTIVE_NO_SPACE;
+    }
+    for (value, help) in offered {
         if help.is_empty() {
             writeln!(out, "{prefix}{value}")?;
         } else {
@@ -144,7 +160,7 @@ fn classify(before: &[String], to_complete: &str) -> (Words, Slot) {
         } else if words.subcommand.is_none() {
             words.subcommand = Some(word.clone());
         } else {
-            words.positionals += 1;
+            words.positionals.push(word.clone());
         }
     }
     let subcommand = words.subcommand.clone();
@@ -165,7 +181,7 @@ fn classify(before: &[String], to_complete: &str) -> (Words, Slot) {
             None => Slot::Subcommand,
             Some(sub) => Slot::Positional {
                 subcommand: sub,
-                index: words.positionals,
+                index: words.positionals.len(),
             },
         }
     };
@@ -184,18 +200,13 @@ fn record_flag(words: &mut Words, flag: &str, value: Option<&str>) {
     }
 }
 
-async fn candidates(slot: &Slot, words: &Words) -> (Vec<(String, String)>, u8) {
+async fn candidates(slot: &Slot, words: &Words, partial: &str) -> (Vec<(String, String)>, u8) {
     let root = Cli::command();
     match slot {
         Slot::Subcommand => (
             root.get_subcommands()
                 .filter(|c| !c.is_hide_set())
-                .map(|c| {
-                    (
-                        c.get_name().to_string(),
-                        c.get_about().map(|a| a.to_string()).unwrap_or_default(),
-                    )
-                })
+                .map(|c| (c.get_name().to_string(), about(c)))
                 .collect(),
             DIRECTIVE_NO_FILE,
         ),
@@ -212,31 +223,95 @@ async fn candidates(slot: &Slot, words: &Words) -> (Vec<(String, String)>, u8) {
             }
             (out, DIRECTIVE_NO_FILE)
         }
-        Slot::FlagValue { flag, subcommand } => match flag.as_str() {
-            "--kubeconfig" => (Vec::new(), DIRECTIVE_DEFAULT),
-            "--context" => {
-                let path = words.global_config().and_then(|g| g.selection.path);
-                (
-                    plain(kubeconfig::context_names(path.as_deref())),
-                    DIRECTIVE_NO_FILE,
-                )
+        Slot::FlagValue { flag, subcommand } => {
+            flag_value(flag, subcommand.as_deref(), words, partial).await
+        }
+        Slot::Positional { subcommand, index } => (
+            positional(subcommand, *index, words, partial).await,
+            DIRECTIVE_NO_FILE,
+        ),
+    }
+}
+
+fn about(c: &clap::Command) -> String {
+    c.get_about().map(|a| a.to_string()).unwrap_or_default()
+}
+
+/// The values of `flag`, which `partial` begins.
+async fn flag_value(
+    flag: &str,
+    subcommand: Option<&str>,
+    words: &Words,
+    partial: &str,
+) -> (Vec<(String, String)>, u8) {
+    let values = match flag {
+        "--kubeconfig" => return (Vec::new(), DIRECTIVE_DEFAULT),
+        "--context" => {
+            let path = words.global_config().and_then(|g| g.selection.path);
+            plain(kubeconfig::context_names(path.as_deref()))
+        }
+        "-n" | "--namespace" | "--metrics-namespace" => {
+            plain(server::namespaces(words.global_config()).await)
+        }
+        "--fault" => from_server(values::fault(partial), words).await,
+        "--react" => from_server(values::react(partial), words).await,
+        "--state" | "--owned-kinds" => from_server(values::resource_list(partial), words).await,
+        "--metrics-from" => from_server(values::metrics_target(partial), words).await,
+        "--metrics-token-from" => from_server(values::service_account(partial), words).await,
+        other => match find_flag(subcommand, other) {
+            Some(arg) if arg.get_value_hint() == clap::ValueHint::FilePath => {
+                return (Vec::new(), DIRECTIVE_DEFAULT)
             }
-            "-n" | "--namespace" => (plain(namespaces(words).await), DIRECTIVE_NO_FILE),
-            other => match find_flag(subcommand.as_deref(), other) {
-                Some(arg) if arg.get_value_hint() == clap::ValueHint::FilePath => {
-                    (Vec::new(), DIRECTIVE_DEFAULT)
-                }
-                Some(arg) => (possible_values(&arg), DIRECTIVE_NO_FILE),
-                None => (Vec::new(), DIRECTIVE_NO_FILE),
-            },
+            Some(arg) => possible_values(&arg),
+            None => Vec::new(),
         },
-        Slot::Positional { subcommand, index } => match (subcommand.as_str(), index) {
-            ("tail" | "diff" | "bench", 0) => {
-                (plain(resource_names(words).await), DIRECTIVE_NO_FILE)
+    };
+    (values, DIRECTIVE_NO_FILE)
+}
+
+/// The candidates for the `index`th positional argument of `subcommand`.
+async fn positional(
+    subcommand: &str,
+    index: usize,
+    words: &Words,
+    partial: &str,
+) -> Vec<(String, String)> {
+    let first = words.positionals.first().map(String::as_str);
+    match (subcommand, index) {
+        // `tail TYPE/NAME`, as kubectl's get takes it: the objects of TYPE.
+        ("tail", 0) if partial.contains('/') => {
+            let kind = partial.split('/').next().unwrap_or_default();
+            from_server(Values::Names { kind: kind.into() }, words).await
+        }
+        ("tail" | "diff" | "bench", 0) => {
+            plain(server::resource_types(words.global_config()).await)
+        }
+        // `tail RESOURCE NAME`: the objects of the one resource typed.
+        ("tail", 1) => match first {
+            Some(resource) if !resource.contains([',', '/']) => {
+                plain(server::object_names(words.global_config(), resource).await)
             }
-            ("completion", 0) => (enum_positional(subcommand, "shell"), DIRECTIVE_NO_FILE),
-            _ => (Vec::new(), DIRECTIVE_NO_FILE),
+            _ => Vec::new(),
         },
+        ("top", 0) => from_server(values::metrics_target(partial), words).await,
+        _ => enum_positional(subcommand, index),
+    }
+}
+
+/// `values`, with what it leaves to the server asked of it.
+async fn from_server(values: Values, words: &Words) -> Vec<(String, String)> {
+    match values {
+        Values::Fixed(values) => values,
+        Values::ResourceTypes { prefix } => server::resource_types(words.global_config())
+            .await
+            .into_iter()
+            .map(|r| (format!("{prefix}{r}"), String::new()))
+            .collect(),
+        Values::Names { kind } => server::object_names(words.global_config(), &kind)
+            .await
+            .into_iter()
+            .map(|name| (format!("{kind}/{name}"), String::new()))
+            .collect(),
     }
 }
 
@@ -259,11 +334,12 @@ fn find_flag(subcommand: Option<&str>, flag: &str) -> Option<clap::Arg> {
     found
 }
 
-fn enum_positional(subcommand: &str, id: &str) -> Vec<(String, String)> {
+/// The possible values of the `index`th positional argument (`completion SHELL`, `schema
+/// DOCUMENT`).
+fn enum_positional(subcommand: &str, index: usize) -> Vec<(String, String)> {
     let root = Cli::command();
     root.find_subcommand(subcommand)
-        .and_then(|c| c.get_arguments().find(|a| a.get_id() == id))
-        .map(possible_values)
+        .and_then(|c| c.get_positionals().nth(index).map(possible_values))
         .unwrap_or_default()
 }
 
@@ -277,64 +353,6 @@ fn possible_values(arg: &clap::Arg) -> Vec<(String, String)> {
             )
         })
         .collect()
-}
-
-/// Connects as the real command would with the same global flags, each request limited so
-/// that completion never hangs a shell.
-async fn connect(words: &Words) -> Option<Cluster> {
-    let global = words.global_config()?;
-    let mut transport = global.transport;
-    let limited =
-        |t: Option<std::time::Duration>| Some(t.map_or(REQUEST_LIMIT, |t| t.min(REQUEST_LIMIT)));
-    transport.request_timeout = limited(transport.request_timeout);
-    transport.response_headers = limited(transport.response_headers);
-    Cluster::connect(&global.selection, transport).await.ok()
-}
-
-/// Resource types that can be listed and watched, named as `kubectl api-resources -o name`.
-async fn resource_names(words: &Words) -> Vec<String> {
-    let Some(cluster) = connect(words).await else {
-        return Vec::new();
-    };
-    let Ok(resources) = cluster.discover().await else {
-        return Vec::new();
-    };
-    let mut names: Vec<String> = resources
-        .iter()
-        .filter(|r| r.preferred && r.supports("list") && r.supports("watch"))
-        .map(|r| r.qualified_name())
-        .collect();
-    names.sort();
-    names.dedup();
-    names
-}
-
-async fn namespaces(words: &Words) -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    struct Metadata {
-        name: String,
-    }
-    #[derive(serde::Deserialize)]
-    struct Item {
-        metadata: Metadata,
-    }
-    #[derive(serde::Deserialize)]
-    struct List {
-        items: Vec<Item>,
-    }
-    let Some(cluster) = connect(words).await else {
-        return Vec::new();
-    };
-    let op = Operation::new("list", "namespaces", None);
-    let Ok(body) = cluster
-        .get("/api/v1/namespaces", "application/json", &op)
-        .await
-    else {
-        return Vec::new();
-    };
-    serde_json::from_slice::<List>(&body)
-        .map(|l| l.items.into_iter().map(|i| i.metadata.name).collect())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -462,6 +480,14 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("text\t"), "{text}");
         assert!(text.contains("json\t"), "{text}");
+        // `jsonpath=` goes on: no space after it (Cobra's NoSpace, 2).
+        assert!(text.ends_with(":6\n"), "{text}");
+        let mut out = Vec::new();
+        exec(&["tail".into(), "-o".into(), "ya".into()], &mut out)
+            .await
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("yaml\t"), "{text}");
         assert!(text.ends_with(":4\n"), "{text}");
 
         let mut out = Vec::new();

@@ -123,25 +123,124 @@ impl Verb {
     }
 }
 
-/// The kinds, with the options each takes, for messages and help.
-const KINDS: [(&str, &[&str]); 13] = [
-    ("sever", &["every", "at", "how", "resource"]),
-    ("silence", &["every", "at", "for", "resource"]),
-    ("stall", &["every", "at", "for", "resource"]),
-    ("refuse", &["every", "at", "for"]),
-    ("gone", &["share", "resource"]),
-    ("drop-bookmarks", &["share", "resource"]),
-    ("drop-initial-events-end", &["share", "resource"]),
-    ("delay", &["by", "share", "resource"]),
-    (
+/// A fault's kind as the command line names it: the options it takes, whether one of them
+/// must be given, and what it does in a few words (for completion).
+#[derive(Debug, Clone, Copy)]
+pub struct KindSpec {
+    pub name: &'static str,
+    pub options: &'static [&'static str],
+    /// Some option is required (a moment, a length, a status): the kind alone does not parse.
+    pub needs_options: bool,
+    pub summary: &'static str,
+}
+
+const fn spec(
+    name: &'static str,
+    options: &'static [&'static str],
+    needs_options: bool,
+    summary: &'static str,
+) -> KindSpec {
+    KindSpec {
+        name,
+        options,
+        needs_options,
+        summary,
+    }
+}
+
+/// The kinds, with the options each takes, for messages, help and completion.
+pub const KINDS: [KindSpec; 13] = [
+    spec(
+        "sever",
+        &["every", "at", "how", "resource"],
+        true,
+        "cut every open watch",
+    ),
+    spec(
+        "silence",
+        &["every", "at", "for", "resource"],
+        true,
+        "connections carrying a watch go dead",
+    ),
+    spec(
+        "stall",
+        &["every", "at", "for", "resource"],
+        true,
+        "open watches send nothing, then what they held",
+    ),
+    spec(
+        "refuse",
+        &["every", "at", "for"],
+        true,
+        "connections closed and refused (a server restart)",
+    ),
+    spec(
+        "gone",
+        &["share", "resource"],
+        false,
+        "a resumed watch is answered 410 Gone",
+    ),
+    spec(
+        "drop-bookmarks",
+        &["share", "resource"],
+        false,
+        "BOOKMARK events dropped",
+    ),
+    spec(
+        "drop-initial-events-end",
+        &["share", "resource"],
+        false,
+        "the initial-events-end bookmark dropped",
+    ),
+    spec(
+        "delay",
+        &["by", "share", "resource"],
+        true,
+        "every watch event sent later",
+    ),
+    spec(
         "error",
         &["status", "retry-after", "verb", "share", "resource"],
+        true,
+        "requests answered with an error status",
     ),
-    ("slow-list", &["by", "share", "resource"]),
-    ("crash", &["after", "nth", "every", "at", "resource"]),
-    ("coalesce", &["window", "resource"]),
-    ("stale", &["by", "on", "at", "for", "resource"]),
+    spec(
+        "slow-list",
+        &["by", "share", "resource"],
+        true,
+        "every LIST page answered later",
+    ),
+    spec(
+        "crash",
+        &["after", "nth", "every", "at", "resource"],
+        true,
+        "the controller killed and started again",
+    ),
+    spec(
+        "coalesce",
+        &["window", "resource"],
+        true,
+        "an object's events within a window sent as one",
+    ),
+    spec(
+        "stale",
+        &["by", "on", "at", "for", "resource"],
+        true,
+        "served as by a lagging watch cache",
+    ),
 ];
+
+/// The values an option takes from a fixed set (`how=`, `on=`, the verbs of `verb=` and
+/// `after=`, several joined by `+`); empty for the others (durations, numbers, resources).
+pub fn option_values(option: &str) -> Vec<&'static str> {
+    match option {
+        "how" => vec!["reset", "end"],
+        "on" => vec!["restart"],
+        "verb" => Verb::ALL.iter().map(|v| v.name()).collect(),
+        "after" => WRITES.iter().map(|v| v.name()).collect(),
+        _ => Vec::new(),
+    }
+}
 
 /// The verbs that write, which a `crash:after=` names.
 const WRITES: [Verb; 4] = Verb::WRITES;
@@ -200,8 +299,12 @@ impl Fault {
     pub fn parse(text: &str) -> Result<Fault, String> {
         let text = text.trim();
         let (name, options) = text.split_once(':').unwrap_or((text, ""));
-        let Some((name, allowed)) = KINDS.iter().find(|(k, _)| *k == name) else {
-            let kinds: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
+        let Some((name, allowed)) = KINDS
+            .iter()
+            .find(|k| k.name == name)
+            .map(|k| (k.name, k.options))
+        else {
+            let kinds: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
             return Err(format!(
                 "unknown fault \"{name}\": use one of {}",
                 kinds.join(", ")
@@ -406,7 +509,7 @@ impl Options {
         };
         let timed = KINDS
             .iter()
-            .any(|(k, options)| *k == name && options.contains(&"every"));
+            .any(|k| k.name == name && k.options.contains(&"every"));
         if name == "crash" {
             self.check_crash(schedule.is_some())?;
         } else if timed && schedule.is_none() {
@@ -520,6 +623,25 @@ mod tests {
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
+    }
+
+    #[test]
+    fn a_kind_parses_alone_exactly_when_the_table_says_it_needs_no_option() {
+        for kind in KINDS {
+            assert_eq!(
+                Fault::parse(kind.name).is_err(),
+                kind.needs_options,
+                "{}",
+                kind.name
+            );
+            for option in kind.options {
+                for value in option_values(option) {
+                    let text = format!("{}:{option}={value}", kind.name);
+                    let refused = Fault::parse(&text).err().unwrap_or_default();
+                    assert!(!refused.contains(value), "{text}: {refused}");
+                }
+            }
+        }
     }
 
     #[test]

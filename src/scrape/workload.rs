@@ -26,6 +26,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order help lists them.
+    pub const ALL: [Kind; 6] = [
+        Kind::Deployment,
+        Kind::StatefulSet,
+        Kind::DaemonSet,
+        Kind::ReplicaSet,
+        Kind::Service,
+        Kind::Pod,
+    ];
+
     /// kubectl's names for the kind (singular, plural, short).
     pub fn parse(text: &str) -> Option<Kind> {
         Some(match text {

@@ -157,3 +157,104 @@ fn admin_blocking() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(admin());
 }
+
+#[test]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+fn bash_and_zsh_complete_object_names_from_the_server() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let ns = runtime.block_on(async {
+        let ns = TestNamespace::new("compl-shell").await;
+        for name in ["web-1", "web-2", "db"] {
+            ns.create_configmap(name, &[]).await;
+        }
+        ns
+    });
+    let n = ns.name.as_str();
+    assert_eq!(
+        bash(&format!("kubectl-informer tail configmaps -n {n} web")),
+        ["web-1", "web-2"]
+    );
+    assert_eq!(
+        bash(&format!("kubectl-informer tail -n {n} cm/d")),
+        ["cm/db"]
+    );
+    assert_eq!(
+        zsh(&["kubectl-informer", "tail", "configmaps", "-n", n, ""]),
+        ["db", "web-1", "web-2"]
+    );
+    assert_eq!(
+        zsh(&["kubectl-informer", "tail", "--namespace", n, "configmaps/w"]),
+        ["configmaps/web-1", "configmaps/web-2"]
+    );
+    assert_eq!(
+        fish(&format!("kubectl-informer tail configmaps -n {n} d")),
+        ["db"]
+    );
+    drop(runtime);
+}
+
+#[test]
+fn bash_and_zsh_complete_fault_options_without_a_space_after_them() {
+    // bash replaces what follows the last `=` or `:` of the word.
+    assert_eq!(
+        bash("kubectl-informer proxy --fault sever:every=5s,ho"),
+        ["5s,how="]
+    );
+    assert_eq!(
+        zsh(&[
+            "kubectl-informer",
+            "proxy",
+            "--fault",
+            "sever:every=5s,how=e"
+        ]),
+        ["sever:every=5s,how=end"]
+    );
+}
+
+/// kubectl itself (1.26+) completing `kubectl informer ...`: it finds the plugin and
+/// `kubectl_complete-informer` on PATH and hands the words to the helper.
+#[test]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+fn kubectl_completes_the_plugins_object_names_through_the_helper() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let ns = runtime.block_on(async {
+        let ns = TestNamespace::new("compl-kubectl").await;
+        ns.create_configmap("settings", &[]).await;
+        ns
+    });
+    let dir = tempfile::tempdir().unwrap();
+    for (name, target) in [
+        (
+            "kubectl-informer",
+            env!("CARGO_BIN_EXE_kubectl-informer").to_string(),
+        ),
+        (
+            "kubectl_complete-informer",
+            script("kubectl_complete-informer"),
+        ),
+    ] {
+        std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap();
+    }
+    let mut cmd = kubectl();
+    cmd.env(
+        "PATH",
+        format!(
+            "{}:{}",
+            dir.path().display(),
+            std::env::var("PATH").unwrap()
+        ),
+    )
+    .args([
+        "__complete",
+        "informer",
+        "tail",
+        "configmaps",
+        "-n",
+        &ns.name,
+        "s",
+    ]);
+    let out = run_with_limit(cmd, std::time::Duration::from_secs(30));
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, "settings\n:4\n", "{}", out.stderr);
+    drop(runtime);
+}

@@ -143,6 +143,7 @@ async fn exec(cli: Cli) -> Result<u8> {
         }
         Command::Bench(args) => {
             let config = commands::bench::BenchConfig::from_args(&args, &global)?;
+            let global = global.limited(config.time_box(), None);
             commands::bench::exec(&global, config).await
         }
         Command::Conform(args) => {

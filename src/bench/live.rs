@@ -75,10 +75,37 @@ pub struct LiveFinished {
     pub controller: Option<ControllerFigures>,
 }
 
-/// Runs the informer on `lw` with the simulated controller; with `churn`, the generator makes
-/// the load in `lw`'s namespace, else the namespace's own traffic is measured for `duration`.
-pub async fn run_live(
+/// The informers of a live run, synced: the first step of [`run_live`], which the caller
+/// bounds (a server that never answers the first LIST or WATCH ends the run at its limit).
+pub struct Synced {
     lw: ListWatch,
+    informers: Informers,
+    at_sync: AtSync,
+}
+
+/// Starts the informer on `lw` with the simulated controller (and `reacting`'s owned
+/// resource's), and returns once each has synced.
+pub async fn sync(
+    lw: ListWatch,
+    reacting: Option<&Reacting>,
+    options: &RunOptions,
+) -> Result<Synced, BenchError> {
+    let informers = Informers::start(&lw, reacting, options).await?;
+    // Re-opens and relists are counted from the initial sync, as the report says: those during
+    // the set-up are the run's too.
+    let at_sync = AtSync::read(&informers.running);
+    Ok(Synced {
+        lw,
+        informers,
+        at_sync,
+    })
+}
+
+/// Runs the `synced` informers with the simulated controller; with `churn`, the generator
+/// makes the load in their namespace, else the namespace's own traffic is measured for
+/// `duration`.
+pub async fn run_live(
+    synced: Synced,
     churn: Option<Churn>,
     outside: Outside,
     duration: Duration,
@@ -90,10 +117,11 @@ pub async fn run_live(
         reacting,
         controller,
     } = outside;
-    let mut informers = Informers::start(&lw, reacting.as_ref(), options).await?;
-    // Re-opens and relists are counted from the initial sync, as the report says: those during
-    // the set-up are the run's too.
-    let at_sync = AtSync::read(&informers.running);
+    let Synced {
+        lw,
+        mut informers,
+        at_sync,
+    } = synced;
     let mut load = set_up(
         &lw,
         churn.as_ref(),

@@ -59,7 +59,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "R", default_value = "50", value_parser = rate)]
     pub rate: f64,
     /// How long the measured run lasts (after --warmup), e.g. `30s`, `5m`; live runs only
-    /// [default: 30s]. `--duration` is its older name.
+    /// [default: 30s]. Also how long, from the start, the run waits for the server before it
+    /// measures (connecting, discovery, the first LIST and WATCH). `--duration` is its older
+    /// name.
     #[arg(long = "for", visible_alias = "duration", value_name = "DURATION", value_parser = duration::parse)]
     pub run_for: Option<Duration>,
     /// Time at the start excluded from the figures.

@@ -9,7 +9,7 @@ pub use config::{BenchConfig, SourceConfig};
 
 use super::{connect_and_discover, resolve_in, GlobalConfig, Resolved};
 use crate::bench::gate::{compare_with_baseline, config_differences};
-use crate::bench::live::{can_churn, run_live, Churn, LiveFinished, Outside, Reacting};
+use crate::bench::live::{can_churn, run_live, sync, Churn, LiveFinished, Outside, Reacting};
 use crate::bench::load::Workload;
 use crate::bench::replay::Speed;
 use crate::bench::report::{BaselineReport, BenchReport, Source};
@@ -164,7 +164,7 @@ async fn live(
         _ = &mut *interrupt => return Ok(None),
     };
     if let (None, Some(ns), false) = (churn, &target.namespace, config.allow_empty) {
-        if target.cluster.namespace_exists(ns).await == Some(false) {
+        if super::namespace_exists(&target.cluster, ns, &global.limits).await? == Some(false) {
             return Err(Error::NothingChecked(format!(
                 "nothing to measure: namespace \"{ns}\" does not exist (kubectl get namespaces \
                  lists those that do); a measure of nothing is not a pass: check -n, or pass \
@@ -178,6 +178,7 @@ async fn live(
     };
     let run = LiveRun {
         target: &target,
+        limits: global.limits,
         config,
         outside: Outside {
             reacting,
@@ -211,6 +212,8 @@ async fn live(
 /// A live run on a resolved target: what it measures with, and where it tells its progress.
 struct LiveRun<'a> {
     target: &'a Resolved,
+    /// The run's limits (`--for` from its start), which end the steps before the window.
+    limits: super::RunLimits,
     config: &'a BenchConfig,
     outside: Outside,
     on_tick: &'a mut (dyn FnMut(&Tick) + Send),
@@ -232,8 +235,13 @@ impl LiveRun<'_> {
             // A namespace the user named: the load's objects carry the run's label, which the
             // informer selects, and are deleted at the end; nothing else there is touched.
             (Some(c), Some(ns)) => {
-                super::existing_namespace_to_write(&target.cluster, ns, "bench makes its load")
-                    .await?;
+                super::existing_namespace_to_write(
+                    &target.cluster,
+                    ns,
+                    "bench makes its load",
+                    &self.limits,
+                )
+                .await?;
                 let labelled = scratch::Labelled::new("bench", ns);
                 let churn = Churn {
                     run: Some(labelled.clone()),
@@ -288,8 +296,21 @@ impl LiveRun<'_> {
             encoding: self.config.encoding,
             keep: self.config.keep,
         };
+        // The first LIST and WATCH: a server that never answers them ends the run at --for,
+        // as it ends discovery.
+        let what = format!(
+            "the informer's first LIST and WATCH of {}",
+            self.target.resource.qualified_name()
+        );
+        let synced = (self.limits)
+            .bound(
+                &self.target.cluster,
+                &what,
+                sync(lw, self.outside.reacting.as_ref(), &self.config.options),
+            )
+            .await?;
         let live = run_live(
-            lw,
+            synced,
             churn,
             self.outside,
             self.config.duration,

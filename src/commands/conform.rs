@@ -101,7 +101,9 @@ pub async fn exec(global: &GlobalConfig, config: ConformConfig) -> Result<u8> {
         // A namespace the user named: conform's objects there carry the run's label, which its
         // watches select, and are deleted at the end; nothing else there is touched.
         (Some(_), Some(ns)) => {
-            super::existing_namespace_to_write(&target.cluster, ns, "conform writes").await?;
+            let limits = &global.limits;
+            super::existing_namespace_to_write(&target.cluster, ns, "conform writes", limits)
+                .await?;
             let out = &mut out;
             scratch::labelled_in(
                 &target.cluster,

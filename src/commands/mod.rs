@@ -422,14 +422,27 @@ pub(crate) async fn existing_namespace_to_write(
     cluster: &Cluster,
     namespace: &str,
     what: &str,
+    limits: &RunLimits,
 ) -> Result<()> {
-    if cluster.namespace_exists(namespace).await == Some(false) {
+    if namespace_exists(cluster, namespace, limits).await? == Some(false) {
         return Err(Error::Usage(format!(
             "namespace \"{namespace}\" does not exist: {what} in an existing namespace you name \
              with -n, or, without -n, in a scratch namespace it creates and deletes"
         )));
     }
     Ok(())
+}
+
+/// Whether `namespace` exists (`None`: the server did not say), asked within the run's
+/// `limits`.
+pub(crate) async fn namespace_exists(
+    cluster: &Cluster,
+    namespace: &str,
+    limits: &RunLimits,
+) -> Result<Option<bool>> {
+    let what = format!("the check that namespace \"{namespace}\" exists");
+    let asked = async { Ok::<_, Error>(cluster.namespace_exists(namespace).await) };
+    limits.bound(cluster, &what, asked).await
 }
 
 /// Why a check of `lw`'s scope found nothing, for `Error::NothingChecked`: the namespace does

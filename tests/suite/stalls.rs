@@ -256,6 +256,116 @@ fn bench_live_ends_at_the_request_timeout_without_headers() {
     assert_one_line_error(&out, &["no response headers within 2s"]);
 }
 
+/// Each way a live bench is asked for: without load, with load (in a scratch namespace, in
+/// one that -n names), timing a controller's reactions (`--react`), reading a controller's
+/// metrics (`--metrics-from`, a silent one too).
+fn bench_runs(dir: &std::path::Path, metrics: &str) -> Vec<Vec<String>> {
+    let template = dir.join("cm.yaml");
+    std::fs::write(
+        &template,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n",
+    )
+    .unwrap();
+    let template = template.to_str().unwrap();
+    let runs: [&[&str]; 6] = [
+        &["-n", "stalled", "--no-churn"],
+        &[],
+        &["-n", "stalled", "--objects", "5", "--rate", "5"],
+        &[
+            "-n",
+            "stalled",
+            "--no-churn",
+            "--react",
+            "observed-generation",
+        ],
+        &["--template", template, "--react", "condition:Ready"],
+        &["-n", "stalled", "--no-churn", "--metrics-from", metrics],
+    ];
+    runs.iter()
+        .map(|extra| {
+            ["bench", "configmaps", "--for", "3s"]
+                .iter()
+                .chain(extra.iter())
+                .map(|s| s.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Every bench run of [`bench_runs`] against `server`, at once (each on its own thread), each
+/// checked with `check`.
+fn every_bench_run_against(server: &StallServer, check: impl Fn(&Output) + Sync) {
+    let dir = tempfile::tempdir().unwrap();
+    let silent_metrics = StallServer::start(Stall::Accept, false);
+    let metrics = format!("http://127.0.0.1:{}/metrics", silent_metrics.port);
+    let url = server.https();
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = bench_runs(dir.path(), &metrics)
+            .into_iter()
+            .map(|args| {
+                let url = &url;
+                scope.spawn(move || {
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    (args.join(" "), against(url, &args, Duration::from_secs(40)))
+                })
+            })
+            .collect();
+        for run in runs {
+            let (args, out) = run.join().unwrap();
+            eprintln!("{args}: exit {:?}", out.code);
+            check(&out);
+        }
+    });
+}
+
+#[test]
+fn bench_for_ends_every_live_run_while_the_tls_handshake_never_comes() {
+    let server = StallServer::start(Stall::Accept, true);
+    every_bench_run_against(&server, |out| {
+        assert_one_line_error(
+            out,
+            &[
+                "--for 3s ended the run while",
+                &format!("no TLS handshake from {} within 3s", server.endpoint()),
+            ],
+        )
+    });
+}
+
+#[test]
+fn bench_for_ends_every_live_run_while_the_server_never_answers() {
+    let server = StallServer::start(Stall::Headers, true);
+    every_bench_run_against(&server, |out| {
+        assert_one_line_error(
+            out,
+            &[
+                "--for 3s ended the run while discovery",
+                &format!("{}/api: no response headers within 3s", server.https()),
+            ],
+        )
+    });
+}
+
+/// conform has no time box of its own: a peer that never completes the TLS handshake ends it at
+/// the handshake's limit (client-go's 10 s).
+#[test]
+fn conform_ends_at_the_tls_handshakes_limit_when_it_never_comes() {
+    let server = StallServer::start(Stall::Accept, true);
+    for args in [
+        &["conform", "configmaps"][..],
+        &["conform", "configmaps", "-n", "stalled", "--read-only"][..],
+    ] {
+        let out = against(&server.https(), args, Duration::from_secs(60));
+        assert_one_line_error(
+            &out,
+            &[&format!(
+                "no TLS handshake from {} within 10s",
+                server.endpoint()
+            )],
+        );
+    }
+}
+
 #[test]
 fn a_body_that_stops_is_abandoned_at_the_health_checks_window() {
     let server = StallServer::start(Stall::Body, true);
@@ -545,4 +655,66 @@ async fn bench_metrics_from_a_silent_controller_ends_with_its_window() {
             &format!("{url}: no response headers within 3s"),
         ],
     );
+}
+
+/// A server that answers discovery and whether the namespace exists, and never finishes an
+/// answer about ConfigMaps: bench's informer never syncs (without load and with it), so --for
+/// ends the run while the first LIST and WATCH wait; conform's first LIST ends at
+/// --request-timeout.
+#[test]
+fn bench_for_ends_a_run_whose_first_list_and_watch_never_finish() {
+    use crate::common::fake::{self, FakeServer, Reply, Step};
+    let server = FakeServer::start(|path, _| {
+        if path.starts_with("/api/v1/namespaces/ns/configmaps") {
+            return Reply::Stream(vec![Step::Sleep(Duration::from_secs(600))]);
+        }
+        if path.starts_with("/api/v1/namespaces/ns") {
+            return Reply::Json(
+                200,
+                r#"{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"ns"}}"#.into(),
+            );
+        }
+        if path == "/api" {
+            return fake::core_discovery();
+        }
+        fake::empty_discovery()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let kc = fake::kubeconfig(dir.path(), &server.url);
+    let kc = kc.to_str().unwrap();
+    for extra in [&["--no-churn"][..], &["--objects", "5", "--rate", "5"][..]] {
+        let mut cmd = informer();
+        cmd.args([
+            "bench",
+            "configmaps",
+            "-n",
+            "ns",
+            "--for",
+            "3s",
+            "--kubeconfig",
+            kc,
+        ])
+        .args(extra);
+        let out = run_with_limit(cmd, Duration::from_secs(40));
+        assert_one_line_error(
+            &out,
+            &[
+                "--for 3s ended the run while the informer's first LIST and WATCH of configmaps",
+                &server.url,
+            ],
+        );
+    }
+    let mut cmd = informer();
+    cmd.args([
+        "conform",
+        "configmaps",
+        "-n",
+        "ns",
+        "--read-only",
+        "--request-timeout",
+        "2s",
+    ])
+    .args(["--kubeconfig", kc]);
+    let out = run_with_limit(cmd, Duration::from_secs(40));
+    assert_one_line_error(&out, &["list configmaps", "2s"]);
 }

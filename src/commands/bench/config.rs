@@ -110,6 +110,17 @@ impl BenchConfig {
         })
     }
 
+    /// How long a live run may wait for the server before its window opens (`--for`, counted
+    /// from the start, as tail's): connecting, discovery, the informer's first LIST and WATCH.
+    /// A window longer than the whole measured run could measure nothing. `None` for a replay,
+    /// which connects to nothing.
+    pub fn time_box(&self) -> Option<std::time::Duration> {
+        match self.source {
+            SourceConfig::Live { .. } => Some(self.duration),
+            SourceConfig::File { .. } => None,
+        }
+    }
+
     /// The settings recorded in the report.
     pub fn settings(&self) -> Settings {
         let shape = &self.options.shape;

@@ -79,6 +79,15 @@ pub struct TailArgs {
     /// Do not request or print BOOKMARK events.
     #[arg(long)]
     pub no_bookmarks: bool,
+    /// Show only object events of these types (comma-separated: ADDED,MODIFIED,DELETED); the
+    /// others are counted in the summary as hidden.
+    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    pub types: Vec<String>,
+    /// Hide a MODIFIED whose changed fields are all at or under PATH (`status`,
+    /// `metadata.annotations`, `spec.template.spec.containers[web]`; repeatable), counted in
+    /// the summary as hidden.
+    #[arg(long, value_name = "PATH")]
+    pub ignore_field: Vec<String>,
     /// Exit when the server closes the watch (0 on a normal close, 2 on an error) instead of
     /// re-opening it from the last resourceVersion.
     #[arg(long)]

@@ -111,6 +111,7 @@ fn session_config(config: &TailConfig) -> SessionConfig {
         until_rv: config.until_rv.clone(),
         timeout: config.timeout,
         run_for: config.run_for,
+        filter: config.filter.clone(),
     }
 }
 

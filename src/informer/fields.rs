@@ -43,6 +43,14 @@ pub fn summary(old: &RawObject, new: &RawObject, limit: usize, show_values: bool
     }
 }
 
+/// The paths of every field that changed from `old` to `new` (noise left out), as [`summary`]
+/// names them; `None` when either has no JSON to read.
+pub fn changed_paths(old: &RawObject, new: &RawObject) -> Option<Vec<String>> {
+    let parse = |o: &RawObject| serde_json::from_str::<Value>(o.json()?).ok();
+    let (a, b) = (parse(old)?, parse(new)?);
+    Some(changed_fields(&a, &b).into_iter().map(|c| c.path).collect())
+}
+
 /// The changed leaf fields from `old` to `new`, in document order; lists of objects item by
 /// item, each known by its key (`containers[web].image`, see [`list_key`]) or its index.
 fn changed_fields(old: &Value, new: &Value) -> Vec<FieldChange> {

@@ -44,8 +44,12 @@ fn line(stats: &Stats, elapsed: Duration, rvs: bool) -> String {
     } else {
         String::new()
     };
+    let hidden = match stats.hidden {
+        0 => String::new(),
+        n => format!(", {n} hidden"),
+    };
     format!(
-        "{} (ADDED {}, MODIFIED {}, DELETED {}), {}, {}, {}, {rvs}{}, {:.1} events/s",
+        "{} (ADDED {}, MODIFIED {}, DELETED {}{hidden}), {}, {}, {}, {rvs}{}, {:.1} events/s",
         count(stats.objects(), "event"),
         stats.added,
         stats.modified,

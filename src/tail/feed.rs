@@ -281,6 +281,12 @@ impl Feed {
         self.stats.count(event_type, rv);
     }
 
+    /// Counts an object event the filters hide, of `event_type` at `rv`.
+    pub(super) fn count_hidden(&mut self, event_type: EventType, rv: &str) {
+        self.stats.count(event_type, rv);
+        self.stats.hidden += 1;
+    }
+
     /// Keeps `rv` if it is the newest seen (what `--until-rv` is compared with). With
     /// `until`, an RV that is not a number ends the run naming it: it can never be compared.
     pub(super) fn reach(

@@ -5,6 +5,7 @@
 
 use super::error::TailError;
 use super::feed::{Detail, Feed, Seen};
+use super::filter::Filter;
 use super::owners::OwnerGraph;
 use super::react::{ReactConfig, Reacting, ReactionStats};
 use super::sink::Sink;
@@ -33,6 +34,8 @@ pub struct SessionConfig {
     pub timeout: Option<Duration>,
     /// `--for`, named by the error line of a replay that never began.
     pub run_for: Option<Duration>,
+    /// What of the object events is hidden (`--types`, `--ignore-field`).
+    pub filter: Filter,
 }
 
 /// When a run ends whatever it has seen: `ends` (`--for`: done) and `gives_up` (`--timeout`).
@@ -267,7 +270,8 @@ impl Session {
         Ok(())
     }
 
-    /// Shows one object event (unless `--max-events` is reached) and counts it.
+    /// Shows one object event (unless `--max-events` is reached, or the filters hide it) and
+    /// counts it.
     fn emit(
         &mut self,
         index: usize,
@@ -278,8 +282,15 @@ impl Session {
         if self.full() {
             return Ok(());
         }
-        self.objects += 1;
         let rv = seen.object.resource_version();
+        if self.config.filter.hides(seen) {
+            self.feeds[index].count_hidden(seen.event_type, rv);
+            if seen.origin == Origin::Watch {
+                self.reach(index, rv)?;
+            }
+            return Ok(());
+        }
+        self.objects += 1;
         self.feeds[index].count(seen.event_type, rv);
         // A LIST's objects come in no RV order: a LIST reaches --until-rv at its end, by its RV.
         if seen.origin == Origin::Watch {

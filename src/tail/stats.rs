@@ -14,6 +14,8 @@ pub struct Stats {
     pub bookmarks: u64,
     pub reconnects: u64,
     pub relists: u64,
+    /// Object events counted above but not shown (`--types`, `--ignore-field`).
+    pub hidden: u64,
     /// The oldest resourceVersion seen (none in a total of several resources).
     pub first_rv: Option<String>,
     /// The newest resourceVersion seen (none in a total of several resources).
@@ -59,6 +61,7 @@ impl Stats {
             bookmarks: t.bookmarks + s.bookmarks,
             reconnects: t.reconnects + s.reconnects,
             relists: t.relists + s.relists,
+            hidden: t.hidden + s.hidden,
             first_rv: None,
             last_rv: None,
         })

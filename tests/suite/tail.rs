@@ -490,6 +490,139 @@ async fn a_change_inside_a_list_is_shown_by_its_keyed_leaf_with_both_values() {
     }
 }
 
+/// `--types` keeps the event types named, `--ignore-field` hides a MODIFIED that changed only
+/// fields under the paths given; in every output format, the hidden events still counted in
+/// the summary.
+#[tokio::test]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+async fn filters_hide_event_types_and_changes_under_paths_and_the_summary_counts_them() {
+    let ns = TestNamespace::new("filters").await;
+    let mut tail = Merged::start(&[
+        "tail",
+        "cm",
+        "-n",
+        &ns.name,
+        "-o",
+        "json",
+        "--types",
+        "ADDED,deleted",
+        "--stats",
+        "--for",
+        "120s",
+    ]);
+    tail.wait_for(
+        Stream::Out,
+        "the watch opened",
+        Duration::from_secs(30),
+        |l| l.contains("\"watch-opened\""),
+    );
+    ns.create_configmap("a", &[]).await;
+    ns.update_configmap("a", "v1").await;
+    ns.delete_configmap("a").await;
+    tail.wait_for(Stream::Out, "the DELETED", Duration::from_secs(60), |l| {
+        l.contains("\"type\":\"DELETED\"")
+    });
+    assert_eq!(tail.interrupt(Duration::from_secs(30)), Some(130));
+    let shown: Vec<&String> = (tail.seen.iter())
+        .filter(|(s, l)| *s == Stream::Out && l.contains("\"name\":\"a\""))
+        .map(|(_, l)| l)
+        .collect();
+    assert_eq!(shown.len(), 2, "{}", tail.transcript());
+    assert!(!shown.iter().any(|l| l.contains("MODIFIED")), "{shown:?}");
+    let summary = tail.transcript();
+    assert!(
+        summary.contains("(ADDED 1, MODIFIED 1, DELETED 1, 1 hidden)"),
+        "{summary}"
+    );
+
+    // A Deployment's status churn hidden: the spec's change alone is shown.
+    crate::common::controllers::create_deployment(&ns, "web", 0).await;
+    let mut tail = Merged::start(&[
+        "tail",
+        "deploy",
+        "-n",
+        &ns.name,
+        "--initial",
+        "none",
+        "--ignore-field",
+        "status",
+        "--ignore-field",
+        ".metadata.annotations",
+        "--stats",
+        "--for",
+        "120s",
+    ]);
+    tail.wait_for(
+        Stream::Err,
+        "the watch opened",
+        Duration::from_secs(30),
+        |l| l.contains("watch opened"),
+    );
+    let mut set = kubectl();
+    set.args([
+        "set",
+        "image",
+        "-n",
+        &ns.name,
+        "deploy/web",
+        "app=registry.example/app:2",
+    ]);
+    assert!(set.output().unwrap().status.success());
+    tail.wait_for(
+        Stream::Out,
+        "the spec's change",
+        Duration::from_secs(60),
+        |l| l.contains("containers[app].image"),
+    );
+    // The controller's status write for it (observedGeneration 2) is hidden; a second image
+    // shown after it proves tail had it (a watch delivers in resourceVersion order).
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    loop {
+        let mut get = kubectl();
+        get.args(["get", "-n", &ns.name, "deploy/web", "-o"]);
+        get.arg("jsonpath={.status.observedGeneration}");
+        if String::from_utf8_lossy(&get.output().unwrap().stdout) == "2" {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no status write within 90s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let mut set = kubectl();
+    set.args([
+        "set",
+        "image",
+        "-n",
+        &ns.name,
+        "deploy/web",
+        "app=registry.example/app:3",
+    ]);
+    assert!(set.output().unwrap().status.success());
+    tail.wait_for(
+        Stream::Out,
+        "the second change",
+        Duration::from_secs(60),
+        |l| l.contains("→registry.example/app:3"),
+    );
+    assert_eq!(tail.interrupt(Duration::from_secs(30)), Some(130));
+    let modified = (tail.seen.iter())
+        .filter(|(s, l)| *s == Stream::Out && l.contains("MODIFIED"))
+        .count();
+    assert_eq!(modified, 2, "{}", tail.transcript());
+    let summary = (tail.seen.iter())
+        .find(|(s, l)| *s == Stream::Err && l.starts_with("summary:"))
+        .map(|(_, l)| l.clone())
+        .unwrap_or_else(|| panic!("no summary: {}", tail.transcript()));
+    let hidden: u64 = summary
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" hidden)"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no hidden count: {summary}"));
+    assert!(hidden >= 1, "{summary}");
+}
+
 #[tokio::test]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn record_writes_json_lines_beside_text_and_never_overwrites() {

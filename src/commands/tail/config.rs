@@ -8,11 +8,12 @@ use crate::cluster::resource_version::ResourceVersion;
 use crate::cluster::selector::{validate_field_selector, validate_label_selector};
 use crate::error::{Error, Result};
 use crate::informer::patch::DiffFields;
+use crate::informer::transition::EventType;
 use crate::output::custom_columns::Columns;
 use crate::output::jsonpath::Template;
 use crate::output::kubectl::{Form, WatchEvents};
 use crate::output::labels::LabelColumns;
-use crate::tail::ReactConfig;
+use crate::tail::{Filter, ReactConfig};
 use std::time::Duration;
 
 /// `tail`'s arguments, validated.
@@ -28,6 +29,8 @@ pub struct TailConfig {
     pub until_rv: Option<ResourceVersion>,
     pub chunk_size: u32,
     pub bookmarks: bool,
+    /// `--types`, `--ignore-field`: what of the object events is hidden.
+    pub filter: Filter,
     pub reconnect: bool,
     pub server_timeout: Option<u64>,
     pub max_events: Option<u64>,
@@ -162,6 +165,7 @@ impl TailConfig {
             until_rv,
             chunk_size: args.chunk_size,
             bookmarks: !args.no_bookmarks,
+            filter: filter(args)?,
             reconnect: !args.no_reconnect,
             server_timeout: nonzero(args.server_timeout).map(|d| d.as_secs()),
             max_events: args.max_events,
@@ -262,6 +266,45 @@ fn read_template(form: &str, given: &Given) -> Result<String> {
             ))
         }),
     }
+}
+
+/// `--types` and `--ignore-field`, checked: kubectl's event types (in any case), and field
+/// paths as tail's MODIFIED lines name them (a leading `.` is taken, as proxy's verdicts write
+/// them).
+fn filter(args: &TailArgs) -> Result<Filter> {
+    let types = match args.types.as_slice() {
+        [] => None,
+        given => Some(
+            given
+                .iter()
+                .map(|t| match t.to_ascii_uppercase().as_str() {
+                    "ADDED" => Ok(EventType::Added),
+                    "MODIFIED" => Ok(EventType::Modified),
+                    "DELETED" => Ok(EventType::Deleted),
+                    _ => Err(Error::Usage(format!(
+                        "--types {t:?}: not an event type: use ADDED, MODIFIED or DELETED \
+                         (bookmarks: --no-bookmarks)"
+                    ))),
+                })
+                .collect::<Result<Vec<EventType>>>()?,
+        ),
+    };
+    let ignored = args
+        .ignore_field
+        .iter()
+        .map(|path| {
+            let path = path.strip_prefix('.').unwrap_or(path);
+            let broken = path.is_empty() || path.ends_with('.') || path.contains("..");
+            match broken {
+                true => Err(Error::Usage(format!(
+                    "--ignore-field {path:?}: not a field path: write it as MODIFIED lines name \
+                     fields, e.g. status or spec.template.spec.containers[web]"
+                ))),
+                false => Ok(path.to_string()),
+            }
+        })
+        .collect::<Result<Vec<String>>>()?;
+    Ok(Filter { types, ignored })
 }
 
 /// `-l` and `--field-selector` in the server's syntax, checked before any request.

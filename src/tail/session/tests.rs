@@ -111,6 +111,7 @@ fn session(show_initial: bool, until_rv: Option<&str>, max_events: Option<u64>) 
         until_rv: until_rv.map(|rv| ResourceVersion::parse(rv).unwrap()),
         timeout: None,
         run_for: None,
+        filter: Filter::default(),
     };
     let feed = Feed::new("configmap".into(), "configmaps".into(), false, false, None);
     Session::new(config, vec![feed], None)

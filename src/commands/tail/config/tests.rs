@@ -239,3 +239,36 @@ fn resource_versions_kube_apiserver_cannot_read_are_refused_before_connecting() 
         replay.begin
     );
 }
+
+#[test]
+fn filters_take_kubectls_event_types_in_any_case_and_field_paths_with_or_without_a_dot() {
+    let c = config(&[
+        "cm",
+        "--types",
+        "added,DELETED",
+        "--ignore-field",
+        ".status",
+        "--ignore-field",
+        "metadata.annotations",
+    ])
+    .unwrap();
+    assert_eq!(
+        c.filter,
+        Filter {
+            types: Some(vec![EventType::Added, EventType::Deleted]),
+            ignored: vec!["status".into(), "metadata.annotations".into()],
+        }
+    );
+    for (args, needle) in [
+        (
+            vec!["cm", "--types", "BOOKMARK"],
+            "--types \"BOOKMARK\": not an event type",
+        ),
+        (vec!["cm", "--ignore-field", "spec..x"], "not a field path"),
+        (vec!["cm", "--ignore-field", "."], "not a field path"),
+    ] {
+        let err = config(&args).unwrap_err();
+        assert!(matches!(err, Error::Usage(_)), "{args:?}: {err:?}");
+        assert!(err.to_string().contains(needle), "{args:?}: {err}");
+    }
+}

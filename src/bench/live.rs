@@ -7,7 +7,7 @@ use super::error::BenchError;
 use super::load::{Generated, LoadPlan, LoadStats, LoadThread, MatchBy, SentWrite, Workload};
 use super::pipeline::{BenchPipeline, Measured};
 use super::react::Collected;
-use super::run::{measure, Finished, RunError, RunOptions, Tick, Window};
+use super::run::{measure, Finished, RunError, RunOptions, Tick, Window, WindowCut};
 use super::snapshot::WatchTransitions;
 use crate::cluster::ApiResource;
 use crate::informer::listwatch::{ListWatch, DEFAULT_CHUNK_SIZE};
@@ -21,6 +21,7 @@ use crate::react::{match_reactions, Matched, Reaction};
 use crate::scrape::window::{ControllerFigures, ControllerSource, Scrapes};
 use crate::signal::Signal;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
@@ -108,7 +109,7 @@ pub async fn run_live(
     synced: Synced,
     churn: Option<Churn>,
     outside: Outside,
-    duration: Duration,
+    (duration, cut): (Duration, &WindowCut),
     options: &RunOptions,
     on_tick: &mut (dyn FnMut(&Tick) + Send),
     notice: &(dyn Fn(String) + Sync),
@@ -133,22 +134,27 @@ pub async fn run_live(
     .await?;
 
     let window_start_wall = SystemTime::now() + options.warmup;
-    let ((window, source_result), scrapes) = informers
+    let cut_off = cut.open();
+    let ((window, source_result), scrapes, was_cut) = informers
         .measure(
             load.as_mut(),
             options,
-            duration,
+            (duration, cut_off),
             controller.as_ref(),
             on_tick,
             notice,
         )
         .await;
+    cut.close();
     // The source's own failure first, then the watch's, then a window that never opened.
     let generated = source_result?;
     if informers.running.reflector_finished() {
         return Err(informers.watch_ended().await);
     }
-    let window = window?;
+    let window = match window {
+        Err(_) if was_cut => return Err(RunError::StoppedInWarmup.into()),
+        window => window?,
+    };
 
     // The events of the last writes are still on their way: wait for them (bounded).
     let writes = sent_since(generated.as_ref(), window_start_wall);
@@ -180,6 +186,7 @@ pub async fn run_live(
             measured: stopped.measured,
             window,
             drain: stopped.drain,
+            cut: was_cut,
         },
         generator: generated.map(|g| g.stats),
         writes: churn.map(|_| writes.len() as u64).or(writes_seen),
@@ -257,7 +264,7 @@ impl Informers {
         &mut self,
         load: Option<&mut LoadThread>,
         options: &RunOptions,
-        duration: Duration,
+        (duration, cut_off): (Duration, tokio::sync::oneshot::Receiver<()>),
         controller: Option<&ControllerSource>,
         on_tick: &mut (dyn FnMut(&Tick) + Send),
         notice: &(dyn Fn(String) + Sync),
@@ -267,6 +274,7 @@ impl Informers {
             Result<Option<Generated>, BenchError>,
         ),
         Option<Scrapes>,
+        bool,
     ) {
         let window = self.pipeline.window();
         let scrapes = async {
@@ -279,10 +287,30 @@ impl Informers {
         let events = move || ReflectorCounters::get(&counters.events);
         let total = options.warmup + duration;
         let running = &self.running;
+        let was_cut = AtomicBool::new(false);
         let source = async {
+            let mut cut_off = cut_off;
+            let cut = |how: &str| {
+                was_cut.store(true, Ordering::Relaxed);
+                notice(format!(
+                    "stopped: the window ends now ({how}), figures follow"
+                ));
+            };
             let work = async {
                 match load {
-                    Some(load) => load.run(options.warmup, duration).await.map(Some),
+                    Some(load) => {
+                        let cutter = load.cutter();
+                        let run = load.run(options.warmup, duration);
+                        tokio::pin!(run);
+                        tokio::select! {
+                            r = &mut run => r.map(Some),
+                            Ok(()) = &mut cut_off => {
+                                cut("the load's writes in flight are answered first");
+                                cutter.store(true, Ordering::Relaxed);
+                                run.await.map(Some)
+                            }
+                        }
+                    }
                     None => {
                         // Said once the run has begun (the window is open unless there is a
                         // warm-up): what comes after this line is measured.
@@ -293,7 +321,10 @@ impl Informers {
                             crate::format::count(cached as u64, "object"),
                             crate::format::wait(total)
                         ));
-                        tokio::time::sleep(total).await;
+                        tokio::select! {
+                            () = tokio::time::sleep(total) => {}
+                            Ok(()) = &mut cut_off => cut("measuring no more traffic"),
+                        }
                         Ok(None)
                     }
                 }
@@ -304,7 +335,8 @@ impl Informers {
             }
         };
         let measured = measure(&mut self.pipeline, &events, options.warmup, source, on_tick);
-        tokio::join!(measured, scrapes)
+        let (measured, scrapes) = tokio::join!(measured, scrapes);
+        (measured, scrapes, was_cut.load(Ordering::Relaxed))
     }
 
     /// Why the watch ended during the window: its error, or `WatchEnded` when it ended

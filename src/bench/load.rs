@@ -17,6 +17,8 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -143,6 +145,8 @@ pub struct Generator {
     in_flight: FuturesUnordered<WriteFuture>,
     /// From when the CPU time counts (the end of the warm-up), and the thread's CPU time then.
     cpu_from: Option<(Instant, Option<f64>)>,
+    /// Set to end the churn early (Ctrl-C cut the window): no write is sent after it.
+    cut: Arc<AtomicBool>,
     pub stats: LoadStats,
     pub writes: Vec<SentWrite>,
     /// With a template: every write's object, generation and resourceVersion, to match with
@@ -177,6 +181,7 @@ impl Generator {
             busy: HashSet::new(),
             next_name: 0,
             seq: 0,
+            cut: Arc::default(),
             in_flight: FuturesUnordered::new(),
             cpu_from: None,
             stats: LoadStats {
@@ -241,7 +246,7 @@ impl Generator {
                 scheduled,
             } => {
                 let due = start + Duration::from_secs_f64(scheduled as f64 / self.rate);
-                if due >= until {
+                if due >= until || self.cut.load(Ordering::Relaxed) {
                     return Ok(Phase::Draining);
                 }
                 if self.in_flight.len() >= MAX_IN_FLIGHT {
@@ -587,6 +592,8 @@ pub struct LoadPlan {
 /// The generator on a thread of its own, with its own runtime and connection: its work stays
 /// off the runtime being measured, and its CPU time is its own. Dropping the handle stops it.
 pub struct LoadThread {
+    /// Ends the churn early: see [`LoadThread::cutter`].
+    cut: Arc<AtomicBool>,
     populated: Option<oneshot::Receiver<Result<Populated, BenchError>>>,
     go: Option<oneshot::Sender<(Duration, Duration)>>,
     done: Option<oneshot::Receiver<Result<Generated, BenchError>>>,
@@ -600,6 +607,8 @@ impl LoadThread {
         let (go_tx, go_rx) = oneshot::channel::<(Duration, Duration)>();
         let (done_tx, done_rx) = oneshot::channel();
         let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
+        let cut = Arc::new(AtomicBool::new(false));
+        let cut_in_thread = cut.clone();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -611,6 +620,7 @@ impl LoadThread {
                         let setup = async {
                             let cluster = cluster.connect_again().await?;
                             let mut g = Generator::new(cluster, plan);
+                            g.cut = cut_in_thread;
                             g.populate().await?;
                             Ok::<_, BenchError>(g)
                         };
@@ -644,11 +654,18 @@ impl LoadThread {
                 })
             })?;
         Ok(LoadThread {
+            cut,
             populated: Some(populated_rx),
             go: Some(go_tx),
             done: Some(done_rx),
             _cancel: cancel_tx,
         })
+    }
+
+    /// Ends the churn before its time (Ctrl-C cut the window): the writes in flight are
+    /// answered, no other is sent, and [`LoadThread::run`] returns what was done.
+    pub fn cutter(&self) -> Arc<AtomicBool> {
+        self.cut.clone()
     }
 
     /// Waits until the initial objects exist; returns their writes.

@@ -175,6 +175,9 @@ pub struct BenchReport {
     pub config: Settings,
     /// The measured window: after the warm-up until the source ended.
     pub window_seconds: f64,
+    /// Ctrl-C or SIGTERM cut the window short: the figures are of `window_seconds` only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
     /// From the source's end until handlers and workers had finished.
     pub drain_seconds: f64,
     /// CPU time of the whole bench process in the window (Linux; null elsewhere): informer,
@@ -212,6 +215,7 @@ impl BenchReport {
             source,
             config,
             window_seconds,
+            cut: false,
             drain_seconds,
             process_cpu_seconds: window.cpu_seconds,
             metrics: Metrics {
@@ -286,6 +290,7 @@ impl BenchReport {
             &f.window,
             f.drain.as_secs_f64(),
         );
+        report.cut = f.cut;
         report.generator = live.generator.clone();
         report.controller = live.controller.clone();
         report.counters.writes = live.writes;

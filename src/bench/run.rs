@@ -8,7 +8,7 @@ use crate::informer::fifo::Fifo;
 use crate::informer::processor::Processor;
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -51,6 +51,9 @@ pub enum RunError {
         ended_after: Duration,
         warmup: Duration,
     },
+    /// Ctrl-C or SIGTERM came during the warm-up: no window was measured, nothing to report.
+    #[error("stopped during the warm-up: no window was measured")]
+    StoppedInWarmup,
 }
 
 /// Runs `source` to its end while sampling the pipeline; the window opens when `warmup` is over
@@ -134,13 +137,46 @@ pub struct Finished {
     pub measured: Measured,
     pub window: Window,
     pub drain: Duration,
+    /// Whether Ctrl-C or SIGTERM cut the window short.
+    pub cut: bool,
+}
+
+/// Ctrl-C while the window is open cuts the window instead of ending the run, so that what was
+/// measured up to then is reported: the window opens a cut (`open`), the command's stop handler
+/// hands it the stop (`forward`, false when no window is open: the run ends as before).
+#[derive(Clone, Default)]
+pub struct WindowCut(Arc<Mutex<Option<tokio::sync::oneshot::Sender<()>>>>);
+
+impl WindowCut {
+    /// The window opens: a stop from now on cuts it.
+    pub(super) fn open(&self) -> tokio::sync::oneshot::Receiver<()> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        *self.slot() = Some(tx);
+        rx
+    }
+
+    /// The window closed: a stop ends the run again.
+    pub(super) fn close(&self) {
+        self.slot().take();
+    }
+
+    /// Hands a stop to the open window, which ends there; false when none is open.
+    pub fn forward(&self) -> bool {
+        self.slot().take().is_some_and(|cut| cut.send(()).is_ok())
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<tokio::sync::oneshot::Sender<()>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// Replays `replay` at `speed` through the informer loop into the simulated controller.
 pub async fn run_replay(
     replay: Replay,
     speed: Speed,
-    options: &RunOptions,
+    (options, cut): (&RunOptions, &WindowCut),
     on_tick: &mut (dyn FnMut(&Tick) + Send),
 ) -> Result<Finished, RunError> {
     let mut processor = Processor::new();
@@ -161,12 +197,20 @@ pub async fn run_replay(
     let source = {
         let fifo = fifo.clone();
         let window = pipeline.window();
+        let cut_off = cut.open();
         async move {
-            replay.play(fifo.clone(), speed, played, window).await;
-            fifo.until_below(1).await;
+            let play = async {
+                replay.play(fifo.clone(), speed, played, window).await;
+                fifo.until_below(1).await;
+            };
+            tokio::select! {
+                () = play => false,
+                Ok(()) = cut_off => true,
+            }
         }
     };
-    let (result, ()) = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
+    let (result, was_cut) = measure(&mut pipeline, &events, options.warmup, source, on_tick).await;
+    cut.close();
     // The FIFO is closed (the replay ended) or closes now (it did not): the informer loop
     // applies what is queued, then every listener drains its backlog.
     fifo.close();
@@ -175,10 +219,14 @@ pub async fn run_replay(
         core.processor.shutdown().await;
     }
     let measured = pipeline.finish(None).await;
-    let window = result?;
+    let window = match result {
+        Err(_) if was_cut => return Err(RunError::StoppedInWarmup),
+        result => result?,
+    };
     Ok(Finished {
         measured,
         window,
         drain: drain_start.elapsed(),
+        cut: was_cut,
     })
 }

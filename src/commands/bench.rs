@@ -13,7 +13,7 @@ use crate::bench::live::{can_churn, run_live, sync, Churn, LiveFinished, Outside
 use crate::bench::load::Workload;
 use crate::bench::replay::Speed;
 use crate::bench::report::{BaselineReport, BenchReport, Source};
-use crate::bench::run::{run_replay, Tick};
+use crate::bench::run::{run_replay, RunError, Tick, WindowCut};
 use crate::bench::scratch;
 use crate::bench::snapshot::PipelineSnapshot;
 use crate::bench::BenchError;
@@ -45,7 +45,17 @@ impl Drop for Spinner {
 pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
     // Ctrl-C and SIGTERM are ours from here on (see `stop::requested`): the scratch namespace
     // is cleaned up whenever one comes.
-    let interrupt = crate::stop::requested();
+    // While the measured window is open, a stop cuts it (the figures up to then are printed);
+    // at any other time it ends the run.
+    let cut = WindowCut::default();
+    let interrupt = async {
+        loop {
+            crate::stop::requested().await;
+            if !cut.forward() {
+                return;
+            }
+        }
+    };
     tokio::pin!(interrupt);
     let _ = futures::FutureExt::now_or_never(&mut interrupt);
     let spinner = Spinner(stderr_is_terminal().then(crate::output::progress::bench_bar));
@@ -67,15 +77,15 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
     }
     let outcome = match &config.source {
         SourceConfig::File { path, speed } => {
-            replay(path, *speed, &config, &mut on_tick, &mut interrupt).await?
+            replay(path, *speed, &config, (&mut on_tick, &cut), &mut interrupt).await?
         }
         SourceConfig::Live { churn } => {
             live(
                 global,
                 churn,
                 &config,
-                &mut on_tick,
-                &notice,
+                (&mut on_tick, &notice),
+                &cut,
                 &mut interrupt,
             )
             .await?
@@ -95,12 +105,18 @@ pub async fn exec(global: &GlobalConfig, config: BenchConfig) -> Result<u8> {
     tolerate_closed_pipe(written.and_then(|_| out.flush())).map_err(Error::Output)?;
     drop(out);
     write_exports(&report, &snapshot, &config)?;
-    Ok(if report.failed() {
-        EXIT_FINDING
-    } else {
-        EXIT_OK
+    Ok(match (report.cut, report.failed()) {
+        (true, _) => crate::stop::exit_code(),
+        (false, true) => EXIT_FINDING,
+        (false, false) => EXIT_OK,
     })
 }
+
+/// Where a run tells its progress: each tick, and the lines said on stderr.
+type Told<'a> = (
+    &'a mut (dyn FnMut(&Tick) + Send),
+    &'a (dyn Fn(String) + Sync),
+);
 
 /// A finished run's report and what the Prometheus export reads; `None` when interrupted.
 type Outcome = Option<(BenchReport, PipelineSnapshot)>;
@@ -110,7 +126,7 @@ async fn replay(
     path: &Path,
     speed: Speed,
     config: &BenchConfig,
-    on_tick: &mut (dyn FnMut(&Tick) + Send),
+    (on_tick, cut): (&mut (dyn FnMut(&Tick) + Send), &WindowCut),
     interrupt: &mut (impl Future + Unpin),
 ) -> Result<Outcome> {
     let file = std::fs::File::open(path)
@@ -134,7 +150,7 @@ async fn replay(
         speed: speed.to_string(),
     };
     let finished = tokio::select! {
-        r = run_replay(replay, speed, &config.options, on_tick) => r,
+        r = run_replay(replay, speed, (&config.options, cut), on_tick) => r,
         _ = interrupt => return Ok(None),
     };
     let f = finished.map_err(|e| Error::from(BenchError::Run(e)))?;
@@ -145,6 +161,10 @@ async fn replay(
         &f.window,
         f.drain.as_secs_f64(),
     );
+    let report = BenchReport {
+        cut: f.cut,
+        ..report
+    };
     Ok(Some((report, f.measured.snapshot)))
 }
 
@@ -155,8 +175,8 @@ async fn live(
     global: &GlobalConfig,
     churn: &Option<Churn>,
     config: &BenchConfig,
-    on_tick: &mut (dyn FnMut(&Tick) + Send),
-    notice: &(dyn Fn(String) + Sync),
+    (on_tick, notice): Told<'_>,
+    cut: &WindowCut,
     interrupt: &mut (impl Future + Unpin),
 ) -> Result<Outcome> {
     let (target, reacting) = tokio::select! {
@@ -186,6 +206,7 @@ async fn live(
         },
         on_tick,
         notice,
+        cut,
     };
     let measured = run
         .measure(churn, global.namespace.as_ref(), interrupt)
@@ -218,6 +239,8 @@ struct LiveRun<'a> {
     outside: Outside,
     on_tick: &'a mut (dyn FnMut(&Tick) + Send),
     notice: &'a (dyn Fn(String) + Sync),
+    /// Where a stop during the window goes: it cuts the window.
+    cut: &'a WindowCut,
 }
 
 impl LiveRun<'_> {
@@ -313,7 +336,7 @@ impl LiveRun<'_> {
             synced,
             churn,
             self.outside,
-            self.config.duration,
+            (self.config.duration, self.cut),
             &self.config.options,
             self.on_tick,
             self.notice,
@@ -505,6 +528,7 @@ impl From<BenchError> for Error {
             BenchError::Cluster(e) => Error::Cluster(e),
             BenchError::Reflector(e) => e.into(),
             BenchError::WatchEnded => Error::Watch(e.to_string()),
+            BenchError::Run(RunError::StoppedInWarmup) => Error::Stopped(crate::stop::exit_code()),
             BenchError::Run(_) => {
                 Error::Usage(format!("{e}: shorten --warmup or lengthen the run"))
             }

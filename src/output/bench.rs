@@ -154,6 +154,14 @@ fn cpu_line(report: &BenchReport) -> Option<String> {
 /// The report as people read it: a table of latencies, then gauges, counters, gates, baseline.
 pub fn write_text(out: &mut impl Write, report: &BenchReport) -> std::io::Result<()> {
     writeln!(out, "{}", source_line(report))?;
+    if report.cut {
+        writeln!(
+            out,
+            "stopped early: the window was cut at {} of {} (Ctrl-C or SIGTERM); the figures are of that part",
+            format_seconds(report.window_seconds),
+            report.config.duration.as_deref().unwrap_or("its length")
+        )?;
+    }
     writeln!(out, "{}", latency_table(report))?;
     write_counts(out, report)?;
     if let Some(c) = &report.controller {

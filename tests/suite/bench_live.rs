@@ -156,6 +156,81 @@ async fn an_interrupted_live_run_still_removes_its_namespace() {
     interrupt_and_expect_cleanup(&mut bench, &ns).await;
 }
 
+/// Ctrl-C in the measured window cuts it: the figures up to then are printed (text and JSON
+/// say the window was cut), the load is removed, and the exit code is still 130.
+#[tokio::test]
+#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
+async fn ctrl_c_in_the_window_prints_the_figures_measured_up_to_then() {
+    use crate::common::{Merged, Stream};
+    admin().await;
+    for form in ["json", "text"] {
+        let mut bench = Merged::start(&[
+            "bench",
+            "--objects",
+            "10",
+            "--rate",
+            "20",
+            "--for",
+            "5m",
+            "-o",
+            form,
+        ]);
+        bench.wait_for(Stream::Err, "the clock", Duration::from_secs(120), |l| {
+            l.contains("the clock starts now")
+        });
+        assert_eq!(bench.interrupt(Duration::from_secs(60)), Some(130));
+        let out: Vec<&str> = (bench.seen.iter())
+            .filter(|(s, _)| *s == Stream::Out)
+            .map(|(_, l)| l.as_str())
+            .collect();
+        let err = bench.transcript();
+        assert!(err.contains("bench: deleted namespace"), "{err}");
+        match form {
+            "json" => {
+                let report: serde_json::Value =
+                    serde_json::from_str(&out.join("\n")).unwrap_or_else(|e| panic!("{e}: {err}"));
+                assert_eq!(report["cut"], true, "{report}");
+                let window = report["windowSeconds"].as_f64().unwrap();
+                assert!(window < 300.0, "{window}");
+            }
+            _ => {
+                assert!(
+                    out.iter()
+                        .any(|l| l.starts_with("stopped early: the window was cut at ")),
+                    "{err}"
+                );
+                assert!(out.iter().any(|l| l.contains("watchLatency")), "{err}");
+            }
+        }
+    }
+    // During the warm-up nothing is measured yet: the run ends as interrupted, no figures.
+    let mut bench = Merged::start(&[
+        "bench",
+        "--objects",
+        "10",
+        "--rate",
+        "20",
+        "--warmup",
+        "5m",
+        "--for",
+        "5m",
+    ]);
+    bench.wait_for(Stream::Err, "the clock", Duration::from_secs(120), |l| {
+        l.contains("the clock starts now")
+    });
+    assert_eq!(bench.interrupt(Duration::from_secs(60)), Some(130));
+    assert!(
+        !bench.seen.iter().any(|(s, _)| *s == Stream::Out),
+        "{}",
+        bench.transcript()
+    );
+    assert!(
+        !bench.transcript().contains("error:"),
+        "{}",
+        bench.transcript()
+    );
+}
+
 #[tokio::test]
 #[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
 async fn a_sigterm_ends_a_live_run_as_ctrl_c_does_with_exit_143() {

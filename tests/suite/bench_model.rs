@@ -49,9 +49,14 @@ fn shape(handler: &str, work: &str) -> ControllerShape {
 async fn replay(text: &str, shape: ControllerShape, warmup: Duration) -> Finished {
     let replay = read_replay(text.as_bytes()).unwrap();
     let options = RunOptions { shape, warmup };
-    run_replay(replay, Speed::Factor(1.0), &options, &mut |_| {})
-        .await
-        .unwrap()
+    run_replay(
+        replay,
+        Speed::Factor(1.0),
+        (&options, &Default::default()),
+        &mut |_| {},
+    )
+    .await
+    .unwrap()
 }
 
 /// The run's report document, as `--export-json` writes it.
@@ -222,10 +227,15 @@ async fn a_recording_shorter_than_the_warmup_is_an_error() {
         shape: shape("0", "0"),
         warmup: Duration::from_secs(10),
     };
-    let err = run_replay(replay, Speed::Factor(1.0), &options, &mut |_| {})
-        .await
-        .err()
-        .expect("an error");
+    let err = run_replay(
+        replay,
+        Speed::Factor(1.0),
+        (&options, &Default::default()),
+        &mut |_| {},
+    )
+    .await
+    .err()
+    .expect("an error");
     assert!(
         err.to_string()
             .contains("the source ended after 400ms, before the warm-up of 10s was over"),

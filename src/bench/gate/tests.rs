@@ -53,6 +53,7 @@ fn report(p99: f64, backlog_max: u64, retries: u64) -> BenchReport {
             ..Settings::default()
         },
         window_seconds: 2.0,
+        cut: false,
         drain_seconds: 0.0,
         process_cpu_seconds: None,
         metrics: Metrics {

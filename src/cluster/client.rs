@@ -360,6 +360,7 @@ impl Cluster {
         op: &Operation,
     ) -> Result<http::Response<kube::client::Body>, ClusterError> {
         if let Some(signer) = &self.signer {
+            let _renewing = self.progress.begin(Phase::Credential, signer.plugin());
             let signed = signer.sign(&mut request).await;
             signed.map_err(|reason| self.unusable(reason))?;
         }

@@ -610,6 +610,16 @@ fn plugin_runs(ran: &std::path::Path) -> usize {
         .count()
 }
 
+/// A plugin whose first two runs (the client's set-up: for a client certificate, then for the
+/// token) each print a token that expires in 2 s, and whose every later run, a renewal, hangs
+/// (ending by itself long after the test).
+const RENEWS_NEVER: &str = r#"#!/bin/sh
+echo run >> RAN
+if [ "$(wc -l < RAN)" -gt 2 ]; then exec sleep 120; fi
+exp=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"%s"}}\n' "$exp"
+"#;
+
 /// An exec plugin that prints a token about to expire, then never exits when run again: kube
 /// runs it again before the next request (a token within a minute of its expiry is renewed),
 /// and that renewal is bounded as the first run is, with the same line, not said as the
@@ -622,15 +632,7 @@ fn an_exec_plugin_whose_renewal_never_exits_is_one_line_within_the_request_timeo
         _ => fake::empty_discovery(),
     });
     let dir = tempfile::tempdir().unwrap();
-    // The client's set-up runs the plugin twice (for a client certificate, then for the token),
-    // each time printing a token that expires in 2 s; every later run, a renewal, hangs (and
-    // ends by itself long after the test).
-    let script = r#"#!/bin/sh
-echo run >> RAN
-if [ "$(wc -l < RAN)" -gt 2 ]; then exec sleep 120; fi
-exp=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)
-printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"%s"}}\n' "$exp"
-"#;
+    let script = RENEWS_NEVER;
     let (kubeconfig, ran) =
         exec_plugin_kubeconfig(dir.path(), "renews-never.sh", &server.url, script);
     let mut cmd = informer();
@@ -656,6 +658,40 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
         server.requests().is_empty(),
         "a request went without the renewed token: {:?}",
         server.requests()
+    );
+}
+
+/// A limit of the run (`--for`) that ends it while a renewal hangs names the plugin, not the
+/// server, as what the run was waiting for.
+#[test]
+fn a_run_limit_that_ends_a_hung_renewal_names_the_plugin() {
+    use crate::common::fake::{self, FakeServer};
+    let server = FakeServer::start(|path, _| match path {
+        "/api" => fake::core_discovery(),
+        _ => fake::empty_discovery(),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (kubeconfig, ran) =
+        exec_plugin_kubeconfig(dir.path(), "renews-never.sh", &server.url, RENEWS_NEVER);
+    let mut cmd = informer();
+    cmd.env("KUBECONFIG", &kubeconfig).args([
+        "tail",
+        "cm",
+        "--for",
+        "2s",
+        "--request-timeout",
+        "20s",
+    ]);
+    let out = run_with_limit(cmd, Duration::from_secs(15));
+    assert!(plugin_runs(&ran) > 2, "not run again: {}", out.stderr);
+    assert_one_line_error(
+        &out,
+        &[
+            "--for 2s ended the run",
+            "no credential from the exec plugin",
+            "renews-never.sh",
+            "run the plugin by hand",
+        ],
     );
 }
 

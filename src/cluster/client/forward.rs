@@ -38,10 +38,9 @@ impl Cluster {
         let url = self.url(&path);
         if let Some(signer) = &self.signer {
             // kube builds the request: its layer signs it, and finds the token renewed.
-            signer
-                .renew()
-                .await
-                .map_err(|reason| self.unusable(reason))?;
+            let _renewing = self.progress.begin(Phase::Credential, signer.plugin());
+            let renewed = signer.renew().await;
+            renewed.map_err(|reason| self.unusable(reason))?;
         }
         let started = std::time::Instant::now();
         let waiting = self.progress.begin(Phase::ResponseHeaders, &url);

@@ -29,7 +29,14 @@ pub fn client_auth(
     let Some(bearer) = Bearer::of(config, limit)? else {
         return Ok((None, None));
     };
-    let signer = Signer(Arc::new(bearer));
+    let plugin = plugin_in_use(&config.auth_info).and_then(|e| e.command.clone());
+    let signer = Signer {
+        bearer: Arc::new(bearer),
+        plugin: format!(
+            "the exec plugin {:?} (users[].user.exec)",
+            plugin.unwrap_or_default()
+        ),
+    };
     Ok((
         Some(Either::Right(SignerLayer(signer.clone()))),
         Some(signer),
@@ -38,7 +45,11 @@ pub fn client_auth(
 
 /// An exec plugin's token, shared by a client's layer and the code that sends its requests.
 #[derive(Clone)]
-pub struct Signer(Arc<Bearer>);
+pub struct Signer {
+    bearer: Arc<Bearer>,
+    /// The plugin, named as an error names it.
+    plugin: String,
+}
 
 /// Marks a request a [`Signer`] signed: the client's layer leaves its header as it is.
 #[derive(Clone, Copy)]
@@ -48,7 +59,7 @@ impl Signer {
     /// Sets `request`'s `Authorization`, the token renewed first if it must be: within the
     /// plugin's limit, with the line of its first run.
     pub async fn sign<B>(&self, request: &mut Request<B>) -> Result<(), String> {
-        if let Some(value) = self.0.header().await? {
+        if let Some(value) = self.bearer.header().await? {
             request
                 .headers_mut()
                 .insert(http::header::AUTHORIZATION, value);
@@ -57,10 +68,15 @@ impl Signer {
         Ok(())
     }
 
+    /// The plugin, as an error names it: `the exec plugin "aws" (users[].user.exec)`.
+    pub fn plugin(&self) -> &str {
+        &self.plugin
+    }
+
     /// Renews the token if it must be, before a request the client's layer signs (one kube
     /// builds): the layer then finds it fresh.
     pub async fn renew(&self) -> Result<(), String> {
-        self.0.header().await.map(drop)
+        self.bearer.header().await.map(drop)
     }
 }
 

@@ -8,6 +8,7 @@ mod forward;
 #[cfg(test)]
 mod tests;
 
+use super::credentials::Signer;
 use super::kubeconfig::{self, KubeconfigSelection};
 use super::transport::{Phase, PhaseTimeout, Progress, Transport};
 use super::{ClusterError, Encoding};
@@ -62,6 +63,8 @@ impl Operation {
 #[derive(Clone)]
 pub struct Cluster {
     client: kube::Client,
+    /// An exec plugin's token, renewed before a request's limits start (see [`Cluster::headers`]).
+    signer: Option<Signer>,
     /// The API server URL.
     pub server: String,
     /// The kubeconfig context in use.
@@ -133,7 +136,7 @@ impl Cluster {
             .to_string();
         let default_namespace = config.default_namespace.clone();
         // No retry layer: the reflector decides itself when to retry (kube's would hide 429s).
-        let (client, progress) = transport
+        let (client, progress, signer) = transport
             .client(&config, loaded.proxy.as_ref(), http1_only)
             .map_err(|reason| ClusterError::KubeconfigUnusable {
                 source_desc: format!("context \"{}\"", loaded.context),
@@ -152,6 +155,7 @@ impl Cluster {
         };
         Ok(Cluster {
             client,
+            signer,
             progress,
             origin,
             server,
@@ -348,12 +352,18 @@ impl Cluster {
 
     /// Sends `request` and waits for its response's headers, within
     /// [`Transport::response_headers`]: a limit that ends the wait says which phase did not
-    /// end (the connection's dial or TLS handshake, or the server's answer).
+    /// end (the connection's dial or TLS handshake, or the server's answer). An exec plugin's
+    /// token is renewed before that limit starts, within the plugin's own (see [`Signer`]).
     async fn headers(
         &self,
-        request: http::Request<Vec<u8>>,
+        mut request: http::Request<Vec<u8>>,
         op: &Operation,
     ) -> Result<http::Response<kube::client::Body>, ClusterError> {
+        if let Some(signer) = &self.signer {
+            let _renewing = self.progress.begin(Phase::Credential, signer.plugin());
+            let signed = signer.sign(&mut request).await;
+            signed.map_err(|reason| self.unusable(reason))?;
+        }
         let url = self.url(&request.uri().to_string());
         let waiting = self.progress.begin(Phase::ResponseHeaders, &url);
         let sent = self.client.send(request.map(kube::client::Body::from));
@@ -370,6 +380,15 @@ impl Cluster {
             None => sent.await,
         };
         response.map_err(|e| self.classify(e, op))
+    }
+
+    /// The user's credentials could not be used (an exec plugin's renewal failed or did not end
+    /// in time), said as when the client was built.
+    fn unusable(&self, reason: String) -> ClusterError {
+        ClusterError::KubeconfigUnusable {
+            source_desc: format!("context \"{}\"", self.context),
+            reason,
+        }
     }
 
     /// The URL of a request's path on this server, without its query: what a wait that did not

@@ -10,6 +10,13 @@
 //! - a token that still holds a line break or another control character cannot be a header
 //!   value: it is refused in one line naming where it came from, where kube's layer would panic
 //!   (an inline or exec-plugin token) or fail every request with "failed to parse header value".
+//!
+//! An exec plugin's token is renewed (the plugin run again) within the same limit as its first
+//! run, before a request's own limits start: see [`signer`].
+
+mod signer;
+
+pub use signer::{client_auth, Signer};
 
 use http::{HeaderValue, Request};
 use kube::client::ConfigExt;
@@ -51,12 +58,12 @@ pub fn auth_layer(
             config.auth_info.token = Some(trimmed.to_string().into());
         }
     }
-    let what = || match &auth.exec {
-        Some(exec) if auth.auth_provider.is_none() && !basic && auth.token.is_none() => format!(
+    let what = || match plugin_in_use(auth) {
+        Some(exec) => format!(
             "the token that the exec plugin {:?} (users[].user.exec) printed",
             exec.command.as_deref().unwrap_or_default()
         ),
-        _ => "the user's credentials".to_string(),
+        None => "the user's credentials".to_string(),
     };
     // kube's layer for a token without an expiry (an exec plugin's, typically) panics on a
     // token that is not a header value; the panic is caught here and said in one line.
@@ -72,21 +79,35 @@ pub fn auth_layer(
     }
 }
 
+/// The exec plugin whose token [`auth_layer`] sends: kube's order of precedence puts an auth
+/// provider, a user name and password, a token and a token file before it.
+fn plugin_in_use(auth: &kube::config::AuthInfo) -> Option<&kube::config::ExecConfig> {
+    let basic = auth.username.is_some() && auth.password.is_some();
+    let before = auth.auth_provider.is_some() || basic || auth.token.is_some();
+    auth.exec
+        .as_ref()
+        .filter(|_| !before && auth.token_file.is_none())
+}
+
 /// The `Authorization` header of a user's token, for a server that checks the token with the
 /// API server (a controller's metrics filter: a TokenReview): what [`auth_layer`] sends, a token
-/// file read again and an exec plugin's token renewed as there.
-pub struct Bearer(
-    tokio::sync::Mutex<
+/// file read again and an exec plugin's token renewed as there, a renewal bounded as the
+/// plugin's first run is (see [`within_plugin_limit`]).
+pub struct Bearer {
+    signer: tokio::sync::Mutex<
         tower::util::BoxCloneSyncService<Request<kube::client::Body>, http::Response<()>, BoxError>,
     >,
-);
+    /// The exec plugin's command and the limit of its renewals, when it has one.
+    plugin_limit: Option<(String, Duration)>,
+}
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 impl Bearer {
-    /// `config`'s user's bearer token; `None` when the user has none (a client certificate,
-    /// a user name and password, or nothing).
-    pub fn of(config: &kube::Config) -> Result<Option<Bearer>, String> {
+    /// `config`'s user's bearer token, an exec plugin's renewed within `limit` as its first run
+    /// is; `None` when the user has none (a client certificate, a user name and password, or
+    /// nothing).
+    pub fn of(config: &kube::Config, limit: Option<Duration>) -> Result<Option<Bearer>, String> {
         let basic = config.auth_info.username.is_some() && config.auth_info.password.is_some();
         if basic {
             return Ok(None);
@@ -94,6 +115,8 @@ impl Bearer {
         let Some(layer) = auth_layer(config)? else {
             return Ok(None);
         };
+        let plugin_limit =
+            plugin_with_limit(config, limit).filter(|_| plugin_in_use(&config.auth_info).is_some());
         // The request the layer signs is not sent: its header is handed back in a response.
         let capture = tower::service_fn(|request: Request<kube::client::Body>| async move {
             let mut response = http::Response::new(());
@@ -108,15 +131,27 @@ impl Bearer {
             .layer(layer)
             .map_err(Into::<BoxError>::into)
             .service(capture);
-        Ok(Some(Bearer(tokio::sync::Mutex::new(
-            tower::util::BoxCloneSyncService::new(service),
-        ))))
+        Ok(Some(Bearer {
+            signer: tokio::sync::Mutex::new(tower::util::BoxCloneSyncService::new(service)),
+            plugin_limit,
+        }))
     }
 
-    /// The header, the token renewed first if it must be.
+    /// The header, the token renewed first if it must be: within the plugin's limit, if it has
+    /// one (kube runs a plugin again when its token expires within a minute, and waits for it
+    /// without a limit).
     pub async fn header(&self) -> Result<Option<HeaderValue>, String> {
+        match &self.plugin_limit {
+            Some((command, limit)) => tokio::time::timeout(*limit, self.signed())
+                .await
+                .unwrap_or_else(|_| Err(plugin_limit_passed(command, *limit))),
+            None => self.signed().await,
+        }
+    }
+
+    async fn signed(&self) -> Result<Option<HeaderValue>, String> {
         use tower::{Service, ServiceExt};
-        let mut service = self.0.lock().await;
+        let mut service = self.signer.lock().await;
         let ready = service.ready().await.map_err(|e| super::innermost(&*e))?;
         let response = ready
             .call(Request::new(kube::client::Body::empty()))
@@ -146,29 +181,35 @@ pub fn within_plugin_limit<T: Send + 'static>(
     limit: Option<std::time::Duration>,
     gather: impl FnOnce(&kube::Config) -> Result<T, String> + Send + 'static,
 ) -> Result<T, String> {
-    use kube::config::ExecInteractiveMode::Never;
-    let plugin = config
-        .auth_info
-        .exec
-        .as_ref()
-        .filter(|exec| exec.interactive_mode == Some(Never));
-    let (Some(exec), Some(limit)) = (plugin, limit) else {
+    let Some((command, limit)) = plugin_with_limit(config, limit) else {
         return gather(config);
     };
-    let command = exec.command.clone().unwrap_or_default();
     let (sent, received) = std::sync::mpsc::channel();
     let config = config.clone();
     // Left behind if the limit passes: the process ends soon after, with the error.
     std::thread::spawn(move || {
         let _ = sent.send(gather(&config));
     });
-    received.recv_timeout(limit).unwrap_or_else(|_| {
-        Err(format!(
-            "the exec plugin {command:?} (users[].user.exec) did not print a credential within \
-             {}: run it by hand to see what it waits for (--request-timeout sets this limit)",
-            crate::format::wait(limit)
-        ))
-    })
+    received
+        .recv_timeout(limit)
+        .unwrap_or_else(|_| Err(plugin_limit_passed(&command, limit)))
+}
+
+/// `config`'s exec plugin's command and `limit`, when the plugin may not prompt and there is a
+/// limit: what its first run and its renewals are bounded by.
+fn plugin_with_limit(config: &kube::Config, limit: Option<Duration>) -> Option<(String, Duration)> {
+    use kube::config::ExecInteractiveMode::Never;
+    let exec = (config.auth_info.exec.as_ref()).filter(|e| e.interactive_mode == Some(Never))?;
+    Some((exec.command.clone().unwrap_or_default(), limit?))
+}
+
+/// The one line for a plugin that did not print a credential in time, first run or renewal.
+fn plugin_limit_passed(command: &str, limit: Duration) -> String {
+    format!(
+        "the exec plugin {command:?} (users[].user.exec) did not print a credential within {}: \
+         run it by hand to see what it waits for (--request-timeout sets this limit)",
+        crate::format::wait(limit)
+    )
 }
 
 /// The interactive mode an exec plugin runs in, decided as client-go decides it (kube would run

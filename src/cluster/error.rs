@@ -151,6 +151,11 @@ fn no_answer_line(
         Some(limit) => {
             let hint = match waited.phase {
                 Phase::Dial | Phase::TlsHandshake => no_answer_hint(waited, origin),
+                Phase::Credential => format!(
+                    "give a longer {}, or {}",
+                    limit.split(' ').next().unwrap_or(limit),
+                    no_answer_hint(waited, origin)
+                ),
                 Phase::ResponseHeaders | Phase::Body => format!(
                     "give a longer {}, or check that the server is healthy",
                     limit.split(' ').next().unwrap_or(limit)
@@ -165,6 +170,7 @@ fn no_answer_line(
 fn no_answer_hint(waited: &crate::cluster::transport::PhaseTimeout, origin: &str) -> String {
     use crate::cluster::transport::Phase;
     match waited.phase {
+        Phase::Credential => "run the plugin by hand to see what it waits for".to_string(),
         Phase::Dial => format!(
             "nothing accepted a connection there: check that the server is running and its \
              address ({origin})"

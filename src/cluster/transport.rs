@@ -30,7 +30,7 @@ mod connect;
 
 pub use connect::{Phase, PhaseTimeout, Progress, DIAL_TIMEOUT, TLS_HANDSHAKE_TIMEOUT};
 
-use super::credentials;
+use super::credentials::{self, Signer};
 use super::outbound_proxy::{Proxy, ProxyScheme};
 use hyper_util::client::legacy::connect::proxy::{SocksV5, Tunnel};
 use kube::client::ConfigExt;
@@ -118,15 +118,16 @@ impl Transport {
     }
 
     /// kube's client over this transport's HTTP stack, through `proxy` when one is chosen
-    /// (see `outbound_proxy::choose`), and what its connections are waiting for; the error is the
-    /// reason the configuration cannot be used. `http1_only`: ALPN offers HTTP/1.1 alone, for
+    /// (see `outbound_proxy::choose`), what its connections are waiting for, and the
+    /// [`Signer`] of an exec plugin's token, to sign each request with before its limits start;
+    /// the error is the reason the configuration cannot be used. `http1_only`: ALPN offers HTTP/1.1 alone, for
     /// requests upgraded to another protocol (a WebSocket).
     pub fn client(
         &self,
         config: &kube::Config,
         proxy: Option<&Proxy>,
         http1_only: bool,
-    ) -> Result<(kube::Client, Progress), String> {
+    ) -> Result<(kube::Client, Progress, Option<Signer>), String> {
         let reason = |e: kube::Error| super::innermost(&e);
         let config = &credentials::with_exec_decided(config)?;
         let mut tcp = hyper_util::client::legacy::connect::HttpConnector::new();
@@ -138,11 +139,12 @@ impl Transport {
             tcp.set_keepalive_retries(Some(KEEPALIVE_PROBES));
         }
         // Both may run the kubeconfig's exec plugin (kube runs it to completion, blocking).
-        let (mut tls, auth) =
-            credentials::within_plugin_limit(config, self.response_headers, move |c| {
+        let limit = self.response_headers;
+        let (mut tls, (auth, signer)) =
+            credentials::within_plugin_limit(config, limit, move |c| {
                 Ok((
                     c.rustls_client_config().map_err(reason)?,
-                    credentials::auth_layer(c)?,
+                    credentials::client_auth(c, limit)?,
                 ))
             })?;
         let dial = match proxy {
@@ -195,6 +197,7 @@ impl Transport {
         Ok((
             kube::Client::new(service, config.default_namespace.clone()),
             progress,
+            signer,
         ))
     }
 }

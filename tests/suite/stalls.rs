@@ -575,6 +575,175 @@ fn an_exec_plugin_that_never_exits_is_one_line_within_the_request_timeout() {
     );
 }
 
+/// A kubeconfig for `server` whose user's exec plugin is `script`, in `dir`; `RAN` in the
+/// script is a file it may append a line to on each run (returned beside the kubeconfig).
+fn exec_plugin_kubeconfig(
+    dir: &std::path::Path,
+    name: &str,
+    server: &str,
+    script: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let plugin = dir.join(name);
+    let ran = dir.join("ran");
+    std::fs::write(&plugin, script.replace("RAN", &ran.display().to_string())).unwrap();
+    std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let kubeconfig = dir.join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {server}\n\
+             users:\n- name: u\n  user:\n    exec:\n      apiVersion: \
+             client.authentication.k8s.io/v1\n      command: {}\ncontexts:\n- name: ctx\n  \
+             context: {{cluster: c, user: u, namespace: ns}}\ncurrent-context: ctx\n",
+            plugin.display()
+        ),
+    )
+    .unwrap();
+    (kubeconfig, ran)
+}
+
+/// How many times an [`exec_plugin_kubeconfig`] plugin ran.
+fn plugin_runs(ran: &std::path::Path) -> usize {
+    std::fs::read_to_string(ran)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+/// A plugin whose first two runs (the client's set-up: for a client certificate, then for the
+/// token) each print a token that expires in 2 s, and whose every later run, a renewal, hangs
+/// (ending by itself long after the test).
+const RENEWS_NEVER: &str = r#"#!/bin/sh
+echo run >> RAN
+if [ "$(wc -l < RAN)" -gt 2 ]; then exec sleep 120; fi
+exp=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"%s"}}\n' "$exp"
+"#;
+
+/// An exec plugin that prints a token about to expire, then never exits when run again: kube
+/// runs it again before the next request (a token within a minute of its expiry is renewed),
+/// and that renewal is bounded as the first run is, with the same line, not said as the
+/// server's silence.
+#[test]
+fn an_exec_plugin_whose_renewal_never_exits_is_one_line_within_the_request_timeout() {
+    use crate::common::fake::{self, FakeServer};
+    let server = FakeServer::start(|path, _| match path {
+        "/api" => fake::core_discovery(),
+        _ => fake::empty_discovery(),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let script = RENEWS_NEVER;
+    let (kubeconfig, ran) =
+        exec_plugin_kubeconfig(dir.path(), "renews-never.sh", &server.url, script);
+    let mut cmd = informer();
+    cmd.env("KUBECONFIG", &kubeconfig).args([
+        "tail",
+        "cm",
+        "--for",
+        "30s",
+        "--request-timeout",
+        "2s",
+    ]);
+    let out = run_with_limit(cmd, Duration::from_secs(25));
+    assert!(plugin_runs(&ran) > 2, "not run again: {}", out.stderr);
+    assert_one_line_error(
+        &out,
+        &[
+            "renews-never.sh",
+            "did not print a credential within 2s",
+            "--request-timeout",
+        ],
+    );
+    assert!(
+        server.requests().is_empty(),
+        "a request went without the renewed token: {:?}",
+        server.requests()
+    );
+}
+
+/// A limit of the run (`--for`) that ends it while a renewal hangs names the plugin, not the
+/// server, as what the run was waiting for.
+#[test]
+fn a_run_limit_that_ends_a_hung_renewal_names_the_plugin() {
+    use crate::common::fake::{self, FakeServer};
+    let server = FakeServer::start(|path, _| match path {
+        "/api" => fake::core_discovery(),
+        _ => fake::empty_discovery(),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (kubeconfig, ran) =
+        exec_plugin_kubeconfig(dir.path(), "renews-never.sh", &server.url, RENEWS_NEVER);
+    let mut cmd = informer();
+    cmd.env("KUBECONFIG", &kubeconfig).args([
+        "tail",
+        "cm",
+        "--for",
+        "2s",
+        "--request-timeout",
+        "20s",
+    ]);
+    let out = run_with_limit(cmd, Duration::from_secs(15));
+    assert!(plugin_runs(&ran) > 2, "not run again: {}", out.stderr);
+    assert_one_line_error(
+        &out,
+        &[
+            "--for 2s ended the run",
+            "no credential from the exec plugin",
+            "renews-never.sh",
+            "run the plugin by hand",
+        ],
+    );
+}
+
+/// A plugin whose tokens always expire within a minute is run again for every request (as
+/// kube and client-go do), once: the renewal made before the request's limits start is the
+/// one the request carries, not run a second time inside the request.
+#[test]
+fn an_exec_plugins_short_lived_token_is_renewed_once_per_request() {
+    use crate::common::fake::{self, FakeServer};
+    let server = FakeServer::start(|path, _| match path {
+        "/api" => fake::core_discovery(),
+        _ => fake::empty_discovery(),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    // Each run prints the token t<run>, which expires in 2 s.
+    let script = r#"#!/bin/sh
+echo run >> RAN
+exp=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)
+printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t%s","expirationTimestamp":"%s"}}\n' "$(wc -l < RAN)" "$exp"
+"#;
+    let (kubeconfig, ran) = exec_plugin_kubeconfig(dir.path(), "short.sh", &server.url, script);
+    let mut cmd = informer();
+    cmd.env("KUBECONFIG", &kubeconfig).args([
+        "tail",
+        "cm",
+        "--for",
+        "2s",
+        "--request-timeout",
+        "5s",
+    ]);
+    let out = run_with_limit(cmd, Duration::from_secs(25));
+    let mut sent = server.authorizations.lock().unwrap().clone();
+    assert!(
+        sent.len() >= 2,
+        "requests: {:?}; {}",
+        server.requests(),
+        out.stderr
+    );
+    // Two runs to set up the client, then one for each request, in whichever order the
+    // concurrent requests reached the server.
+    sent.sort_by_key(|a| {
+        a.trim_start_matches("Bearer t")
+            .parse::<usize>()
+            .unwrap_or(0)
+    });
+    let expected: Vec<String> = (3..3 + sent.len())
+        .map(|n| format!("Bearer t{n}"))
+        .collect();
+    assert_eq!(sent, expected, "{}", out.stderr);
+    assert_eq!(plugin_runs(&ran), 2 + sent.len(), "{}", out.stderr);
+}
+
 #[test]
 fn the_proxy_refuses_an_upgrade_with_a_status_and_says_so() {
     // The upstream is never asked: an upgrade is answered by the proxy itself.

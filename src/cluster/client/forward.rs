@@ -36,6 +36,12 @@ impl Cluster {
         let op = Operation::new("create", "pods/portforward", Some(namespace));
         let path = format!("/api/v1/namespaces/{namespace}/pods/{pod}/portforward?ports={port}");
         let url = self.url(&path);
+        if let Some(signer) = &self.signer {
+            // kube builds the request: its layer signs it, and finds the token renewed.
+            let _renewing = self.progress.begin(Phase::Credential, signer.plugin());
+            let renewed = signer.renew().await;
+            renewed.map_err(|reason| self.unusable(reason))?;
+        }
         let started = std::time::Instant::now();
         let waiting = self.progress.begin(Phase::ResponseHeaders, &url);
         let api: kube::Api<k8s_openapi::api::core::v1::Pod> =
@@ -143,9 +149,8 @@ impl Cluster {
             reason,
         };
         let config = credentials::with_exec_decided(&loaded.config).map_err(unusable)?;
-        credentials::within_plugin_limit(&config, self.transport.response_headers, |c| {
-            Bearer::of(c)
-        })
-        .map_err(unusable)
+        let limit = self.transport.response_headers;
+        credentials::within_plugin_limit(&config, limit, move |c| Bearer::of(c, limit))
+            .map_err(unusable)
     }
 }

@@ -16,6 +16,9 @@ pub const TLS_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// A step of a connection or a request, each with a limit of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
+    /// An exec plugin run again for the credential a request carries (its token renewed),
+    /// before the request is sent.
+    Credential,
     /// TCP connect (through a proxy: until the tunnel is open).
     Dial,
     /// From connected until the TLS session is up.
@@ -30,6 +33,7 @@ impl Phase {
     /// What did not come, at `endpoint` (an address for a connection, a URL for a request).
     pub fn missing(self, endpoint: &str) -> String {
         match self {
+            Phase::Credential => format!("no credential from {endpoint}"),
             Phase::Dial => format!("no TCP connection to {endpoint}"),
             Phase::TlsHandshake => format!("no TLS handshake from {endpoint}"),
             Phase::ResponseHeaders => format!("{endpoint}: no response headers"),
@@ -37,9 +41,10 @@ impl Phase {
         }
     }
 
-    /// Whether the phase belongs to opening a connection (not to a request on one).
+    /// Whether the phase comes before a request is sent (opening a connection, or the
+    /// credential it carries), not after.
     pub fn is_connecting(self) -> bool {
-        matches!(self, Phase::Dial | Phase::TlsHandshake)
+        matches!(self, Phase::Credential | Phase::Dial | Phase::TlsHandshake)
     }
 }
 

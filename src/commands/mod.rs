@@ -113,6 +113,19 @@ fn ended(cluster: &Cluster, what: &str, flag: &str, limit: Duration) -> ClusterE
 }
 
 impl GlobalConfig {
+    /// The namespace a command watches `resource` in: -n's, else the context's; `None` for all
+    /// namespaces (-A) or a cluster-scoped resource.
+    pub fn scope_of(&self, resource: &ApiResource, cluster: &Cluster) -> Option<String> {
+        match resource.namespaced && !self.all_namespaces {
+            true => Some(
+                self.namespace
+                    .clone()
+                    .unwrap_or_else(|| cluster.default_namespace.clone()),
+            ),
+            false => None,
+        }
+    }
+
     pub fn from_args(args: &GlobalArgs) -> Result<Self> {
         if let Some(ns) = &args.namespace {
             validate_dns_label(ns)
@@ -306,15 +319,7 @@ pub fn resolve_in(
         .zip(resolved)
         .map(|(arg, resource)| {
             let resource = resource.allowing(verbs)?;
-            let namespace = match resource.namespaced && !global.all_namespaces {
-                true => Some(
-                    global
-                        .namespace
-                        .clone()
-                        .unwrap_or_else(|| cluster.default_namespace.clone()),
-                ),
-                false => None,
-            };
+            let namespace = global.scope_of(&resource, cluster);
             global.log(1, || resolved_to(arg, &resource, namespace.as_deref()));
             Ok(Resolved {
                 cluster: cluster.clone(),

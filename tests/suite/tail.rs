@@ -470,11 +470,7 @@ async fn a_change_inside_a_list_is_shown_by_its_keyed_leaf_with_both_values() {
             Duration::from_secs(30),
             |l| l.contains("watch opened"),
         );
-        let mut set = kubectl();
-        let container = format!("app={image}");
-        set.args(["set", "image", "-n", &ns.name, "deploy/web", &container]);
-        let done = set.output().unwrap();
-        assert!(done.status.success(), "{done:?}");
+        crate::common::controllers::set_image(&ns, "web", &format!("app={image}"));
         let modified = tail.wait_for(
             Stream::Out,
             "the image's change",
@@ -558,16 +554,7 @@ async fn filters_hide_event_types_and_changes_under_paths_and_the_summary_counts
         Duration::from_secs(30),
         |l| l.contains("watch opened"),
     );
-    let mut set = kubectl();
-    set.args([
-        "set",
-        "image",
-        "-n",
-        &ns.name,
-        "deploy/web",
-        "app=registry.example/app:2",
-    ]);
-    assert!(set.output().unwrap().status.success());
+    crate::common::controllers::set_image(&ns, "web", "app=registry.example/app:2");
     tail.wait_for(
         Stream::Out,
         "the spec's change",
@@ -590,16 +577,7 @@ async fn filters_hide_event_types_and_changes_under_paths_and_the_summary_counts
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    let mut set = kubectl();
-    set.args([
-        "set",
-        "image",
-        "-n",
-        &ns.name,
-        "deploy/web",
-        "app=registry.example/app:3",
-    ]);
-    assert!(set.output().unwrap().status.success());
+    crate::common::controllers::set_image(&ns, "web", "app=registry.example/app:3");
     tail.wait_for(
         Stream::Out,
         "the second change",

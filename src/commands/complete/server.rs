@@ -73,15 +73,7 @@ pub async fn object_names(global: Option<GlobalConfig>, resource: &str) -> Vec<S
         let cluster = connect(&global).await?;
         let resources = cluster.discover().await.ok()?;
         let resource = cluster::resolve(resource, &resources).ok()?.clone();
-        let namespace = match resource.namespaced && !global.all_namespaces {
-            true => Some(
-                global
-                    .namespace
-                    .clone()
-                    .unwrap_or_else(|| cluster.default_namespace.clone()),
-            ),
-            false => None,
-        };
+        let namespace = global.scope_of(&resource, &cluster);
         list_names(cluster, resource, namespace).await
     })
     .await

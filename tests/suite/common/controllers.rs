@@ -97,6 +97,16 @@ pub async fn create_deployment(ns: &TestNamespace, name: &str, replicas: i32) ->
         .expect("create deployment")
 }
 
+/// `kubectl set image deploy/NAME CONTAINER=IMAGE` in `ns`, as a user changes one leaf of the
+/// pod template's list of containers.
+pub fn set_image(ns: &TestNamespace, deployment: &str, container_image: &str) {
+    let mut set = super::kubectl();
+    let target = format!("deploy/{deployment}");
+    set.args(["set", "image", "-n", &ns.name, &target, container_image]);
+    let done = set.output().unwrap();
+    assert!(done.status.success(), "{done:?}");
+}
+
 /// The latest version of each object of a `tail -o json` stream, by name.
 pub fn latest(lines: &[String]) -> BTreeMap<String, Value> {
     let mut objects = BTreeMap::new();

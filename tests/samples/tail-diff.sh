@@ -1,4 +1,5 @@
-# docs/tail.md, --diff: a ConfigMap changed twice while tail watches it.
+# docs/tail.md, --diff: a ConfigMap changed twice while tail watches it; tail ends after the third
+# object event (the initial ADDED and the two MODIFIED), not at a time a loaded machine may miss.
 source "$(dirname "$0")/lib.sh"
 "$K" -n "$NS" create configmap app-config \
   --from-literal=app.properties=$'log.level=info\ncache.size=128\ntimeout=30s\n' \
@@ -11,4 +12,4 @@ act() {
     python3 -c 'import json,sys; o=json.load(sys.stdin); print(json.dumps({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":o["metadata"]["name"]},"data":o["data"]}))' |
     "$K" -n "$NS" apply --server-side --field-manager deploy-bot -f -
 }
-show_while tail cm app-config -n "$NS" --diff --for 3s
+show_while tail cm app-config -n "$NS" --diff --max-events 3 --for 60s

@@ -31,7 +31,8 @@ struct TestProxy {
     port: u16,
     /// `host:port` of each tunnel opened.
     tunnels: Arc<Mutex<Vec<String>>>,
-    /// Bytes the server sent through the tunnels, counted as each tunnel closes.
+    /// Bytes the server sent through the tunnels, counted as they are relayed (a tunnel the
+    /// client resets as it exits still counts what went through it).
     received: Arc<std::sync::atomic::AtomicU64>,
     /// Connections accepted, and those handled to their end.
     accepted: Arc<std::sync::atomic::AtomicUsize>,
@@ -75,17 +76,18 @@ impl TestProxy {
                     let (seen, credentials, tls) = (seen.clone(), credentials.clone(), tls.clone());
                     let (counted, ended) = (counted.clone(), ended.clone());
                     tokio::spawn(async move {
-                        let result = match (kind, tls) {
-                            (Kind::Socks5, _) => socks5(client, &seen).await,
+                        let tunnel = Tunnel {
+                            seen: &seen,
+                            counted: &counted,
+                        };
+                        let _ = match (kind, tls) {
+                            (Kind::Socks5, _) => socks5(client, tunnel).await,
                             (_, Some(tls)) => match tls.accept(client).await {
-                                Ok(stream) => connect(stream, &seen, credentials.as_deref()).await,
+                                Ok(stream) => connect(stream, tunnel, credentials.as_deref()).await,
                                 Err(e) => Err(e),
                             },
-                            (_, None) => connect(client, &seen, credentials.as_deref()).await,
+                            (_, None) => connect(client, tunnel, credentials.as_deref()).await,
                         };
-                        if let Ok(bytes) = result {
-                            counted.fetch_add(bytes, std::sync::atomic::Ordering::SeqCst);
-                        }
                         ended.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     });
                 }
@@ -101,9 +103,8 @@ impl TestProxy {
     }
 
     /// Bytes the server sent through the tunnels, once every connection accepted has been
-    /// handled to its end (the client has exited: its connections end), within 30 s. A tunnel
-    /// counts its bytes when it ends, so a count taken while one is still open (another
-    /// connection, one that never became a tunnel, having ended first) would miss them.
+    /// handled to its end (the client has exited: its connections end), within 30 s: a count
+    /// taken while one is still relaying could miss its last bytes.
     fn received(&self) -> u64 {
         use std::sync::atomic::Ordering::SeqCst;
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
@@ -134,12 +135,81 @@ fn resolve(target: &str) -> String {
     }
 }
 
-/// An HTTP CONNECT proxy's side of one connection; the bytes the server sent through it.
+/// Where a tunnel notes its target and counts the bytes the server sends through it.
+#[derive(Clone, Copy)]
+struct Tunnel<'a> {
+    seen: &'a Mutex<Vec<String>>,
+    counted: &'a std::sync::atomic::AtomicU64,
+}
+
+impl Tunnel<'_> {
+    /// Relays between `client` and `server` until either ends, counting what the server sends
+    /// as it is read.
+    async fn relay<C, S>(self, client: &mut C, server: S) -> std::io::Result<()>
+    where
+        C: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    {
+        let mut server = Counted {
+            inner: server,
+            counted: self.counted,
+        };
+        tokio::io::copy_bidirectional(client, &mut server).await?;
+        Ok(())
+    }
+}
+
+/// A stream whose reads are counted as they come.
+struct Counted<'a, S> {
+    inner: S,
+    counted: &'a std::sync::atomic::AtomicU64,
+}
+
+impl<S: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Counted<'_, S> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let read = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        let n = (buf.filled().len() - before) as u64;
+        self.counted
+            .fetch_add(n, std::sync::atomic::Ordering::SeqCst);
+        read
+    }
+}
+
+impl<S: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Counted<'_, S> {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// An HTTP CONNECT proxy's side of one connection.
 async fn connect<S>(
     mut client: S,
-    seen: &Mutex<Vec<String>>,
+    tunnel: Tunnel<'_>,
     credentials: Option<&str>,
-) -> std::io::Result<u64>
+) -> std::io::Result<()>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
@@ -147,7 +217,7 @@ where
     while !head.ends_with(b"\r\n\r\n") {
         let mut byte = [0u8];
         if client.read(&mut byte).await? == 0 {
-            return Ok(0);
+            return Ok(());
         }
         head.push(byte[0]);
     }
@@ -167,32 +237,27 @@ where
             client
                 .write_all(b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\n\r\n")
                 .await?;
-            return Ok(0);
+            return Ok(());
         }
     }
-    let mut server = match tokio::net::TcpStream::connect(resolve(&target)).await {
+    let server = match tokio::net::TcpStream::connect(resolve(&target)).await {
         Ok(server) => server,
         Err(_) => {
             client
                 .write_all(b"HTTP/1.1 502 Bad Gateway\r\n\r\n")
                 .await?;
-            return Ok(0);
+            return Ok(());
         }
     };
-    seen.lock().unwrap().push(target);
+    tunnel.seen.lock().unwrap().push(target);
     client
         .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
         .await?;
-    let (_, from_server) = tokio::io::copy_bidirectional(&mut client, &mut server).await?;
-    Ok(from_server)
+    tunnel.relay(&mut client, server).await
 }
 
-/// A SOCKS5 proxy's side of one connection (no authentication; CONNECT only); the bytes the
-/// server sent through it.
-async fn socks5(
-    mut client: tokio::net::TcpStream,
-    seen: &Mutex<Vec<String>>,
-) -> std::io::Result<u64> {
+/// A SOCKS5 proxy's side of one connection (no authentication; CONNECT only).
+async fn socks5(mut client: tokio::net::TcpStream, tunnel: Tunnel<'_>) -> std::io::Result<()> {
     let mut greeting = [0u8; 2];
     client.read_exact(&mut greeting).await?;
     let mut methods = vec![0u8; greeting[1] as usize];
@@ -213,16 +278,15 @@ async fn socks5(
             client.read_exact(&mut name).await?;
             String::from_utf8_lossy(&name).to_string()
         }
-        _ => return Ok(0),
+        _ => return Ok(()),
     };
     let mut port = [0u8; 2];
     client.read_exact(&mut port).await?;
     let target = format!("{host}:{}", u16::from_be_bytes(port));
-    let mut server = tokio::net::TcpStream::connect(resolve(&target)).await?;
-    seen.lock().unwrap().push(target);
+    let server = tokio::net::TcpStream::connect(resolve(&target)).await?;
+    tunnel.seen.lock().unwrap().push(target);
     client.write_all(&[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]).await?;
-    let (_, from_server) = tokio::io::copy_bidirectional(&mut client, &mut server).await?;
-    Ok(from_server)
+    tunnel.relay(&mut client, server).await
 }
 
 /// TLS for the https:// proxy, with the API server's own certificate (issued by the test CA,

@@ -626,26 +626,8 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
 /// server's silence.
 #[test]
 fn an_exec_plugin_whose_renewal_never_exits_is_one_line_within_the_request_timeout() {
-    use crate::common::fake::{self, FakeServer};
-    let server = FakeServer::start(|path, _| match path {
-        "/api" => fake::core_discovery(),
-        _ => fake::empty_discovery(),
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let script = RENEWS_NEVER;
-    let (kubeconfig, ran) =
-        exec_plugin_kubeconfig(dir.path(), "renews-never.sh", &server.url, script);
-    let mut cmd = informer();
-    cmd.env("KUBECONFIG", &kubeconfig).args([
-        "tail",
-        "cm",
-        "--for",
-        "30s",
-        "--request-timeout",
-        "2s",
-    ]);
-    let out = run_with_limit(cmd, Duration::from_secs(25));
-    assert!(plugin_runs(&ran) > 2, "not run again: {}", out.stderr);
+    let (out, runs, server) = tail_while_a_renewal_hangs(("30s", "2s"), Duration::from_secs(25));
+    assert!(runs > 2, "not run again: {}", out.stderr);
     assert_one_line_error(
         &out,
         &[
@@ -661,10 +643,13 @@ fn an_exec_plugin_whose_renewal_never_exits_is_one_line_within_the_request_timeo
     );
 }
 
-/// A limit of the run (`--for`) that ends it while a renewal hangs names the plugin, not the
-/// server, as what the run was waiting for.
-#[test]
-fn a_run_limit_that_ends_a_hung_renewal_names_the_plugin() {
+/// `tail cm --for FOR --request-timeout TIMEOUT` on a server that answers discovery, with the
+/// plugin that hangs at its first renewal, run within `limit`: its output, how often the plugin
+/// ran, and the server (for the requests it saw).
+fn tail_while_a_renewal_hangs(
+    (run_for, request_timeout): (&str, &str),
+    limit: Duration,
+) -> (Output, usize, crate::common::fake::FakeServer) {
     use crate::common::fake::{self, FakeServer};
     let server = FakeServer::start(|path, _| match path {
         "/api" => fake::core_discovery(),
@@ -678,12 +663,21 @@ fn a_run_limit_that_ends_a_hung_renewal_names_the_plugin() {
         "tail",
         "cm",
         "--for",
-        "2s",
+        run_for,
         "--request-timeout",
-        "20s",
+        request_timeout,
     ]);
-    let out = run_with_limit(cmd, Duration::from_secs(15));
-    assert!(plugin_runs(&ran) > 2, "not run again: {}", out.stderr);
+    let out = run_with_limit(cmd, limit);
+    let runs = plugin_runs(&ran);
+    (out, runs, server)
+}
+
+/// A limit of the run (`--for`) that ends it while a renewal hangs names the plugin, not the
+/// server, as what the run was waiting for.
+#[test]
+fn a_run_limit_that_ends_a_hung_renewal_names_the_plugin() {
+    let (out, runs, _server) = tail_while_a_renewal_hangs(("2s", "20s"), Duration::from_secs(15));
+    assert!(runs > 2, "not run again: {}", out.stderr);
     assert_one_line_error(
         &out,
         &[

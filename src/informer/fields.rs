@@ -150,6 +150,13 @@ fn items(path: &str, old: &[Value], new: &[Value], out: &mut Vec<FieldChange>) -
     out.len() > before
 }
 
+/// Whether `path` is the field `prefix` or below it (`status.phase` is under `status`,
+/// `.spec.containers[web].image` under `.spec.containers`; `statusx` is not under `status`).
+pub fn under(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
 /// An item of a list added or removed whole.
 fn whole(path: String, old: &str, new: &str) -> FieldChange {
     FieldChange {

@@ -16,6 +16,7 @@
 //! comparison.
 
 use crate::informer::fields::list_key;
+use crate::informer::fields::under;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -391,12 +392,6 @@ fn differing(
         }
     }
     (fields, unstable)
-}
-
-/// Whether `path` is the field `prefix` (`.status`, `.metadata.annotations["x/y"]`) or below it.
-pub fn under(path: &str, prefix: &str) -> bool {
-    path.strip_prefix(prefix)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 /// An object as its leaves: path (`.metadata.annotations["informer.test/child"]`,

@@ -3,7 +3,7 @@
 //! status`). Hidden events are still taken in (cache, owner graph, `--until-rv`) and counted.
 
 use super::feed::Seen;
-use crate::informer::fields;
+use crate::informer::fields::{self, under};
 use crate::informer::transition::EventType;
 
 /// The filters of a run; the default keeps everything.
@@ -38,13 +38,6 @@ impl Filter {
             _ => false,
         }
     }
-}
-
-/// Whether `path` is `prefix` or a field below it (`status.phase` is under `status`;
-/// `statusx` is not).
-fn under(path: &str, prefix: &str) -> bool {
-    path.strip_prefix(prefix)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 #[cfg(test)]

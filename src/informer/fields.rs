@@ -61,8 +61,14 @@ fn changed_fields(old: &Value, new: &Value) -> Vec<FieldChange> {
 
 /// `changed_fields` as one short line: up to `limit` fields, then `+N more`.
 fn summarize(changes: &[FieldChange], limit: usize, show_values: bool) -> String {
-    let mut parts: Vec<String> = changes
-        .iter()
+    // The object's own fields first (`status.observedGeneration`), then the leaves of list
+    // items (`status.conditions[Ready].status`), each in document order: a write that changes
+    // both is known by the first, and a list's many leaves do not push them past `limit`.
+    let (own, in_lists): (Vec<&FieldChange>, Vec<&FieldChange>) =
+        changes.iter().partition(|c| !c.path.contains('['));
+    let mut parts: Vec<String> = own
+        .into_iter()
+        .chain(in_lists)
         .take(limit)
         .map(|c| {
             if show_values {
@@ -318,6 +324,15 @@ mod tests {
                 true
             ),
             "volumes"
+        );
+    }
+
+    #[test]
+    fn the_objects_own_fields_come_before_the_leaves_of_its_lists() {
+        let status = |generation: i64, reason: &str| json!({"status": {"conditions": [{"type": "Progressing", "reason": reason, "message": reason}], "observedGeneration": generation}});
+        assert_eq!(
+            summarize(&changed_fields(&status(1, "a"), &status(2, "b")), 2, true),
+            "status.observedGeneration 1→2, status.conditions[Progressing].reason a→b, +1 more"
         );
     }
 

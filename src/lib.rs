@@ -4,7 +4,7 @@
 //! The layers, and which way they point (an arrow is "imports"):
 //!
 //! ```text
-//! main ─▶ cli, commands/{tail,diff,bench,conform,top,proxy,version,schema,complete,completion}
+//! main ─▶ cli, complete, commands/{tail,diff,bench,conform,top,proxy,version,schema,completion}
 //!             │        each: flags ─▶ a validated config ─▶ exec, which only wires the layers
 //!             │
 //!             ├─▶ output/   renders for people: tail's text, --diff and summary, diff's drift
@@ -74,6 +74,10 @@
 //! error's one line for the user, so the error carries it) and the few phrases that are fields
 //! of a JSON document (a gate's `display`, a drifted object's changed fields). `cli` parses
 //! flags into the value types of `cluster/`, `informer/`, `bench/`, `react/` and `proxy/`.
+//! `complete` (main runs it for `__complete`, kubectl's plugin completion and the scripts'
+//! protocol) completes a command line from the flags' definitions in `cli`, the values
+//! `proxy/` and `scrape/` accept, and resource types, namespaces and object names asked of the
+//! server, connected as the command would be.
 //! Leaves anyone may use: `duration` (the one parser of every duration flag and gate value),
 //! `format` (numbers, times and foreign text for people), `metrics` (histograms, gauges, CPU
 //! time), `rng`, `signal` (await a condition, or a deadline that may be none), `stop` (Ctrl-C
@@ -87,6 +91,7 @@ pub mod bench;
 pub mod cli;
 pub mod cluster;
 pub mod commands;
+pub mod complete;
 pub mod conform;
 pub mod diff;
 pub mod duration;

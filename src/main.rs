@@ -23,10 +23,7 @@ fn main() -> ExitCode {
     // kubectl's plugin completion protocol, answered before clap sees the words.
     if args.get(1).map(String::as_str) == Some("__complete") {
         let mut out = std::io::stdout().lock();
-        let _ = runtime.block_on(kubectl_informer::commands::complete::exec(
-            &args[2..],
-            &mut out,
-        ));
+        let _ = runtime.block_on(kubectl_informer::complete::exec(&args[2..], &mut out));
         // A lookup still blocking a thread after the time limit must not hold the shell up.
         runtime.shutdown_timeout(std::time::Duration::from_millis(100));
         return ExitCode::from(EXIT_OK);

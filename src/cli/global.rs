@@ -1,6 +1,8 @@
 //! kubectl's global flags ([`GlobalArgs`]), which every command takes, and how a `-v` level
 //! is read.
 
+use crate::cluster::queries::validate_dns_label;
+use crate::cluster::{KubeconfigSelection, Overrides, Transport, DEFAULT_RESPONSE_HEADERS};
 use crate::duration;
 use clap::Args;
 use std::path::PathBuf;
@@ -83,6 +85,125 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "BOOL", num_args = 0..=1, require_equals = true,
         default_missing_value = "true", default_value = "false", value_parser = clap::value_parser!(bool))]
     pub disable_compression: bool,
+}
+
+impl GlobalArgs {
+    /// `-n`, checked as the DNS label a namespace's name is.
+    pub fn checked_namespace(&self) -> Result<Option<String>, String> {
+        if let Some(ns) = &self.namespace {
+            validate_dns_label(ns)
+                .map_err(|why| format!("invalid namespace \"{ns}\" (-n): {why}"))?;
+        }
+        Ok(self.namespace.clone())
+    }
+
+    /// Which kubeconfig, context, cluster and user, and the connection flags over them.
+    pub fn selection(&self) -> Result<KubeconfigSelection, String> {
+        Ok(KubeconfigSelection {
+            path: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            cluster: self.cluster.clone(),
+            user: self.user.clone(),
+            overrides: overrides(self)?,
+        })
+    }
+
+    /// The requests' limits: `--request-timeout` (0 is none) bounds each request and its
+    /// response headers, which are otherwise bounded by default; `--health-check` pings.
+    pub fn transport(&self) -> Transport {
+        let nonzero = |d: Duration| Some(d).filter(|d| !d.is_zero());
+        Transport {
+            request_timeout: self.request_timeout.and_then(nonzero),
+            response_headers: match self.request_timeout {
+                Some(limit) => nonzero(limit),
+                None => Some(DEFAULT_RESPONSE_HEADERS),
+            },
+            health_check: nonzero(self.health_check),
+        }
+    }
+}
+
+/// The connection flags, checked: a server address with a scheme, files that exist, no
+/// impersonated group without a user (clientcmd refuses it too).
+fn overrides(args: &GlobalArgs) -> Result<Overrides, String> {
+    let server = match args.server.as_deref().map(str::trim) {
+        None => None,
+        Some("") => {
+            return Err(
+                "--server is empty: pass the API server's address, e.g. https://10.0.0.1:6443"
+                    .into(),
+            )
+        }
+        Some(text) => {
+            let url = if text.contains("://") {
+                text.to_string()
+            } else {
+                format!("https://{text}")
+            };
+            match url.parse::<http::Uri>() {
+                Ok(uri)
+                    if matches!(uri.scheme_str(), Some("https" | "http"))
+                        && uri.host().is_some() =>
+                {
+                    Some(url)
+                }
+                _ => {
+                    return Err(format!(
+                        "invalid --server \"{text}\": not an http(s) address; pass one like \
+                         https://10.0.0.1:6443"
+                    ))
+                }
+            }
+        }
+    };
+    for (flag, path) in [
+        ("--certificate-authority", &args.certificate_authority),
+        ("--client-certificate", &args.client_certificate),
+        ("--client-key", &args.client_key),
+    ] {
+        if let Some(path) = path {
+            if !path.is_file() {
+                return Err(format!(
+                    "{flag} {}: no such file: pass the path of a PEM file",
+                    path.display()
+                ));
+            }
+        }
+    }
+    if args.token.as_deref() == Some("") {
+        return Err(
+            "--token is empty: pass a bearer token, or leave the flag out to use the kubeconfig's \
+             credentials"
+                .into(),
+        );
+    }
+    if args.impersonate.is_none()
+        && (!args.impersonate_groups.is_empty() || args.impersonate_uid.is_some())
+    {
+        return Err(
+            "--as-group and --as-uid need --as: name the user to impersonate as well".into(),
+        );
+    }
+    if args.insecure_skip_tls_verify && args.certificate_authority.is_some() {
+        return Err(
+            "--insecure-skip-tls-verify and --certificate-authority contradict each other: \
+             pass one of them"
+                .into(),
+        );
+    }
+    Ok(Overrides {
+        server,
+        certificate_authority: args.certificate_authority.clone(),
+        insecure_skip_tls_verify: args.insecure_skip_tls_verify,
+        tls_server_name: args.tls_server_name.clone().filter(|n| !n.is_empty()),
+        disable_compression: args.disable_compression,
+        client_certificate: args.client_certificate.clone(),
+        client_key: args.client_key.clone(),
+        token: args.token.clone(),
+        impersonate: args.impersonate.clone(),
+        impersonate_groups: args.impersonate_groups.clone(),
+        impersonate_uid: args.impersonate_uid.clone(),
+    })
 }
 
 /// A `-v` level as kubectl writes it (`-v=6`, `--v=6`, `-v 6`); `-vv` (an earlier spelling of

@@ -21,6 +21,20 @@ pub fn validate_dns_label(name: &str) -> Result<(), String> {
 }
 
 impl Cluster {
+    /// The namespace a command watches `resource` in: `namespace` (-n), else the context's;
+    /// `None` for all namespaces (-A) or a cluster-scoped resource.
+    pub fn scope_of(
+        &self,
+        resource: &super::ApiResource,
+        namespace: Option<&str>,
+        all_namespaces: bool,
+    ) -> Option<String> {
+        match resource.namespaced && !all_namespaces {
+            true => Some(namespace.unwrap_or(&self.default_namespace).to_string()),
+            false => None,
+        }
+    }
+
     /// Whether `namespace` exists, as far as the server says: `Some(false)` on a 404; `None`
     /// when it cannot tell (the user may not get namespaces, or the request failed), which
     /// callers treat as "maybe".

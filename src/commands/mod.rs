@@ -1,7 +1,6 @@
 //! One file per subcommand, each with a validated config and an `exec`; shared set-up here.
 
 pub mod bench;
-pub mod complete;
 pub mod completion;
 pub mod conform;
 pub mod diff;
@@ -13,10 +12,7 @@ pub mod top;
 pub mod version;
 
 use crate::cli::{GlobalArgs, WireEncoding};
-use crate::cluster::queries::validate_dns_label;
-use crate::cluster::{
-    self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Overrides, Transport,
-};
+use crate::cluster::{self, ApiResource, Cluster, ClusterError, KubeconfigSelection, Transport};
 use crate::error::{Error, Result};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::{Encoding, Keep};
@@ -116,40 +112,15 @@ impl GlobalConfig {
     /// The namespace a command watches `resource` in: -n's, else the context's; `None` for all
     /// namespaces (-A) or a cluster-scoped resource.
     pub fn scope_of(&self, resource: &ApiResource, cluster: &Cluster) -> Option<String> {
-        match resource.namespaced && !self.all_namespaces {
-            true => Some(
-                self.namespace
-                    .clone()
-                    .unwrap_or_else(|| cluster.default_namespace.clone()),
-            ),
-            false => None,
-        }
+        cluster.scope_of(resource, self.namespace.as_deref(), self.all_namespaces)
     }
 
     pub fn from_args(args: &GlobalArgs) -> Result<Self> {
-        if let Some(ns) = &args.namespace {
-            validate_dns_label(ns)
-                .map_err(|why| Error::Usage(format!("invalid namespace \"{ns}\" (-n): {why}")))?;
-        }
-        let transport = Transport {
-            request_timeout: args.request_timeout.and_then(nonzero),
-            response_headers: match args.request_timeout {
-                Some(limit) => nonzero(limit),
-                None => Some(cluster::DEFAULT_RESPONSE_HEADERS),
-            },
-            health_check: nonzero(args.health_check),
-        };
         Ok(GlobalConfig {
-            selection: KubeconfigSelection {
-                path: args.kubeconfig.clone(),
-                context: args.context.clone(),
-                cluster: args.cluster.clone(),
-                user: args.user.clone(),
-                overrides: overrides(args)?,
-            },
-            namespace: args.namespace.clone(),
+            selection: args.selection().map_err(Error::Usage)?,
+            namespace: args.checked_namespace().map_err(Error::Usage)?,
             all_namespaces: args.all_namespaces,
-            transport,
+            transport: args.transport(),
             verbose: args.verbose,
             limits: RunLimits::default(),
         })
@@ -165,89 +136,6 @@ impl GlobalConfig {
     pub fn log(&self, level: u8, message: impl FnOnce() -> String) {
         crate::verbosity::Verbosity(self.verbose).say(level, message);
     }
-}
-
-/// The connection flags, checked: a server address with a scheme, files that exist, no
-/// impersonated group without a user (clientcmd refuses it too).
-fn overrides(args: &GlobalArgs) -> Result<Overrides> {
-    let server = match args.server.as_deref().map(str::trim) {
-        None => None,
-        Some("") => {
-            return Err(Error::Usage(
-                "--server is empty: pass the API server's address, e.g. https://10.0.0.1:6443"
-                    .into(),
-            ))
-        }
-        Some(text) => {
-            let url = if text.contains("://") {
-                text.to_string()
-            } else {
-                format!("https://{text}")
-            };
-            match url.parse::<http::Uri>() {
-                Ok(uri)
-                    if matches!(uri.scheme_str(), Some("https" | "http"))
-                        && uri.host().is_some() =>
-                {
-                    Some(url)
-                }
-                _ => {
-                    return Err(Error::Usage(format!(
-                        "invalid --server \"{text}\": not an http(s) address; pass one like \
-                         https://10.0.0.1:6443"
-                    )))
-                }
-            }
-        }
-    };
-    for (flag, path) in [
-        ("--certificate-authority", &args.certificate_authority),
-        ("--client-certificate", &args.client_certificate),
-        ("--client-key", &args.client_key),
-    ] {
-        if let Some(path) = path {
-            if !path.is_file() {
-                return Err(Error::Usage(format!(
-                    "{flag} {}: no such file: pass the path of a PEM file",
-                    path.display()
-                )));
-            }
-        }
-    }
-    if args.token.as_deref() == Some("") {
-        return Err(Error::Usage(
-            "--token is empty: pass a bearer token, or leave the flag out to use the kubeconfig's \
-             credentials"
-                .into(),
-        ));
-    }
-    if args.impersonate.is_none()
-        && (!args.impersonate_groups.is_empty() || args.impersonate_uid.is_some())
-    {
-        return Err(Error::Usage(
-            "--as-group and --as-uid need --as: name the user to impersonate as well".into(),
-        ));
-    }
-    if args.insecure_skip_tls_verify && args.certificate_authority.is_some() {
-        return Err(Error::Usage(
-            "--insecure-skip-tls-verify and --certificate-authority contradict each other: \
-             pass one of them"
-                .into(),
-        ));
-    }
-    Ok(Overrides {
-        server,
-        certificate_authority: args.certificate_authority.clone(),
-        insecure_skip_tls_verify: args.insecure_skip_tls_verify,
-        tls_server_name: args.tls_server_name.clone().filter(|n| !n.is_empty()),
-        disable_compression: args.disable_compression,
-        client_certificate: args.client_certificate.clone(),
-        client_key: args.client_key.clone(),
-        token: args.token.clone(),
-        impersonate: args.impersonate.clone(),
-        impersonate_groups: args.impersonate_groups.clone(),
-        impersonate_uid: args.impersonate_uid.clone(),
-    })
 }
 
 /// A cluster connection and the resource a command works on, in the scope the flags ask for.

@@ -27,6 +27,9 @@ fn allowed(layer: &str) -> Option<&'static [&'static str]> {
         "main" | "commands" | "lib" => return None,
         // Flags parse into the value types of the layers below.
         "cli" => &["cluster", "informer", "bench", "proxy", "react"],
+        // Completes a command line: the flags' definitions (cli), values they take (the fault
+        // kinds, a metrics target's kinds) and names from the server.
+        "complete" => &["cli", "cluster", "informer", "proxy", "scrape"],
         // Renders the reports of the domain layers, and the recording's records.
         "output" => &[
             "bench",

@@ -3,8 +3,8 @@
 //! types, namespaces, object names. Each answer comes within [`LIMIT`] in all, or is empty, as
 //! is any failure: a shell's <TAB> neither hangs nor shows an error.
 
-use crate::cluster::{self, Cluster, Encoding};
-use crate::commands::GlobalConfig;
+use crate::cli::GlobalArgs;
+use crate::cluster::{self, Cluster, Encoding, KubeconfigSelection, Transport};
 use crate::informer::listwatch::{ListOptions, ListWatch};
 use crate::informer::object::Keep;
 use std::future::Future;
@@ -17,6 +17,28 @@ pub const LIMIT: Duration = Duration::from_secs(5);
 /// Objects per LIST page, as kubectl's `get` asks for them.
 const PAGE: u32 = 500;
 
+/// The global flags typed before the cursor, checked as a real command checks them: where it
+/// connects, as whom, and in which namespaces it watches.
+#[derive(Debug, Clone)]
+pub struct Connection {
+    pub selection: KubeconfigSelection,
+    pub transport: Transport,
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+}
+
+impl Connection {
+    /// `None` when the flags are not what a command would accept.
+    pub fn from_args(args: &GlobalArgs) -> Option<Self> {
+        Some(Connection {
+            selection: args.selection().ok()?,
+            transport: args.transport(),
+            namespace: args.checked_namespace().ok()?,
+            all_namespaces: args.all_namespaces,
+        })
+    }
+}
+
 /// `answer`, or nothing once [`LIMIT`] has passed.
 async fn within_limit(answer: impl Future<Output = Option<Vec<String>>>) -> Vec<String> {
     tokio::time::timeout(LIMIT, answer)
@@ -27,7 +49,7 @@ async fn within_limit(answer: impl Future<Output = Option<Vec<String>>>) -> Vec<
 }
 
 /// Connects as the real command would with the same global flags, each request limited too.
-async fn connect(global: &GlobalConfig) -> Option<Cluster> {
+async fn connect(global: &Connection) -> Option<Cluster> {
     let mut transport = global.transport;
     let limited = |t: Option<Duration>| Some(t.map_or(LIMIT, |t| t.min(LIMIT)));
     transport.request_timeout = limited(transport.request_timeout);
@@ -36,7 +58,7 @@ async fn connect(global: &GlobalConfig) -> Option<Cluster> {
 }
 
 /// Resource types that can be listed and watched, named as `kubectl api-resources -o name`.
-pub async fn resource_types(global: Option<GlobalConfig>) -> Vec<String> {
+pub async fn resource_types(global: Option<Connection>) -> Vec<String> {
     within_limit(async {
         let cluster = connect(&global?).await?;
         let resources = cluster.discover().await.ok()?;
@@ -53,7 +75,7 @@ pub async fn resource_types(global: Option<GlobalConfig>) -> Vec<String> {
 }
 
 /// The namespaces' names.
-pub async fn namespaces(global: Option<GlobalConfig>) -> Vec<String> {
+pub async fn namespaces(global: Option<Connection>) -> Vec<String> {
     within_limit(async {
         let global = global?;
         let cluster = connect(&global).await?;
@@ -67,13 +89,17 @@ pub async fn namespaces(global: Option<GlobalConfig>) -> Vec<String> {
 /// The names of the objects of `resource` (as kubectl names it: `cm`, `deployments.apps`) in
 /// the namespace the command would watch: `-n`'s, else the context's; with `-A`, in every
 /// namespace (each name once), where the command would watch them all.
-pub async fn object_names(global: Option<GlobalConfig>, resource: &str) -> Vec<String> {
+pub async fn object_names(global: Option<Connection>, resource: &str) -> Vec<String> {
     within_limit(async {
         let global = global?;
         let cluster = connect(&global).await?;
         let resources = cluster.discover().await.ok()?;
         let resource = cluster::resolve(resource, &resources).ok()?.clone();
-        let namespace = global.scope_of(&resource, &cluster);
+        let namespace = cluster.scope_of(
+            &resource,
+            global.namespace.as_deref(),
+            global.all_namespaces,
+        );
         list_names(cluster, resource, namespace).await
     })
     .await

@@ -6,7 +6,6 @@
 mod server;
 mod values;
 
-use super::GlobalConfig;
 use crate::cli::{Cli, GlobalArgs};
 use crate::cluster::kubeconfig;
 use clap::{Args, CommandFactory, FromArgMatches};
@@ -50,16 +49,14 @@ struct Words {
 
 impl Words {
     /// The global flags, parsed and validated as a real command's; `None` if they do not parse.
-    fn global_config(&self) -> Option<GlobalConfig> {
+    /// (`-v=6` typed before the cursor is not kept: no request is logged into the shell.)
+    fn global_config(&self) -> Option<server::Connection> {
         let command = GlobalArgs::augment_args(clap::Command::new("complete"))
             .args_override_self(true)
             .no_binary_name(true);
         let matches = command.try_get_matches_from(&self.global).ok()?;
         let args = GlobalArgs::from_arg_matches(&matches).ok()?;
-        let mut global = GlobalConfig::from_args(&args).ok()?;
-        // `-v=6` typed before the cursor must not log requests into the shell.
-        global.verbose = 0;
-        Some(global)
+        server::Connection::from_args(&args)
     }
 }
 

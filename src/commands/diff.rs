@@ -8,15 +8,15 @@ use crate::cluster::selector::{validate_field_selector, validate_label_selector}
 use crate::diff::compare::{compare_cache, when_settled};
 use crate::diff::drift::FieldDetail;
 use crate::diff::report::DiffReport;
+use crate::diff::run::{self, Ready};
 use crate::diff::session::{Once, Reports, Session, Watched};
 use crate::diff::DiffError;
 use crate::error::{Error, Result, EXIT_FINDING, EXIT_OK};
 use crate::informer::listwatch::ListWatch;
 use crate::informer::object::{Encoding, Keep};
-use crate::informer::reflector::{ReflectorConfig, Start};
-use crate::informer::shared::{RunningInformer, SharedInformer};
+use crate::informer::reflector::Start;
+use crate::informer::shared::RunningInformer;
 use crate::informer::store::Objects;
-use crate::informer::transition::{CloseReason, ReflectorEvent};
 use crate::output::drift;
 use crate::output::progress::ListProgress;
 use crate::output::transition::describe_transition;
@@ -415,30 +415,31 @@ async fn run_informer(
     limits: super::RunLimits,
 ) -> Result<Outcome> {
     let (gives_up, ends) = (limits.gives_up(), limits.ends());
-    let mut running = start_informer(lw, config);
+    let start = match config.initial {
+        CacheInitial::List => Start::List,
+        CacheInitial::WatchList => Start::WatchList,
+    };
+    let running = run::start(lw, start, config.chunk_size, config.initial_events_timeout);
     // Before the sync: a watch-list that fell back to a LIST (a proxy dropping its end
     // bookmark) is said then.
-    let follower = print_watch_troubles(&running);
+    let follower = run::follow_troubles(&running, |event| {
+        if let Some(transition) = Transition::of(event) {
+            crate::output::say(&format!("diff: {}", describe_transition(transition)));
+        }
+    });
     let interrupt = crate::stop::requested();
     tokio::pin!(interrupt);
-
-    tokio::select! {
-        synced = running.synced() => synced?,
-        _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
-        _ = sleep_until(gives_up) => {
-            return give_up(running, config, "the informer's cache to sync").await
-        }
-    }
+    let running = match run::synced(running, gives_up, &mut interrupt).await? {
+        Ready::Running(running) => running,
+        other => return ended_early(other, config),
+    };
     if let Some(path) = &config.save_cache {
         save_cache(&running, lw, path).await?;
     }
-    if let Some(settle) = config.settle {
-        tokio::select! {
-            _ = tokio::time::sleep(settle) => {}
-            _ = &mut interrupt => return Ok(Outcome::Code(crate::stop::exit_code())),
-            _ = sleep_until(gives_up) => return give_up(running, config, "--settle to end").await,
-        }
-    }
+    let running = match run::settled(running, config.settle, gives_up, &mut interrupt).await {
+        Ready::Running(running) => running,
+        other => return ended_early(other, config),
+    };
     let session = Session {
         lw,
         running,
@@ -486,29 +487,13 @@ async fn run_informer(
     }
 }
 
-/// The informer whose cache diff compares, started from a LIST or a watch-list (`--initial`).
-fn start_informer(lw: &ListWatch, config: &DiffConfig) -> RunningInformer {
-    let informer = SharedInformer::new(
-        lw.clone(),
-        ReflectorConfig {
-            initial_events_timeout: config.initial_events_timeout,
-            ..ReflectorConfig::informer(
-                match config.initial {
-                    CacheInitial::List => Start::List,
-                    CacheInitial::WatchList => Start::WatchList,
-                },
-                config.chunk_size,
-            )
-        },
-    );
-    informer.run()
-}
-
-/// `--timeout` ran out while diff waited for `stage`: the informer stops as on any other end
-/// first.
-async fn give_up(running: RunningInformer, config: &DiffConfig, stage: &str) -> Result<Outcome> {
-    let _ = running.stop().await;
-    Err(timed_out(config, stage))
+/// A wait before the comparison that ended the run: `--timeout` (an error naming what diff was
+/// waiting for) or Ctrl-C/SIGTERM (its exit code).
+fn ended_early(ready: Ready<()>, config: &DiffConfig) -> Result<Outcome> {
+    match ready {
+        Ready::GaveUp { waiting_for } => Err(timed_out(config, waiting_for)),
+        _ => Ok(Outcome::Code(crate::stop::exit_code())),
+    }
 }
 
 /// A watchdog's reports printed as they come, and its failed comparisons said on stderr.
@@ -529,39 +514,6 @@ impl<W: Write> Reports for Printer<'_, W> {
             crate::format::wait(again_in)
         ));
     }
-}
-
-/// Prints on stderr, as `diff: ...` lines, what goes wrong with the informer (a watch lost or
-/// refused, a 410 and its relist, a watch-list that fell back to a LIST) and its recovery, in
-/// tail's words; the routine re-opens of a watch the server ended stay quiet.
-fn print_watch_troubles(running: &RunningInformer) -> tokio::task::JoinHandle<()> {
-    let mut events = running.observe();
-    tokio::spawn(async move {
-        let mut troubled = false;
-        while let Some(event) = events.recv().await {
-            let trouble = match &event {
-                ReflectorEvent::WatchClosed { reason, .. } => *reason != CloseReason::ServerClosed,
-                ReflectorEvent::WatchFailed { .. }
-                | ReflectorEvent::ListFailed { .. }
-                | ReflectorEvent::Expired { .. }
-                | ReflectorEvent::WentBack { .. }
-                | ReflectorEvent::Fallback { .. }
-                | ReflectorEvent::ListRestarted { .. } => true,
-                // Back: said once after a trouble.
-                ReflectorEvent::WatchOpened { .. } | ReflectorEvent::ListComplete { .. } => {
-                    troubled
-                }
-                _ => false,
-            };
-            if !trouble {
-                continue;
-            }
-            troubled = !matches!(event, ReflectorEvent::WatchOpened { .. });
-            if let Some(transition) = Transition::of(&event) {
-                crate::output::say(&format!("diff: {}", describe_transition(transition)));
-            }
-        }
-    })
 }
 
 /// Writes the cache in tail's recording format, Secret values redacted as tail records them

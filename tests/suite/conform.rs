@@ -24,7 +24,7 @@ pub(crate) fn conform(args: &[&str], kubeconfig: Option<&std::path::Path>) -> Ou
 }
 
 /// Each check's status by name, from a `-o json` report (which must have all twelve, in order).
-fn statuses(out: &Output) -> BTreeMap<String, String> {
+pub(crate) fn statuses(out: &Output) -> BTreeMap<String, String> {
     let report: serde_json::Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("not a JSON report ({e}):\n{}\n{}", out.stdout, out.stderr));
     assert_eq!(report["schemaVersion"], 1);
@@ -59,7 +59,7 @@ fn statuses(out: &Output) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn detail(out: &Output, name: &str) -> String {
+pub(crate) fn detail(out: &Output, name: &str) -> String {
     let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     report["checks"]
         .as_array()
@@ -331,32 +331,6 @@ async fn podtemplates_served_from_etcd_answer_410_for_a_compacted_rv_and_send_no
     );
     assert_eq!(out.code, Some(1));
     assert_scratch_removed_of("conform", &out.stderr).await;
-}
-
-#[tokio::test]
-#[ignore = "needs the test control plane (tests/controlplane/controlplane.sh up): cargo test -- --ignored"]
-async fn an_api_server_without_watch_list_has_it_not_supported_and_passes_the_rest() {
-    // The v1.29 API server of the test control plane runs with its WatchList gate off (alpha).
-    admin_at(&old_kubeconfig_path()).await;
-    let out = conform(&["configmaps", "-o", "json"], Some(&old_kubeconfig_path()));
-    let statuses = statuses(&out);
-    assert_eq!(statuses["watch-list"], "skip", "{}", out.stdout);
-    let why = detail(&out, "watch-list");
-    assert!(why.starts_with("not supported: "), "{why}");
-    assert!(
-        why.contains("client-go falls back to LIST + WATCH"),
-        "{why}"
-    );
-    assert!(why.contains("sendInitialEvents"), "{why}");
-    let others: Vec<String> = statuses
-        .iter()
-        .filter(|(name, s)| {
-            *s != "pass" && !matches!(name.as_str(), "watch-list" | "watch-expired")
-        })
-        .map(|(n, s)| format!("{n} {s}"))
-        .collect();
-    assert!(others.is_empty(), "{others:?}\n{}", out.stdout);
-    assert_eq!(out.code, Some(0), "{}", out.stderr);
 }
 
 /// Runs conform on configmaps through a proxy that bends the answers as `bend` says, and

@@ -2,7 +2,7 @@
 //! v1.35 and v1.36 (the newest patches the Go module proxy serves), each with its default feature
 //! gates (watch-list served, resourceVersions comparable, and from 1.36 a `/readyz` that waits
 //! for the watch cache), started by `tests/controlplane/controlplane.sh up` beside the current
-//! server. One set of tests, run on each (`minors::v1_35::`, `minors::v1_36::`): tail from a
+//! server. One set of tests, run on each (`older::minors::v1_35::`, `older::minors::v1_36::`): tail from a
 //! watch-list and from a LIST, a replay from a resourceVersion, a 410 for one older than the
 //! history, diff's four classes, bench with its own load and with `--react` timing that minor's
 //! own kube-controller-manager, and conform. `version` on each is tests/suite/version.rs's. A

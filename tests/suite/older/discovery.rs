@@ -257,7 +257,9 @@ async fn v1_29_runs_bench_with_its_own_load_and_replays_a_recording_made_there()
     )
     .await;
     // bench's own load: every write it makes arrives as a watch event of the v1.29 server.
-    crate::older::minors::bench_own_load_report(&server.args(&crate::older::minors::BENCH_OWN_LOAD));
+    crate::older::minors::bench_own_load_report(
+        &server.args(&crate::older::minors::BENCH_OWN_LOAD),
+    );
 
     // A recording of the v1.29 server's events replays offline to the same count.
     let ns = TestNamespace::with_client("old-replay", server.client.clone()).await;
